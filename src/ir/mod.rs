@@ -1,0 +1,355 @@
+//! `IrCode`: the flat, Julia-style SSA IR every pass and the backend see.
+//!
+//! Layout (after Julia's `IRCode`, seeds 000 and 001):
+//! - One [`InstructionStream`] of parallel vectors: `inst`, `ty`, `span`,
+//!   `flags`. Statement `n` defines the value `Value(n)`, printed `%{n+1}`
+//!   (values and blocks are stored 0-based and printed 1-based, as Julia
+//!   prints them). Function arguments are [`Operand::Arg`], printed `_{n+1}`.
+//! - The CFG is stored beside the statements: block `b` owns the statement
+//!   range `cfg.blocks[b].stmts`, and lists its `preds` and `succs`.
+//!
+//! Invariants (checked by the verifier):
+//! - The four vectors of the stream have equal length. Block ranges are
+//!   non-empty, contiguous, in order, and together cover every statement.
+//! - Control leaves a block by its last statement: `Goto`, `GotoIfNot`,
+//!   `Return`, `Unwind` or `Unreachable`; a block whose last statement is
+//!   none of these falls through to the next block (as in Julia). The
+//!   `GotoIfNot` condition true path falls through to the next block, so the
+//!   last block cannot end in `GotoIfNot` or fall through. Terminators appear
+//!   nowhere else and their values are never used.
+//! - `succs` is exactly what the terminator says; `preds` is its inverse.
+//! - `Phi`s (and `PhiC`s) stand only at the head of a block. A `Phi` has
+//!   one operand per predecessor edge, its `edges` equal to the block's
+//!   `preds` as a set. No `Phi` is operandless.
+//! - Every `Operand::Value` refers to a statement that defines a value and
+//!   dominates the use (a `Phi` operand: dominates the end of its edge's
+//!   block). `PhiC` operands are `Upsilon` statements and are exempt from
+//!   dominance: an upsilon is a store into the φᶜ's implicit slot.
+//! - Types are consistent: see [`Inst`] for each instruction's rule.
+
+use crate::sema::hir::{FuncId, GlobalId, StructId};
+pub use crate::sema::hir::Type;
+use crate::span::Span;
+use std::fmt;
+use std::ops::Range;
+
+/// An SSA value: the result of statement `self.0`. Printed `%{n+1}`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Value(pub u32);
+
+/// A basic block index. Printed `#{n+1}`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "%{}", self.0 + 1)
+    }
+}
+impl fmt::Display for BlockId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0 + 1)
+    }
+}
+
+/// An instruction operand: an SSA value, an argument, or a constant
+/// (constants are inline, as in Julia, so folding needs no new statements).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Operand {
+    Value(Value),
+    /// The function's `n`-th parameter, printed `_{n+1}`.
+    Arg(u32),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// The null reference, of any struct type.
+    Nil,
+}
+
+/// Integer / float comparison condition. `Ult` is unsigned less-than on
+/// ints (one compare for `0 <= i < n`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Ult,
+}
+
+/// Pure one-operand operations.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// int → int, wrapping.
+    INeg,
+    /// float → float.
+    FNeg,
+    /// bool → bool.
+    Not,
+    /// int → float.
+    IntToFloat,
+    /// float → int: truncates toward zero, saturates, NaN gives 0.
+    FloatToInt,
+}
+
+/// Pure two-operand operations. Int ops wrap; `IDiv`/`IRem` assume a
+/// non-zero divisor (the check is a separate branch) and give `MIN / -1 ==
+/// MIN`, `MIN % -1 == 0`; shift counts are taken mod 64, `IShr` is
+/// arithmetic. `ICmp` compares two ints, two bools, or two references by
+/// identity (`Eq`/`Ne` only for those); `FCmp` is IEEE (`Ne` is true on NaN).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    IAdd,
+    ISub,
+    IMul,
+    IDiv,
+    IRem,
+    IAnd,
+    IOr,
+    IXor,
+    IShl,
+    IShr,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    FRem,
+    ICmp(Cmp),
+    FCmp(Cmp),
+}
+
+/// A fact proven on the path to a `Pi`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fact {
+    /// `lo <= value < hi`, either bound optional.
+    Range { lo: Option<Operand>, hi: Option<Operand> },
+    NonNil,
+}
+
+/// A memory location kind. The alias analysis reads only this and the
+/// access's `base`/`index` operands; it never rediscovers it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Loc {
+    /// The length of the array `base`.
+    ArrayLen,
+    /// Element `index` of the array `base`, whose elements have this type.
+    ArrayElem(Type),
+    /// Field `field` of the struct `base` of type `strukt`.
+    Field { strukt: StructId, field: u32 },
+    /// A global variable (no base).
+    Global(GlobalId),
+}
+
+/// The runtime error a `Raise` produces. The message text is LANGUAGE.md's.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RaiseKind {
+    /// `throw e`: args `[message: str]`.
+    Throw,
+    /// "division by zero"
+    DivisionByZero,
+    /// "index out of bounds: index I, length N": args `[index, length]`.
+    IndexOutOfBounds,
+    /// "nil dereference"
+    NilDereference,
+    /// "negative array length"
+    NegativeArrayLength,
+    /// "pop from empty array"
+    PopFromEmpty,
+    /// "assertion failed" / "assertion failed: MSG": args `[]` or `[msg]`.
+    AssertionFailed,
+}
+
+/// An instruction. The type rule of each is in its doc; `Void` means the
+/// statement defines no usable value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Inst {
+    /// A deleted statement (Julia's `nothing`). Void.
+    Nothing,
+    /// A copy, or "replace all uses of this statement by the operand":
+    /// compaction forwards every use to the operand. Type of the operand.
+    Copy(Operand),
+    Unary(UnaryOp, Operand),
+    Binary(BinaryOp, Operand, Operand),
+    /// `φ (#2 => %5, #1 => %1)`: `values[i]` flows in along `edges[i]`.
+    Phi { edges: Vec<BlockId>, values: Vec<Operand> },
+    /// `φᶜ (%3, %6)`: the value at a catch handler's entry, one of the
+    /// values stored by the listed `Upsilon` statements.
+    PhiC { upsilons: Vec<Value> },
+    /// `ϒ (x)`: stores `x` into the implicit slot of the φᶜ nodes that list
+    /// it. Void.
+    Upsilon(Operand),
+    /// `π (value, fact)`: `value` itself, with `fact` known to hold here.
+    Pi { value: Operand, fact: Fact },
+    /// A string constant. `str`.
+    StrConst(Box<str>),
+    /// A call of a Toy function. Type: the callee's return type.
+    Call { func: FuncId, args: Vec<Operand> },
+    /// A call of the runtime. Type: the runtime function's result type.
+    Runtime { func: RuntimeFn, args: Vec<Operand> },
+    /// Reads `loc`. `base` is the array/struct for array and field
+    /// locations, `index` the element index for `ArrayElem`.
+    Load { loc: Loc, base: Option<Operand>, index: Option<Operand> },
+    /// Writes `value` to `loc`. Void.
+    Store { loc: Loc, base: Option<Operand>, index: Option<Operand>, value: Operand },
+    /// A new array of `len` elements, each `fill`. `[elem]`.
+    NewArray { elem: Type, len: Operand, fill: Operand },
+    /// A new struct; `fields` in declaration order. `Struct(strukt)`.
+    NewStruct { strukt: StructId, fields: Vec<Operand> },
+    /// Sets the pending exception (message per `kind`, position from this
+    /// statement's span). Void. Control then goes to the innermost handler
+    /// or to an `Unwind`.
+    Raise { kind: RaiseKind, args: Vec<Operand> },
+    /// `true` when no exception is pending (checked after a call that may
+    /// throw). `bool`.
+    NoException,
+    /// Takes the pending exception's message and clears it. `str`.
+    TakeException,
+    /// Terminator: `goto #b`.
+    Goto(BlockId),
+    /// Terminator: `goto #b if not %c`; falls through when `c` is true.
+    GotoIfNot { cond: Operand, dest: BlockId },
+    /// Terminator: `return x` (or `return` in a void function).
+    Return(Option<Operand>),
+    /// Terminator: return to the caller with an exception pending.
+    Unwind,
+    /// Terminator: control cannot reach here.
+    Unreachable,
+}
+
+impl Inst {
+    pub fn is_terminator(&self) -> bool {
+        matches!(
+            self,
+            Inst::Goto(_) | Inst::GotoIfNot { .. } | Inst::Return(_) | Inst::Unwind | Inst::Unreachable
+        )
+    }
+}
+
+/// Functions of the Rust runtime (`extern "C"`, in `src/runtime/`) that the
+/// IR calls. The variant names the operation; the argument and result types
+/// are fixed per variant (see the runtime module).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RuntimeFn {
+    PrintInt,
+    PrintFloat,
+    PrintBool,
+    PrintStr,
+    /// Writes a composite value (array/struct) with nested strings quoted.
+    PrintValue,
+    PrintSpace,
+    PrintNewline,
+    Clock,
+    Exit,
+    Sqrt,
+    Sin,
+    Cos,
+    Tan,
+    Atan,
+    Atan2,
+    Exp,
+    Ln,
+    Pow,
+    Floor,
+    Ceil,
+    Fabs,
+    FMod,
+    StrConcat,
+    StrEq,
+    StrCmp,
+    StrLen,
+    StrByte,
+    StrOfInt,
+    StrOfFloat,
+    StrOfBool,
+    Substr,
+    Chr,
+    Fixed,
+    ParseInt,
+    ParseFloat,
+    ArrayPush,
+    ArrayPop,
+    Args,
+}
+
+/// Per-statement flags (Julia's `IR_FLAG_*`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Flags(pub u8);
+
+impl Flags {
+    /// No side effect: removable when unused.
+    pub const EFFECT_FREE: Flags = Flags(1);
+    /// Cannot raise an exception.
+    pub const NOTHROW: Flags = Flags(2);
+    /// Placed on a cold (error) path.
+    pub const COLD: Flags = Flags(4);
+
+    pub fn contains(self, other: Flags) -> bool {
+        self.0 & other.0 == other.0
+    }
+    pub fn insert(&mut self, other: Flags) {
+        self.0 |= other.0;
+    }
+}
+
+/// The statements of one function, as parallel vectors indexed by
+/// statement number.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct InstructionStream {
+    pub inst: Vec<Inst>,
+    pub ty: Vec<Type>,
+    pub span: Vec<Span>,
+    pub flags: Vec<Flags>,
+}
+
+impl InstructionStream {
+    pub fn len(&self) -> usize {
+        self.inst.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.inst.is_empty()
+    }
+    pub fn push(&mut self, inst: Inst, ty: Type, span: Span, flags: Flags) -> Value {
+        self.inst.push(inst);
+        self.ty.push(ty);
+        self.span.push(span);
+        self.flags.push(flags);
+        Value(self.inst.len() as u32 - 1)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BasicBlock {
+    /// Statement numbers of this block (half-open).
+    pub stmts: Range<u32>,
+    pub preds: Vec<BlockId>,
+    pub succs: Vec<BlockId>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cfg {
+    pub blocks: Vec<BasicBlock>,
+}
+
+/// One function in SSA form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IrCode {
+    pub name: String,
+    pub func: FuncId,
+    /// Parameter types; `Operand::Arg(i)` has type `params[i]`.
+    pub params: Vec<Type>,
+    pub ret: Type,
+    /// The function's source span (for the printer's header).
+    pub span: Span,
+    pub stmts: InstructionStream,
+    pub cfg: Cfg,
+}
+
+/// The whole program in IR: one `IrCode` per `hir::Function`, same index.
+#[derive(Clone, Debug)]
+pub struct Module {
+    pub funcs: Vec<IrCode>,
+    /// Struct layouts, globals, and which functions are `main`/`<init>`.
+    pub program: std::sync::Arc<crate::sema::hir::Program>,
+}

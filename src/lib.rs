@@ -1,0 +1,13 @@
+//! toyc: the compiler for Toy. See ARCHITECTURE.md for a map of the code.
+//!
+//! The pipeline, one module per stage:
+//! `syntax` (chumsky parser → AST) → `sema` (names, types → typed HIR) →
+//! `ssa` (Braun et al. construction → `ir::IrCode`) → passes → `codegen`
+//! (Cranelift JIT) → `runtime` (the `extern "C"` support library).
+
+pub mod diag;
+pub mod span;
+pub mod syntax;
+pub mod sema;
+pub mod ir;
+pub mod driver;

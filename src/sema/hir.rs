@@ -1,0 +1,295 @@
+//! The typed, name-resolved program that sema produces and SSA construction
+//! consumes.
+//!
+//! Invariants (sema guarantees them; later stages may rely on them):
+//! - Every expression has its final [`Type`]; there is no inference left.
+//!   `nil` and `[]` literals carry the struct / array type of their context.
+//! - Every name is resolved: locals to [`LocalId`] (per function), globals
+//!   to [`GlobalId`], functions to [`FuncId`], struct fields to a field index.
+//!   Imported items are ordinary entries of these tables.
+//! - `break`/`continue` name their loop by [`LoopId`]; every loop statement
+//!   carries its own id. Loop ids are per function, numbered from 0 in the
+//!   order loops start in the source.
+//! - A function with a non-void return type never reaches its end.
+//! - Both operands of `Binary` have the same type (for struct `==`, a `nil`
+//!   operand is typed with the other side's struct type).
+//! - Compound assignment keeps its operator (`op: Some(..)`); the place's
+//!   sub-expressions must be evaluated once.
+//! - Evaluation order is left to right, the order of the vectors here.
+
+use crate::span::Span;
+pub use crate::syntax::ast::{BinOp, UnOp};
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct FuncId(pub u32);
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GlobalId(pub u32);
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StructId(pub u32);
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalId(pub u32);
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LoopId(pub u32);
+
+/// A Toy type. `Void` is the "type" of a call to a function without `-> T`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Void,
+    Int,
+    Float,
+    Bool,
+    Str,
+    Array(Box<Type>),
+    Struct(StructId),
+}
+
+impl Type {
+    /// Struct and array values are references (pointers at run time).
+    pub fn is_ref(&self) -> bool {
+        matches!(self, Type::Array(_) | Type::Struct(_) | Type::Str)
+    }
+}
+
+/// The whole program: the main file plus every imported module.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub structs: Vec<StructDef>,
+    pub globals: Vec<GlobalDef>,
+    pub functions: Vec<Function>,
+    /// `main` of the main file.
+    pub main: FuncId,
+    /// A synthesised function `<init>` (no params, returns nothing) that
+    /// assigns every global its initial value: modules in import order
+    /// (dependencies first), each module's globals in source order.
+    pub init: FuncId,
+}
+
+impl Program {
+    pub fn func(&self, id: FuncId) -> &Function {
+        &self.functions[id.0 as usize]
+    }
+    pub fn strukt(&self, id: StructId) -> &StructDef {
+        &self.structs[id.0 as usize]
+    }
+    pub fn global(&self, id: GlobalId) -> &GlobalDef {
+        &self.globals[id.0 as usize]
+    }
+    /// How a type is written in Toy (`[int]`, `geom.Point`).
+    pub fn type_name(&self, ty: &Type) -> String {
+        match ty {
+            Type::Void => "()".into(),
+            Type::Int => "int".into(),
+            Type::Float => "float".into(),
+            Type::Bool => "bool".into(),
+            Type::Str => "str".into(),
+            Type::Array(t) => format!("[{}]", self.type_name(t)),
+            Type::Struct(s) => self.strukt(*s).name.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    /// Qualified for imported modules (`geom.Point`), bare in the main file.
+    pub name: String,
+    pub fields: Vec<FieldDef>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct FieldDef {
+    pub name: String,
+    pub ty: Type,
+}
+
+#[derive(Clone, Debug)]
+pub struct GlobalDef {
+    /// Qualified for imported modules (`math.PI`).
+    pub name: String,
+    pub ty: Type,
+    pub mutable: bool,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Qualified for imported modules (`math.gcd`); `<init>` for the
+    /// global initialiser.
+    pub name: String,
+    /// The first `params.len()` locals are the parameters, in order.
+    pub params: Vec<LocalId>,
+    pub ret: Type,
+    pub locals: Vec<LocalDef>,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct LocalDef {
+    pub name: String,
+    pub ty: Type,
+    pub mutable: bool,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    /// Declares (or shadows) a local; every local is declared once.
+    Let { local: LocalId, init: Expr },
+    Assign { place: Place, op: Option<BinOp>, value: Expr },
+    Expr(Expr),
+    If { cond: Expr, then_block: Block, else_block: Block },
+    While { id: LoopId, cond: Expr, body: Block },
+    /// `end` is evaluated once, before the first iteration.
+    ForRange { id: LoopId, var: LocalId, start: Expr, end: Expr, body: Block },
+    /// Elements by index; the length is re-read every step. `index` is a
+    /// hidden int local holding the position.
+    ForEach { id: LoopId, var: LocalId, index: LocalId, array: Expr, body: Block },
+    Break(LoopId),
+    Continue(LoopId),
+    Return(Option<Expr>),
+    /// The operand is a `str`.
+    Throw(Expr),
+    /// `catch_var` is a `str` local bound in `handler`.
+    Try { body: Block, catch_var: LocalId, handler: Block },
+    Block(Block),
+}
+
+/// Something assignable.
+#[derive(Clone, Debug)]
+pub enum Place {
+    Local(LocalId),
+    Global(GlobalId),
+    Index { array: Expr, index: Expr },
+    Field { object: Expr, strukt: StructId, field: u32 },
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: Type,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+    /// Typed with the struct type of its context.
+    Nil,
+    Local(LocalId),
+    Global(GlobalId),
+    Unary(UnOp, Box<Expr>),
+    /// Not `And`/`Or`: those are [`ExprKind::And`] / [`ExprKind::Or`].
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Call { func: FuncId, args: Vec<Expr> },
+    Builtin { builtin: Builtin, args: Vec<Expr> },
+    /// `a[i]` on an array (element type) or a `str` (the byte, as int).
+    Index { base: Box<Expr>, index: Box<Expr> },
+    Field { object: Box<Expr>, strukt: StructId, field: u32 },
+    ArrayLit(Vec<Expr>),
+    ArrayRepeat { value: Box<Expr>, count: Box<Expr> },
+    /// Field values in source order, each with its field index.
+    StructLit { strukt: StructId, fields: Vec<(u32, Expr)> },
+}
+
+/// The built-in functions of LANGUAGE.md. Which overload is meant follows
+/// from the argument types (`str(1)` vs `str(1.5)`, `len(s)` vs `len(a)`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    Print,
+    Write,
+    Len,
+    Push,
+    Pop,
+    /// `float(x)`
+    ToFloat,
+    /// `int(x)`
+    ToInt,
+    /// `str(x)`
+    ToStr,
+    Args,
+    Clock,
+    Exit,
+    Assert,
+    ParseInt,
+    ParseFloat,
+    Chr,
+    Substr,
+    Fixed,
+    Sqrt,
+    Sin,
+    Cos,
+    Tan,
+    Atan,
+    Atan2,
+    Exp,
+    Ln,
+    Pow,
+    Floor,
+    Ceil,
+    Fabs,
+}
+
+impl Builtin {
+    pub fn name(self) -> &'static str {
+        use Builtin::*;
+        match self {
+            Print => "print",
+            Write => "write",
+            Len => "len",
+            Push => "push",
+            Pop => "pop",
+            ToFloat => "float",
+            ToInt => "int",
+            ToStr => "str",
+            Args => "args",
+            Clock => "clock",
+            Exit => "exit",
+            Assert => "assert",
+            ParseInt => "parse_int",
+            ParseFloat => "parse_float",
+            Chr => "chr",
+            Substr => "substr",
+            Fixed => "fixed",
+            Sqrt => "sqrt",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Atan => "atan",
+            Atan2 => "atan2",
+            Exp => "exp",
+            Ln => "ln",
+            Pow => "pow",
+            Floor => "floor",
+            Ceil => "ceil",
+            Fabs => "fabs",
+        }
+    }
+    pub const ALL: [Builtin; 29] = {
+        use Builtin::*;
+        [
+            Print, Write, Len, Push, Pop, ToFloat, ToInt, ToStr, Args, Clock, Exit, Assert, ParseInt,
+            ParseFloat, Chr, Substr, Fixed, Sqrt, Sin, Cos, Tan, Atan, Atan2, Exp, Ln, Pow, Floor, Ceil,
+            Fabs,
+        ]
+    };
+    pub fn from_name(name: &str) -> Option<Builtin> {
+        Builtin::ALL.into_iter().find(|b| b.name() == name)
+    }
+}

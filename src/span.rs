@@ -1,0 +1,109 @@
+//! Source files and byte spans shared by every stage.
+//!
+//! Invariants:
+//! - A [`Span`] is a half-open byte range `start..end` into the text of one
+//!   [`FileId`]; `start <= end <= text.len()`. Spans are byte offsets because
+//!   chumsky produces byte offsets and ariadne is configured for bytes.
+//! - Line and column numbers shown to users are 1-based; the column counts
+//!   Unicode scalar values from the start of the line (what editors show).
+
+use std::path::{Path, PathBuf};
+
+/// Index of a file in the [`SourceMap`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct FileId(pub u32);
+
+/// A byte range in one source file.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    pub file: FileId,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        Span { file, start: start as u32, end: end as u32 }
+    }
+    /// The smallest span covering both (both must be in the same file).
+    pub fn to(self, other: Span) -> Span {
+        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// One loaded source file.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The name shown in diagnostics (`examples/hello.toy`, `<stdlib>/math.toy`).
+    pub name: String,
+    /// The path it was read from; `None` for embedded stdlib modules.
+    pub path: Option<PathBuf>,
+    pub text: String,
+    /// Byte offset of the start of every line.
+    line_starts: Vec<u32>,
+}
+
+impl SourceFile {
+    /// 1-based (line, column) of a byte offset; the column counts chars.
+    pub fn line_col(&self, offset: u32) -> (u32, u32) {
+        let offset = offset.min(self.text.len() as u32);
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line] as usize;
+        let mut end = offset as usize;
+        while !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let col = self.text[start..end].chars().count();
+        (line as u32 + 1, col as u32 + 1)
+    }
+}
+
+/// All files of one compilation, indexed by [`FileId`].
+#[derive(Debug, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    /// Adds a file; invalid UTF-8 must already have been rejected or replaced.
+    pub fn add(&mut self, name: String, path: Option<PathBuf>, text: String) -> FileId {
+        let mut line_starts = vec![0u32];
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i as u32 + 1);
+            }
+        }
+        self.files.push(SourceFile { name, path, text, line_starts });
+        FileId(self.files.len() as u32 - 1)
+    }
+
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files.iter().enumerate().map(|(i, f)| (FileId(i as u32), f))
+    }
+
+    /// `file:line:col` of the start of a span, as runtime errors print it.
+    pub fn position(&self, span: Span) -> String {
+        let f = self.get(span.file);
+        let (l, c) = f.line_col(span.start);
+        format!("{}:{}:{}", f.name, l, c)
+    }
+
+    /// Finds a file by the path it was loaded from.
+    pub fn find_path(&self, path: &Path) -> Option<FileId> {
+        self.files.iter().position(|f| f.path.as_deref() == Some(path)).map(|i| FileId(i as u32))
+    }
+}
