@@ -5,9 +5,12 @@
 //! `ssa` (Braun et al. construction → `ir::IrCode`) → passes → `codegen`
 //! (Cranelift JIT) → `runtime` (the `extern "C"` support library).
 
+pub mod codegen;
 pub mod diag;
-pub mod span;
-pub mod syntax;
-pub mod sema;
-pub mod ir;
 pub mod driver;
+pub mod ir;
+pub mod runtime;
+pub mod sema;
+pub mod span;
+pub mod ssa;
+pub mod syntax;

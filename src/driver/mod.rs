@@ -8,8 +8,9 @@ pub mod cli;
 
 use crate::diag::{self, Diagnostic};
 use crate::span::{FileId, SourceMap};
-use cli::{Cli, Command};
+use cli::{BuildArgs, Cli, Command};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Stack size for the compiler thread. Deeply nested input (10,000 nested
 /// parentheses) recurses in the parser and type checker; this bounds it
@@ -33,15 +34,66 @@ pub fn main_with_big_stack(cli: Cli) -> i32 {
 }
 
 fn run_cli(cli: Cli) -> i32 {
+    let mut sources = SourceMap::new();
     match cli.command {
-        Command::Check { file } => {
-            let mut sources = SourceMap::new();
-            match check_file(&file, &mut sources) {
-                Ok(_) => 0,
-                Err(diags) => report(&sources, &diags),
+        Command::Check { file } => match check_file(&file, &mut sources) {
+            Ok(_) => 0,
+            Err(diags) => report(&sources, &diags),
+        },
+        Command::Run { build, args } => match build_ir(&build, &mut sources) {
+            Ok(module) => crate::codegen::run_module(&module, &sources, &codegen_options(&build), &args),
+            Err(code) => code,
+        },
+        Command::Ir { build, func } => match build_ir(&build, &mut sources) {
+            Ok(module) => {
+                print!("{}", crate::ir::print::print_module(&module, &sources, func.as_deref()));
+                0
             }
+            Err(code) => code,
+        },
+        Command::Clif { build, func } => match build_ir(&build, &mut sources) {
+            Ok(module) => {
+                match crate::codegen::clif_text(&module, &sources, &codegen_options(&build), func.as_deref()) {
+                    Ok(text) => {
+                        print!("{text}");
+                        0
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        1
+                    }
+                }
+            }
+            Err(code) => code,
+        },
+    }
+}
+
+fn codegen_options(build: &BuildArgs) -> crate::codegen::CodegenOptions {
+    crate::codegen::CodegenOptions { optimize: build.opt > 0 }
+}
+
+/// Whether the IR verifier runs after construction and after every pass:
+/// always in debug builds and tests, and in release when `TOYC_VERIFY=1`.
+pub fn verify_enabled() -> bool {
+    cfg!(debug_assertions) || std::env::var_os("TOYC_VERIFY").is_some_and(|v| v == "1")
+}
+
+/// Front end plus SSA construction (and the verifier when enabled).
+/// On failure, diagnostics are printed and the exit code returned.
+pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir::Module, i32> {
+    let program = check_file(&build.file, sources).map_err(|diags| report(sources, &diags))?;
+    let module = crate::ssa::build_module(Arc::new(program));
+    if verify_enabled() {
+        if let Err(errors) = crate::ir::verify::verify_module(&module) {
+            eprintln!("error: internal compiler error: the IR verifier failed after SSA construction");
+            for e in errors {
+                eprintln!("  {e}");
+            }
+            return Err(70);
         }
     }
+    Ok(module)
 }
 
 /// Prints diagnostics to stderr and returns exit code 1.
@@ -61,7 +113,8 @@ pub fn load_main_file(path: &Path, sources: &mut SourceMap) -> Result<FileId, St
     Ok(sources.add(path.display().to_string(), Some(canonical), text))
 }
 
-/// Parses and type-checks the program rooted at `path`.
+/// Parses and type-checks the program rooted at `path`. An unreadable main
+/// file is reported on stderr here and gives an empty error list.
 pub fn check_file(path: &Path, sources: &mut SourceMap) -> Result<crate::sema::hir::Program, Vec<Diagnostic>> {
     let main = match load_main_file(path, sources) {
         Ok(id) => id,

@@ -33,6 +33,9 @@ use crate::span::Span;
 use std::fmt;
 use std::ops::Range;
 
+pub mod print;
+pub mod verify;
+
 /// An SSA value: the result of statement `self.0`. Printed `%{n+1}`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Value(pub u32);

@@ -1,0 +1,1 @@
+//! The runtime support library called from JIT-compiled code (`extern "C"`).
