@@ -33,6 +33,9 @@ use crate::span::Span;
 use std::fmt;
 use std::ops::Range;
 
+pub mod compact;
+pub mod edit;
+pub mod handbuild;
 pub mod print;
 pub mod verify;
 
