@@ -33,6 +33,7 @@ use crate::span::Span;
 use std::fmt;
 use std::ops::Range;
 
+pub mod dom;
 pub mod print;
 pub mod verify;
 
