@@ -201,6 +201,14 @@ impl Builder {
         if self.blocks[cur as usize].term.is_some() {
             return;
         }
+        if self.is_dead(cur) {
+            // Dead code adds no edges: its jumps never happen.
+            self.blocks[cur as usize].term = Some((Term::Unreachable, span));
+            let dead = self.new_block();
+            self.seal(dead);
+            self.cur = dead;
+            return;
+        }
         for s in term.succs() {
             self.blocks[s as usize].preds.push(cur);
         }

@@ -68,7 +68,6 @@ pub fn emit(mut b: Builder, h: Header) -> IrCode {
     for blk in 0..b.blocks.len() as u32 {
         b.seal(blk);
     }
-    remove_redundant_phis(&mut b);
     // Blocks without a terminator are dead leftovers or an unfinished end.
     for blk in 0..b.blocks.len() {
         if b.blocks[blk].term.is_none() {
@@ -84,8 +83,12 @@ pub fn emit(mut b: Builder, h: Header) -> IrCode {
         if keep.iter().any(|k| !k) {
             drop_phi_edges(&mut b, blk, &keep);
             b.blocks[blk as usize].preds.retain(|p| live_blk[*p as usize]);
+            for p in b.blocks[blk as usize].phis.clone() {
+                b.try_remove_trivial_phi(p);
+            }
         }
     }
+    remove_redundant_phis(&mut b);
     merge_blocks(&mut b, &mut live_blk);
     split_branch_edges(&mut b, &mut live_blk);
     let (live_node, live_ups) = live_nodes(&b, &live_blk);
