@@ -1,7 +1,7 @@
 //! The passes of src/opt on hand-built IrCode: what each folds or removes,
 //! and its counters. Values and blocks are written 1-based, as printed.
 
-use toyc::ir::handbuild::{dump, ir_from_blocks};
+use toyc::ir::handbuild::ir_from_blocks;
 use toyc::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type, Value};
 use toyc::opt::{self, Counters};
 
@@ -33,6 +33,12 @@ fn goto(dest: u32) -> (Inst, Type) {
 }
 fn print(x: Operand) -> (Inst, Type) {
     (Inst::Runtime { func: RuntimeFn::PrintInt, args: vec![x] }, Type::Void)
+}
+/// The dump of `ir` after checking it with the verifier.
+fn dump(ir: &toyc::ir::IrCode) -> String {
+    let errors = toyc::ir::verify::verify_function(ir, &toyc::sema::hir::Program::default());
+    assert!(errors.is_empty(), "verifier: {errors:?}\n{}", toyc::ir::handbuild::dump(ir));
+    toyc::ir::handbuild::dump(ir)
 }
 fn text(lines: &[&str]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
@@ -86,7 +92,9 @@ fn sccp_folds_through_a_loop_phi_and_a_branch() {
 }
 
 fn fold_one(op: BinaryOp, x: Operand, y: Operand) -> String {
-    let mut ir = ir_from_blocks("f", vec![], Type::Int, vec![vec![bin(op, x, y), ret(v(1))]]);
+    let stmt = bin(op, x, y);
+    let ty = stmt.1.clone();
+    let mut ir = ir_from_blocks("f", vec![], ty, vec![vec![stmt, ret(v(1))]]);
     run("sccp", &mut ir);
     dump(&ir).lines().last().unwrap_or_default().trim().to_string()
 }
@@ -308,4 +316,25 @@ fn pipeline_table_levels_and_pass_lists() {
     c.add("dce.removed", 1);
     c.add("dce.blocks", 0);
     assert_eq!(c.render(), "dce.removed: 1\nsccp.consts: 3\n");
+}
+
+#[test]
+fn command_line_flags_select_the_pipeline() {
+    use clap::Parser;
+    use toyc::driver::cli::{Cli, Command};
+    let cli = Cli::try_parse_from(["toyc", "ir", "--passes=dce,sccp", "--print-after=all", "--print-before=dce", "--stats", "--time-passes", "f.toy"])
+        .expect("flags parse");
+    let Command::Ir { build, .. } = cli.command else { panic!("not the ir command") };
+    assert!(build.stats && build.time_passes);
+    let opts = toyc::driver::pipeline_options(&build).expect("valid options");
+    assert_eq!(opts.passes, vec!["dce", "sccp"]);
+    assert_eq!(opts.print_after, opt::PrintSel::All);
+    assert_eq!(opts.print_before, opt::PrintSel::Pass("dce".into()));
+    let cli = Cli::try_parse_from(["toyc", "run", "-O0", "--interp", "--profile", "f.toy"]).expect("flags parse");
+    let Command::Run { build, interp, profile, .. } = cli.command else { panic!("not the run command") };
+    assert!(interp && profile);
+    assert!(toyc::driver::pipeline_options(&build).expect("valid").passes.is_empty());
+    let cli = Cli::try_parse_from(["toyc", "run", "--passes=nope", "f.toy"]).expect("flags parse");
+    let Command::Run { build, .. } = cli.command else { panic!("not the run command") };
+    assert_eq!(toyc::driver::pipeline_options(&build).err(), Some(2));
 }
