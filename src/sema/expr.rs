@@ -329,13 +329,22 @@ impl Sema<'_> {
         // `nil == p` and `p == nil` both work.
         let (lv, rv) = if needs_context(l) && !needs_context(r) {
             let rv = self.value(r, None);
-            let lv = self.value(l, rv.as_ref().map(|v| &v.ty));
+            let lv = match &rv {
+                Some(v) => self.value(l, Some(&v.ty.clone())),
+                None => {
+                    self.recover(l);
+                    None
+                }
+            };
             (lv, rv)
         } else {
             let lv = self.value(l, None);
             let rv = match &lv {
                 Some(v) => self.value(r, Some(&v.ty.clone())),
-                None => self.value(r, None),
+                None => {
+                    self.recover(r);
+                    None
+                }
             };
             (lv, rv)
         };

@@ -269,14 +269,13 @@ impl<'a> Sema<'a> {
             }
         }
         let init = FuncId(functions.len() as u32);
-        let main_span = self.sources.get(self.modules[0].file).text.len();
         functions.push(hir::Function {
             name: "<init>".into(),
             params: Vec::new(),
             ret: Type::Void,
             locals: Vec::new(),
             body: hir::Block { stmts: std::mem::take(&mut self.init_stmts) },
-            span: Span::new(self.modules[0].file, 0, main_span.min(0)),
+            span: Span::new(self.modules[0].file, 0, 0),
         });
         let main = self.main.unwrap_or(FuncId(0));
         Ok(hir::Program { structs, globals, functions, main, init })

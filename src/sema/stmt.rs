@@ -212,6 +212,13 @@ impl Sema<'_> {
             }
             (Some(e), Type::Void) => {
                 let v = self.expr(e, None)?;
+                if v.ty == Type::Void {
+                    // `return f();` with `f` returning nothing: call, then return.
+                    let at = v.span;
+                    let call = hir::Stmt { kind: hir::StmtKind::Expr(v), span: at };
+                    let ret = hir::Stmt { kind: hir::StmtKind::Return(None), span };
+                    return Some(hir::StmtKind::Block(hir::Block { stmts: vec![call, ret] }));
+                }
                 let t = self.quoted(&v.ty);
                 self.error(
                     Diagnostic::error(e.span, format!("mismatched types: expected nothing, found {t}"))
