@@ -22,10 +22,9 @@ fn count(n: usize) -> String {
     if n == 1 { "1 argument".into() } else { format!("{n} arguments") }
 }
 
-/// `function `f` takes N arguments but M were given`.
+/// `function `f` takes N arguments but M were given` (`1 argument`).
 fn arity_message(name: &str, takes: &str, given: usize) -> String {
-    let verb = if given == 1 { "was" } else { "were" };
-    format!("function `{name}` takes {takes} but {given} {verb} given")
+    format!("function `{name}` takes {takes} but {given} were given")
 }
 
 impl Sema<'_> {

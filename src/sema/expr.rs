@@ -274,21 +274,6 @@ impl Sema<'_> {
         None
     }
 
-    /// The span of an infix operator between two operands (the whole
-    /// expression if it cannot be found).
-    pub(super) fn op_span(&self, l: Span, r: Span, sym: &str, whole: Span) -> Span {
-        let text = &self.sources.get(l.file).text;
-        if l.file == r.file && l.end <= r.start {
-            if let Some(between) = text.get(l.end as usize..r.start as usize) {
-                if let Some(pos) = between.find(sym) {
-                    let start = l.end as usize + pos;
-                    return Span::new(l.file, start, start + sym.len());
-                }
-            }
-        }
-        whole
-    }
-
     /// Whether `op` applies to two operands of type `t`; its result type.
     pub(super) fn binary_result(op: BinOp, t: &Type) -> Option<Type> {
         use BinOp::*;
@@ -319,9 +304,14 @@ impl Sema<'_> {
 
     fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr, span: Span) -> Option<hir::Expr> {
         if matches!(op, BinOp::And | BinOp::Or) {
-            let lv = self.expect(l, &Type::Bool);
-            let rv = self.expect(r, &Type::Bool);
-            let (lv, rv) = (Box::new(lv?), Box::new(rv?));
+            let lv = self.value(l, None);
+            let rv = self.value(r, None);
+            let (lv, rv) = (lv?, rv?);
+            if lv.ty != Type::Bool || rv.ty != Type::Bool {
+                self.bad_operands(op.symbol(), span, (&lv.ty, l.span), (&rv.ty, r.span));
+                return None;
+            }
+            let (lv, rv) = (Box::new(lv), Box::new(rv));
             let kind = if op == BinOp::And { hir::ExprKind::And(lv, rv) } else { hir::ExprKind::Or(lv, rv) };
             return Some(mk(kind, Type::Bool, span));
         }
@@ -351,8 +341,7 @@ impl Sema<'_> {
         let (lv, rv) = (lv?, rv?);
         let result = if lv.ty == rv.ty { Self::binary_result(op, &lv.ty) } else { None };
         let Some(ty) = result else {
-            let at = self.op_span(l.span, r.span, op.symbol(), span);
-            self.bad_operands(op.symbol(), at, (&lv.ty, l.span), (&rv.ty, r.span));
+            self.bad_operands(op.symbol(), span, (&lv.ty, l.span), (&rv.ty, r.span));
             return None;
         };
         Some(mk(hir::ExprKind::Binary(op, Box::new(lv), Box::new(rv)), ty, span))
@@ -447,6 +436,7 @@ impl Sema<'_> {
             return None;
         };
         let sname = self.structs[s.0 as usize].name.clone();
+        let path = module.map_or(name.span, |m| m.span.to(name.span));
         let nfields = self.structs[s.0 as usize].fields.len();
         let mut given: Vec<Option<Span>> = vec![None; nfields];
         let mut out = Vec::new();
@@ -482,7 +472,7 @@ impl Sema<'_> {
             if g.is_none() {
                 let f = self.structs[s.0 as usize].fields[i].0.clone();
                 self.error(
-                    Diagnostic::error(name.span, format!("missing field `{f}` in `{sname}` literal"))
+                    Diagnostic::error(path, format!("missing field `{f}` in `{sname}` literal"))
                         .with_label(format!("`{f}` is not given")),
                 );
                 ok = false;

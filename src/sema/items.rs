@@ -272,12 +272,12 @@ impl Sema<'_> {
             if let Some(ret) = &self.funcs[fi].ret {
                 if !diverges && *ret != Type::Void {
                     let end = f.body.span.end as usize;
-                    let at = Span::new(f.body.span.file, end.saturating_sub(1).max(f.body.span.start as usize), end);
+                    let close = Span::new(f.body.span.file, end.saturating_sub(1).max(f.body.span.start as usize), end);
                     let msg = format!("function `{}` must return `{}` on every path", self.funcs[fi].name, self.ty_name(ret));
                     self.error(
-                        Diagnostic::error(at, msg)
-                            .with_label("the end of the body is reachable here")
-                            .with_secondary(f.ret.as_ref().map_or(f.name.span, |t| t.span), "the return type"),
+                        Diagnostic::error(f.name.span, msg)
+                            .with_label(format!("`{}` does not return on every path", f.name.name))
+                            .with_secondary(close, "the end of the body is reachable"),
                     );
                 }
             }
@@ -315,8 +315,15 @@ impl Sema<'_> {
             }
             _ => {
                 let name = self.sources.get(file).name.clone();
+                let first = asts[0].items.first().map(|it| match it {
+                    ast::Item::Import(i) => i.span,
+                    ast::Item::Struct(s) => s.span,
+                    ast::Item::Fn(f) => f.span,
+                    ast::Item::Global(g) => g.span,
+                });
+                let at = first.map_or(Span::new(file, 0, 0), |s| Span::new(file, s.start as usize, s.start as usize));
                 self.error(
-                    Diagnostic::error(Span::new(file, 0, 0), format!("no `main` function in `{name}`"))
+                    Diagnostic::error(at, format!("no `main` function in `{name}`"))
                         .with_label("add `fn main() { ... }` to this file"),
                 );
             }

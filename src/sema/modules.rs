@@ -109,7 +109,7 @@ impl Loader<'_> {
                 names.push(&self.modules[t].name);
                 let cycle = names.join(" -> ");
                 self.diags.push(
-                    Diagnostic::error(imp.span, format!("import cycle: {cycle}"))
+                    Diagnostic::error(imp.name.span, format!("import cycle: {cycle}"))
                         .with_label(format!("this import closes the cycle {cycle}")),
                 );
             }

@@ -242,8 +242,7 @@ impl Sema<'_> {
                 let v = self.value(value, Some(&ty))?;
                 if v.ty != ty || Self::binary_result(op, &ty) != Some(ty.clone()) || op.is_comparison() {
                     let sym = format!("{}=", op.symbol());
-                    let at = self.op_span(target.span, value.span, &sym, span);
-                    self.bad_operands(&sym, at, (&ty, target.span), (&v.ty, value.span));
+                    self.bad_operands(&sym, span, (&ty, target.span), (&v.ty, value.span));
                     return None;
                 }
                 v
