@@ -313,6 +313,8 @@ impl Sema<'_> {
                     );
                 }
             }
+            // A `main` that failed to parse was already reported.
+            _ if self.main_has_syntax_errors => {}
             _ => {
                 let name = self.sources.get(file).name.clone();
                 let first = asts[0].items.first().map(|it| match it {

@@ -159,11 +159,15 @@ struct Sema<'a> {
     /// The assignments of `<init>`.
     init_stmts: Vec<hir::Stmt>,
     main: Option<FuncId>,
+    /// Whether the main file has syntax errors (then a missing `main` is
+    /// not reported: it may be the part that did not parse).
+    main_has_syntax_errors: bool,
     cx: FnCx,
 }
 
 impl<'a> Sema<'a> {
     fn new(sources: &'a SourceMap, modules: Vec<ModuleInfo>, order: Vec<usize>, diags: Vec<Diagnostic>) -> Self {
+        let main_has_syntax_errors = modules.first().is_some_and(|m| diags.iter().any(|d| d.span.file == m.file));
         Sema {
             sources,
             modules,
@@ -175,6 +179,7 @@ impl<'a> Sema<'a> {
             bodies: Vec::new(),
             init_stmts: Vec::new(),
             main: None,
+            main_has_syntax_errors,
             cx: FnCx::default(),
         }
     }

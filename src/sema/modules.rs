@@ -2,7 +2,9 @@
 //!
 //! `import m;` in a file loaded from folder `D` loads `D/m.toy` if that file
 //! exists, else the stdlib module `m` embedded in the binary (shown as
-//! `<stdlib>/m.toy`); stdlib modules only import other stdlib modules. Each
+//! `<stdlib>/m.toy`); stdlib modules only import other stdlib modules.
+//! Exception: `D/m.toy` itself importing `m` gets the stdlib module `m` if
+//! there is one (instead of an import cycle of one file). Each
 //! module is loaded once (keyed by canonical path, or by stdlib name). The
 //! main module has index 0. An import of a module that is still being
 //! loaded further up the import chain is a cycle, reported at that import.
@@ -156,13 +158,19 @@ impl Loader<'_> {
     /// Where `import name;` in module `m` points, or why it points nowhere.
     fn find(&self, m: usize, name: &str) -> Result<Key, String> {
         let file = self.sources.get(self.modules[m].file);
+        let std = STDLIB.iter().any(|(s, _)| *s == name);
         if let Some(dir) = file.path.as_deref().and_then(Path::parent) {
             let candidate = dir.join(format!("{name}.toy"));
             if candidate.is_file() {
-                return Ok(Key::Path(candidate.canonicalize().unwrap_or(candidate)));
+                let candidate = candidate.canonicalize().unwrap_or(candidate);
+                // A file never imports itself when a stdlib module of that
+                // name exists (`math.toy` may use `import math;`).
+                if !(std && file.path.as_deref() == Some(candidate.as_path())) {
+                    return Ok(Key::Path(candidate));
+                }
             }
         }
-        if STDLIB.iter().any(|(s, _)| *s == name) {
+        if std {
             return Ok(Key::Std(name.to_string()));
         }
         let stdlib: Vec<&str> = STDLIB.iter().map(|(s, _)| *s).collect();
