@@ -31,14 +31,28 @@ impl Sema<'_> {
         let id = LocalId(self.cx.locals.len() as u32);
         self.cx.locals.push((name.to_string(), ty, mutable, span));
         if let Some(scope) = self.cx.scopes.last_mut() {
-            scope.push((name.to_string(), id));
+            scope.push(name.to_string());
+            self.cx.visible.entry(name.to_string()).or_default().push(id);
         }
         id
     }
 
+    pub(super) fn push_scope(&mut self) {
+        self.cx.scopes.push(Vec::new());
+    }
+
+    /// Closes the innermost scope: its names are no longer visible.
+    pub(super) fn pop_scope(&mut self) {
+        for name in self.cx.scopes.pop().unwrap_or_default() {
+            if let Some(v) = self.cx.visible.get_mut(&name) {
+                v.pop();
+            }
+        }
+    }
+
     /// The innermost visible local of that name.
     pub(super) fn lookup_local(&self, name: &str) -> Option<LocalId> {
-        self.cx.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(n, _)| n == name).map(|(_, id)| *id)
+        self.cx.visible.get(name).and_then(|v| v.last().copied())
     }
 
     /// The module an expression names, if it is a bare name of an import

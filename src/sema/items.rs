@@ -260,7 +260,7 @@ impl Sema<'_> {
                 name: self.funcs[fi].name.clone(),
                 ..FnCx::default()
             };
-            self.cx.scopes.push(Vec::new());
+            self.push_scope();
             let params: Vec<LocalId> = self.funcs[fi]
                 .params
                 .clone()
@@ -268,7 +268,7 @@ impl Sema<'_> {
                 .map(|(name, ty, span)| self.declare(&name, ty, true, span))
                 .collect();
             let (body, diverges) = self.block(&f.body);
-            self.cx.scopes.pop();
+            self.pop_scope();
             if let Some(ret) = &self.funcs[fi].ret {
                 if !diverges && *ret != Type::Void {
                     let end = f.body.span.end as usize;

@@ -133,8 +133,10 @@ struct FnCx {
     module: usize,
     /// Every local: name, type (`None`: erroneous), mutability, span.
     locals: Vec<(String, Option<Type>, bool, Span)>,
-    /// Scopes, innermost last; each maps names to locals in declaration order.
-    scopes: Vec<Vec<(String, LocalId)>>,
+    /// Every visible binding of each name, innermost last.
+    visible: HashMap<String, Vec<LocalId>>,
+    /// The names declared in each open scope, innermost last.
+    scopes: Vec<Vec<String>>,
     loops: Vec<LoopCx>,
     next_loop: u32,
     /// The declared return type (`Void` for none; `None` if erroneous).

@@ -22,7 +22,7 @@ use crate::syntax::ast;
 impl Sema<'_> {
     /// Types a block in a new scope; the bool says whether it ends the path.
     pub(super) fn block(&mut self, b: &ast::Block) -> (hir::Block, bool) {
-        self.cx.scopes.push(Vec::new());
+        self.push_scope();
         let mut stmts = Vec::new();
         let mut ends = false;
         for s in &b.stmts {
@@ -30,7 +30,7 @@ impl Sema<'_> {
             stmts.extend(hs);
             ends |= e;
         }
-        self.cx.scopes.pop();
+        self.pop_scope();
         (hir::Block { stmts }, ends)
     }
 
@@ -82,10 +82,10 @@ impl Sema<'_> {
                 let st = self.expect(start, &Type::Int);
                 let en = self.expect(end, &Type::Int);
                 let id = self.push_loop(label.as_ref());
-                self.cx.scopes.push(Vec::new());
+                self.push_scope();
                 let v = self.declare(&var.name, Some(Type::Int), false, var.span);
                 let (b, _) = self.block(body);
-                self.cx.scopes.pop();
+                self.pop_scope();
                 self.cx.loops.pop();
                 let kind = match (st, en) {
                     (Some(start), Some(end)) => Some(hir::StmtKind::ForRange { id, var: v, start, end, body: b }),
@@ -108,11 +108,11 @@ impl Sema<'_> {
                     None => None,
                 };
                 let id = self.push_loop(label.as_ref());
-                self.cx.scopes.push(Vec::new());
+                self.push_scope();
                 let index = self.declare_hidden("<index>", Type::Int, var.span);
                 let v = self.declare(&var.name, elem.clone(), false, var.span);
                 let (b, _) = self.block(body);
-                self.cx.scopes.pop();
+                self.pop_scope();
                 self.cx.loops.pop();
                 let kind = match (arr, elem) {
                     (Some(array), Some(_)) => Some(hir::StmtKind::ForEach { id, var: v, index, array, body: b }),
@@ -128,10 +128,10 @@ impl Sema<'_> {
             ast::StmtKind::Throw(e) => (self.expect(e, &Type::Str).and_then(|e| wrap(hir::StmtKind::Throw(e))), true),
             ast::StmtKind::Try { body, var, handler } => {
                 let (b, be) = self.block(body);
-                self.cx.scopes.push(Vec::new());
+                self.push_scope();
                 let catch_var = self.declare(&var.name, Some(Type::Str), false, var.span);
                 let (h, he) = self.block(handler);
-                self.cx.scopes.pop();
+                self.pop_scope();
                 (wrap(hir::StmtKind::Try { body: b, catch_var, handler: h }), be && he)
             }
             ast::StmtKind::Block(b) => {
