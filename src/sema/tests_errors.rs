@@ -197,3 +197,61 @@ fn module_errors() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&dir2);
 }
+
+#[test]
+fn cycles_through_the_main_file_and_self_imports() {
+    let dir = temp_dir("cycle-main", &[("main.toy", "import a;\nfn main() {}\n"), ("a.toy", "import main;\n")]);
+    let (sm, r) = check_dir(&dir);
+    let e = errors_of(&sm, &r.err().unwrap_or_default());
+    assert_eq!(e, [format!("{}:1:8: import cycle: main -> a -> main", dir.join("a.toy").display())]);
+    // A file named like a stdlib module importing that name gets the stdlib.
+    let dir2 = temp_dir("self-import", &[("main.toy", "import math;\nfn main() { print(math.gcd(4, 6)); }\n")]);
+    std::fs::rename(dir2.join("main.toy"), dir2.join("math.toy")).expect("rename");
+    let mut sm = crate::span::SourceMap::new();
+    let main = crate::driver::load_main_file(&dir2.join("math.toy"), &mut sm).expect("main file");
+    let r = super::analyze(&mut sm, main);
+    assert!(r.is_ok(), "{:?}", errors_of(&sm, &r.err().unwrap_or_default()));
+    // Without a stdlib module of that name, importing oneself is a cycle.
+    let dir3 = temp_dir("self-cycle", &[("selfie.toy", "import selfie;\nfn main() {}\n")]);
+    let mut sm = crate::span::SourceMap::new();
+    let main = crate::driver::load_main_file(&dir3.join("selfie.toy"), &mut sm).expect("main file");
+    let r = super::analyze(&mut sm, main);
+    let e = errors_of(&sm, &r.err().unwrap_or_default());
+    assert_eq!(e, [format!("{}:1:8: import cycle: selfie -> selfie", dir3.join("selfie.toy").display())]);
+    for d in [dir, dir2, dir3] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+#[test]
+fn local_modules_shadow_the_stdlib() {
+    let dir = temp_dir("shadow-std", &[
+        ("main.toy", "import math;\nfn main() { print(math.twice(2)); let g = math.gcd(1, 2); }\n"),
+        ("math.toy", "fn twice(x: int) -> int { return 2 * x; }\n"),
+    ]);
+    let (sm, r) = check_dir(&dir);
+    let e = errors_of(&sm, &r.err().unwrap_or_default());
+    assert_eq!(e, [format!("{}:2:48: module `math` has no item `gcd`", dir.join("main.toy").display())]);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn names_resolve_in_their_own_module() {
+    let dir = temp_dir("own-module", &[
+        ("main.toy", "import geom;\nstruct Point { z: int }\nfn main() { let p: geom.Point = geom.origin(); let q = Point { z: 1 }; let r: Point = p; }\n"),
+        ("geom.toy", "struct Point { x: float }\nlet ZERO = 0.0;\nfn origin() -> Point { return Point { x: ZERO }; }\n"),
+    ]);
+    let (sm, r) = check_dir(&dir);
+    let e = errors_of(&sm, &r.err().unwrap_or_default());
+    let main = dir.join("main.toy").display().to_string();
+    assert_eq!(e, [format!("{main}:3:87: mismatched types: expected `Point`, found `geom.Point`")]);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn no_cascades_from_unknown_types_and_failed_imports() {
+    assert_eq!(
+        errs("import nowhere;\nfn f(p: Missing) -> Missing { return p; }\nfn main() { let x = f(nil); let y = nowhere.g(1) + x; let z: nowhere.T = nil; }"),
+        ["1:8: cannot find module `nowhere`", "2:9: cannot find type `Missing`", "2:21: cannot find type `Missing`"]
+    );
+}
