@@ -29,12 +29,7 @@ fn arity_message(name: &str, takes: &str, given: usize) -> String {
 
 impl Sema<'_> {
     /// Types a call expression.
-    pub(super) fn call(
-        &mut self,
-        callee: &ast::Expr,
-        args: &[ast::Expr],
-        span: Span,
-    ) -> Option<hir::Expr> {
+    pub(super) fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Option<hir::Expr> {
         match &callee.kind {
             ast::ExprKind::Name(id) => {
                 if let Some(b) = Builtin::from_name(&id.name) {
@@ -149,15 +144,15 @@ impl Sema<'_> {
             Substr => Some((3, 3)),
             _ => Some((1, 1)),
         };
-        if let Some((lo, hi)) = arity {
-            if args.len() < lo || args.len() > hi {
-                let takes = if lo == hi { count(lo) } else { format!("{lo} or {}", count(hi)) };
-                self.error(
-                    Diagnostic::error(span, arity_message(b.name(), &takes, args.len()))
-                        .with_label(format!("expected {takes}")),
-                );
-                return self.args_alone(args);
-            }
+        if let Some((lo, hi)) = arity
+            && (args.len() < lo || args.len() > hi)
+        {
+            let takes = if lo == hi { count(lo) } else { format!("{lo} or {}", count(hi)) };
+            self.error(
+                Diagnostic::error(span, arity_message(b.name(), &takes, args.len()))
+                    .with_label(format!("expected {takes}")),
+            );
+            return self.args_alone(args);
         }
         let fixed = |params: &[Type], ret: Type| Some((params.to_vec(), ret));
         let sig: Option<(Vec<Type>, Type)> = match b {
@@ -174,7 +169,8 @@ impl Sema<'_> {
             Atan2 | Pow => fixed(&[Type::Float, Type::Float], Type::Float),
             _ => None,
         };
-        let mk = |args: Vec<hir::Expr>, ty: Type| hir::Expr { kind: hir::ExprKind::Builtin { builtin: b, args }, ty, span };
+        let mk =
+            |args: Vec<hir::Expr>, ty: Type| hir::Expr { kind: hir::ExprKind::Builtin { builtin: b, args }, ty, span };
         if let Some((params, ret)) = sig {
             let vals: Vec<Option<hir::Expr>> = args.iter().zip(&params).map(|(a, t)| self.expect(a, t)).collect();
             let vals: Option<Vec<hir::Expr>> = vals.into_iter().collect();

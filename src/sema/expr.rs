@@ -170,10 +170,12 @@ impl Sema<'_> {
                     let sym = if *op == UnOp::Neg { "-" } else { "!" };
                     let t = self.ty_name(&v.ty);
                     self.error(
-                        Diagnostic::error(Span::new(span.file, span.start as usize, span.start as usize + 1),
-                            format!("cannot apply `{sym}` to `{t}`"))
-                            .with_label(format!("`{sym}` cannot be applied to `{t}`"))
-                            .with_secondary(operand.span, format!("this is `{t}`")),
+                        Diagnostic::error(
+                            Span::new(span.file, span.start as usize, span.start as usize + 1),
+                            format!("cannot apply `{sym}` to `{t}`"),
+                        )
+                        .with_label(format!("`{sym}` cannot be applied to `{t}`"))
+                        .with_secondary(operand.span, format!("this is `{t}`")),
                     );
                     return None;
                 }
@@ -239,7 +241,9 @@ impl Sema<'_> {
                     }
                     _ => "not found in this scope".to_string(),
                 };
-                self.error(Diagnostic::error(span, format!("cannot find value `{shown}` in this scope")).with_label(label));
+                self.error(
+                    Diagnostic::error(span, format!("cannot find value `{shown}` in this scope")).with_label(label),
+                );
                 None
             }
         }

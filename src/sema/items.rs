@@ -171,9 +171,12 @@ impl Sema<'_> {
                             if let Some((_, _, first)) = fields.iter().find(|(n, _, _)| *n == f.name.name) {
                                 let first = *first;
                                 self.error(
-                                    Diagnostic::error(f.name.span, format!("duplicate definition of `{}`", f.name.name))
-                                        .with_label("this field is declared twice")
-                                        .with_secondary(first, "first defined here"),
+                                    Diagnostic::error(
+                                        f.name.span,
+                                        format!("duplicate definition of `{}`", f.name.name),
+                                    )
+                                    .with_label("this field is declared twice")
+                                    .with_secondary(first, "first defined here"),
                                 );
                                 continue;
                             }
@@ -189,9 +192,12 @@ impl Sema<'_> {
                             if let Some((_, _, first)) = params.iter().find(|(n, _, _)| *n == p.name.name) {
                                 let first = *first;
                                 self.error(
-                                    Diagnostic::error(p.name.span, format!("duplicate definition of `{}`", p.name.name))
-                                        .with_label("this parameter is declared twice")
-                                        .with_secondary(first, "first defined here"),
+                                    Diagnostic::error(
+                                        p.name.span,
+                                        format!("duplicate definition of `{}`", p.name.name),
+                                    )
+                                    .with_label("this parameter is declared twice")
+                                    .with_secondary(first, "first defined here"),
                                 );
                             }
                             params.push((p.name.name.clone(), ty, p.name.span));
@@ -219,7 +225,8 @@ impl Sema<'_> {
                     continue;
                 }
                 let ast::Item::Global(g) = &asts[m].items[self.globals[gi].item] else { continue };
-                self.cx = FnCx { module: m, ret: Some(Type::Void), name: "<init>".into(), in_init: true, ..FnCx::default() };
+                self.cx =
+                    FnCx { module: m, ret: Some(Type::Void), name: "<init>".into(), in_init: true, ..FnCx::default() };
                 let ann = g.ty.as_ref().map(|t| self.resolve_type(m, t));
                 let value = match &ann {
                     Some(Some(t)) => self.expect(&g.init, t),
@@ -237,11 +244,7 @@ impl Sema<'_> {
                 self.globals[gi].ready = true;
                 if let Some(value) = value {
                     self.init_stmts.push(hir::Stmt {
-                        kind: hir::StmtKind::Assign {
-                            place: hir::Place::Global(GlobalId(gi as u32)),
-                            op: None,
-                            value,
-                        },
+                        kind: hir::StmtKind::Assign { place: hir::Place::Global(GlobalId(gi as u32)), op: None, value },
                         span: g.span,
                     });
                 }
@@ -269,17 +272,19 @@ impl Sema<'_> {
                 .collect();
             let (body, diverges) = self.block(&f.body);
             self.pop_scope();
-            if let Some(ret) = &self.funcs[fi].ret {
-                if !diverges && *ret != Type::Void {
-                    let end = f.body.span.end as usize;
-                    let close = Span::new(f.body.span.file, end.saturating_sub(1).max(f.body.span.start as usize), end);
-                    let msg = format!("function `{}` must return `{}` on every path", self.funcs[fi].name, self.ty_name(ret));
-                    self.error(
-                        Diagnostic::error(f.name.span, msg)
-                            .with_label(format!("`{}` does not return on every path", f.name.name))
-                            .with_secondary(close, "the end of the body is reachable"),
-                    );
-                }
+            if let Some(ret) = &self.funcs[fi].ret
+                && !diverges
+                && *ret != Type::Void
+            {
+                let end = f.body.span.end as usize;
+                let close = Span::new(f.body.span.file, end.saturating_sub(1).max(f.body.span.start as usize), end);
+                let msg =
+                    format!("function `{}` must return `{}` on every path", self.funcs[fi].name, self.ty_name(ret));
+                self.error(
+                    Diagnostic::error(f.name.span, msg)
+                        .with_label(format!("`{}` does not return on every path", f.name.name))
+                        .with_secondary(close, "the end of the body is reachable"),
+                );
             }
             let cx = std::mem::take(&mut self.cx);
             self.bodies[fi] = Some(hir::Function {
@@ -289,7 +294,12 @@ impl Sema<'_> {
                 locals: cx
                     .locals
                     .into_iter()
-                    .map(|(name, ty, mutable, span)| hir::LocalDef { name, ty: ty.unwrap_or(Type::Void), mutable, span })
+                    .map(|(name, ty, mutable, span)| hir::LocalDef {
+                        name,
+                        ty: ty.unwrap_or(Type::Void),
+                        mutable,
+                        span,
+                    })
                     .collect(),
                 body,
                 span: self.funcs[fi].span,

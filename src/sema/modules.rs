@@ -99,9 +99,8 @@ impl Loader<'_> {
         let key = match self.find(m, name) {
             Ok(k) => k,
             Err(reason) => {
-                self.diags.push(
-                    Diagnostic::error(imp.name.span, format!("cannot find module `{name}`")).with_label(reason),
-                );
+                self.diags
+                    .push(Diagnostic::error(imp.name.span, format!("cannot find module `{name}`")).with_label(reason));
                 return None;
             }
         };
@@ -128,8 +127,9 @@ impl Loader<'_> {
                     Ok(Err(e)) => {
                         let at = e.utf8_error().valid_up_to();
                         self.diags.push(
-                            Diagnostic::error(imp.name.span, format!("cannot find module `{name}`"))
-                                .with_label(format!("`{}` is not valid UTF-8 (invalid byte at offset {at})", p.display())),
+                            Diagnostic::error(imp.name.span, format!("cannot find module `{name}`")).with_label(
+                                format!("`{}` is not valid UTF-8 (invalid byte at offset {at})", p.display()),
+                            ),
                         );
                         return None;
                     }

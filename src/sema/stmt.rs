@@ -14,7 +14,7 @@
 //! not either.
 
 use super::hir::{self, LoopId, Type};
-use super::{label_name, ItemRef, LoopCx, Sema};
+use super::{ItemRef, LoopCx, Sema, label_name};
 use crate::diag::Diagnostic;
 use crate::span::Span;
 use crate::syntax::ast;
@@ -120,7 +120,9 @@ impl Sema<'_> {
                 };
                 (kind.and_then(wrap), false)
             }
-            ast::StmtKind::Break { label } => (self.jump(label.as_ref(), true, span).and_then(|id| wrap(hir::StmtKind::Break(id))), true),
+            ast::StmtKind::Break { label } => {
+                (self.jump(label.as_ref(), true, span).and_then(|id| wrap(hir::StmtKind::Break(id))), true)
+            }
             ast::StmtKind::Continue { label } => {
                 (self.jump(label.as_ref(), false, span).and_then(|id| wrap(hir::StmtKind::Continue(id))), true)
             }
@@ -153,15 +155,15 @@ impl Sema<'_> {
         let id = LoopId(self.cx.next_loop);
         self.cx.next_loop += 1;
         let label = label.map(|l| (label_name(l), l.span));
-        if let Some((name, span)) = &label {
-            if let Some(outer) = self.cx.loops.iter().find_map(|l| l.label.as_ref().filter(|(n, _)| n == name)) {
-                let outer = outer.1;
-                self.error(
-                    Diagnostic::error(*span, format!("label `'{name}` is already in use"))
-                        .with_label("this label shadows an enclosing loop's label")
-                        .with_secondary(outer, "first used here"),
-                );
-            }
+        if let Some((name, span)) = &label
+            && let Some(outer) = self.cx.loops.iter().find_map(|l| l.label.as_ref().filter(|(n, _)| n == name))
+        {
+            let outer = outer.1;
+            self.error(
+                Diagnostic::error(*span, format!("label `'{name}` is already in use"))
+                    .with_label("this label shadows an enclosing loop's label")
+                    .with_secondary(outer, "first used here"),
+            );
         }
         self.cx.loops.push(super::LoopCx { id, label, broken: false });
         id
@@ -187,7 +189,8 @@ impl Sema<'_> {
                 Diagnostic::error(l.span, format!("cannot find label `'{name}`"))
                     .with_label("no enclosing loop has this label")
             }
-            _ => Diagnostic::error(span, format!("`{kw}` outside of a loop")).with_label(format!("`{kw}` must be inside a loop")),
+            _ => Diagnostic::error(span, format!("`{kw}` outside of a loop"))
+                .with_label(format!("`{kw}` must be inside a loop")),
         };
         self.error(d);
         None
@@ -230,7 +233,13 @@ impl Sema<'_> {
         }
     }
 
-    fn assign(&mut self, target: &ast::Expr, op: Option<hir::BinOp>, value: &ast::Expr, span: Span) -> Option<hir::Stmt> {
+    fn assign(
+        &mut self,
+        target: &ast::Expr,
+        op: Option<hir::BinOp>,
+        value: &ast::Expr,
+        span: Span,
+    ) -> Option<hir::Stmt> {
         let place = self.place(target);
         let Some((place, ty)) = place else {
             self.recover(value);

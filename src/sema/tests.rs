@@ -1,11 +1,11 @@
 //! Sema tests on well-formed programs: inferred types, resolution, the
 //! `<init>` order, modules and the stdlib.
 
-use super::hir::{self, Program, Type};
 use super::analyze;
+use super::hir::{self, Program, Type};
 use crate::diag::Diagnostic;
 use crate::span::SourceMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Checks `src` as the in-memory main file `test.toy`.
 pub(super) fn check(src: &str) -> Result<Program, Vec<Diagnostic>> {
@@ -57,7 +57,7 @@ pub(super) fn temp_dir(tag: &str, files: &[(&str, &str)]) -> PathBuf {
 }
 
 /// Checks `dir/main.toy` as the driver would load it.
-pub(super) fn check_dir(dir: &PathBuf) -> (SourceMap, Result<Program, Vec<Diagnostic>>) {
+pub(super) fn check_dir(dir: &Path) -> (SourceMap, Result<Program, Vec<Diagnostic>>) {
     let mut sm = SourceMap::new();
     let path = dir.join("main.toy");
     let main = crate::driver::load_main_file(&path, &mut sm).expect("main file");
@@ -105,8 +105,19 @@ fn inferred_local_types() {
     assert_eq!(
         locals(&p, "main"),
         [
-            "x: int", "y: int", "s: str", "b: bool", "f: float", "c: int", "a: [[int]]", "r: [float]", "n: int",
-            "t: str", "z: float", "argv: [str]", "k: int"
+            "x: int",
+            "y: int",
+            "s: str",
+            "b: bool",
+            "f: float",
+            "c: int",
+            "a: [[int]]",
+            "r: [float]",
+            "n: int",
+            "t: str",
+            "z: float",
+            "argv: [str]",
+            "k: int"
         ]
     );
 }
@@ -131,7 +142,17 @@ fn main() {
 }");
     assert_eq!(
         locals(&p, "main"),
-        ["p: Node", "a: [int]", "b1: bool", "b2: bool", "q: Node", "list: [Node]", "grid: [[int]]", "m: Node", "nested: [[Node]]"]
+        [
+            "p: Node",
+            "a: [int]",
+            "b1: bool",
+            "b2: bool",
+            "q: Node",
+            "list: [Node]",
+            "grid: [[int]]",
+            "m: Node",
+            "nested: [[Node]]"
+        ]
     );
     // `nil == p`: the nil operand carries the struct type.
     let hir::StmtKind::Let { init, .. } = &func(&p, "main").body.stmts[4].kind else { panic!() };
@@ -238,7 +259,8 @@ fn main() {
 
 #[test]
 fn items_in_any_order_and_recursive_structs() {
-    let p = ok("fn main() { let t = Tree { left: nil, right: nil, leaf: Leaf { owner: nil, v: 2 } }; print(depth(t)); }
+    let p =
+        ok("fn main() { let t = Tree { left: nil, right: nil, leaf: Leaf { owner: nil, v: 2 } }; print(depth(t)); }
 fn depth(t: Tree) -> int { if t == nil { return 0; } return 1 + odd(t.left) + even(t.right); }
 fn odd(t: Tree) -> int { return even(t); }
 fn even(t: Tree) -> int { if t == nil { return 0; } return depth(t); }
@@ -271,11 +293,17 @@ fn main() { b = [c]; }");
 
 #[test]
 fn modules_load_once_and_init_dependencies_first() {
-    let dir = temp_dir("init-order", &[
-        ("main.toy", "import b;\nimport a;\nlet m = a.x + b.y;\nfn main() { print(m, a.f(), b.g(b.P { q: a.Q { v: 1 } })); }\n"),
-        ("a.toy", "struct Q { v: int }\nlet x = 1;\nlet x2 = x + 1;\nfn f() -> int { return x2; }\n"),
-        ("b.toy", "import a;\nstruct P { q: a.Q }\nlet y = a.x * 10;\nfn g(p: P) -> int { return p.q.v; }\n"),
-    ]);
+    let dir = temp_dir(
+        "init-order",
+        &[
+            (
+                "main.toy",
+                "import b;\nimport a;\nlet m = a.x + b.y;\nfn main() { print(m, a.f(), b.g(b.P { q: a.Q { v: 1 } })); }\n",
+            ),
+            ("a.toy", "struct Q { v: int }\nlet x = 1;\nlet x2 = x + 1;\nfn f() -> int { return x2; }\n"),
+            ("b.toy", "import a;\nstruct P { q: a.Q }\nlet y = a.x * 10;\nfn g(p: P) -> int { return p.q.v; }\n"),
+        ],
+    );
     let (sm, r) = check_dir(&dir);
     let p = r.unwrap_or_else(|d| panic!("{:?}", errors_of(&sm, &d)));
     let order: Vec<&str> = p

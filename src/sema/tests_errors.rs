@@ -40,7 +40,10 @@ fn mismatched_types() {
     one("fn main() { let a: int = nil; }", "1:26: mismatched types: expected `int`, found `nil`");
     one("fn main() { throw 1; }", "1:19: mismatched types: expected `str`, found `int`");
     one("fn main() { let x = len(1); }", "1:25: mismatched types: expected an array or `str`, found `int`");
-    one("fn main() { let x = str([1]); }", "1:25: mismatched types: expected `int`, `float`, `bool` or `str`, found `[int]`");
+    one(
+        "fn main() { let x = str([1]); }",
+        "1:25: mismatched types: expected `int`, `float`, `bool` or `str`, found `[int]`",
+    );
     one("fn main() { push([1], \"a\"); }", "1:23: mismatched types: expected `int`, found `str`");
 }
 
@@ -104,7 +107,10 @@ fn structs() {
     one(&format!("{pt}fn main() {{ let p = Point {{ x: 1.0 }}; }}"), "2:21: missing field `y` in `Point` literal");
     one(&format!("{pt}fn main() {{ let p = Point {{ x: 1.0, y: 2.0, x: 3.0 }}; }}"), "2:45: field `x` given twice");
     one(&format!("{pt}fn main() {{ let p = Point {{ x: 1.0, y: 2.0, z: 3.0 }}; }}"), "2:45: no field `z` on `Point`");
-    one(&format!("{pt}fn main() {{ let p = Point {{ x: 1.0, y: 2.0 }}; let z = p.z; }}"), "2:57: no field `z` on `Point`");
+    one(
+        &format!("{pt}fn main() {{ let p = Point {{ x: 1.0, y: 2.0 }}; let z = p.z; }}"),
+        "2:57: no field `z` on `Point`",
+    );
     one("fn main() { let a = 1; let b = a.x; }", "1:34: no field `x` on `int`");
     one("fn main() { let a = 1; let b = a[0]; }", "1:32: cannot index `int`");
     one("fn main() { for x in 5 { } }", "1:22: cannot iterate over `int`");
@@ -148,13 +154,15 @@ fn globals_before_initialisation() {
 
 #[test]
 fn every_error_in_source_order_without_cascades() {
-    let e = errs("fn main() {
+    let e = errs(
+        "fn main() {
     let a = nope + 1;
     let b = a * 2;
     let c: int = \"s\";
     let d = c.field;
     undefined(a, also_missing);
-}");
+}",
+    );
     assert_eq!(
         e,
         [
@@ -170,19 +178,25 @@ fn every_error_in_source_order_without_cascades() {
 #[test]
 fn module_errors() {
     one("import nowhere;\nfn main() {}", "1:8: cannot find module `nowhere`");
-    let dir = temp_dir("cycle", &[
-        ("main.toy", "import a;\nfn main() { a.f(); }\n"),
-        ("a.toy", "import b;\nfn f() {}\n"),
-        ("b.toy", "import a;\nfn g() {}\n"),
-    ]);
+    let dir = temp_dir(
+        "cycle",
+        &[
+            ("main.toy", "import a;\nfn main() { a.f(); }\n"),
+            ("a.toy", "import b;\nfn f() {}\n"),
+            ("b.toy", "import a;\nfn g() {}\n"),
+        ],
+    );
     let (sm, r) = check_dir(&dir);
     let e = errors_of(&sm, &r.err().unwrap_or_default());
     let a = dir.join("b.toy").display().to_string();
     assert_eq!(e, [format!("{a}:1:8: import cycle: a -> b -> a")]);
-    let dir2 = temp_dir("errors-in-module", &[
-        ("main.toy", "import geom;\nfn main() { let p = geom.Point { x: 1 }; }\n"),
-        ("geom.toy", "struct Point { x: float }\nfn bad() -> int { return \"s\"; }\n"),
-    ]);
+    let dir2 = temp_dir(
+        "errors-in-module",
+        &[
+            ("main.toy", "import geom;\nfn main() { let p = geom.Point { x: 1 }; }\n"),
+            ("geom.toy", "struct Point { x: float }\nfn bad() -> int { return \"s\"; }\n"),
+        ],
+    );
     let (sm, r) = check_dir(&dir2);
     let e = errors_of(&sm, &r.err().unwrap_or_default());
     let main = dir2.join("main.toy").display().to_string();
@@ -225,10 +239,13 @@ fn cycles_through_the_main_file_and_self_imports() {
 
 #[test]
 fn local_modules_shadow_the_stdlib() {
-    let dir = temp_dir("shadow-std", &[
-        ("main.toy", "import math;\nfn main() { print(math.twice(2)); let g = math.gcd(1, 2); }\n"),
-        ("math.toy", "fn twice(x: int) -> int { return 2 * x; }\n"),
-    ]);
+    let dir = temp_dir(
+        "shadow-std",
+        &[
+            ("main.toy", "import math;\nfn main() { print(math.twice(2)); let g = math.gcd(1, 2); }\n"),
+            ("math.toy", "fn twice(x: int) -> int { return 2 * x; }\n"),
+        ],
+    );
     let (sm, r) = check_dir(&dir);
     let e = errors_of(&sm, &r.err().unwrap_or_default());
     assert_eq!(e, [format!("{}:2:48: module `math` has no item `gcd`", dir.join("main.toy").display())]);
@@ -237,10 +254,19 @@ fn local_modules_shadow_the_stdlib() {
 
 #[test]
 fn names_resolve_in_their_own_module() {
-    let dir = temp_dir("own-module", &[
-        ("main.toy", "import geom;\nstruct Point { z: int }\nfn main() { let p: geom.Point = geom.origin(); let q = Point { z: 1 }; let r: Point = p; }\n"),
-        ("geom.toy", "struct Point { x: float }\nlet ZERO = 0.0;\nfn origin() -> Point { return Point { x: ZERO }; }\n"),
-    ]);
+    let dir = temp_dir(
+        "own-module",
+        &[
+            (
+                "main.toy",
+                "import geom;\nstruct Point { z: int }\nfn main() { let p: geom.Point = geom.origin(); let q = Point { z: 1 }; let r: Point = p; }\n",
+            ),
+            (
+                "geom.toy",
+                "struct Point { x: float }\nlet ZERO = 0.0;\nfn origin() -> Point { return Point { x: ZERO }; }\n",
+            ),
+        ],
+    );
     let (sm, r) = check_dir(&dir);
     let e = errors_of(&sm, &r.err().unwrap_or_default());
     let main = dir.join("main.toy").display().to_string();
@@ -251,7 +277,9 @@ fn names_resolve_in_their_own_module() {
 #[test]
 fn no_cascades_from_unknown_types_and_failed_imports() {
     assert_eq!(
-        errs("import nowhere;\nfn f(p: Missing) -> Missing { return p; }\nfn main() { let x = f(nil); let y = nowhere.g(1) + x; let z: nowhere.T = nil; }"),
+        errs(
+            "import nowhere;\nfn f(p: Missing) -> Missing { return p; }\nfn main() { let x = f(nil); let y = nowhere.g(1) + x; let z: nowhere.T = nil; }"
+        ),
         ["1:8: cannot find module `nowhere`", "2:9: cannot find type `Missing`", "2:21: cannot find type `Missing`"]
     );
 }
