@@ -8,7 +8,9 @@
 pub mod codegen;
 pub mod diag;
 pub mod driver;
+pub mod interp;
 pub mod ir;
+pub mod opt;
 pub mod runtime;
 pub mod sema;
 pub mod span;

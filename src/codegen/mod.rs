@@ -1,5 +1,36 @@
 //! Translation of `IrCode` to Cranelift IR and JIT compilation.
-use crate::span::SourceMap;
+//!
+//! - [`translate`]: one IR function → one Cranelift function.
+//! - [`ops`]: the pure operations with Toy semantics.
+//! - [`heap`]: loads, stores and allocations of arrays, structs, globals.
+//! - [`rtfn`]: the table of runtime entry points.
+//! - [`run`]: the program thread (large stack, stack limit) and exit codes.
+//!
+//! The JIT targets the host ISA (cranelift-native), `is_pic=false`,
+//! `opt_level=speed` (`none` for `-O0`). All functions are declared before
+//! any is defined, so calls may go in any direction. Runtime functions are
+//! imported by symbol; string constants are read-only data objects in the
+//! runtime's string layout; each global is an 8-byte writable data object.
+
+pub mod heap;
+pub mod ops;
+pub mod rtfn;
+pub mod run;
+pub mod translate;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_build;
+
+use crate::ir;
+use crate::runtime::heap::TypeDesc;
+use crate::span::{SourceMap, Span};
+use cranelift_codegen::ir::UserFuncName;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{DataDescription, DataId, FuncId as ClFuncId, Linkage, Module};
+use std::collections::HashMap;
 
 #[derive(Clone, Debug)]
 pub struct CodegenOptions {
@@ -9,19 +40,219 @@ pub struct CodegenOptions {
 
 /// JIT-compiles `module`, runs `<init>` then `main` with `args`, and
 /// returns the process exit code (0, `main`'s int, `exit(n)`, or 101 after
-/// an uncaught runtime error or a stack overflow).
-pub fn run_module(module: &crate::ir::Module, sources: &SourceMap, opts: &CodegenOptions, args: &[String]) -> i32 {
-    let _ = (module, sources, opts, args);
-    todo!("codegen::run_module: being written")
+/// an uncaught runtime error or a stack overflow). An internal error of the
+/// backend (which should not happen) is reported and gives exit code 70.
+pub fn run_module(module: &ir::Module, sources: &SourceMap, opts: &CodegenOptions, args: &[String]) -> i32 {
+    match run::run(module, sources, opts, args, false) {
+        Ok((code, _)) => code,
+        Err(e) => {
+            crate::runtime::output::flush();
+            eprintln!("error: internal compiler error in the code generator: {e}");
+            70
+        }
+    }
 }
 
-/// The Cranelift IR of every function (or only `only`), as text.
+/// The Cranelift IR of every function (or only the one named `only`), as
+/// text: each function preceded by a `; fn NAME` line, as translated from
+/// the IR, before Cranelift's own optimizations.
 pub fn clif_text(
-    module: &crate::ir::Module,
+    module: &ir::Module,
     sources: &SourceMap,
     opts: &CodegenOptions,
     only: Option<&str>,
 ) -> Result<String, String> {
-    let _ = (module, sources, opts, only);
-    todo!("codegen::clif_text: being written")
+    if let Some(name) = only {
+        if !module.funcs.iter().any(|f| f.name == name) {
+            return Err(format!("no function named `{name}`"));
+        }
+    }
+    let mut cx = Compiler::new(module, sources, opts)?;
+    let texts = cx.compile(false, |f| only.is_none_or(|n| n == f.name))?;
+    let mut out = String::new();
+    for (name, text) in texts {
+        out.push_str(&format!("; fn {name}\n{text}\n"));
+    }
+    Ok(out)
+}
+
+/// Module-wide state of one compilation.
+pub(crate) struct Compiler<'a> {
+    pub module: JITModule,
+    pub ir: &'a ir::Module,
+    sources: &'a SourceMap,
+    /// The Cranelift id of each IR function (same index).
+    pub funcs: Vec<ClFuncId>,
+    runtime: HashMap<&'static str, ClFuncId>,
+    strs: HashMap<Box<str>, DataId>,
+    /// One 8-byte data object per global (same index as `program.globals`).
+    pub globals: Vec<DataId>,
+    pub pending_data: DataId,
+    pub stack_limit_data: DataId,
+    positions: Vec<String>,
+    position_ids: HashMap<Span, u64>,
+    pub types: Vec<TypeDesc>,
+    type_ids: HashMap<ir::Type, u64>,
+}
+
+fn jit_module(opts: &CodegenOptions) -> Result<JITModule, String> {
+    let mut flags = settings::builder();
+    let set = |flags: &mut settings::Builder, k: &str, v: &str| {
+        flags.set(k, v).map_err(|e| format!("cranelift setting {k}={v}: {e}"))
+    };
+    set(&mut flags, "opt_level", if opts.optimize { "speed" } else { "none" })?;
+    set(&mut flags, "is_pic", "false")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    let isa_builder = cranelift_native::builder().map_err(|e| format!("host machine not supported: {e}"))?;
+    let isa = isa_builder.finish(settings::Flags::new(flags)).map_err(|e| format!("cranelift ISA: {e}"))?;
+    let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    jb.symbols(crate::runtime::symbols());
+    Ok(JITModule::new(jb))
+}
+
+impl<'a> Compiler<'a> {
+    pub fn new(ir: &'a ir::Module, sources: &'a SourceMap, opts: &CodegenOptions) -> Result<Compiler<'a>, String> {
+        let mut module = jit_module(opts)?;
+        let me = |e: cranelift_module::ModuleError| e.to_string();
+        let pending_data = module.declare_data("toy_pending", Linkage::Import, true, false).map_err(me)?;
+        let stack_limit_data = module.declare_data("toy_stack_limit", Linkage::Import, true, false).map_err(me)?;
+        let mut globals = Vec::new();
+        for _ in &ir.program.globals {
+            let id = module.declare_anonymous_data(true, false).map_err(me)?;
+            let mut d = DataDescription::new();
+            d.define_zeroinit(8);
+            d.set_align(8);
+            module.define_data(id, &d).map_err(me)?;
+            globals.push(id);
+        }
+        let mut cx = Compiler {
+            module,
+            ir,
+            sources,
+            funcs: Vec::new(),
+            runtime: HashMap::new(),
+            strs: HashMap::new(),
+            globals,
+            pending_data,
+            stack_limit_data,
+            positions: Vec::new(),
+            position_ids: HashMap::new(),
+            types: Vec::new(),
+            type_ids: HashMap::new(),
+        };
+        // Tag 0 is the string type (the header word of every string).
+        cx.type_tag(&ir::Type::Str);
+        let call_conv = cx.module.isa().default_call_conv();
+        for (i, code) in ir.funcs.iter().enumerate() {
+            let sig = translate::toy_signature(code, call_conv);
+            let id = cx.module.declare_function(&format!("toy_fn{i}"), Linkage::Local, &sig).map_err(me)?;
+            cx.funcs.push(id);
+        }
+        Ok(cx)
+    }
+
+    /// Translates every function selected by `want`; defines (compiles) them
+    /// all when `define`. Returns the CLIF text of the selected functions
+    /// when not defining.
+    pub fn compile(
+        &mut self,
+        define: bool,
+        want: impl Fn(&ir::IrCode) -> bool,
+    ) -> Result<Vec<(String, String)>, String> {
+        let mut ctx = self.module.make_context();
+        let mut fbc = FunctionBuilderContext::new();
+        let call_conv = self.module.isa().default_call_conv();
+        let mut texts = Vec::new();
+        let ir = self.ir;
+        for (i, code) in ir.funcs.iter().enumerate() {
+            if !define && !want(code) {
+                continue;
+            }
+            ctx.func.signature = translate::toy_signature(code, call_conv);
+            ctx.func.name = UserFuncName::user(0, i as u32);
+            let b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+            translate::translate(self, code, b).map_err(|e| format!("in `{}`: {e}", code.name))?;
+            if define {
+                self.module.define_function(self.funcs[i], &mut ctx).map_err(|e| {
+                    let detail = match &e {
+                        cranelift_module::ModuleError::Compilation(ce) => format!("{ce:?}"),
+                        other => other.to_string(),
+                    };
+                    format!("compiling `{}`: {detail}", code.name)
+                })?;
+            } else {
+                texts.push((code.name.clone(), ctx.func.display().to_string()));
+            }
+            self.module.clear_context(&mut ctx);
+        }
+        if define {
+            self.module.finalize_definitions().map_err(|e| e.to_string())?;
+        }
+        Ok(texts)
+    }
+
+    /// The declared id of a runtime function (declared on first use).
+    pub fn runtime_func(&mut self, sig: rtfn::RtSig) -> Result<ClFuncId, String> {
+        if let Some(id) = self.runtime.get(sig.symbol) {
+            return Ok(*id);
+        }
+        let s = translate::rt_signature(&sig, self.module.isa().default_call_conv());
+        let id = self.module.declare_function(sig.symbol, Linkage::Import, &s).map_err(|e| e.to_string())?;
+        self.runtime.insert(sig.symbol, id);
+        Ok(id)
+    }
+
+    /// The read-only data object of a string constant (one per distinct text).
+    pub fn str_const(&mut self, text: &str) -> Result<DataId, String> {
+        if let Some(id) = self.strs.get(text) {
+            return Ok(*id);
+        }
+        let id = self.module.declare_anonymous_data(false, false).map_err(|e| e.to_string())?;
+        let mut d = DataDescription::new();
+        d.define(crate::runtime::object::str_const_image(text.as_bytes()).into_boxed_slice());
+        d.set_align(8);
+        self.module.define_data(id, &d).map_err(|e| e.to_string())?;
+        self.strs.insert(text.into(), id);
+        Ok(id)
+    }
+
+    /// The runtime position id of a statement span (`FILE:LINE:COL`).
+    pub fn position_id(&mut self, span: Span) -> u64 {
+        if let Some(id) = self.position_ids.get(&span) {
+            return *id;
+        }
+        let id = self.positions.len() as u64;
+        self.positions.push(self.sources.position(span));
+        self.position_ids.insert(span, id);
+        id
+    }
+
+    /// The type-descriptor tag of a Toy type (assigned on first use).
+    pub fn type_tag(&mut self, ty: &ir::Type) -> u64 {
+        if let Some(t) = self.type_ids.get(ty) {
+            return *t;
+        }
+        let tag = self.types.len() as u64;
+        self.type_ids.insert(ty.clone(), tag);
+        self.types.push(TypeDesc::Int);
+        let desc = match ty {
+            ir::Type::Void | ir::Type::Int => TypeDesc::Int,
+            ir::Type::Float => TypeDesc::Float,
+            ir::Type::Bool => TypeDesc::Bool,
+            ir::Type::Str => TypeDesc::Str,
+            ir::Type::Array(elem) => TypeDesc::Array(self.type_tag(elem)),
+            ir::Type::Struct(sid) => {
+                let program = self.ir.program.clone();
+                match program.structs.get(sid.0 as usize) {
+                    Some(def) => TypeDesc::Struct {
+                        name: def.name.clone(),
+                        fields: def.fields.iter().map(|f| (f.name.clone(), self.type_tag(&f.ty))).collect(),
+                    },
+                    None => TypeDesc::Struct { name: format!("<struct {}>", sid.0), fields: Vec::new() },
+                }
+            }
+        };
+        self.types[tag as usize] = desc;
+        tag
+    }
 }

@@ -33,6 +33,11 @@ use crate::span::Span;
 use std::fmt;
 use std::ops::Range;
 
+pub mod blocks;
+pub mod compact;
+pub mod dom;
+pub mod edit;
+pub mod handbuild;
 pub mod print;
 pub mod verify;
 

@@ -1,1 +1,171 @@
 //! The runtime support library called from JIT-compiled code (`extern "C"`).
+//!
+//! Layout of the state the generated code touches directly:
+//! - [`PENDING`]: one byte, non-zero while an exception is pending. Compiled
+//!   code reads it for `NoException` (a load, not a call).
+//! - [`STACK_LIMIT`]: the lowest stack address compiled code may run at
+//!   before calling [`toy_stack_overflow`]; set when the program thread
+//!   starts and compared against the stack pointer in the prologue of every
+//!   function that calls Toy functions.
+//!
+//! The rest of the runtime state (output buffer, exception message, position
+//! table) is only touched through the `extern "C"` functions. One program
+//! runs at a time in a process: [`run_lock`] serialises runs (tests run
+//! several in one process).
+//!
+//! Every path that ends the process flushes the output buffer first: normal
+//! end (the driver's caller), `exit(n)`, an uncaught exception, a stack
+//! overflow.
+
+pub mod heap;
+pub mod math;
+pub mod object;
+pub mod output;
+pub mod strings;
+
+use object::StrObj;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
+
+/// Non-zero while an exception is pending.
+pub static PENDING: AtomicU8 = AtomicU8::new(0);
+/// Lowest stack address compiled code may run at (see the module docs).
+pub static STACK_LIMIT: AtomicUsize = AtomicUsize::new(0);
+
+/// The pending exception's message (a `StrObj` pointer) and position id.
+static PENDING_MSG: AtomicUsize = AtomicUsize::new(0);
+static PENDING_POS: AtomicU64 = AtomicU64::new(0);
+
+/// `FILE:LINE:COL` of every position id, installed by codegen before a run.
+static POSITIONS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+static RUN_LOCK: Mutex<()> = Mutex::new(());
+
+/// Serialises program runs within one process (the runtime state is global).
+pub fn run_lock() -> std::sync::MutexGuard<'static, ()> {
+    RUN_LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Resets the runtime state for a new run and installs the position table.
+pub fn reset(positions: Vec<String>) {
+    PENDING.store(0, Ordering::Relaxed);
+    PENDING_MSG.store(0, Ordering::Relaxed);
+    PENDING_POS.store(0, Ordering::Relaxed);
+    *POSITIONS.lock().unwrap_or_else(|e| e.into_inner()) = positions;
+    output::reset();
+    math::start_clock();
+}
+
+fn position_text(id: u64) -> String {
+    let table = POSITIONS.lock().unwrap_or_else(|e| e.into_inner());
+    table.get(id as usize).cloned().unwrap_or_else(|| "<unknown>".to_string())
+}
+
+/// The pending exception as (message, position), if any.
+pub fn pending() -> Option<(String, String)> {
+    if PENDING.load(Ordering::Relaxed) == 0 {
+        return None;
+    }
+    let msg = PENDING_MSG.load(Ordering::Relaxed) as *const StrObj;
+    // SAFETY: PENDING_MSG holds a live string object whenever PENDING is set.
+    let text = unsafe { object::str_lossy(msg) };
+    Some((text, position_text(PENDING_POS.load(Ordering::Relaxed))))
+}
+
+/// Flushes stdout, prints the uncaught exception to stderr; returns 101.
+pub fn report_uncaught(msg: &str, pos: &str) -> i32 {
+    output::flush();
+    eprintln!("error: {msg}");
+    eprintln!("  at {pos}");
+    101
+}
+
+fn set_pending(msg: *const StrObj, pos: u64) {
+    PENDING_MSG.store(msg as usize, Ordering::Relaxed);
+    PENDING_POS.store(pos, Ordering::Relaxed);
+    PENDING.store(1, Ordering::Relaxed);
+}
+
+fn raise_text(text: &str, pos: u64) {
+    set_pending(object::new_str(text.as_bytes()), pos);
+}
+
+/// `throw msg`.
+pub extern "C" fn toy_raise_throw(msg: *const StrObj, pos: u64) {
+    set_pending(msg, pos);
+}
+pub extern "C" fn toy_raise_div_zero(pos: u64) {
+    raise_text("division by zero", pos);
+}
+pub extern "C" fn toy_raise_index(index: i64, len: i64, pos: u64) {
+    raise_text(&format!("index out of bounds: index {index}, length {len}"), pos);
+}
+pub extern "C" fn toy_raise_nil(pos: u64) {
+    raise_text("nil dereference", pos);
+}
+pub extern "C" fn toy_raise_negative_length(pos: u64) {
+    raise_text("negative array length", pos);
+}
+pub extern "C" fn toy_raise_pop_empty(pos: u64) {
+    raise_text("pop from empty array", pos);
+}
+pub extern "C" fn toy_raise_assert(pos: u64) {
+    raise_text("assertion failed", pos);
+}
+pub extern "C" fn toy_raise_assert_msg(msg: *const StrObj, pos: u64) {
+    // SAFETY: compiled code passes a live string object.
+    let m = unsafe { object::str_bytes(msg) };
+    let mut text = b"assertion failed: ".to_vec();
+    text.extend_from_slice(m);
+    set_pending(object::new_str(&text), pos);
+}
+
+/// Raises an exception with a runtime-made message (used by the string
+/// functions that may throw).
+pub(crate) fn raise_msg(text: &str, pos: u64) {
+    raise_text(text, pos);
+}
+
+/// `TakeException`: the pending message; clears the pending state.
+pub extern "C" fn toy_take_exception() -> *const StrObj {
+    PENDING.store(0, Ordering::Relaxed);
+    let m = PENDING_MSG.swap(0, Ordering::Relaxed);
+    if m == 0 { object::new_str(b"") } else { m as *const StrObj }
+}
+
+/// Called by compiled code when the stack pointer passes [`STACK_LIMIT`].
+pub extern "C" fn toy_stack_overflow() -> ! {
+    output::flush();
+    eprintln!("error: stack overflow");
+    std::process::exit(101);
+}
+
+/// `exit(code)`: flushes output and ends the process.
+pub extern "C" fn toy_exit(code: i64) -> ! {
+    output::flush();
+    std::process::exit(code as i32);
+}
+
+/// Every runtime symbol compiled code may import, with its address.
+pub fn symbols() -> Vec<(&'static str, *const u8)> {
+    let mut v: Vec<(&'static str, *const u8)> = vec![
+        ("toy_pending", PENDING.as_ptr() as *const u8),
+        ("toy_stack_limit", STACK_LIMIT.as_ptr() as *const u8),
+        ("toy_raise_throw", toy_raise_throw as *const u8),
+        ("toy_raise_div_zero", toy_raise_div_zero as *const u8),
+        ("toy_raise_index", toy_raise_index as *const u8),
+        ("toy_raise_nil", toy_raise_nil as *const u8),
+        ("toy_raise_negative_length", toy_raise_negative_length as *const u8),
+        ("toy_raise_pop_empty", toy_raise_pop_empty as *const u8),
+        ("toy_raise_assert", toy_raise_assert as *const u8),
+        ("toy_raise_assert_msg", toy_raise_assert_msg as *const u8),
+        ("toy_take_exception", toy_take_exception as *const u8),
+        ("toy_stack_overflow", toy_stack_overflow as *const u8),
+        ("toy_exit", toy_exit as *const u8),
+    ];
+    v.extend(output::symbols());
+    v.extend(math::symbols());
+    v.extend(strings::symbols());
+    v.extend(heap::symbols());
+    v
+}

@@ -1,0 +1,104 @@
+//! Lowering of the pure unary and binary operations with Toy semantics.
+
+use crate::ir::{BinaryOp, Cmp, Operand, UnaryOp};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{InstBuilder, Value, types};
+use cranelift_frontend::FunctionBuilder;
+
+pub fn unary(b: &mut FunctionBuilder, op: UnaryOp, x: Value) -> Value {
+    match op {
+        UnaryOp::INeg => b.ins().ineg(x),
+        UnaryOp::FNeg => b.ins().fneg(x),
+        UnaryOp::Not => b.ins().bxor_imm_s(x, 1),
+        UnaryOp::IntToFloat => b.ins().fcvt_from_sint(types::F64, x),
+        // Truncates toward zero, saturates, NaN gives 0.
+        UnaryOp::FloatToInt => b.ins().fcvt_to_sint_sat(types::I64, x),
+    }
+}
+
+fn int_cc(c: Cmp) -> IntCC {
+    match c {
+        Cmp::Eq => IntCC::Equal,
+        Cmp::Ne => IntCC::NotEqual,
+        Cmp::Lt => IntCC::SignedLessThan,
+        Cmp::Le => IntCC::SignedLessThanOrEqual,
+        Cmp::Gt => IntCC::SignedGreaterThan,
+        Cmp::Ge => IntCC::SignedGreaterThanOrEqual,
+        Cmp::Ult => IntCC::UnsignedLessThan,
+    }
+}
+
+fn float_cc(c: Cmp) -> Result<FloatCC, String> {
+    Ok(match c {
+        Cmp::Eq => FloatCC::Equal,
+        // True when unordered (NaN), as IEEE `!=`.
+        Cmp::Ne => FloatCC::NotEqual,
+        Cmp::Lt => FloatCC::LessThan,
+        Cmp::Le => FloatCC::LessThanOrEqual,
+        Cmp::Gt => FloatCC::GreaterThan,
+        Cmp::Ge => FloatCC::GreaterThanOrEqual,
+        Cmp::Ult => return Err("`ult` on floats".into()),
+    })
+}
+
+/// A binary operation; `rhs_const` is the right operand when it is an int
+/// constant (division by a constant needs no `-1` guard). `FRem` is not
+/// handled here (it is a runtime call).
+pub fn binary(
+    b: &mut FunctionBuilder,
+    op: BinaryOp,
+    x: Value,
+    y: Value,
+    rhs_const: Option<i64>,
+) -> Result<Value, String> {
+    Ok(match op {
+        BinaryOp::IAdd => b.ins().iadd(x, y),
+        BinaryOp::ISub => b.ins().isub(x, y),
+        BinaryOp::IMul => b.ins().imul(x, y),
+        BinaryOp::IDiv => match rhs_const {
+            Some(-1) => b.ins().ineg(x),
+            Some(c) if c != 0 => b.ins().sdiv(x, y),
+            _ => {
+                // MIN / -1 == MIN: divide by 1 instead and negate (wrapping).
+                let is_m1 = b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+                let one = b.ins().iconst(types::I64, 1);
+                let safe = b.ins().select(is_m1, one, y);
+                let q = b.ins().sdiv(x, safe);
+                let neg = b.ins().ineg(x);
+                b.ins().select(is_m1, neg, q)
+            }
+        },
+        BinaryOp::IRem => match rhs_const {
+            Some(-1) => b.ins().iconst(types::I64, 0),
+            Some(c) if c != 0 => b.ins().srem(x, y),
+            _ => {
+                // MIN % -1 == 0 == MIN % 1.
+                let is_m1 = b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+                let one = b.ins().iconst(types::I64, 1);
+                let safe = b.ins().select(is_m1, one, y);
+                b.ins().srem(x, safe)
+            }
+        },
+        BinaryOp::IAnd => b.ins().band(x, y),
+        BinaryOp::IOr => b.ins().bor(x, y),
+        BinaryOp::IXor => b.ins().bxor(x, y),
+        // Cranelift takes shift counts modulo the type width (64).
+        BinaryOp::IShl => b.ins().ishl(x, y),
+        BinaryOp::IShr => b.ins().sshr(x, y),
+        BinaryOp::FAdd => b.ins().fadd(x, y),
+        BinaryOp::FSub => b.ins().fsub(x, y),
+        BinaryOp::FMul => b.ins().fmul(x, y),
+        BinaryOp::FDiv => b.ins().fdiv(x, y),
+        BinaryOp::FRem => return Err("`frem` must be lowered as a runtime call".into()),
+        BinaryOp::ICmp(c) => b.ins().icmp(int_cc(c), x, y),
+        BinaryOp::FCmp(c) => b.ins().fcmp(float_cc(c)?, x, y),
+    })
+}
+
+/// The int constant of an operand, if it is one.
+pub fn int_const(op: &Operand) -> Option<i64> {
+    match op {
+        Operand::Int(i) => Some(*i),
+        _ => None,
+    }
+}

@@ -1,0 +1,582 @@
+//! Translation of one `IrCode` function to a Cranelift function.
+//!
+//! - One Cranelift block per reachable IR block, emitted in reverse
+//!   postorder (so every definition is translated before its uses), plus a
+//!   separate entry block holding the function parameters and, in functions
+//!   that call Toy functions, the stack-limit check.
+//! - A `φ` is a parameter of its block; every branch (explicit, or the
+//!   fallthrough of a block / of a true `GotoIfNot`) passes, per `φ` of the
+//!   target, the operand of the edge it leaves from.
+//! - A `φᶜ` owns an 8-byte stack slot: each `ϒ` listing it stores there and
+//!   the `φᶜ` loads it at the handler's head.
+//! - Cranelift's own SSA variables are not used.
+
+use super::Compiler;
+use super::ops;
+use super::rtfn::{self, Lowering, RtSig, RtTy};
+use crate::ir::{Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    self as cl, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlot, StackSlotData,
+    StackSlotKind, TrapCode, types,
+};
+use cranelift_frontend::FunctionBuilder;
+use cranelift_module::{DataId, FuncId as ClFuncId, Module};
+use std::collections::HashMap;
+
+/// The Cranelift type of a Toy type (`None` for `Void`).
+pub fn cl_type(t: &Type) -> Option<cl::Type> {
+    match t {
+        Type::Void => None,
+        Type::Int => Some(types::I64),
+        Type::Float => Some(types::F64),
+        Type::Bool => Some(types::I8),
+        Type::Str | Type::Array(_) | Type::Struct(_) => Some(types::I64),
+    }
+}
+
+/// The signature of a Toy function.
+pub fn toy_signature(code: &IrCode, call_conv: cranelift_codegen::isa::CallConv) -> Signature {
+    let mut sig = Signature::new(call_conv);
+    for p in &code.params {
+        if let Some(t) = cl_type(p) {
+            sig.params.push(AbiParam::new(t));
+        }
+    }
+    if let Some(t) = cl_type(&code.ret) {
+        sig.returns.push(AbiParam::new(t));
+    }
+    sig
+}
+
+fn rt_abi(t: RtTy) -> AbiParam {
+    match t {
+        RtTy::I | RtTy::P => AbiParam::new(types::I64),
+        RtTy::F => AbiParam::new(types::F64),
+        RtTy::B => AbiParam::new(types::I8).uext(),
+    }
+}
+
+/// The signature of a runtime function.
+pub fn rt_signature(sig: &RtSig, call_conv: cranelift_codegen::isa::CallConv) -> Signature {
+    let mut s = Signature::new(call_conv);
+    s.params.extend(sig.params.iter().map(|t| rt_abi(*t)));
+    s.returns.extend(sig.ret.map(rt_abi));
+    s
+}
+
+/// The IR successors of block `b`, from its last statement.
+pub fn successors(code: &IrCode, b: usize) -> Vec<usize> {
+    let range = &code.cfg.blocks[b].stmts;
+    if range.end == 0 || range.start >= range.end {
+        return vec![b + 1];
+    }
+    match &code.stmts.inst[range.end as usize - 1] {
+        Inst::Goto(d) => vec![d.0 as usize],
+        Inst::GotoIfNot { dest, .. } => vec![b + 1, dest.0 as usize],
+        Inst::Return(_) | Inst::Unwind | Inst::Unreachable => vec![],
+        _ => vec![b + 1],
+    }
+}
+
+/// Blocks reachable from block 0, in reverse postorder.
+pub fn reverse_postorder(code: &IrCode) -> Vec<usize> {
+    let n = code.cfg.blocks.len();
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    if n == 0 {
+        return post;
+    }
+    let mut stack: Vec<(usize, Vec<usize>)> = vec![(0, successors(code, 0))];
+    seen[0] = true;
+    while let Some((b, succs)) = stack.last_mut() {
+        if let Some(s) = succs.pop() {
+            if s < n && !seen[s] {
+                seen[s] = true;
+                let ss = successors(code, s);
+                stack.push((s, ss));
+            }
+        } else {
+            post.push(*b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+pub(super) struct FnTrans<'c, 'a, 'f> {
+    pub cx: &'c mut Compiler<'a>,
+    pub b: FunctionBuilder<'f>,
+    pub code: &'a IrCode,
+    blocks: Vec<Option<cl::Block>>,
+    vals: Vec<Option<cl::Value>>,
+    params: Vec<cl::Value>,
+    phic_slot: HashMap<u32, StackSlot>,
+    upsilon_slots: HashMap<u32, Vec<StackSlot>>,
+    func_refs: HashMap<ClFuncId, cl::FuncRef>,
+    data_gvs: HashMap<DataId, cl::GlobalValue>,
+}
+
+/// Translates `code` into `b`'s function (whose signature is already set).
+pub(super) fn translate<'a>(cx: &mut Compiler<'a>, code: &'a IrCode, b: FunctionBuilder<'_>) -> Result<(), String> {
+    let mut t = FnTrans {
+        cx,
+        b,
+        code,
+        blocks: vec![None; code.cfg.blocks.len()],
+        vals: vec![None; code.stmts.len()],
+        params: Vec::new(),
+        phic_slot: HashMap::new(),
+        upsilon_slots: HashMap::new(),
+        func_refs: HashMap::new(),
+        data_gvs: HashMap::new(),
+    };
+    t.run()?;
+    let config = t.cx.module.isa().frontend_config();
+    t.b.seal_all_blocks();
+    t.b.finalize(config);
+    Ok(())
+}
+
+impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
+    fn run(&mut self) -> Result<(), String> {
+        let code = self.code;
+        let order = reverse_postorder(code);
+        if order.is_empty() {
+            return Err(format!("function `{}` has no blocks", code.name));
+        }
+        let entry = self.b.create_block();
+        self.b.append_block_params_for_function_params(entry);
+        self.params = self.b.block_params(entry).to_vec();
+
+        for &bi in &order {
+            let blk = self.b.create_block();
+            self.blocks[bi] = Some(blk);
+            for s in code.cfg.blocks[bi].stmts.clone() {
+                match &code.stmts.inst[s as usize] {
+                    Inst::Phi { .. } => {
+                        if let Some(ty) = cl_type(&code.stmts.ty[s as usize]) {
+                            self.vals[s as usize] = Some(self.b.append_block_param(blk, ty));
+                        }
+                    }
+                    Inst::PhiC { .. } | Inst::Nothing => {}
+                    _ => break,
+                }
+            }
+        }
+        for (s, inst) in code.stmts.inst.iter().enumerate() {
+            if let Inst::PhiC { upsilons } = inst {
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+                self.phic_slot.insert(s as u32, slot);
+                for u in upsilons {
+                    self.upsilon_slots.entry(u.0).or_default().push(slot);
+                }
+            }
+        }
+
+        // Entry: stack check (when the function calls Toy functions), then block 0.
+        self.b.switch_to_block(entry);
+        let first = self.block(0)?;
+        if code.stmts.inst.iter().any(|i| matches!(i, Inst::Call { .. })) {
+            let sp = self.b.ins().get_stack_pointer(types::I64);
+            let addr = self.data_addr(self.cx.stack_limit_data)?;
+            let limit = self.b.ins().load(types::I64, MemFlagsData::trusted(), addr, 0);
+            let over = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
+            let cold = self.b.create_block();
+            self.b.set_cold_block(cold);
+            let args = self.edge_args(usize::MAX, 0)?;
+            self.b.ins().brif(over, cold, &[], first, &args);
+            self.b.switch_to_block(cold);
+            self.call_rt(rtfn::internal::STACK_OVERFLOW, &[])?;
+            self.b.ins().trap(TrapCode::STACK_OVERFLOW);
+        } else {
+            let args = self.edge_args(usize::MAX, 0)?;
+            self.b.ins().jump(first, &args);
+        }
+
+        for &bi in &order {
+            self.block_body(bi)?;
+        }
+        Ok(())
+    }
+
+    fn block(&self, b: usize) -> Result<cl::Block, String> {
+        self.blocks.get(b).copied().flatten().ok_or_else(|| format!("branch to missing block #{}", b + 1))
+    }
+
+    /// The block arguments for the edge `from → to` (one per `φ` of `to`).
+    fn edge_args(&mut self, from: usize, to: usize) -> Result<Vec<BlockArg>, String> {
+        let code = self.code;
+        let mut args = Vec::new();
+        let Some(bb) = code.cfg.blocks.get(to) else {
+            return Err(format!("branch to missing block #{}", to + 1));
+        };
+        for s in bb.stmts.clone() {
+            match &code.stmts.inst[s as usize] {
+                Inst::Phi { edges, values } => {
+                    if cl_type(&code.stmts.ty[s as usize]).is_none() {
+                        continue;
+                    }
+                    let Some(i) = edges.iter().position(|e| e.0 as usize == from) else {
+                        return Err(format!(
+                            "φ %{} in #{} has no operand for the edge from #{}",
+                            s + 1,
+                            to + 1,
+                            from.wrapping_add(1)
+                        ));
+                    };
+                    let v = self.operand(&values[i])?;
+                    args.push(BlockArg::Value(v));
+                }
+                Inst::PhiC { .. } | Inst::Nothing => {}
+                _ => break,
+            }
+        }
+        Ok(args)
+    }
+
+    fn block_body(&mut self, bi: usize) -> Result<(), String> {
+        let code = self.code;
+        let blk = self.block(bi)?;
+        self.b.switch_to_block(blk);
+        let range = code.cfg.blocks[bi].stmts.clone();
+        let mut cold = false;
+        for s in range.clone() {
+            let s = s as usize;
+            if code.stmts.flags[s].contains(crate::ir::Flags::COLD) || matches!(code.stmts.inst[s], Inst::Raise { .. }) {
+                cold = true;
+            }
+            match &code.stmts.inst[s] {
+                Inst::Goto(d) => {
+                    let target = self.block(d.0 as usize)?;
+                    let args = self.edge_args(bi, d.0 as usize)?;
+                    self.b.ins().jump(target, &args);
+                }
+                Inst::GotoIfNot { cond, dest } => {
+                    let c = self.operand(cond)?;
+                    let then = self.block(bi + 1)?;
+                    let then_args = self.edge_args(bi, bi + 1)?;
+                    let other = self.block(dest.0 as usize)?;
+                    let other_args = self.edge_args(bi, dest.0 as usize)?;
+                    self.b.ins().brif(c, then, &then_args, other, &other_args);
+                }
+                Inst::Return(op) => {
+                    let rets = match op {
+                        Some(o) if cl_type(&code.ret).is_some() => vec![self.operand(o)?],
+                        _ => vec![],
+                    };
+                    self.b.ins().return_(&rets);
+                }
+                Inst::Unwind => {
+                    let rets: Vec<cl::Value> = match cl_type(&code.ret) {
+                        None => vec![],
+                        Some(t) if t == types::F64 => vec![self.b.ins().f64const(0.0)],
+                        Some(t) => vec![self.b.ins().iconst(t, 0)],
+                    };
+                    self.b.ins().return_(&rets);
+                }
+                Inst::Unreachable => {
+                    self.b.ins().trap(TrapCode::unwrap_user(1));
+                }
+                _ => self.stmt(s)?,
+            }
+        }
+        if cold && bi != 0 {
+            self.b.set_cold_block(blk);
+        }
+        let last = range.end as usize - 1;
+        if !code.stmts.inst[last].is_terminator() {
+            let next = self.block(bi + 1)?;
+            let args = self.edge_args(bi, bi + 1)?;
+            self.b.ins().jump(next, &args);
+        }
+        Ok(())
+    }
+
+    /// The Cranelift value of an operand (constants are materialised here).
+    pub(super) fn operand(&mut self, op: &Operand) -> Result<cl::Value, String> {
+        Ok(match op {
+            Operand::Value(v) => self
+                .vals
+                .get(v.0 as usize)
+                .copied()
+                .flatten()
+                .ok_or_else(|| format!("use of {v} before its definition (or of a void value)"))?,
+            Operand::Arg(i) => {
+                *self.params.get(*i as usize).ok_or_else(|| format!("argument _{} out of range", i + 1))?
+            }
+            Operand::Int(i) => self.b.ins().iconst(types::I64, *i),
+            Operand::Float(f) => self.b.ins().f64const(*f),
+            Operand::Bool(x) => self.b.ins().iconst(types::I8, *x as i64),
+            Operand::Nil => self.b.ins().iconst(types::I64, 0),
+        })
+    }
+
+    /// The Toy type of an operand (`Nil` has no type of its own: `None`).
+    pub(super) fn operand_type(&self, op: &Operand) -> Option<Type> {
+        match op {
+            Operand::Value(v) => self.code.stmts.ty.get(v.0 as usize).cloned(),
+            Operand::Arg(i) => self.code.params.get(*i as usize).cloned(),
+            Operand::Int(_) => Some(Type::Int),
+            Operand::Float(_) => Some(Type::Float),
+            Operand::Bool(_) => Some(Type::Bool),
+            Operand::Nil => None,
+        }
+    }
+
+    fn operands(&mut self, ops: &[Operand]) -> Result<Vec<cl::Value>, String> {
+        ops.iter().map(|o| self.operand(o)).collect()
+    }
+
+    pub(super) fn data_addr(&mut self, id: DataId) -> Result<cl::Value, String> {
+        let gv = match self.data_gvs.get(&id) {
+            Some(gv) => *gv,
+            None => {
+                let gv = self.cx.module.declare_data_in_func(id, self.b.func);
+                self.data_gvs.insert(id, gv);
+                gv
+            }
+        };
+        Ok(self.b.ins().symbol_value(types::I64, gv))
+    }
+
+    fn func_ref(&mut self, id: ClFuncId) -> cl::FuncRef {
+        match self.func_refs.get(&id) {
+            Some(f) => *f,
+            None => {
+                let f = self.cx.module.declare_func_in_func(id, self.b.func);
+                self.func_refs.insert(id, f);
+                f
+            }
+        }
+    }
+
+    /// Calls a runtime function; returns its result, if any.
+    pub(super) fn call_rt(&mut self, sig: RtSig, args: &[cl::Value]) -> Result<Option<cl::Value>, String> {
+        let id = self.cx.runtime_func(sig)?;
+        let f = self.func_ref(id);
+        let call = self.b.ins().call(f, args);
+        Ok(self.b.inst_results(call).first().copied())
+    }
+
+    pub(super) fn position_arg(&mut self, s: usize) -> cl::Value {
+        let id = self.cx.position_id(self.code.stmts.span[s]);
+        self.b.ins().iconst(types::I64, id as i64)
+    }
+
+    /// Records the value of statement `s`.
+    pub(super) fn define(&mut self, s: usize, v: cl::Value) {
+        self.set(s, Some(v));
+    }
+
+    fn set(&mut self, s: usize, v: Option<cl::Value>) {
+        if cl_type(&self.code.stmts.ty[s]).is_some() {
+            self.vals[s] = v;
+        }
+    }
+
+    fn stmt(&mut self, s: usize) -> Result<(), String> {
+        let code = self.code;
+        match &code.stmts.inst[s] {
+            Inst::Nothing | Inst::Phi { .. } => {}
+            Inst::Copy(op) | Inst::Pi { value: op, .. } => {
+                if cl_type(&code.stmts.ty[s]).is_some() {
+                    let v = self.operand(op)?;
+                    self.set(s, Some(v));
+                }
+            }
+            Inst::Unary(op, x) => {
+                let x = self.operand(x)?;
+                let v = ops::unary(&mut self.b, *op, x);
+                self.set(s, Some(v));
+            }
+            Inst::Binary(crate::ir::BinaryOp::FRem, x, y) => {
+                let args = self.operands(&[*x, *y])?;
+                let v = self.call_rt(fmod_sig(), &args)?;
+                self.set(s, v);
+            }
+            Inst::Binary(op, x, y) => {
+                let xv = self.operand(x)?;
+                let yv = self.operand(y)?;
+                let v = ops::binary(&mut self.b, *op, xv, yv, ops::int_const(y))?;
+                self.set(s, Some(v));
+            }
+            Inst::PhiC { .. } => {
+                let slot = self.phic_slot[&(s as u32)];
+                if let Some(ty) = cl_type(&code.stmts.ty[s]) {
+                    let v = self.b.ins().stack_load(types::I64, ty, slot, 0);
+                    self.set(s, Some(v));
+                }
+            }
+            Inst::Upsilon(op) => {
+                if let Some(slots) = self.upsilon_slots.get(&(s as u32)).cloned() {
+                    let v = self.operand(op)?;
+                    for slot in slots {
+                        self.b.ins().stack_store(types::I64, v, slot, 0);
+                    }
+                }
+            }
+            Inst::StrConst(text) => {
+                let id = self.cx.str_const(text)?;
+                let v = self.data_addr(id)?;
+                self.set(s, Some(v));
+            }
+            Inst::Call { func, args } => {
+                let id = *self
+                    .cx
+                    .funcs
+                    .get(func.0 as usize)
+                    .ok_or_else(|| format!("call of unknown function {}", func.0))?;
+                // Void arguments have no machine value.
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    if self.operand_type(a).is_some_and(|t| cl_type(&t).is_none()) {
+                        continue;
+                    }
+                    vals.push(self.operand(a)?);
+                }
+                let f = self.func_ref(id);
+                let call = self.b.ins().call(f, &vals);
+                let r = self.b.inst_results(call).first().copied();
+                self.set(s, r);
+            }
+            Inst::Runtime { func, args } => self.runtime(s, *func, args)?,
+            Inst::Raise { kind, args } => self.raise(s, *kind, args)?,
+            Inst::NoException => {
+                let addr = self.data_addr(self.cx.pending_data)?;
+                let flag = self.b.ins().load(types::I8, MemFlagsData::trusted(), addr, 0);
+                let ok = self.b.ins().icmp_imm_s(IntCC::Equal, flag, 0);
+                self.set(s, Some(ok));
+            }
+            Inst::TakeException => {
+                let v = self.call_rt(rtfn::internal::TAKE_EXCEPTION, &[])?;
+                self.set(s, v);
+            }
+            Inst::Load { .. } | Inst::Store { .. } | Inst::NewArray { .. } | Inst::NewStruct { .. } => {
+                self.heap_stmt(s)?;
+            }
+            Inst::Goto(_) | Inst::GotoIfNot { .. } | Inst::Return(_) | Inst::Unwind | Inst::Unreachable => {
+                return Err(format!("terminator %{} in the middle of a block", s + 1));
+            }
+        }
+        Ok(())
+    }
+
+    fn runtime(&mut self, s: usize, func: RuntimeFn, args: &[Operand]) -> Result<(), String> {
+        match rtfn::lowering(func) {
+            Lowering::Call { sig, may_throw } => {
+                let mut vals = match func {
+                    RuntimeFn::PrintValue => {
+                        // The type tag is codegen's: taken from the operand's static type.
+                        let r = self.operand(args.first().ok_or("PrintValue without operand")?)?;
+                        let ty = args.first().and_then(|a| self.operand_type(a));
+                        let tag = match ty {
+                            Some(t) => self.cx.type_tag(&t),
+                            None => 0,
+                        };
+                        let tagv = self.b.ins().iconst(types::I64, tag as i64);
+                        vec![r, tagv]
+                    }
+                    RuntimeFn::ArrayPush => {
+                        let a = self.operand(args.first().ok_or("ArrayPush without array")?)?;
+                        let x = self.operand(args.get(1).ok_or("ArrayPush without value")?)?;
+                        let bits = self.to_bits(x);
+                        vec![a, bits]
+                    }
+                    RuntimeFn::Args => {
+                        let tag = self.cx.type_tag(&Type::Array(Box::new(Type::Str)));
+                        vec![self.b.ins().iconst(types::I64, tag as i64)]
+                    }
+                    _ => self.operands(args)?,
+                };
+                if may_throw {
+                    let p = self.position_arg(s);
+                    vals.push(p);
+                }
+                if vals.len() != sig.params.len() {
+                    return Err(format!("runtime call %{} has {} arguments, expected {}", s + 1, vals.len(), sig.params.len()));
+                }
+                let r = self.call_rt(sig, &vals)?;
+                let r = match (func, r) {
+                    (RuntimeFn::ArrayPop, Some(bits)) => Some(self.from_bits(bits, &code_ty(self.code, s))),
+                    (_, r) => r,
+                };
+                self.set(s, r);
+            }
+            Lowering::Inline => {
+                let vals = self.operands(args)?;
+                let arg = |i: usize| vals.get(i).copied().ok_or_else(|| format!("runtime call %{} lacks operand {}", s + 1, i + 1));
+                let v = match func {
+                    RuntimeFn::Sqrt => self.b.ins().sqrt(arg(0)?),
+                    RuntimeFn::Floor => self.b.ins().floor(arg(0)?),
+                    RuntimeFn::Ceil => self.b.ins().ceil(arg(0)?),
+                    RuntimeFn::Fabs => self.b.ins().fabs(arg(0)?),
+                    RuntimeFn::StrLen => {
+                        self.b.ins().load(types::I64, MemFlagsData::trusted(), arg(0)?, crate::runtime::object::STR_LEN_OFFSET)
+                    }
+                    RuntimeFn::StrByte => {
+                        let p = self.b.ins().iadd(arg(0)?, arg(1)?);
+                        let byte = self.b.ins().load(types::I8, MemFlagsData::trusted(), p, crate::runtime::object::STR_DATA_OFFSET);
+                        self.b.ins().uextend(types::I64, byte)
+                    }
+                    other => return Err(format!("no inline lowering for {other:?}")),
+                };
+                self.set(s, Some(v));
+            }
+        }
+        Ok(())
+    }
+
+    fn raise(&mut self, s: usize, kind: RaiseKind, args: &[Operand]) -> Result<(), String> {
+        use rtfn::internal as rt;
+        let mut vals = self.operands(args)?;
+        let sig = match (kind, vals.len()) {
+            (RaiseKind::Throw, 1) => rt::RAISE_THROW,
+            (RaiseKind::DivisionByZero, 0) => rt::RAISE_DIV_ZERO,
+            (RaiseKind::IndexOutOfBounds, 2) => rt::RAISE_INDEX,
+            (RaiseKind::NilDereference, 0) => rt::RAISE_NIL,
+            (RaiseKind::NegativeArrayLength, 0) => rt::RAISE_NEGATIVE_LENGTH,
+            (RaiseKind::PopFromEmpty, 0) => rt::RAISE_POP_EMPTY,
+            (RaiseKind::AssertionFailed, 0) => rt::RAISE_ASSERT,
+            (RaiseKind::AssertionFailed, 1) => rt::RAISE_ASSERT_MSG,
+            (k, n) => return Err(format!("raise {k:?} with {n} arguments")),
+        };
+        let p = self.position_arg(s);
+        vals.push(p);
+        self.call_rt(sig, &vals)?;
+        Ok(())
+    }
+
+    /// A value as its 8-byte slot image (arrays store every element in 8 bytes).
+    pub(super) fn to_bits(&mut self, v: cl::Value) -> cl::Value {
+        let ty = self.b.func.dfg.value_type(v);
+        if ty == types::F64 {
+            self.b.ins().bitcast(types::I64, MemFlagsData::new(), v)
+        } else if ty == types::I8 {
+            self.b.ins().uextend(types::I64, v)
+        } else {
+            v
+        }
+    }
+
+    /// The value of type `ty` held in an 8-byte slot image.
+    pub(super) fn from_bits(&mut self, bits: cl::Value, ty: &Type) -> cl::Value {
+        match cl_type(ty) {
+            Some(t) if t == types::F64 => self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits),
+            Some(t) if t == types::I8 => self.b.ins().ireduce(types::I8, bits),
+            _ => bits,
+        }
+    }
+}
+
+fn code_ty(code: &IrCode, s: usize) -> Type {
+    code.stmts.ty[s].clone()
+}
+
+fn fmod_sig() -> RtSig {
+    match rtfn::lowering(RuntimeFn::FMod) {
+        Lowering::Call { sig, .. } => sig,
+        Lowering::Inline => RtSig { symbol: "toy_fmod", params: &[RtTy::F, RtTy::F], ret: Some(RtTy::F) },
+    }
+}

@@ -1,0 +1,525 @@
+//! Compaction: applies a [`NewNodes`] buffer, renumbers statements and
+//! blocks, and cleans up in the same linear-time run (Julia's `compact!`).
+//!
+//! What one compaction does, in this order:
+//! 1. Forwards every `Copy` (replace-all-uses) to its source.
+//! 2. Finds the blocks reachable from the entry, following each block's
+//!    terminator; a `GotoIfNot` whose condition is a constant has only its
+//!    taken edge (the dead edge is killed).
+//! 3. Prunes every φ of a live block to its live incoming edges, then folds a
+//!    φ whose operands (ignoring itself) are all one value — this covers a
+//!    block left with a single predecessor — with a worklist over φ users.
+//! 4. Removes dead statements: unused and removable ([`removable`]), with a
+//!    worklist on use counts, so chains of dead statements go at once.
+//! 5. Emits the live blocks in their old order with new numbers: a constant
+//!    `GotoIfNot` becomes a `Goto` (false) or disappears (true, fallthrough);
+//!    a block left empty keeps one `Nothing`; a block that falls through into
+//!    a block that no longer follows it gets an explicit `Goto`.
+//! 6. Renames every operand, φ edge and branch target, and rebuilds
+//!    `preds`/`succs` from the terminators.
+//!
+//! [`IncrementalCompact`] exposes the same run as an iterator: a pass walks
+//! the statements in final order, rewriting them (operands it sees are
+//! already forwarded through the copies seen so far), and `finish` performs
+//! the cleanup above in the same sweep's aftermath.
+
+use crate::ir::edit::{NewNodes, for_each_operand_mut, for_each_value_use, removable, same_operand};
+use crate::ir::{BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value};
+use crate::span::Span;
+
+/// What a compaction did (the `compact.*` counters).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct CompactStats {
+    pub copies_forwarded: u32,
+    pub phis_folded: u32,
+    pub dead_removed: u32,
+    pub branches_folded: u32,
+    pub blocks_removed: u32,
+    pub nodes_inserted: u32,
+}
+
+/// Applies `new` to `ir` and compacts it (see the module doc).
+pub fn compact(ir: &mut IrCode, new: NewNodes) -> CompactStats {
+    IncrementalCompact::new(ir, new).finish()
+}
+
+/// Compacts `ir` with no pending nodes.
+pub fn compact_only(ir: &mut IrCode) -> CompactStats {
+    let new = NewNodes::new(ir);
+    compact(ir, new)
+}
+
+/// The value a dangling use is renamed to (only reachable from invalid
+/// input, e.g. a cycle of copies); the verifier reports it. Not `u32::MAX`,
+/// so that printing it (`%{n+1}`) cannot overflow.
+const DANGLING: Value = Value(u32::MAX - 1);
+
+/// A compaction in progress; see the module doc.
+pub struct IncrementalCompact<'a> {
+    ir: &'a mut IrCode,
+    /// Original statements then new nodes, indexed by value.
+    insts: Vec<Inst>,
+    tys: Vec<Type>,
+    spans: Vec<Span>,
+    flags: Vec<Flags>,
+    /// Per original block, its values in final placement order.
+    order: Vec<Vec<u32>>,
+    subst: Vec<Option<Operand>>,
+    new_count: u32,
+    cur_block: usize,
+    cur_idx: usize,
+    /// The value last yielded (its copy, if any, is recorded on the next step).
+    last: Option<u32>,
+}
+
+impl<'a> IncrementalCompact<'a> {
+    pub fn new(ir: &'a mut IrCode, new: NewNodes) -> IncrementalCompact<'a> {
+        let stream = std::mem::take(&mut ir.stmts);
+        let len = stream.len();
+        let InstructionStream { mut inst, mut ty, mut span, mut flags } = stream;
+        let mut before: Vec<Vec<u32>> = vec![Vec::new(); len];
+        let mut after: Vec<Vec<u32>> = vec![Vec::new(); len];
+        let mut orphans = Vec::new();
+        let new_count = new.nodes.len() as u32;
+        for (i, node) in new.nodes.into_iter().enumerate() {
+            let v = len as u32 + i as u32;
+            match (node.attach_after, before.get_mut(node.pos as usize)) {
+                (false, Some(list)) => list.push(v),
+                (true, Some(_)) => after[node.pos as usize].push(v),
+                (_, None) => orphans.push(v),
+            }
+            inst.push(node.inst);
+            ty.push(node.ty);
+            span.push(node.span);
+            flags.push(node.flags);
+        }
+        let mut order: Vec<Vec<u32>> = Vec::with_capacity(ir.cfg.blocks.len());
+        for bb in &ir.cfg.blocks {
+            let mut vals = Vec::with_capacity(bb.stmts.len());
+            for s in bb.stmts.clone() {
+                let s = s as usize;
+                if s >= len {
+                    break;
+                }
+                vals.extend_from_slice(&before[s]);
+                vals.push(s as u32);
+                vals.extend_from_slice(&after[s]);
+            }
+            order.push(vals);
+        }
+        if let Some(last) = order.last_mut() {
+            // Nodes placed at a position outside the stream go before the
+            // final terminator.
+            let at = last.len().saturating_sub(1);
+            for (k, v) in orphans.into_iter().enumerate() {
+                last.insert(at + k, v);
+            }
+        }
+        let n = inst.len();
+        IncrementalCompact {
+            ir,
+            insts: inst,
+            tys: ty,
+            spans: span,
+            flags,
+            order,
+            subst: vec![None; n],
+            new_count,
+            cur_block: 0,
+            cur_idx: 0,
+            last: None,
+        }
+    }
+
+    /// The next statement in final order (block by block), with its operands
+    /// already forwarded through the copies seen so far.
+    pub fn next_value(&mut self) -> Option<Value> {
+        self.record_last();
+        loop {
+            let block = self.order.get(self.cur_block)?;
+            let Some(&v) = block.get(self.cur_idx) else {
+                self.cur_block += 1;
+                self.cur_idx = 0;
+                continue;
+            };
+            self.cur_idx += 1;
+            let subst = &mut self.subst;
+            if let Some(inst) = self.insts.get_mut(v as usize) {
+                for_each_operand_mut(inst, |op| *op = resolve(subst, *op));
+            }
+            self.last = Some(v);
+            return Some(Value(v));
+        }
+    }
+
+    /// The original block of the statement last returned by `next_value`.
+    pub fn current_block(&self) -> BlockId {
+        BlockId(self.cur_block as u32)
+    }
+
+    pub fn inst(&self, v: Value) -> &Inst {
+        self.insts.get(v.0 as usize).unwrap_or(&Inst::Nothing)
+    }
+
+    /// The instruction of `v`, to rewrite (`Copy(x)` replaces all uses,
+    /// `Nothing` deletes).
+    pub fn inst_mut(&mut self, v: Value) -> Option<&mut Inst> {
+        self.insts.get_mut(v.0 as usize)
+    }
+
+    pub fn ty(&self, v: Value) -> &Type {
+        self.tys.get(v.0 as usize).unwrap_or(&Type::Void)
+    }
+
+    /// Resolves `op` through the copies recorded so far.
+    pub fn resolve(&mut self, op: Operand) -> Operand {
+        resolve(&mut self.subst, op)
+    }
+
+    fn record_last(&mut self) {
+        if let Some(v) = self.last.take() {
+            if let Some(Inst::Copy(op)) = self.insts.get(v as usize) {
+                self.subst[v as usize] = Some(*op);
+            }
+        }
+    }
+
+    /// The successor blocks of old block `b` as its terminator says, the
+    /// condition of a `GotoIfNot` resolved (a constant keeps one edge).
+    fn succs_of(&mut self, b: usize) -> Vec<u32> {
+        let nblocks = self.order.len();
+        let fall = if b + 1 < nblocks { vec![b as u32 + 1] } else { Vec::new() };
+        let Some(&last) = self.order[b].last() else { return fall };
+        match self.insts[last as usize].clone() {
+            Inst::Goto(d) => vec![d.0],
+            Inst::GotoIfNot { cond, dest } => match resolve(&mut self.subst, cond) {
+                Operand::Bool(true) => fall,
+                Operand::Bool(false) => vec![dest.0],
+                _ => {
+                    let mut s = fall;
+                    if !s.contains(&dest.0) {
+                        s.push(dest.0);
+                    }
+                    s
+                }
+            },
+            Inst::Return(_) | Inst::Unwind | Inst::Unreachable => Vec::new(),
+            _ => fall,
+        }
+        .into_iter()
+        .filter(|&s| (s as usize) < nblocks)
+        .collect()
+    }
+
+    /// Completes the compaction and writes the result back into the IrCode.
+    pub fn finish(mut self) -> CompactStats {
+        self.record_last();
+        let mut stats = CompactStats::default();
+        let n = self.insts.len();
+        let nblocks = self.order.len();
+        for v in 0..n {
+            if let Inst::Copy(op) = self.insts[v] {
+                self.subst[v] = Some(op);
+                stats.copies_forwarded += 1;
+            }
+        }
+
+        // 2. Reachability with constant branches folded.
+        let mut live = vec![false; nblocks];
+        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); nblocks];
+        let mut stack = Vec::new();
+        if nblocks > 0 {
+            live[0] = true;
+            stack.push(0usize);
+        }
+        while let Some(b) = stack.pop() {
+            succs[b] = self.succs_of(b);
+            for &s in &succs[b] {
+                if !live[s as usize] {
+                    live[s as usize] = true;
+                    stack.push(s as usize);
+                }
+            }
+        }
+        let mut new_id = vec![None; nblocks];
+        let mut next_id = 0u32;
+        for b in 0..nblocks {
+            if live[b] {
+                new_id[b] = Some(next_id);
+                next_id += 1;
+            }
+        }
+        stats.blocks_removed = nblocks as u32 - next_id;
+        let mut block_of = vec![u32::MAX; n];
+        for (b, vals) in self.order.iter().enumerate() {
+            for &v in vals {
+                block_of[v as usize] = b as u32;
+            }
+        }
+        let is_live_value = |v: usize, block_of: &[u32]| block_of.get(v).is_some_and(|&b| live.get(b as usize) == Some(&true));
+
+        // 3. Prune φ edges, then fold trivial φs.
+        let mut phis = Vec::new();
+        for (b, vals) in self.order.iter().enumerate() {
+            if !live[b] {
+                continue;
+            }
+            for &v in vals {
+                if let Inst::Phi { edges, values } = &mut self.insts[v as usize] {
+                    let mut ne = Vec::with_capacity(edges.len());
+                    let mut nv = Vec::with_capacity(values.len());
+                    for (e, val) in edges.iter().zip(values.iter()) {
+                        let p = e.0 as usize;
+                        if live.get(p) == Some(&true) && succs[p].contains(&(b as u32)) {
+                            ne.push(*e);
+                            nv.push(resolve(&mut self.subst, *val));
+                        }
+                    }
+                    *edges = ne;
+                    *values = nv;
+                    phis.push(v);
+                }
+            }
+        }
+        let mut phi_users: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for &p in &phis {
+            if let Inst::Phi { values, .. } = &self.insts[p as usize] {
+                for val in values {
+                    if let Operand::Value(w) = val {
+                        if let Some(list) = phi_users.get_mut(w.0 as usize) {
+                            list.push(p);
+                        }
+                    }
+                }
+            }
+        }
+        let mut work = phis;
+        while let Some(p) = work.pop() {
+            if self.subst[p as usize].is_some() {
+                continue;
+            }
+            let Inst::Phi { values, .. } = &self.insts[p as usize] else { continue };
+            let values = values.clone();
+            let mut unique: Option<Operand> = None;
+            let mut foldable = true;
+            for val in values {
+                let r = resolve(&mut self.subst, val);
+                if r == Operand::Value(Value(p)) {
+                    continue;
+                }
+                match unique {
+                    None => unique = Some(r),
+                    Some(u) if same_operand(&u, &r) => {}
+                    Some(_) => {
+                        foldable = false;
+                        break;
+                    }
+                }
+            }
+            if let (true, Some(u)) = (foldable, unique) {
+                self.subst[p as usize] = Some(u);
+                stats.phis_folded += 1;
+                work.extend(std::mem::take(&mut phi_users[p as usize]));
+            }
+        }
+
+        // 4. Dead statements.
+        let alive = |v: usize, subst: &[Option<Operand>], insts: &[Inst]| {
+            is_live_value(v, &block_of) && subst[v].is_none() && !matches!(insts[v], Inst::Nothing)
+        };
+        let mut counts = vec![0u32; n];
+        let operands_of = |inst: &Inst, subst: &mut Vec<Option<Operand>>| {
+            let mut out = Vec::new();
+            for_each_value_use(inst, |w| out.push(w));
+            if !matches!(inst, Inst::PhiC { .. }) {
+                for w in &mut out {
+                    *w = match resolve(subst, Operand::Value(*w)) {
+                        Operand::Value(x) => x,
+                        _ => DANGLING,
+                    };
+                }
+            }
+            out.retain(|w| *w != DANGLING);
+            out
+        };
+        for v in 0..n {
+            if alive(v, &self.subst, &self.insts) {
+                for w in operands_of(&self.insts[v], &mut self.subst) {
+                    if let Some(c) = counts.get_mut(w.0 as usize) {
+                        *c += 1;
+                    }
+                }
+            }
+        }
+        let mut dead = vec![false; n];
+        let can_die = |v: usize, insts: &[Inst], flags: &[Flags]| {
+            removable(&insts[v], flags[v]) || matches!(insts[v], Inst::Upsilon(_))
+        };
+        let mut work: Vec<usize> = (0..n)
+            .filter(|&v| counts[v] == 0 && alive(v, &self.subst, &self.insts) && can_die(v, &self.insts, &self.flags))
+            .collect();
+        while let Some(v) = work.pop() {
+            if dead[v] {
+                continue;
+            }
+            dead[v] = true;
+            stats.dead_removed += 1;
+            for w in operands_of(&self.insts[v], &mut self.subst) {
+                let w = w.0 as usize;
+                if let Some(c) = counts.get_mut(w) {
+                    *c = c.saturating_sub(1);
+                    if *c == 0 && !dead[w] && alive(w, &self.subst, &self.insts) && can_die(w, &self.insts, &self.flags) {
+                        work.push(w);
+                    }
+                }
+            }
+        }
+
+        // 5. Emission.
+        let mut out = InstructionStream::default();
+        let mut ranges = Vec::with_capacity(next_id as usize);
+        let mut renumber = vec![None; n];
+        let map_block = |b: BlockId| BlockId(new_id.get(b.0 as usize).copied().flatten().unwrap_or(u32::MAX - 1));
+        for b in 0..nblocks {
+            let Some(nb) = new_id[b] else { continue };
+            let start = out.len() as u32;
+            let vals = std::mem::take(&mut self.order[b]);
+            let mut last_span = self.ir.span;
+            for &v in &vals {
+                let v = v as usize;
+                last_span = self.spans[v];
+                if !alive(v, &self.subst, &self.insts) || dead[v] {
+                    continue;
+                }
+                let mut inst = std::mem::replace(&mut self.insts[v], Inst::Nothing);
+                match &mut inst {
+                    Inst::GotoIfNot { cond, dest } => match resolve(&mut self.subst, *cond) {
+                        Operand::Bool(true) => {
+                            stats.branches_folded += 1;
+                            continue;
+                        }
+                        Operand::Bool(false) => {
+                            stats.branches_folded += 1;
+                            inst = Inst::Goto(map_block(*dest));
+                        }
+                        _ => *dest = map_block(*dest),
+                    },
+                    Inst::Goto(d) => *d = map_block(*d),
+                    Inst::Phi { edges, .. } => edges.iter_mut().for_each(|e| *e = map_block(*e)),
+                    _ => {}
+                }
+                if v as u32 >= n as u32 - self.new_count {
+                    stats.nodes_inserted += 1;
+                }
+                renumber[v] = Some(out.len() as u32);
+                out.push(inst, self.tys[v].clone(), self.spans[v], self.flags[v]);
+            }
+            let falls = match out.inst.last() {
+                Some(i) if out.len() as u32 > start => !i.is_terminator() || matches!(i, Inst::GotoIfNot { .. }),
+                _ => true,
+            };
+            if falls && b + 1 < nblocks && live[b + 1] && new_id[b + 1] != Some(nb + 1) {
+                out.push(Inst::Goto(map_block(BlockId(b as u32 + 1))), Type::Void, last_span, Flags::default());
+            }
+            if out.len() as u32 == start {
+                out.push(Inst::Nothing, Type::Void, last_span, Flags::default());
+            }
+            ranges.push(start..out.len() as u32);
+        }
+
+        // 6. Operand renaming and the CFG.
+        for inst in &mut out.inst {
+            if let Inst::PhiC { upsilons } = inst {
+                upsilons.retain(|u| renumber.get(u.0 as usize).copied().flatten().is_some());
+                for u in upsilons.iter_mut() {
+                    *u = renumber[u.0 as usize].map_or(DANGLING, Value);
+                }
+                continue;
+            }
+            let subst = &mut self.subst;
+            for_each_operand_mut(inst, |op| {
+                if let Operand::Value(_) = op {
+                    let r = resolve(subst, *op);
+                    *op = match r {
+                        Operand::Value(w) => {
+                            Operand::Value(renumber.get(w.0 as usize).copied().flatten().map_or(DANGLING, Value))
+                        }
+                        other => other,
+                    };
+                }
+            });
+        }
+        self.ir.stmts = out;
+        self.ir.cfg = cfg_from_ranges(&self.ir.stmts.inst, ranges);
+        stats
+    }
+}
+
+/// Follows the copy chain from `op` (bounded: a cycle of copies resolves
+/// to `op` itself) and shortens the chain for the next lookup.
+pub(crate) fn resolve(subst: &mut [Option<Operand>], op: Operand) -> Operand {
+    let mut cur = op;
+    let mut steps = 0usize;
+    while let Operand::Value(v) = cur {
+        match subst.get(v.0 as usize).copied().flatten() {
+            Some(next) => {
+                cur = next;
+                steps += 1;
+                if steps > subst.len() {
+                    return op;
+                }
+            }
+            None => break,
+        }
+    }
+    if let (Operand::Value(v), true) = (op, steps > 1) {
+        subst[v.0 as usize] = Some(cur);
+    }
+    cur
+}
+
+/// The successors of a block whose last statement is `last`, numbered `b`
+/// among `nblocks`: the fallthrough block first, then a branch target.
+pub fn block_succs(last: Option<&Inst>, b: u32, nblocks: u32) -> Vec<BlockId> {
+    let fall = if b + 1 < nblocks { vec![BlockId(b + 1)] } else { Vec::new() };
+    match last {
+        Some(Inst::Goto(d)) => vec![*d],
+        Some(Inst::GotoIfNot { dest, .. }) => {
+            let mut s = fall;
+            if !s.contains(dest) {
+                s.push(*dest);
+            }
+            s
+        }
+        Some(Inst::Return(_) | Inst::Unwind | Inst::Unreachable) => Vec::new(),
+        _ => fall,
+    }
+}
+
+/// A CFG for statements `insts` cut into `ranges`: succs from each block's
+/// last statement, preds their inverse (in increasing block order).
+pub fn cfg_from_ranges(insts: &[Inst], ranges: Vec<std::ops::Range<u32>>) -> Cfg {
+    let nb = ranges.len() as u32;
+    let mut blocks: Vec<BasicBlock> = ranges
+        .into_iter()
+        .enumerate()
+        .map(|(b, r)| {
+            let last = if r.end > r.start { insts.get(r.end as usize - 1) } else { None };
+            let succs = block_succs(last, b as u32, nb).into_iter().filter(|s| s.0 < nb).collect();
+            BasicBlock { stmts: r, preds: Vec::new(), succs }
+        })
+        .collect();
+    for b in 0..blocks.len() {
+        for s in blocks[b].succs.clone() {
+            blocks[s.0 as usize].preds.push(BlockId(b as u32));
+        }
+    }
+    Cfg { blocks }
+}
+
+/// Recomputes `ir.cfg`'s preds and succs from the terminators, keeping the
+/// block ranges.
+pub fn rebuild_edges(ir: &mut IrCode) {
+    let ranges = ir.cfg.blocks.iter().map(|b| b.stmts.clone()).collect();
+    ir.cfg = cfg_from_ranges(&ir.stmts.inst, ranges);
+}

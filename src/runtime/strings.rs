@@ -1,0 +1,140 @@
+//! String functions. Strings are immutable byte strings (see
+//! [`super::object`]); every function here returns a new object or a
+//! scalar. The functions that may throw take the statement's position id as
+//! their last argument and return a dummy value after raising.
+//!
+//! Messages of the throwing functions (LANGUAGE.md leaves them open):
+//! `substr: range START..END out of bounds for length LEN`,
+//! `chr: byte out of range: N`, `parse_int: invalid integer "S"`,
+//! `parse_float: invalid float "S"` (`S` escaped as Rust `{:?}` escapes).
+
+use super::object::{self, StrObj};
+use super::output::format_float;
+
+/// # Safety
+/// `s` must be a live string object (compiled code only passes those).
+unsafe fn bytes<'a>(s: *const StrObj) -> &'a [u8] {
+    // SAFETY: forwarded.
+    unsafe { object::str_bytes(s) }
+}
+
+pub extern "C" fn toy_str_concat(a: *const StrObj, b: *const StrObj) -> *const StrObj {
+    // SAFETY: live strings from compiled code.
+    let (a, b) = unsafe { (bytes(a), bytes(b)) };
+    let mut v = Vec::with_capacity(a.len() + b.len());
+    v.extend_from_slice(a);
+    v.extend_from_slice(b);
+    object::new_str(&v)
+}
+pub extern "C" fn toy_str_eq(a: *const StrObj, b: *const StrObj) -> u8 {
+    // SAFETY: live strings from compiled code.
+    unsafe { (bytes(a) == bytes(b)) as u8 }
+}
+pub extern "C" fn toy_str_cmp(a: *const StrObj, b: *const StrObj) -> i64 {
+    // SAFETY: live strings from compiled code.
+    match unsafe { bytes(a).cmp(bytes(b)) } {
+        std::cmp::Ordering::Less => -1,
+        std::cmp::Ordering::Equal => 0,
+        std::cmp::Ordering::Greater => 1,
+    }
+}
+pub extern "C" fn toy_str_of_int(x: i64) -> *const StrObj {
+    object::new_str(x.to_string().as_bytes())
+}
+pub extern "C" fn toy_str_of_float(x: f64) -> *const StrObj {
+    object::new_str(format_float(x).as_bytes())
+}
+pub extern "C" fn toy_str_of_bool(x: u8) -> *const StrObj {
+    object::new_str(if x != 0 { b"true" } else { b"false" })
+}
+/// `substr(s, start, end)`: bytes `start..end`.
+pub extern "C" fn toy_substr(s: *const StrObj, start: i64, end: i64, pos: u64) -> *const StrObj {
+    // SAFETY: a live string from compiled code.
+    let b = unsafe { bytes(s) };
+    let len = b.len() as i64;
+    if start < 0 || end > len || start > end {
+        super::raise_msg(&format!("substr: range {start}..{end} out of bounds for length {len}"), pos);
+        return object::new_str(b"");
+    }
+    object::new_str(&b[start as usize..end as usize])
+}
+/// `chr(byte)`: a one-byte string.
+pub extern "C" fn toy_chr(byte: i64, pos: u64) -> *const StrObj {
+    if !(0..256).contains(&byte) {
+        super::raise_msg(&format!("chr: byte out of range: {byte}"), pos);
+        return object::new_str(b"");
+    }
+    object::new_str(&[byte as u8])
+}
+/// `fixed(x, digits)`: C's `%.*f` (a negative precision means 6, as in C;
+/// NaN and infinities print as C prints them: `nan`, `inf`, `-inf`).
+pub extern "C" fn toy_fixed(x: f64, digits: i64) -> *const StrObj {
+    let d = if digits < 0 { 6 } else { digits.min(1100) as usize };
+    let text = if x.is_nan() {
+        if x.is_sign_negative() { "-nan".to_string() } else { "nan".to_string() }
+    } else {
+        format!("{x:.d$}")
+    };
+    object::new_str(text.as_bytes())
+}
+pub extern "C" fn toy_parse_int(s: *const StrObj, pos: u64) -> i64 {
+    // SAFETY: a live string from compiled code.
+    let b = unsafe { bytes(s) };
+    match std::str::from_utf8(b).ok().and_then(|t| t.parse::<i64>().ok()) {
+        Some(v) => v,
+        None => {
+            super::raise_msg(&format!("parse_int: invalid integer {:?}", String::from_utf8_lossy(b)), pos);
+            0
+        }
+    }
+}
+pub extern "C" fn toy_parse_float(s: *const StrObj, pos: u64) -> f64 {
+    // SAFETY: a live string from compiled code.
+    let b = unsafe { bytes(s) };
+    match std::str::from_utf8(b).ok().and_then(|t| t.parse::<f64>().ok()) {
+        Some(v) => v,
+        None => {
+            super::raise_msg(&format!("parse_float: invalid float {:?}", String::from_utf8_lossy(b)), pos);
+            0.0
+        }
+    }
+}
+
+pub(super) fn symbols() -> Vec<(&'static str, *const u8)> {
+    vec![
+        ("toy_str_concat", toy_str_concat as *const u8),
+        ("toy_str_eq", toy_str_eq as *const u8),
+        ("toy_str_cmp", toy_str_cmp as *const u8),
+        ("toy_str_of_int", toy_str_of_int as *const u8),
+        ("toy_str_of_float", toy_str_of_float as *const u8),
+        ("toy_str_of_bool", toy_str_of_bool as *const u8),
+        ("toy_substr", toy_substr as *const u8),
+        ("toy_chr", toy_chr as *const u8),
+        ("toy_fixed", toy_fixed as *const u8),
+        ("toy_parse_int", toy_parse_int as *const u8),
+        ("toy_parse_float", toy_parse_float as *const u8),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: *const StrObj) -> String {
+        // SAFETY: runtime-made string.
+        unsafe { object::str_lossy(s) }
+    }
+
+    #[test]
+    fn string_functions() {
+        let a = object::new_str(b"foo");
+        let b = object::new_str(b"bar");
+        assert_eq!(text(toy_str_concat(a, b)), "foobar");
+        assert_eq!(toy_str_eq(a, object::new_str(b"foo")), 1);
+        assert_eq!(toy_str_cmp(b, a), -1);
+        assert_eq!(text(toy_str_of_float(1.0)), "1.0");
+        assert_eq!(text(toy_fixed(3.14159, 2)), "3.14");
+        assert_eq!(text(toy_fixed(2.5, 0)), "2");
+        assert_eq!(text(toy_substr(a, 1, 3, 0)), "oo");
+    }
+}
