@@ -179,8 +179,13 @@ impl Builder {
     /// Appends a statement to the current block.
     pub fn push(&mut self, inst: Inst, ty: Type, span: Span, flags: Flags) -> Operand {
         let cur = self.cur;
-        let n = self.add_node(inst, ty, span, flags, cur);
-        self.blocks[cur as usize].stmts.push(n);
+        self.push_at(cur, inst, ty, span, flags)
+    }
+
+    /// Appends a statement to block `b` (which stays not current).
+    pub fn push_at(&mut self, b: Blk, inst: Inst, ty: Type, span: Span, flags: Flags) -> Operand {
+        let n = self.add_node(inst, ty, span, flags, b);
+        self.blocks[b as usize].stmts.push(n);
         Operand::Value(Value(n))
     }
 

@@ -11,6 +11,7 @@
 //! its block's `preds[i]`.
 use super::builder::{Blk, Builder, Term};
 use super::scc::remove_redundant_phis;
+use crate::ir::verify::operands;
 use crate::ir::{BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value};
 use crate::sema::hir::FuncId;
 use crate::span::Span;
@@ -233,24 +234,6 @@ fn live_nodes(b: &Builder, live_blk: &[bool]) -> (Vec<bool>, Vec<bool>) {
         }
     }
     (live, ups)
-}
-
-/// Every operand an instruction reads (φᶜ upsilons excluded).
-pub fn operands(inst: &Inst) -> Vec<Operand> {
-    match inst {
-        Inst::Copy(a) | Inst::Unary(_, a) | Inst::Upsilon(a) => vec![*a],
-        Inst::Binary(_, a, c) => vec![*a, *c],
-        Inst::Phi { values, .. } => values.clone(),
-        Inst::Pi { value, .. } => vec![*value],
-        Inst::Call { args, .. } | Inst::Runtime { args, .. } | Inst::Raise { args, .. } => args.clone(),
-        Inst::NewStruct { fields, .. } => fields.clone(),
-        Inst::Load { base, index, .. } => base.iter().chain(index.iter()).copied().collect(),
-        Inst::Store { base, index, value, .. } => base.iter().chain(index.iter()).copied().chain([*value]).collect(),
-        Inst::NewArray { len, fill, .. } => vec![*len, *fill],
-        Inst::GotoIfNot { cond, .. } => vec![*cond],
-        Inst::Return(Some(v)) => vec![*v],
-        _ => Vec::new(),
-    }
 }
 
 /// Source order, each branch's true successor right after it, cold last.

@@ -182,13 +182,10 @@ impl<'a> FnLower<'a> {
                 continue;
             }
             let ty = self.b.var_ty.get(var as usize).cloned().unwrap_or(Type::Int);
-            let saved = self.b.cur;
-            self.b.switch_to(handler);
-            let phic = match self.b.push(Inst::PhiC { upsilons: Vec::new() }, ty, span, PURE) {
+            let phic = match self.b.push_at(handler, Inst::PhiC { upsilons: Vec::new() }, ty, span, PURE) {
                 Operand::Value(Value(n)) => n,
                 _ => continue,
             };
-            self.b.switch_to(saved);
             let v = self.read(var);
             self.upsilon(phic, v, span);
             vars.push((var, phic));

@@ -127,6 +127,14 @@ pub fn build(p: Program) -> Module {
         let text: String = m.funcs.iter().map(|f| toyc::ir::print::print_function(f, &m.program, None)).collect();
         panic!("verifier failed:\n{}\n{}", errs.join("\n"), text);
     }
+    // The backend accepts it too.
+    let mut sources = toyc::span::SourceMap::new();
+    sources.add("t.toy".into(), None, String::new());
+    let opts = toyc::codegen::CodegenOptions { optimize: false };
+    if let Err(e) = toyc::codegen::clif_text(&m, &sources, &opts, None) {
+        let text: String = m.funcs.iter().map(|f| toyc::ir::print::print_function(f, &m.program, None)).collect();
+        panic!("codegen rejected the IR: {e}\n{text}");
+    }
     m
 }
 
@@ -140,4 +148,34 @@ pub fn phis(f: &IrCode) -> usize {
 
 pub fn text(m: &Module, f: usize) -> String {
     toyc::ir::print::print_function(&m.funcs[f], &m.program, None)
+}
+
+pub fn arr(t: Type) -> Type {
+    Type::Array(Box::new(t))
+}
+pub fn index(a: Expr, i: Expr, elem: Type) -> Expr {
+    e(ExprKind::Index { base: Box::new(a), index: Box::new(i) }, elem)
+}
+pub fn field(o: Expr, strukt: u32, field: u32, ty: Type) -> Expr {
+    e(ExprKind::Field { object: Box::new(o), strukt: StructId(strukt), field }, ty)
+}
+pub fn global(g: u32, ty: Type) -> Expr {
+    e(ExprKind::Global(GlobalId(g)), ty)
+}
+pub fn set_place(place: Place, op: Option<BinOp>, value: Expr) -> Stmt {
+    s(StmtKind::Assign { place, op, value })
+}
+pub fn for_each(id: LoopId, var: LocalId, idx: LocalId, array: Expr, body: Vec<Stmt>) -> Stmt {
+    s(StmtKind::ForEach { id, var, index: idx, array, body: Block { stmts: body } })
+}
+/// `struct P { x: int, y: float }` is struct 0 in [`with_heap`] programs,
+/// and `var counter: int` is global 0.
+pub fn with_heap(mut p: Program) -> Program {
+    p.structs.push(StructDef {
+        name: "P".into(),
+        fields: vec![FieldDef { name: "x".into(), ty: Type::Int }, FieldDef { name: "y".into(), ty: Type::Float }],
+        span: Span::default(),
+    });
+    p.globals.push(GlobalDef { name: "counter".into(), ty: Type::Int, mutable: true, span: Span::default() });
+    p
 }
