@@ -23,7 +23,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A way of executing a runnable test: the `toyc` arguments placed before
-/// the file. Adding a mode (e.g. the IR interpreter) is one line here.
+/// the file. Adding a mode is one line in [`RUN_MODES`].
 struct Mode {
     name: &'static str,
     args: &'static [&'static str],
@@ -32,7 +32,7 @@ struct Mode {
 const RUN_MODES: &[Mode] = &[
     Mode { name: "O0", args: &["run", "-O0"] },
     Mode { name: "O2", args: &["run", "-O2"] },
-    // Mode { name: "interp", args: &["run", "--interp"] },
+    Mode { name: "interp", args: &["run", "--interp"] },
 ];
 
 const CHECK_MODE: Mode = Mode { name: "check", args: &["check"] };
