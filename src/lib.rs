@@ -9,6 +9,7 @@ pub mod codegen;
 pub mod diag;
 pub mod driver;
 pub mod ir;
+pub mod opt;
 pub mod runtime;
 pub mod sema;
 pub mod span;

@@ -50,4 +50,20 @@ pub struct BuildArgs {
     /// Optimization level: `-O0` (no passes, Cranelift `none`) or `-O2`.
     #[arg(short = 'O', default_value = "2", value_parser = clap::value_parser!(u8).range(0..=2))]
     pub opt: u8,
+    /// Run exactly these IR passes, in this order (comma-separated), instead
+    /// of the `-O` level's pipeline.
+    #[arg(long, value_name = "PASS,...")]
+    pub passes: Option<String>,
+    /// Print the IR (to stderr) after this pass, or after every pass (`all`).
+    #[arg(long = "print-after", value_name = "PASS|all")]
+    pub print_after: Option<String>,
+    /// Print the IR (to stderr) before this pass, or before every pass (`all`).
+    #[arg(long = "print-before", value_name = "PASS|all")]
+    pub print_before: Option<String>,
+    /// Print the passes' counters (`pass.counter: N`) to stderr.
+    #[arg(long)]
+    pub stats: bool,
+    /// Print the time of each phase (`time.PHASE: N ms`) to stderr.
+    #[arg(long = "time-passes")]
+    pub time_passes: bool,
 }

@@ -34,6 +34,18 @@ pub fn main_with_big_stack(cli: Cli) -> i32 {
 }
 
 fn run_cli(cli: Cli) -> i32 {
+    let time_passes = match &cli.command {
+        Command::Run { build, .. } | Command::Ir { build, .. } | Command::Clif { build, .. } => build.time_passes,
+        Command::Check { .. } => false,
+    };
+    let code = run_command(cli);
+    if time_passes {
+        eprint!("{}", crate::opt::timing::take_report());
+    }
+    code
+}
+
+fn run_command(cli: Cli) -> i32 {
     let mut sources = SourceMap::new();
     match cli.command {
         Command::Check { file } => match check_file(&file, &mut sources) {
@@ -82,8 +94,10 @@ pub fn verify_enabled() -> bool {
 /// Front end plus SSA construction (and the verifier when enabled).
 /// On failure, diagnostics are printed and the exit code returned.
 pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir::Module, i32> {
-    let program = check_file(&build.file, sources).map_err(|diags| report(sources, &diags))?;
-    let module = crate::ssa::build_module(Arc::new(program));
+    let opts = pipeline_options(build)?;
+    let program = crate::opt::timing::time("front end (parse, check)", || check_file(&build.file, sources))
+        .map_err(|diags| report(sources, &diags))?;
+    let mut module = crate::opt::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
     if verify_enabled() {
         if let Err(errors) = crate::ir::verify::verify_module(&module) {
             eprintln!("error: internal compiler error: the IR verifier failed after SSA construction");
@@ -93,7 +107,43 @@ pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir:
             return Err(70);
         }
     }
+    let mut counters = crate::opt::Counters::default();
+    let printer = |m: &crate::ir::Module| crate::ir::print::print_module(m, sources, None);
+    if let Err(errors) = crate::opt::run_pipeline(&mut module, &opts, &mut counters, &printer) {
+        eprintln!("error: internal compiler error: the IR verifier failed");
+        for e in errors {
+            eprintln!("  {e}");
+        }
+        return Err(70);
+    }
+    if build.stats {
+        eprint!("{}", counters.render());
+    }
     Ok(module)
+}
+
+/// The pass pipeline the flags ask for (`--passes` overrides `-O`). An
+/// unknown pass name is a command-line error (exit code 2).
+pub fn pipeline_options(build: &BuildArgs) -> Result<crate::opt::PipelineOptions, i32> {
+    let passes = match &build.passes {
+        Some(list) => crate::opt::parse_pass_list(list).map_err(|e| {
+            eprintln!("error: --passes: {e}");
+            2
+        })?,
+        None => crate::opt::default_passes(build.opt),
+    };
+    for sel in [&build.print_after, &build.print_before].into_iter().flatten() {
+        if sel != "all" && crate::opt::find_pass(sel).is_none() {
+            eprintln!("error: unknown pass `{sel}` in --print-after/--print-before");
+            return Err(2);
+        }
+    }
+    Ok(crate::opt::PipelineOptions {
+        passes,
+        print_before: crate::opt::PrintSel::parse(build.print_before.as_deref()),
+        print_after: crate::opt::PrintSel::parse(build.print_after.as_deref()),
+        verify: verify_enabled(),
+    })
 }
 
 /// Prints diagnostics to stderr and returns exit code 1.

@@ -33,6 +33,7 @@ use crate::span::Span;
 use std::fmt;
 use std::ops::Range;
 
+pub mod blocks;
 pub mod compact;
 pub mod edit;
 pub mod handbuild;

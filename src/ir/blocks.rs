@@ -1,0 +1,273 @@
+//! A block-level view of an [`IrCode`] for CFG surgery (Mooncake's
+//! `BBCode`, seed 001): blocks carry stable labels and explicit
+//! terminators, so blocks can be added, removed, split and reordered freely;
+//! [`BlockIr::lower`] turns the result back into a coherent IrCode.
+//!
+//! Invariants of a `BlockIr`:
+//! - `blocks[0]` is the entry; labels are unique; every terminator target
+//!   and φ edge is a label of `blocks`.
+//! - Statement ids are unique values (the original statement numbers, then
+//!   fresh ones from [`BlockIr::fresh_value`]); operands refer to ids.
+//! - A block's statements contain no terminator; control leaves by `term`.
+//!
+//! Lowering lays blocks out in `blocks` order. A `Branch` becomes
+//! `GotoIfNot(cond, els)`, whose true path must fall through: when `then`
+//! is not the next block, a trampoline block `goto then` is inserted after
+//! it (and `then`'s φ edges renamed to the trampoline). A `Goto` to the next
+//! block is left implicit when the block has other statements.
+
+use crate::ir::compact::cfg_from_ranges;
+use crate::ir::edit::for_each_operand_mut;
+use crate::ir::{BlockId, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value};
+use crate::span::Span;
+
+/// A label: a block's name that survives reordering.
+pub type Label = u32;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BStmt {
+    pub id: Value,
+    pub inst: Inst,
+    pub ty: Type,
+    pub span: Span,
+    pub flags: Flags,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    Goto(Label),
+    /// To `then` when `cond` is true, else `els`.
+    Branch { cond: Operand, then: Label, els: Label },
+    Return(Option<Operand>),
+    Unwind,
+    Unreachable,
+}
+
+impl Term {
+    pub fn succs(&self) -> Vec<Label> {
+        match self {
+            Term::Goto(l) => vec![*l],
+            Term::Branch { then, els, .. } if then == els => vec![*then],
+            Term::Branch { then, els, .. } => vec![*then, *els],
+            _ => Vec::new(),
+        }
+    }
+    /// Replaces every target `from` by `to`.
+    pub fn retarget(&mut self, from: Label, to: Label) {
+        match self {
+            Term::Goto(l) if *l == from => *l = to,
+            Term::Branch { then, els, .. } => {
+                if *then == from {
+                    *then = to;
+                }
+                if *els == from {
+                    *els = to;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BBlock {
+    pub label: Label,
+    pub stmts: Vec<BStmt>,
+    pub term: Term,
+    pub term_span: Span,
+}
+
+impl BBlock {
+    /// The φ statements at the head of the block.
+    pub fn phis_mut(&mut self) -> impl Iterator<Item = &mut BStmt> {
+        self.stmts.iter_mut().take_while(|s| matches!(s.inst, Inst::Phi { .. } | Inst::Nothing))
+    }
+
+    /// Renames φ edges `from` to `to`.
+    pub fn rename_phi_edge(&mut self, from: Label, to: Label) {
+        for s in self.phis_mut() {
+            if let Inst::Phi { edges, .. } = &mut s.inst {
+                for e in edges.iter_mut() {
+                    if e.0 == from {
+                        *e = BlockId(to);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct BlockIr {
+    pub blocks: Vec<BBlock>,
+    next_value: u32,
+    next_label: Label,
+    /// The header fields of the IrCode (name, params, ...), stmts/cfg empty.
+    shell: IrCode,
+}
+
+impl BlockIr {
+    /// The block view of `ir` (labels = old block numbers, φ edges in
+    /// labels). Fallthrough becomes an explicit `Goto`.
+    pub fn from_ir(ir: &IrCode) -> BlockIr {
+        let nb = ir.cfg.blocks.len() as u32;
+        let mut blocks = Vec::with_capacity(nb as usize);
+        for (b, bb) in ir.cfg.blocks.iter().enumerate() {
+            let b = b as u32;
+            let mut stmts = Vec::new();
+            let mut term = None;
+            let mut term_span = ir.span;
+            for i in bb.stmts.clone() {
+                let i = i as usize;
+                let Some(inst) = ir.stmts.inst.get(i) else { break };
+                term_span = ir.stmts.span[i];
+                let t = match inst {
+                    Inst::Goto(d) => Some(Term::Goto(d.0)),
+                    Inst::GotoIfNot { cond, dest } => Some(Term::Branch { cond: *cond, then: b + 1, els: dest.0 }),
+                    Inst::Return(r) => Some(Term::Return(*r)),
+                    Inst::Unwind => Some(Term::Unwind),
+                    Inst::Unreachable => Some(Term::Unreachable),
+                    _ => None,
+                };
+                match t {
+                    Some(t) => term = Some(t),
+                    None => stmts.push(BStmt {
+                        id: Value(i as u32),
+                        inst: inst.clone(),
+                        ty: ir.stmts.ty[i].clone(),
+                        span: ir.stmts.span[i],
+                        flags: ir.stmts.flags[i],
+                    }),
+                }
+            }
+            let term = term.unwrap_or(if b + 1 < nb { Term::Goto(b + 1) } else { Term::Unreachable });
+            blocks.push(BBlock { label: b, stmts, term, term_span });
+        }
+        let shell = IrCode {
+            name: ir.name.clone(),
+            func: ir.func,
+            params: ir.params.clone(),
+            ret: ir.ret.clone(),
+            span: ir.span,
+            stmts: InstructionStream::default(),
+            cfg: Default::default(),
+        };
+        BlockIr { blocks, next_value: ir.stmts.len() as u32, next_label: nb, shell }
+    }
+
+    pub fn fresh_value(&mut self) -> Value {
+        self.next_value += 1;
+        Value(self.next_value - 1)
+    }
+
+    pub fn fresh_label(&mut self) -> Label {
+        self.next_label += 1;
+        self.next_label - 1
+    }
+
+    /// The position in `blocks` of each label (`None` for unknown labels).
+    pub fn positions(&self) -> Vec<Option<usize>> {
+        let mut pos = vec![None; self.next_label as usize];
+        for (i, b) in self.blocks.iter().enumerate() {
+            if let Some(p) = pos.get_mut(b.label as usize) {
+                *p = Some(i);
+            }
+        }
+        pos
+    }
+
+    /// Predecessor labels of every label, in block order (no duplicates).
+    pub fn preds(&self) -> Vec<Vec<Label>> {
+        let mut preds: Vec<Vec<Label>> = vec![Vec::new(); self.next_label as usize];
+        for b in &self.blocks {
+            for s in b.term.succs() {
+                if let Some(list) = preds.get_mut(s as usize) {
+                    if !list.contains(&b.label) {
+                        list.push(b.label);
+                    }
+                }
+            }
+        }
+        preds
+    }
+
+    /// The IrCode of this block view (see the module doc). Not compacted:
+    /// run compaction afterwards to drop unreachable blocks.
+    pub fn lower(mut self) -> IrCode {
+        // Trampolines for branches whose true path is not the next block.
+        let mut i = 0;
+        while i < self.blocks.len() {
+            let next = self.blocks.get(i + 1).map(|b| b.label);
+            if let Term::Branch { then, els, .. } = self.blocks[i].term.clone() {
+                if Some(then) != next && then != els {
+                    let tramp = self.fresh_label();
+                    let from = self.blocks[i].label;
+                    if let Term::Branch { then: t, .. } = &mut self.blocks[i].term {
+                        *t = tramp;
+                    }
+                    let span = self.blocks[i].term_span;
+                    if let Some(target) = self.blocks.iter_mut().find(|b| b.label == then) {
+                        target.rename_phi_edge(from, tramp);
+                    }
+                    self.blocks.insert(i + 1, BBlock { label: tramp, stmts: Vec::new(), term: Term::Goto(then), term_span: span });
+                }
+            }
+            i += 1;
+        }
+        let pos = self.positions();
+        let to_block = |l: Label| BlockId(pos.get(l as usize).copied().flatten().map_or(u32::MAX - 1, |p| p as u32));
+        let mut renumber = vec![None; self.next_value as usize];
+        let mut out = InstructionStream::default();
+        let mut ranges = Vec::with_capacity(self.blocks.len());
+        let nblocks = self.blocks.len();
+        for (bi, block) in self.blocks.iter_mut().enumerate() {
+            let start = out.len() as u32;
+            for s in block.stmts.drain(..) {
+                if let Some(r) = renumber.get_mut(s.id.0 as usize) {
+                    *r = Some(out.len() as u32);
+                }
+                let mut inst = s.inst;
+                if let Inst::Phi { edges, .. } = &mut inst {
+                    edges.iter_mut().for_each(|e| *e = to_block(e.0));
+                }
+                out.push(inst, s.ty, s.span, s.flags);
+            }
+            let next = bi + 1;
+            let term = match &block.term {
+                Term::Goto(l) if to_block(*l).0 as usize == next && out.len() as u32 > start && next < nblocks => None,
+                Term::Goto(l) => Some(Inst::Goto(to_block(*l))),
+                Term::Branch { cond, then, els } if then == els => {
+                    let _ = cond;
+                    if to_block(*then).0 as usize == next && out.len() as u32 > start {
+                        None
+                    } else {
+                        Some(Inst::Goto(to_block(*then)))
+                    }
+                }
+                Term::Branch { cond, els, .. } => Some(Inst::GotoIfNot { cond: *cond, dest: to_block(*els) }),
+                Term::Return(r) => Some(Inst::Return(*r)),
+                Term::Unwind => Some(Inst::Unwind),
+                Term::Unreachable => Some(Inst::Unreachable),
+            };
+            if let Some(t) = term {
+                out.push(t, Type::Void, block.term_span, Flags::default());
+            }
+            ranges.push(start..out.len() as u32);
+        }
+        for inst in &mut out.inst {
+            let map = |v: Value| renumber.get(v.0 as usize).copied().flatten().map_or(Value(u32::MAX - 1), Value);
+            if let Inst::PhiC { upsilons } = inst {
+                upsilons.iter_mut().for_each(|u| *u = map(*u));
+            }
+            for_each_operand_mut(inst, |op| {
+                if let Operand::Value(v) = op {
+                    *v = map(*v);
+                }
+            });
+        }
+        let mut ir = self.shell;
+        ir.cfg = cfg_from_ranges(&out.inst, ranges);
+        ir.stmts = out;
+        ir
+    }
+}

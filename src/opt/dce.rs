@@ -1,0 +1,46 @@
+//! Dead code elimination, mark-sweep (aggressive on values, not on control):
+//! a statement is live when it cannot be removed ([`removable`] is false:
+//! effects, terminators, throws) or a live statement uses it; every other
+//! statement is deleted, so dead φ cycles (`%2 = φ(.., %3)`,
+//! `%3 = %2 + 1`, neither used elsewhere) go too, which the use-count DCE of
+//! compaction cannot see. Then compaction removes them and renumbers.
+//!
+//! Counters: `dce.removed` (statements deleted), `dce.blocks` (blocks found
+//! unreachable by the compaction).
+
+use crate::ir::compact::compact_only;
+use crate::ir::edit::{for_each_value_use, removable};
+use crate::ir::{Inst, IrCode};
+use crate::opt::Counters;
+
+pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+    let n = ir.stmts.len();
+    let mut live = vec![false; n];
+    let mut work = Vec::new();
+    for s in 0..n {
+        let inst = &ir.stmts.inst[s];
+        if !matches!(inst, Inst::Nothing) && !removable(inst, ir.stmts.flags[s]) {
+            live[s] = true;
+            work.push(s);
+        }
+    }
+    while let Some(s) = work.pop() {
+        for_each_value_use(&ir.stmts.inst[s], |v| {
+            let v = v.0 as usize;
+            if v < n && !live[v] {
+                live[v] = true;
+                work.push(v);
+            }
+        });
+    }
+    let mut removed = 0;
+    for s in 0..n {
+        if !live[s] && !matches!(ir.stmts.inst[s], Inst::Nothing) {
+            ir.stmts.inst[s] = Inst::Nothing;
+            removed += 1;
+        }
+    }
+    let stats = compact_only(ir);
+    counters.add("dce.removed", removed + stats.dead_removed as u64);
+    counters.add("dce.blocks", stats.blocks_removed as u64);
+}

@@ -1,0 +1,151 @@
+//! The optimisation pipeline: ONE table ([`PASSES`]) lists every pass with
+//! its name, its function and the lowest `-O` level that runs it (like Go's
+//! `ssa/compile.go`). `-O0` runs nothing; `-O1` and `-O2` run the passes
+//! whose level is at most theirs, in table order; `--passes=a,b` runs
+//! exactly the named passes in the given order.
+//!
+//! Each pass takes one function and leaves it compacted (no pending new
+//! nodes, every statement numbered) and valid; the verifier runs after every
+//! pass when [`crate::driver::verify_enabled`]. Passes count what they did in
+//! [`Counters`] (`pass.counter: N` lines with `--stats`).
+
+pub mod cfg;
+pub mod dce;
+pub mod fold;
+pub mod loops;
+pub mod sccp;
+pub mod timing;
+
+use crate::ir::{IrCode, Module};
+use std::collections::BTreeMap;
+
+/// Named event counters, printed `name: N` in name order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters(pub BTreeMap<String, u64>);
+
+impl Counters {
+    pub fn add(&mut self, name: &str, n: u64) {
+        if n > 0 {
+            *self.0.entry(name.to_string()).or_insert(0) += n;
+        }
+    }
+    pub fn get(&self, name: &str) -> u64 {
+        self.0.get(name).copied().unwrap_or(0)
+    }
+    /// `name: N` lines.
+    pub fn render(&self) -> String {
+        self.0.iter().map(|(k, v)| format!("{k}: {v}\n")).collect()
+    }
+}
+
+/// A pass over one function.
+pub type PassFn = fn(&mut IrCode, &mut Counters);
+
+pub struct Pass {
+    pub name: &'static str,
+    pub run: PassFn,
+    /// The lowest `-O` level whose default pipeline includes the pass.
+    pub level: u8,
+    pub doc: &'static str,
+}
+
+/// Every pass, in default pipeline order.
+pub static PASSES: &[Pass] = &[
+    Pass { name: "sccp", run: sccp::run, level: 1, doc: "sparse conditional constant propagation (Wegman-Zadeck)" },
+    Pass { name: "dce", run: dce::run, level: 1, doc: "dead code elimination (mark-sweep, removes dead phi cycles)" },
+    Pass { name: "simplifycfg", run: cfg::run, level: 1, doc: "fold constant branches, thread empty blocks, merge straight-line blocks" },
+    Pass { name: "loops", run: loops::run, level: 2, doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
+];
+
+pub fn find_pass(name: &str) -> Option<&'static Pass> {
+    PASSES.iter().find(|p| p.name == name)
+}
+
+/// Which passes `--print-before`/`--print-after` select.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum PrintSel {
+    #[default]
+    None,
+    All,
+    Pass(String),
+}
+
+impl PrintSel {
+    pub fn parse(s: Option<&str>) -> PrintSel {
+        match s {
+            None => PrintSel::None,
+            Some("all") => PrintSel::All,
+            Some(p) => PrintSel::Pass(p.to_string()),
+        }
+    }
+    fn selects(&self, pass: &str) -> bool {
+        match self {
+            PrintSel::None => false,
+            PrintSel::All => true,
+            PrintSel::Pass(p) => p == pass,
+        }
+    }
+}
+
+/// What to run and what to report.
+#[derive(Clone, Debug, Default)]
+pub struct PipelineOptions {
+    pub passes: Vec<&'static str>,
+    pub print_before: PrintSel,
+    pub print_after: PrintSel,
+    pub verify: bool,
+}
+
+/// The default pipeline of level `opt`.
+pub fn default_passes(opt: u8) -> Vec<&'static str> {
+    if opt == 0 {
+        return Vec::new();
+    }
+    PASSES.iter().filter(|p| p.level <= opt).map(|p| p.name).collect()
+}
+
+/// Parses `--passes=a,b,c`; an unknown name is an error naming it and the
+/// known passes.
+pub fn parse_pass_list(list: &str) -> Result<Vec<&'static str>, String> {
+    let mut out = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match find_pass(name) {
+            Some(p) => out.push(p.name),
+            None => {
+                let known: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
+                return Err(format!("unknown pass `{name}` (known passes: {})", known.join(", ")));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Runs the pipeline over every function. `print` renders the module (the
+/// IR printer) for `--print-before/after`; output goes to stderr. Returns
+/// the verifier's errors (prefixed with the pass name) if it fails.
+pub fn run_pipeline(
+    module: &mut Module,
+    opts: &PipelineOptions,
+    counters: &mut Counters,
+    print: &dyn Fn(&Module) -> String,
+) -> Result<(), Vec<String>> {
+    for &name in &opts.passes {
+        let Some(pass) = find_pass(name) else { continue };
+        if opts.print_before.selects(name) {
+            eprint!("*** IR before {name} ***\n{}", print(module));
+        }
+        let start = std::time::Instant::now();
+        for f in &mut module.funcs {
+            (pass.run)(f, counters);
+        }
+        timing::record(&format!("pass {name}"), start.elapsed());
+        if opts.print_after.selects(name) {
+            eprint!("*** IR after {name} ***\n{}", print(module));
+        }
+        if opts.verify {
+            crate::ir::verify::verify_module(module)
+                .map_err(|errs| errs.into_iter().map(|e| format!("after pass `{name}`: {e}")).collect::<Vec<_>>())?;
+        }
+    }
+    Ok(())
+}

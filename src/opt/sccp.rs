@@ -1,0 +1,250 @@
+//! Sparse conditional constant propagation (Wegman & Zadeck 1991).
+//!
+//! Lattice per value: `Top` (no executable definition seen yet) above
+//! `Const(c)` above `Bottom` (varies). Two worklists: CFG edges that became
+//! executable, and values whose lattice value dropped. A block's statements
+//! are evaluated when it first becomes executable; a φ meets only operands
+//! of executable edges; a `GotoIfNot` on a constant marks one edge.
+//!
+//! The rewrite runs inside one [`IncrementalCompact`] sweep: every pure
+//! statement with a constant value becomes `Copy(c)` (all uses forwarded),
+//! every constant branch condition is replaced by the constant, and the
+//! compaction then kills the dead edges and blocks, prunes φs and removes
+//! the now-dead statements. Division by a constant zero is never folded:
+//! the IR raises before it, and that raise stays.
+//!
+//! Counters: `sccp.consts` (values replaced by constants), `sccp.branches`
+//! (conditions decided), plus the compaction's `sccp.dead`, `sccp.blocks`.
+
+use crate::ir::compact::{block_succs, IncrementalCompact};
+use crate::ir::edit::{for_each_value_use, is_pure, NewNodes};
+use crate::ir::{Inst, IrCode, Operand};
+use crate::opt::fold;
+use crate::opt::Counters;
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Lattice {
+    Top,
+    Const(Operand),
+    Bottom,
+}
+
+fn meet(a: Lattice, b: Lattice) -> Lattice {
+    match (a, b) {
+        (Lattice::Top, x) | (x, Lattice::Top) => x,
+        (Lattice::Const(x), Lattice::Const(y)) if crate::ir::edit::same_operand(&x, &y) => Lattice::Const(x),
+        _ => Lattice::Bottom,
+    }
+}
+
+/// The solver's result: lattice value per statement, executable blocks.
+pub struct Solution {
+    pub values: Vec<Lattice>,
+    pub executable: Vec<bool>,
+}
+
+struct Solver<'a> {
+    ir: &'a IrCode,
+    values: Vec<Lattice>,
+    block_of: Vec<u32>,
+    exec_block: Vec<bool>,
+    exec_edges: std::collections::HashSet<(u32, u32)>,
+    users: Vec<Vec<u32>>,
+    flow: Vec<(u32, u32)>,
+    ssa: Vec<u32>,
+}
+
+impl Solver<'_> {
+    fn lat(&self, op: &Operand) -> Lattice {
+        match op {
+            Operand::Value(v) => self.values.get(v.0 as usize).copied().unwrap_or(Lattice::Bottom),
+            Operand::Arg(_) => Lattice::Bottom,
+            c => Lattice::Const(*c),
+        }
+    }
+
+    fn eval(&self, s: usize) -> Lattice {
+        let all = |ops: &[&Operand], f: &dyn Fn(&[Operand]) -> Option<Operand>| {
+            let mut consts = Vec::with_capacity(ops.len());
+            for op in ops {
+                match self.lat(op) {
+                    Lattice::Bottom => return Lattice::Bottom,
+                    Lattice::Top => return Lattice::Top,
+                    Lattice::Const(c) => consts.push(c),
+                }
+            }
+            f(&consts).map_or(Lattice::Bottom, Lattice::Const)
+        };
+        match &self.ir.stmts.inst[s] {
+            Inst::Copy(a) | Inst::Pi { value: a, .. } => self.lat(a),
+            Inst::Unary(op, a) => all(&[a], &|c| fold::unary(*op, c[0])),
+            Inst::Binary(op, a, b) => all(&[a, b], &|c| fold::binary(*op, c[0], c[1])),
+            Inst::Phi { edges, values } => {
+                let b = self.block_of[s];
+                let mut acc = Lattice::Top;
+                for (e, v) in edges.iter().zip(values) {
+                    if self.exec_edges.contains(&(e.0, b)) {
+                        acc = meet(acc, self.lat(v));
+                    }
+                }
+                acc
+            }
+            _ => Lattice::Bottom,
+        }
+    }
+
+    fn set(&mut self, s: usize, new: Lattice) {
+        let old = self.values[s];
+        let merged = match (old, new) {
+            (Lattice::Bottom, _) => Lattice::Bottom,
+            (Lattice::Const(a), Lattice::Const(b)) if !crate::ir::edit::same_operand(&a, &b) => Lattice::Bottom,
+            (Lattice::Const(_), Lattice::Top) => old,
+            _ => new,
+        };
+        if merged != old {
+            self.values[s] = merged;
+            self.ssa.push(s as u32);
+        }
+    }
+
+    fn visit_stmt(&mut self, s: usize) {
+        let inst = &self.ir.stmts.inst[s];
+        let b = self.block_of[s];
+        let bb = &self.ir.cfg.blocks[b as usize];
+        if s as u32 + 1 == bb.stmts.end {
+            self.visit_terminator(b);
+        }
+        if !inst.is_terminator() {
+            let l = self.eval(s);
+            self.set(s, l);
+        }
+    }
+
+    fn visit_terminator(&mut self, b: u32) {
+        let bb = &self.ir.cfg.blocks[b as usize];
+        let nb = self.ir.cfg.blocks.len() as u32;
+        let last = bb.stmts.end.checked_sub(1).and_then(|i| self.ir.stmts.inst.get(i as usize));
+        let targets = match last {
+            Some(Inst::GotoIfNot { cond, dest }) => match self.lat(cond) {
+                Lattice::Top => Vec::new(),
+                Lattice::Const(Operand::Bool(true)) => block_succs(None, b, nb),
+                Lattice::Const(Operand::Bool(false)) => vec![*dest],
+                _ => block_succs(last, b, nb),
+            },
+            _ => block_succs(last, b, nb),
+        };
+        for t in targets {
+            if t.0 < nb && self.exec_edges.insert((b, t.0)) {
+                self.flow.push((b, t.0));
+            }
+        }
+    }
+
+    fn solve(&mut self) {
+        if self.ir.cfg.blocks.is_empty() {
+            return;
+        }
+        self.exec_block[0] = true;
+        for s in self.ir.cfg.blocks[0].stmts.clone() {
+            self.visit_stmt(s as usize);
+        }
+        loop {
+            if let Some((_, to)) = self.flow.pop() {
+                let range = self.ir.cfg.blocks[to as usize].stmts.clone();
+                if self.exec_block[to as usize] {
+                    // Only the φs see the new edge.
+                    for s in range {
+                        if matches!(self.ir.stmts.inst[s as usize], Inst::Phi { .. }) {
+                            self.visit_stmt(s as usize);
+                        }
+                    }
+                } else {
+                    self.exec_block[to as usize] = true;
+                    for s in range {
+                        self.visit_stmt(s as usize);
+                    }
+                }
+            } else if let Some(v) = self.ssa.pop() {
+                for i in 0..self.users[v as usize].len() {
+                    let u = self.users[v as usize][i] as usize;
+                    if self.exec_block[self.block_of[u] as usize] {
+                        self.visit_stmt(u);
+                    }
+                }
+            } else {
+                break;
+            }
+        }
+    }
+}
+
+/// Solves the lattice for `ir` (no rewriting).
+pub fn solve(ir: &IrCode) -> Solution {
+    let n = ir.stmts.len();
+    let mut block_of = vec![0u32; n];
+    for (b, bb) in ir.cfg.blocks.iter().enumerate() {
+        for s in bb.stmts.clone() {
+            if let Some(x) = block_of.get_mut(s as usize) {
+                *x = b as u32;
+            }
+        }
+    }
+    let mut users: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (s, inst) in ir.stmts.inst.iter().enumerate() {
+        for_each_value_use(inst, |v| {
+            if let Some(list) = users.get_mut(v.0 as usize) {
+                list.push(s as u32);
+            }
+        });
+    }
+    let mut solver = Solver {
+        ir,
+        values: vec![Lattice::Top; n],
+        block_of,
+        exec_block: vec![false; ir.cfg.blocks.len()],
+        exec_edges: Default::default(),
+        users,
+        flow: Vec::new(),
+        ssa: Vec::new(),
+    };
+    solver.solve();
+    Solution { values: solver.values, executable: solver.exec_block }
+}
+
+/// The pass: solve, then rewrite and compact in one sweep.
+pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+    let sol = solve(ir);
+    let mut consts = 0;
+    let mut branches = 0;
+    let new = NewNodes::new(ir);
+    let mut ic = IncrementalCompact::new(ir, new);
+    while let Some(v) = ic.next_value() {
+        let Some(&lat) = sol.values.get(v.0 as usize) else { continue };
+        let Some(inst) = ic.inst_mut(v) else { continue };
+        match inst {
+            Inst::GotoIfNot { cond, .. } => {
+                if let Operand::Value(c) = cond {
+                    if let Some(Lattice::Const(k @ Operand::Bool(_))) = sol.values.get(c.0 as usize) {
+                        *cond = *k;
+                    }
+                }
+                if matches!(cond, Operand::Bool(_)) {
+                    branches += 1;
+                }
+            }
+            Inst::Copy(_) => {}
+            _ if is_pure(inst) && !matches!(inst, Inst::Nothing) => {
+                if let Lattice::Const(c) = lat {
+                    *inst = Inst::Copy(c);
+                    consts += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    let stats = ic.finish();
+    counters.add("sccp.consts", consts);
+    counters.add("sccp.branches", branches);
+    counters.add("sccp.dead", stats.dead_removed as u64);
+    counters.add("sccp.blocks", stats.blocks_removed as u64);
+}
