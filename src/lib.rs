@@ -8,6 +8,7 @@
 pub mod codegen;
 pub mod diag;
 pub mod driver;
+pub mod interp;
 pub mod ir;
 pub mod opt;
 pub mod runtime;

@@ -309,3 +309,24 @@ fn pipeline_table_levels_and_pass_lists() {
     c.add("dce.blocks", 0);
     assert_eq!(c.render(), "dce.removed: 1\nsccp.consts: 3\n");
 }
+
+#[test]
+fn command_line_flags_select_the_pipeline() {
+    use clap::Parser;
+    use toyc::driver::cli::{Cli, Command};
+    let cli = Cli::try_parse_from(["toyc", "ir", "--passes=dce,sccp", "--print-after=all", "--print-before=dce", "--stats", "--time-passes", "f.toy"])
+        .expect("flags parse");
+    let Command::Ir { build, .. } = cli.command else { panic!("not the ir command") };
+    assert!(build.stats && build.time_passes);
+    let opts = toyc::driver::pipeline_options(&build).expect("valid options");
+    assert_eq!(opts.passes, vec!["dce", "sccp"]);
+    assert_eq!(opts.print_after, opt::PrintSel::All);
+    assert_eq!(opts.print_before, opt::PrintSel::Pass("dce".into()));
+    let cli = Cli::try_parse_from(["toyc", "run", "-O0", "--interp", "--profile", "f.toy"]).expect("flags parse");
+    let Command::Run { build, interp, profile, .. } = cli.command else { panic!("not the run command") };
+    assert!(interp && profile);
+    assert!(toyc::driver::pipeline_options(&build).expect("valid").passes.is_empty());
+    let cli = Cli::try_parse_from(["toyc", "run", "--passes=nope", "f.toy"]).expect("flags parse");
+    let Command::Run { build, .. } = cli.command else { panic!("not the run command") };
+    assert_eq!(toyc::driver::pipeline_options(&build).err(), Some(2));
+}

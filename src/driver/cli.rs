@@ -20,6 +20,12 @@ pub enum Command {
     Run {
         #[command(flatten)]
         build: BuildArgs,
+        /// Execute the IR with the interpreter instead of the JIT.
+        #[arg(long)]
+        interp: bool,
+        /// With `--interp`: print `total_dyn_inst: N` (statements executed) to stderr.
+        #[arg(long)]
+        profile: bool,
         /// Arguments for the program (after `--`), returned by `args()`.
         #[arg(last = true)]
         args: Vec<String>,

@@ -52,8 +52,11 @@ fn run_command(cli: Cli) -> i32 {
             Ok(_) => 0,
             Err(diags) => report(&sources, &diags),
         },
-        Command::Run { build, args } => match build_ir(&build, &mut sources) {
-            Ok(module) => crate::codegen::run_module(&module, &sources, &codegen_options(&build), &args),
+        Command::Run { build, interp, profile, args } => match build_ir(&build, &mut sources) {
+            Ok(module) if interp => crate::interp::run_module(&module, &sources, &args, profile),
+            Ok(module) => crate::opt::timing::time("codegen and run", || {
+                crate::codegen::run_module(&module, &sources, &codegen_options(&build), &args)
+            }),
             Err(code) => code,
         },
         Command::Ir { build, func } => match build_ir(&build, &mut sources) {

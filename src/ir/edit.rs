@@ -137,14 +137,15 @@ pub fn default_flags(inst: &Inst) -> Flags {
     if is_pure(inst) { Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0) } else { Flags::default() }
 }
 
-/// Whether statement `i` of `ir` may be removed when unused: its flags say
-/// `EFFECT_FREE`, or the instruction is [`is_pure`]. A `NewStruct` is
-/// effect-free too (allocation is not observable).
+/// Whether a statement may be removed when unused: its flags say
+/// `EFFECT_FREE`, or the instruction is [`is_pure`], an allocation of a
+/// struct (not observable), or a load (the IR checks nil and bounds with
+/// explicit branches before it, so a load cannot trap).
 pub fn removable(inst: &Inst, flags: Flags) -> bool {
     if inst.is_terminator() || matches!(inst, Inst::Upsilon(_)) {
         return false;
     }
-    flags.contains(Flags::EFFECT_FREE) || is_pure(inst) || matches!(inst, Inst::NewStruct { .. })
+    flags.contains(Flags::EFFECT_FREE) || is_pure(inst) || matches!(inst, Inst::NewStruct { .. } | Inst::Load { .. })
 }
 
 /// Calls `f` on every operand of `inst`, in order. `PhiC` upsilons are not

@@ -35,6 +35,7 @@ use std::ops::Range;
 
 pub mod blocks;
 pub mod compact;
+pub mod dom;
 pub mod edit;
 pub mod handbuild;
 pub mod print;

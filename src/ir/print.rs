@@ -1,8 +1,263 @@
 //! The Julia-style IR printer.
+//!
+//! One header per function (`fn name(_1::int, _2::float) -> int`), then one
+//! line per statement: the source line (when it changes) in the left
+//! margin, the block marker (`1 ─` at a block's first statement, `┄`
+//! instead of `─` for a block with several predecessors, `│` inside,
+//! `└──` at the last statement), then `%n = inst::type` (no `::type` for
+//! statements without a value). Values and blocks print 1-based.
+use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Module, Operand, RaiseKind, RuntimeFn, UnaryOp};
+use crate::sema::hir::{Program, Type};
 use crate::span::SourceMap;
+use std::fmt::Write;
 
 /// Prints every function (or only the one named `only`).
-pub fn print_module(module: &crate::ir::Module, sources: &SourceMap, only: Option<&str>) -> String {
-    let _ = (module, sources, only);
-    todo!("ir::print::print_module: being written")
+pub fn print_module(module: &Module, sources: &SourceMap, only: Option<&str>) -> String {
+    let mut out = String::new();
+    let mut first = true;
+    for f in &module.funcs {
+        if only.is_some_and(|n| n != f.name) {
+            continue;
+        }
+        if !first {
+            out.push('\n');
+        }
+        first = false;
+        out.push_str(&print_function(f, &module.program, Some(sources)));
+    }
+    out
 }
+
+/// One function. Without `sources` the line margin stays empty.
+pub fn print_function(f: &IrCode, program: &Program, sources: Option<&SourceMap>) -> String {
+    let p = Printer { program };
+    let mut out = String::new();
+    let params: Vec<String> =
+        f.params.iter().enumerate().map(|(i, t)| format!("_{}::{}", i + 1, program.type_name(t))).collect();
+    let _ = write!(out, "fn {}({})", f.name, params.join(", "));
+    if f.ret != Type::Void {
+        let _ = write!(out, " -> {}", program.type_name(&f.ret));
+    }
+    out.push('\n');
+    let n = f.stmts.len();
+    let line_of = |i: usize| -> Option<u32> {
+        let sources = sources?;
+        if matches!(f.stmts.inst.get(i), Some(Inst::Phi { .. } | Inst::PhiC { .. })) {
+            return None;
+        }
+        let span = *f.stmts.span.get(i)?;
+        if (span.file.0 as usize) >= sources.files().count() {
+            return None;
+        }
+        Some(sources.get(span.file).line_col(span.start).0)
+    };
+    let line_w = (0..n).filter_map(line_of).max().map_or(0, |l| l.to_string().len());
+    let blk_w = f.cfg.blocks.len().to_string().len();
+    let val_w = n.to_string().len() + 1;
+    let mut last_line = None;
+    for (b, blk) in f.cfg.blocks.iter().enumerate() {
+        let range = blk.stmts.start as usize..(blk.stmts.end as usize).min(n);
+        let len = range.len();
+        for (k, i) in range.enumerate() {
+            let line = line_of(i);
+            let margin = match line {
+                Some(l) if Some(l) != last_line => l.to_string(),
+                _ => String::new(),
+            };
+            if line.is_some() {
+                last_line = line;
+            }
+            let marker = if k == 0 {
+                let arrow = if blk.preds.len() > 1 { '┄' } else { '─' };
+                format!("{:<bw$} {}", b + 1, arrow, bw = blk_w)
+            } else if k + 1 == len {
+                format!("{:<bw$}", "└──", bw = blk_w + 2)
+            } else {
+                format!("{:<bw$}", "│", bw = blk_w + 2)
+            };
+            // A one-statement block shows its number, as Julia does.
+            let ty = &f.stmts.ty[i];
+            let inst = p.inst(&f.stmts.inst[i]);
+            let body = if *ty == Type::Void {
+                format!("{:vw$}   {}", "", inst, vw = val_w)
+            } else {
+                format!("{:<vw$} = {}::{}", format!("%{}", i + 1), inst, program.type_name(ty), vw = val_w)
+            };
+            let _ = writeln!(out, "{:>lw$} {} {}", margin, marker, body, lw = line_w);
+        }
+    }
+    out
+}
+
+struct Printer<'a> {
+    program: &'a Program,
+}
+
+/// A constant or value as the printer shows it.
+pub fn operand(op: &Operand) -> String {
+    match op {
+        Operand::Value(v) => v.to_string(),
+        Operand::Arg(a) => format!("_{}", a + 1),
+        Operand::Int(i) => i.to_string(),
+        Operand::Float(x) => format!("{x:?}"),
+        Operand::Bool(b) => b.to_string(),
+        Operand::Nil => "nil".into(),
+    }
+}
+
+fn args(ops: &[Operand]) -> String {
+    ops.iter().map(operand).collect::<Vec<_>>().join(", ")
+}
+
+fn cmp_name(c: Cmp) -> &'static str {
+    match c {
+        Cmp::Eq => "eq",
+        Cmp::Ne => "ne",
+        Cmp::Lt => "lt",
+        Cmp::Le => "le",
+        Cmp::Gt => "gt",
+        Cmp::Ge => "ge",
+        Cmp::Ult => "ult",
+    }
+}
+
+fn binary_name(op: BinaryOp) -> String {
+    use BinaryOp::*;
+    match op {
+        IAdd => "iadd".into(),
+        ISub => "isub".into(),
+        IMul => "imul".into(),
+        IDiv => "idiv".into(),
+        IRem => "irem".into(),
+        IAnd => "iand".into(),
+        IOr => "ior".into(),
+        IXor => "ixor".into(),
+        IShl => "ishl".into(),
+        IShr => "ishr".into(),
+        FAdd => "fadd".into(),
+        FSub => "fsub".into(),
+        FMul => "fmul".into(),
+        FDiv => "fdiv".into(),
+        FRem => "frem".into(),
+        ICmp(c) => format!("i{}", cmp_name(c)),
+        FCmp(c) => format!("f{}", cmp_name(c)),
+    }
+}
+
+fn unary_name(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::INeg => "ineg",
+        UnaryOp::FNeg => "fneg",
+        UnaryOp::Not => "not",
+        UnaryOp::IntToFloat => "int_to_float",
+        UnaryOp::FloatToInt => "float_to_int",
+    }
+}
+
+/// `print_int`, `str_concat`, ...: the runtime function in snake case.
+pub fn runtime_name(f: RuntimeFn) -> String {
+    let s = format!("{f:?}");
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn raise_name(k: RaiseKind) -> &'static str {
+    match k {
+        RaiseKind::Throw => "throw",
+        RaiseKind::DivisionByZero => "division_by_zero",
+        RaiseKind::IndexOutOfBounds => "index_out_of_bounds",
+        RaiseKind::NilDereference => "nil_dereference",
+        RaiseKind::NegativeArrayLength => "negative_array_length",
+        RaiseKind::PopFromEmpty => "pop_from_empty",
+        RaiseKind::AssertionFailed => "assertion_failed",
+    }
+}
+
+impl Printer<'_> {
+    fn func_name(&self, id: crate::sema::hir::FuncId) -> String {
+        self.program.functions.get(id.0 as usize).map_or_else(|| format!("fn{}", id.0), |f| f.name.clone())
+    }
+
+    fn place(&self, loc: &Loc, base: &Option<Operand>, index: &Option<Operand>) -> String {
+        let b = base.as_ref().map(operand).unwrap_or_default();
+        match loc {
+            Loc::ArrayLen => format!("len({b})"),
+            Loc::ArrayElem(_) => format!("{b}[{}]", index.as_ref().map(operand).unwrap_or_default()),
+            Loc::Field { strukt, field } => {
+                let name = self
+                    .program
+                    .structs
+                    .get(strukt.0 as usize)
+                    .and_then(|s| s.fields.get(*field as usize))
+                    .map_or_else(|| format!("{field}"), |f| f.name.clone());
+                format!("{b}.{name}")
+            }
+            Loc::Global(g) => {
+                let name = self.program.globals.get(g.0 as usize).map_or_else(|| format!("g{}", g.0), |g| g.name.clone());
+                format!("@{name}")
+            }
+        }
+    }
+
+    fn inst(&self, inst: &Inst) -> String {
+        match inst {
+            Inst::Nothing => "nothing".into(),
+            Inst::Copy(a) => operand(a),
+            Inst::Unary(op, a) => format!("{}({})", unary_name(*op), operand(a)),
+            Inst::Binary(op, a, b) => format!("{}({}, {})", binary_name(*op), operand(a), operand(b)),
+            Inst::Phi { edges, values } => {
+                let parts: Vec<String> = edges.iter().zip(values).map(|(e, v)| format!("{e} => {}", operand(v))).collect();
+                format!("φ ({})", parts.join(", "))
+            }
+            Inst::PhiC { upsilons } => {
+                format!("φᶜ ({})", upsilons.iter().map(|u| u.to_string()).collect::<Vec<_>>().join(", "))
+            }
+            Inst::Upsilon(a) => format!("ϒ ({})", operand(a)),
+            Inst::Pi { value, fact } => {
+                let fact = match fact {
+                    Fact::NonNil => "non-nil".to_string(),
+                    Fact::Range { lo, hi } => format!(
+                        "{}_{}",
+                        lo.as_ref().map(|l| format!("{} <= ", operand(l))).unwrap_or_default(),
+                        hi.as_ref().map(|h| format!(" < {}", operand(h))).unwrap_or_default()
+                    ),
+                };
+                format!("π ({}, {fact})", operand(value))
+            }
+            Inst::StrConst(s) => format!("{s:?}"),
+            Inst::Call { func, args: a } => format!("invoke {}({})", self.func_name(*func), args(a)),
+            Inst::Runtime { func, args: a } => format!("runtime {}({})", runtime_name(*func), args(a)),
+            Inst::Load { loc, base, index } => format!("load {}", self.place(loc, base, index)),
+            Inst::Store { loc, base, index, value } => {
+                format!("store {} = {}", self.place(loc, base, index), operand(value))
+            }
+            Inst::NewArray { elem, len, fill } => {
+                format!("new [{}](len {}, fill {})", self.program.type_name(elem), operand(len), operand(fill))
+            }
+            Inst::NewStruct { strukt, fields } => {
+                let name = self.program.structs.get(strukt.0 as usize).map_or("?", |s| s.name.as_str());
+                format!("new {name}({})", args(fields))
+            }
+            Inst::Raise { kind, args: a } => format!("raise {}({})", raise_name(*kind), args(a)),
+            Inst::NoException => "no_exception()".into(),
+            Inst::TakeException => "take_exception()".into(),
+            Inst::Goto(b) => format!("goto {b}"),
+            Inst::GotoIfNot { cond, dest } => format!("goto {dest} if not {}", operand(cond)),
+            Inst::Return(Some(v)) => format!("return {}", operand(v)),
+            Inst::Return(None) => "return".into(),
+            Inst::Unwind => "unwind".into(),
+            Inst::Unreachable => "unreachable".into(),
+        }
+    }
+}
+

@@ -1,10 +1,52 @@
 //! SSA construction straight from the typed HIR (Braun et al. 2013).
-use crate::sema::hir::Program;
+//!
+//! `builder` holds the block-local CFG and the variable reads/writes;
+//! `lower*`, `assign` and `builtins` walk the HIR; `fold` simplifies on the
+//! fly; `throws` decides which functions may throw; `scc` and `emit` finish
+//! a function into [`IrCode`](crate::ir::IrCode).
+pub mod builder;
+mod assign;
+mod builtins;
+mod emit;
+pub mod fold;
+mod lower;
+mod lower_expr;
+mod lower_stmt;
+mod scc;
+pub mod throws;
+
+use crate::ir::{IrCode, Module};
+use crate::sema::hir::{FuncId, Program, Type};
+use builder::Term;
 use std::sync::Arc;
 
 /// Builds the IR of every function of `program` (same indices as
 /// `program.functions`).
-pub fn build_module(program: Arc<Program>) -> crate::ir::Module {
-    let _ = program;
-    todo!("ssa::build_module: being written")
+pub fn build_module(program: Arc<Program>) -> Module {
+    let may_throw = throws::may_throw(&program);
+    let funcs = (0..program.functions.len()).map(|i| build_function(&program, FuncId(i as u32), &may_throw)).collect();
+    Module { funcs, program }
+}
+
+/// Builds one function; `may_throw[f]` says whether calls to `f` need a
+/// `NoException` check.
+pub fn build_function(program: &Program, id: FuncId, may_throw: &[bool]) -> IrCode {
+    let func = program.func(id);
+    let mut l = lower::FnLower::new(program, func, may_throw);
+    l.block(&func.body);
+    if !l.b.cur_dead() {
+        // Sema guarantees a non-void function never reaches its end.
+        let term = if func.ret == Type::Void { Term::Return(None) } else { Term::Unreachable };
+        let span = func.span;
+        l.b.terminate(term, span);
+    }
+    l.finish();
+    let header = emit::Header {
+        name: func.name.clone(),
+        func: id,
+        params: l.params.clone(),
+        ret: func.ret.clone(),
+        span: func.span,
+    };
+    emit::emit(l.b, header)
 }

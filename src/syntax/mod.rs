@@ -1,12 +1,92 @@
 //! Parsing: source text → [`ast::Module`] plus every syntax error found.
+//!
+//! Pipeline: [`lexer`] (text → tokens, lexical errors) → [`delims`]
+//! (balances brackets, bounds nesting, folds `-9223372036854775808`) →
+//! `parser` (chumsky combinators over the token slice, with recovery) →
+//! `errors` (our message style), then the errors are sorted by position,
+//! cascades are dropped and the count is capped.
 pub mod ast;
+pub mod delims;
+mod errors;
+pub mod lexer;
+mod parser;
+pub mod sexpr;
+pub mod token;
 
 use crate::diag::Diagnostic;
 use crate::span::FileId;
 
+/// At most this many syntax errors are reported per file.
+pub const MAX_ERRORS: usize = 100;
+
 /// Parses one file. Always returns a module (with `Error` nodes where the
 /// text did not parse) together with every syntax error found.
 pub fn parse(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
-    let _ = (file, text);
-    todo!("syntax::parse: being written")
+    let cx = parser::Cx { file, text };
+    let (tokens, lex_errors) = lexer::lex(text);
+    let balanced = delims::balance(tokens, text.len());
+    // Everything after an unterminated string or comment is inside it, so
+    // later errors and unclosed delimiters are its cascade.
+    let cut = lex_errors
+        .iter()
+        .filter(|e| e.message.starts_with("unterminated"))
+        .map(|e| e.span.start)
+        .min()
+        .unwrap_or(usize::MAX);
+    let delim_errors = balanced.errors.iter().filter(|e| cut == usize::MAX || !e.message.starts_with("unclosed"));
+    let mut early: Vec<Diagnostic> =
+        lex_errors.iter().chain(delim_errors).map(|e| errors::lex_diagnostic(cx, e)).collect();
+    let module = if balanced.too_deep {
+        ast::Module::default()
+    } else {
+        let (module, parse_errors) = parser::parse_tokens(cx, &balanced.tokens);
+        for e in &parse_errors {
+            let s = e.span();
+            // Zero-width tokens are synthetic closers: the delimiter pass
+            // already reported the problem there, and an error right after
+            // one is its cascade.
+            let at_synthetic =
+                (s.start == s.end && e.found().is_some()) || balanced.synthetic.binary_search(&s.start).is_ok();
+            if !at_synthetic && s.start < cut {
+                early.push(errors::parse_diagnostic(cx, e));
+            }
+        }
+        module
+    };
+    early.extend(check_import_order(&module));
+    (module, finish(early))
+}
+
+/// `import` must come before every other item.
+fn check_import_order(module: &ast::Module) -> Vec<Diagnostic> {
+    let mut seen_other = false;
+    let mut out = Vec::new();
+    for item in &module.items {
+        match item {
+            ast::Item::Import(i) if seen_other => {
+                out.push(
+                    Diagnostic::error(i.span, "imports must come before other items")
+                        .with_label("move this import to the top of the file"),
+                );
+            }
+            ast::Item::Import(_) => {}
+            _ => seen_other = true,
+        }
+    }
+    out
+}
+
+/// Sorts by position, keeps one error per position (the first reported:
+/// lexical before delimiter before parse errors), and caps the count.
+fn finish(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    diags.sort_by_key(|d| d.span.start);
+    diags.dedup_by(|later, earlier| later.span.start == earlier.span.start);
+    if diags.len() > MAX_ERRORS {
+        let rest = diags.len() - MAX_ERRORS;
+        diags.truncate(MAX_ERRORS);
+        if let Some(last) = diags.last_mut() {
+            last.notes.push(format!("{rest} more syntax errors in this file are not shown"));
+        }
+    }
+    diags
 }

@@ -1,0 +1,180 @@
+//! The IR interpreter (`toyc run --interp`): executes `IrCode` directly,
+//! after whatever passes ran, with the JIT's semantics and output.
+//!
+//! Values are the JIT's machine images in a `u64` (an int's bits, a float's
+//! bits, a bool 0/1, a reference's address, `nil` = 0), and every heap object
+//! and every runtime call is the runtime's own (`crate::runtime`): strings,
+//! arrays, structs have the same layout, printing uses the same functions,
+//! exceptions the same pending state and messages, so the output is
+//! byte-identical to the JIT's. Integer and float operations go through
+//! [`crate::opt::fold`], the constant folder SCCP uses.
+//!
+//! Like the JIT, it runs `<init>` then `main` on a thread with a large
+//! stack; running out of it prints `error: stack overflow` (exit 101).
+//! `--profile` counts executed statements: `total_dyn_inst: N` on stderr.
+
+mod exec;
+
+use crate::ir::{self, Inst, Type};
+use crate::runtime;
+use crate::runtime::heap::TypeDesc;
+use crate::span::{SourceMap, Span};
+use std::collections::HashMap;
+
+/// Stack of the interpreter thread (reserved, touched only as deep as the
+/// program recurses).
+pub const INTERP_STACK: usize = 1 << 30;
+/// Room kept for the runtime's own calls below the overflow limit.
+const STACK_MARGIN: usize = 4 << 20;
+
+/// Type-descriptor table, built like codegen's (tag 0 is `str`).
+#[derive(Default)]
+pub(crate) struct Types {
+    pub descs: Vec<TypeDesc>,
+    ids: HashMap<Type, u64>,
+}
+
+impl Types {
+    pub fn tag(&mut self, program: &crate::sema::hir::Program, ty: &Type) -> u64 {
+        if let Some(t) = self.ids.get(ty) {
+            return *t;
+        }
+        let tag = self.descs.len() as u64;
+        self.ids.insert(ty.clone(), tag);
+        self.descs.push(TypeDesc::Int);
+        let desc = match ty {
+            Type::Void | Type::Int => TypeDesc::Int,
+            Type::Float => TypeDesc::Float,
+            Type::Bool => TypeDesc::Bool,
+            Type::Str => TypeDesc::Str,
+            Type::Array(elem) => TypeDesc::Array(self.tag(program, elem)),
+            Type::Struct(sid) => match program.structs.get(sid.0 as usize) {
+                Some(def) => TypeDesc::Struct {
+                    name: def.name.clone(),
+                    fields: def.fields.iter().map(|f| (f.name.clone(), self.tag(program, &f.ty))).collect(),
+                },
+                None => TypeDesc::Struct { name: format!("<struct {}>", sid.0), fields: Vec::new() },
+            },
+        };
+        self.descs[tag as usize] = desc;
+        tag
+    }
+}
+
+/// Everything a run needs, prepared before the program thread starts.
+pub(crate) struct Prepared {
+    /// Per function, per statement: the position id of its span.
+    pub pos_ids: Vec<Vec<u64>>,
+    /// Per function, per statement: the type tag an instruction needs
+    /// (`NewArray`, `NewStruct`, `PrintValue`, `Args`), else 0.
+    pub tags: Vec<Vec<u64>>,
+    /// Per function: for each `Upsilon` statement, the `PhiC`s listing it.
+    pub upsilon_targets: Vec<HashMap<u32, Vec<u32>>>,
+}
+
+fn prepare(module: &ir::Module, sources: &SourceMap) -> (Prepared, Vec<String>, Vec<TypeDesc>) {
+    let program = module.program.clone();
+    let mut types = Types::default();
+    types.tag(&program, &Type::Str);
+    let mut positions = Vec::new();
+    let mut pos_of: HashMap<Span, u64> = HashMap::new();
+    let mut prepared = Prepared { pos_ids: Vec::new(), tags: Vec::new(), upsilon_targets: Vec::new() };
+    for f in &module.funcs {
+        let mut ids = Vec::with_capacity(f.stmts.len());
+        let mut tags = Vec::with_capacity(f.stmts.len());
+        let mut ups: HashMap<u32, Vec<u32>> = HashMap::new();
+        for (s, inst) in f.stmts.inst.iter().enumerate() {
+            let span = f.stmts.span[s];
+            let id = *pos_of.entry(span).or_insert_with(|| {
+                positions.push(sources.position(span));
+                positions.len() as u64 - 1
+            });
+            ids.push(id);
+            let tag = match inst {
+                Inst::NewArray { elem, .. } => types.tag(&program, &Type::Array(Box::new(elem.clone()))),
+                Inst::NewStruct { strukt, .. } => types.tag(&program, &Type::Struct(*strukt)),
+                Inst::Runtime { func: ir::RuntimeFn::Args, .. } => types.tag(&program, &Type::Array(Box::new(Type::Str))),
+                Inst::Runtime { func: ir::RuntimeFn::PrintValue, args } => match args.first() {
+                    Some(op) => match exec::operand_type(f, op) {
+                        Some(t) => types.tag(&program, &t),
+                        None => 0,
+                    },
+                    None => 0,
+                },
+                Inst::PhiC { upsilons } => {
+                    for u in upsilons {
+                        ups.entry(u.0).or_default().push(s as u32);
+                    }
+                    0
+                }
+                _ => 0,
+            };
+            tags.push(tag);
+        }
+        prepared.pos_ids.push(ids);
+        prepared.tags.push(tags);
+        prepared.upsilon_targets.push(ups);
+    }
+    (prepared, positions, types.descs)
+}
+
+/// Interprets `module` (`<init>` then `main`); returns the exit code, the
+/// program's output when `capture` (else it went to stdout), and the number
+/// of statements executed. `Err` is an internal error.
+pub fn run(
+    module: &ir::Module,
+    sources: &SourceMap,
+    args: &[String],
+    profile: bool,
+    capture: bool,
+) -> Result<(i32, Vec<u8>, u64), String> {
+    let program = module.program.clone();
+    let (init_i, main_i) = (program.init.0 as usize, program.main.0 as usize);
+    if module.funcs.get(main_i).is_none() || module.funcs.get(init_i).is_none() {
+        return Err("no `main` or `<init>` function".into());
+    }
+    let _guard = runtime::run_lock();
+    let (prepared, positions, types) = prepare(module, sources);
+    runtime::reset(positions);
+    runtime::heap::install(types, args.to_vec());
+    if capture {
+        runtime::output::set_capture(true);
+    }
+    let result = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("toy-interp".into())
+            .stack_size(INTERP_STACK)
+            .spawn_scoped(scope, || {
+                let mut m = exec::Machine::new(module, &prepared, profile);
+                let code = m.run_program(init_i, main_i);
+                (code, m.dyn_insts)
+            })
+            .map_err(|e| format!("cannot start the interpreter thread: {e}"))?
+            .join()
+            .map_err(|_| "the interpreter thread panicked".to_string())
+    });
+    let (code, dyn_insts) = result?;
+    runtime::output::flush();
+    if profile {
+        eprintln!("total_dyn_inst: {dyn_insts}");
+    }
+    let out = if capture { runtime::output::set_capture(false) } else { Vec::new() };
+    Ok((code, out, dyn_insts))
+}
+
+/// `toyc run --interp`: runs and returns the exit code (70 on an internal
+/// error, reported on stderr).
+pub fn run_module(module: &ir::Module, sources: &SourceMap, args: &[String], profile: bool) -> i32 {
+    match run(module, sources, args, profile, false) {
+        Ok((code, _, _)) => code,
+        Err(e) => {
+            runtime::output::flush();
+            eprintln!("error: internal compiler error in the IR interpreter: {e}");
+            70
+        }
+    }
+}
+
+pub(crate) fn stack_margin() -> usize {
+    STACK_MARGIN
+}

@@ -1,0 +1,362 @@
+//! The type rule of every instruction (see `Inst` in `ir/mod.rs`).
+//!
+//! `nil` is accepted wherever a reference type (struct, array, str) is
+//! expected: all three are pointers and `nil` is the null pointer.
+use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
+use crate::sema::hir::Program;
+
+/// An operand's type; `None` for `nil` (fits any reference) or a bad
+/// reference (reported elsewhere).
+fn ty_of(f: &IrCode, op: &Operand) -> Option<Type> {
+    match op {
+        Operand::Value(v) => f.stmts.ty.get(v.0 as usize).cloned(),
+        Operand::Arg(a) => f.params.get(*a as usize).cloned(),
+        Operand::Int(_) => Some(Type::Int),
+        Operand::Float(_) => Some(Type::Float),
+        Operand::Bool(_) => Some(Type::Bool),
+        Operand::Nil => None,
+    }
+}
+
+struct Ctx<'a> {
+    f: &'a IrCode,
+    program: &'a Program,
+    errs: Vec<String>,
+    i: usize,
+}
+
+impl Ctx<'_> {
+    fn err(&mut self, msg: String) {
+        self.errs.push(format!("fn {}: %{}: {}", self.f.name, self.i + 1, msg));
+    }
+
+    fn name(&self, t: &Type) -> String {
+        self.program.type_name(t)
+    }
+
+    /// `op` must have type `want`.
+    fn expect(&mut self, what: &str, op: &Operand, want: &Type) {
+        match ty_of(self.f, op) {
+            None if matches!(op, Operand::Nil) => {
+                if !want.is_ref() {
+                    let w = self.name(want);
+                    self.err(format!("{what} is nil but must be {w}"));
+                }
+            }
+            None => {}
+            Some(t) if t == *want => {}
+            Some(t) => {
+                let (t, w) = (self.name(&t), self.name(want));
+                self.err(format!("{what} has type {t} but must be {w}"));
+            }
+        }
+    }
+
+    fn result(&mut self, want: &Type) {
+        let have = self.f.stmts.ty[self.i].clone();
+        if have != *want {
+            let (h, w) = (self.name(&have), self.name(want));
+            self.err(format!("statement type {h} but the instruction gives {w}"));
+        }
+    }
+
+    fn arity(&mut self, what: &str, args: &[Operand], want: usize) -> bool {
+        if args.len() != want {
+            self.err(format!("{what} takes {want} operands, has {}", args.len()));
+            return false;
+        }
+        true
+    }
+}
+
+fn runtime_sig(func: RuntimeFn) -> Option<(Vec<Type>, Type)> {
+    use RuntimeFn::*;
+    use Type::*;
+    Some(match func {
+        PrintInt => (vec![Int], Void),
+        PrintFloat => (vec![Float], Void),
+        PrintBool => (vec![Bool], Void),
+        PrintStr => (vec![Str], Void),
+        PrintSpace | PrintNewline => (vec![], Void),
+        Clock => (vec![], Float),
+        Exit => (vec![Int], Void),
+        Sqrt | Sin | Cos | Tan | Atan | Exp | Ln | Floor | Ceil | Fabs => (vec![Float], Float),
+        Atan2 | Pow | FMod => (vec![Float, Float], Float),
+        StrConcat => (vec![Str, Str], Str),
+        StrEq => (vec![Str, Str], Bool),
+        StrCmp => (vec![Str, Str], Int),
+        StrLen => (vec![Str], Int),
+        StrByte => (vec![Str, Int], Int),
+        StrOfInt => (vec![Int], Str),
+        StrOfFloat => (vec![Float], Str),
+        StrOfBool => (vec![Bool], Str),
+        Substr => (vec![Str, Int, Int], Str),
+        Chr => (vec![Int], Str),
+        Fixed => (vec![Float, Int], Str),
+        ParseInt => (vec![Str], Int),
+        ParseFloat => (vec![Str], Float),
+        Args => (vec![], Array(Box::new(Str))),
+        // Generic over the element / composite type: checked separately.
+        PrintValue | ArrayPush | ArrayPop => return None,
+    })
+}
+
+pub fn check(f: &IrCode, program: &Program) -> Vec<String> {
+    let mut c = Ctx { f, program, errs: Vec::new(), i: 0 };
+    for i in 0..f.stmts.len() {
+        c.i = i;
+        check_inst(&mut c, &f.stmts.inst[i]);
+    }
+    c.errs
+}
+
+fn check_inst(c: &mut Ctx, inst: &Inst) {
+    use Type::*;
+    let f = c.f;
+    match inst {
+        Inst::Nothing | Inst::Goto(_) | Inst::Unwind | Inst::Unreachable => c.result(&Void),
+        Inst::Copy(a) => {
+            let t = f.stmts.ty[c.i].clone();
+            c.expect("the copied operand", a, &t);
+        }
+        Inst::Unary(op, a) => {
+            let (arg, res) = match op {
+                UnaryOp::INeg => (Int, Int),
+                UnaryOp::FNeg => (Float, Float),
+                UnaryOp::Not => (Bool, Bool),
+                UnaryOp::IntToFloat => (Int, Float),
+                UnaryOp::FloatToInt => (Float, Int),
+            };
+            c.expect("the operand", a, &arg);
+            c.result(&res);
+        }
+        Inst::Binary(op, a, b) => match op {
+            BinaryOp::ICmp(cmp) => {
+                let t = ty_of(f, a).or_else(|| ty_of(f, b));
+                match &t {
+                    Some(Int) => {}
+                    Some(Bool) | Some(Struct(_)) | Some(Array(_)) | Some(Str) | None
+                        if matches!(cmp, Cmp::Eq | Cmp::Ne) => {}
+                    Some(t) => {
+                        let t = c.name(t);
+                        c.err(format!("integer comparison {cmp:?} of {t} operands"));
+                    }
+                    None => c.err(format!("integer comparison {cmp:?} of nil operands")),
+                }
+                if let Some(t) = t {
+                    c.expect("the left operand", a, &t);
+                    c.expect("the right operand", b, &t);
+                }
+                c.result(&Bool);
+            }
+            BinaryOp::FCmp(_) => {
+                c.expect("the left operand", a, &Float);
+                c.expect("the right operand", b, &Float);
+                c.result(&Bool);
+            }
+            BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv | BinaryOp::FRem => {
+                c.expect("the left operand", a, &Float);
+                c.expect("the right operand", b, &Float);
+                c.result(&Float);
+            }
+            BinaryOp::IAnd | BinaryOp::IOr | BinaryOp::IXor if ty_of(f, a) == Some(Bool) => {
+                c.expect("the right operand", b, &Bool);
+                c.result(&Bool);
+            }
+            _ => {
+                c.expect("the left operand", a, &Int);
+                c.expect("the right operand", b, &Int);
+                c.result(&Int);
+            }
+        },
+        Inst::Phi { values, .. } => {
+            let t = f.stmts.ty[c.i].clone();
+            for v in values {
+                c.expect("a φ operand", v, &t);
+            }
+        }
+        Inst::PhiC { upsilons } => {
+            let t = f.stmts.ty[c.i].clone();
+            for u in upsilons {
+                if let Some(Inst::Upsilon(x)) = f.stmts.inst.get(u.0 as usize) {
+                    c.expect("a ϒ operand of this φᶜ", x, &t);
+                }
+            }
+        }
+        Inst::Upsilon(_) | Inst::Store { .. } | Inst::Raise { .. } => {
+            c.result(&Void);
+            check_effect(c, inst);
+        }
+        Inst::Pi { value, .. } => {
+            let t = f.stmts.ty[c.i].clone();
+            c.expect("the π operand", value, &t);
+        }
+        Inst::StrConst(_) | Inst::TakeException => c.result(&Str),
+        Inst::NoException => c.result(&Bool),
+        Inst::Call { func, args } => {
+            let Some(callee) = c.program.functions.get(func.0 as usize) else {
+                c.err(format!("call of function {} which does not exist", func.0));
+                return;
+            };
+            let params: Vec<Type> =
+                callee.params.iter().map(|p| callee.locals.get(p.0 as usize).map_or(Void, |l| l.ty.clone())).collect();
+            if c.arity("the call", args, params.len()) {
+                for (k, (a, t)) in args.iter().zip(&params).enumerate() {
+                    c.expect(&format!("argument {}", k + 1), a, t);
+                }
+            }
+            c.result(&callee.ret.clone());
+        }
+        Inst::Runtime { func, args } => check_runtime(c, *func, args),
+        Inst::Load { loc, base, index } => {
+            let t = loc_type(c, loc, base, index);
+            if let Some(t) = t {
+                c.result(&t);
+            }
+        }
+        Inst::NewArray { elem, len, fill } => {
+            c.expect("the length", len, &Int);
+            c.expect("the fill value", fill, elem);
+            c.result(&Array(Box::new(elem.clone())));
+        }
+        Inst::NewStruct { strukt, fields } => {
+            let Some(def) = c.program.structs.get(strukt.0 as usize) else {
+                c.err("struct that does not exist".into());
+                return;
+            };
+            let tys: Vec<Type> = def.fields.iter().map(|fd| fd.ty.clone()).collect();
+            if c.arity("the struct", fields, tys.len()) {
+                for (k, (a, t)) in fields.iter().zip(&tys).enumerate() {
+                    c.expect(&format!("field {}", k + 1), a, t);
+                }
+            }
+            c.result(&Struct(*strukt));
+        }
+        Inst::GotoIfNot { cond, .. } => {
+            c.expect("the branch condition", cond, &Bool);
+            c.result(&Void);
+        }
+        Inst::Return(v) => {
+            c.result(&Void);
+            match (v, &f.ret) {
+                (None, Void) => {}
+                (None, t) => {
+                    let t = c.name(t);
+                    c.err(format!("return without a value in a function returning {t}"));
+                }
+                (Some(_), Void) => c.err("return with a value in a function returning nothing".into()),
+                (Some(v), t) => c.expect("the returned value", v, &t.clone()),
+            }
+        }
+    }
+}
+
+fn check_effect(c: &mut Ctx, inst: &Inst) {
+    match inst {
+        Inst::Store { loc, base, index, value } => {
+            if let Some(t) = loc_type(c, loc, base, index) {
+                c.expect("the stored value", value, &t);
+            }
+        }
+        Inst::Raise { kind, args } => {
+            let want: Vec<Type> = match kind {
+                RaiseKind::Throw => vec![Type::Str],
+                RaiseKind::IndexOutOfBounds => vec![Type::Int, Type::Int],
+                RaiseKind::AssertionFailed if args.len() == 1 => vec![Type::Str],
+                _ => vec![],
+            };
+            if c.arity("the raise", args, want.len()) {
+                for (a, t) in args.iter().zip(&want) {
+                    c.expect("a raise argument", a, t);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The type stored at `loc`, after checking its base and index operands.
+fn loc_type(c: &mut Ctx, loc: &Loc, base: &Option<Operand>, index: &Option<Operand>) -> Option<Type> {
+    let f = c.f;
+    let base_ty = base.as_ref().and_then(|b| ty_of(f, b));
+    match loc {
+        Loc::Global(g) => {
+            if base.is_some() || index.is_some() {
+                c.err("a global location has no base or index".into());
+            }
+            match c.program.globals.get(g.0 as usize) {
+                Some(gd) => Some(gd.ty.clone()),
+                None => {
+                    c.err("global that does not exist".into());
+                    None
+                }
+            }
+        }
+        Loc::ArrayLen => {
+            if !matches!(base_ty, Some(Type::Array(_))) || index.is_some() {
+                c.err("an array length location needs an array base and no index".into());
+            }
+            Some(Type::Int)
+        }
+        Loc::ArrayElem(t) => {
+            match &base_ty {
+                Some(Type::Array(e)) if **e == *t => {}
+                _ => c.err(format!("an element location of [{}] needs a base of that type", c.name(t))),
+            }
+            match index {
+                Some(i) => c.expect("the index", i, &Type::Int),
+                None => c.err("an element location needs an index".into()),
+            }
+            Some(t.clone())
+        }
+        Loc::Field { strukt, field } => {
+            if base_ty.as_ref().is_some_and(|t| *t != Type::Struct(*strukt)) || base.is_none() {
+                c.err("a field location needs a base of its struct type".into());
+            }
+            let t = c.program.structs.get(strukt.0 as usize).and_then(|s| s.fields.get(*field as usize)).map(|fd| fd.ty.clone());
+            if t.is_none() {
+                c.err("field that does not exist".into());
+            }
+            t
+        }
+    }
+}
+
+fn check_runtime(c: &mut Ctx, func: RuntimeFn, args: &[Operand]) {
+    let f = c.f;
+    let name = format!("runtime {func:?}");
+    if let Some((params, ret)) = runtime_sig(func) {
+        if c.arity(&name, args, params.len()) {
+            for (k, (a, t)) in args.iter().zip(&params).enumerate() {
+                c.expect(&format!("argument {} of {name}", k + 1), a, t);
+            }
+        }
+        c.result(&ret);
+        return;
+    }
+    match func {
+        RuntimeFn::PrintValue => {
+            if c.arity(&name, args, 1) && ty_of(f, &args[0]).is_some_and(|t| !t.is_ref()) {
+                c.err("PrintValue of a non-reference value".into());
+            }
+            c.result(&Type::Void);
+        }
+        RuntimeFn::ArrayPush => {
+            if c.arity(&name, args, 2) {
+                match ty_of(f, &args[0]) {
+                    Some(Type::Array(e)) => c.expect("the pushed value", &args[1], &e),
+                    _ => c.err("ArrayPush on a non-array".into()),
+                }
+            }
+            c.result(&Type::Void);
+        }
+        _ => {
+            if c.arity(&name, args, 1) {
+                match ty_of(f, &args[0]) {
+                    Some(Type::Array(e)) => c.result(&e),
+                    _ => c.err("ArrayPop on a non-array".into()),
+                }
+            }
+        }
+    }
+}

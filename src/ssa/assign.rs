@@ -1,0 +1,107 @@
+//! Assignments to places, and try/catch regions.
+use super::lower::FnLower;
+use crate::ir::{Flags, Inst, Loc, Operand, Type};
+use crate::sema::hir::{BinOp, Block, Expr, LocalId, Place};
+use crate::span::Span;
+
+impl FnLower<'_> {
+    /// `place = value` or `place OP= value`. The place's sub-expressions
+    /// are evaluated once, before `value`; a compound assignment reads the
+    /// old value (after the place's check) before evaluating `value`.
+    pub fn assign_place(&mut self, place: &Place, op: Option<BinOp>, value: &Expr, span: Span) {
+        let ty = value.ty.clone();
+        match place {
+            Place::Local(l) => {
+                let old = op.map(|_| self.read(l.0));
+                let v = self.expr(value);
+                let new = self.combine(op, old, v, &ty, span);
+                self.assign(l.0, new, span);
+            }
+            Place::Global(g) => {
+                let loc = Loc::Global(*g);
+                let old = op.map(|_| self.load(loc.clone(), None, None, ty.clone(), span));
+                let v = self.expr(value);
+                let new = self.combine(op, old, v, &ty, span);
+                self.store(loc, None, None, new, span);
+            }
+            Place::Index { array, index } => {
+                let a = self.expr(array);
+                let i = self.expr(index);
+                let loc = Loc::ArrayElem(ty.clone());
+                let old = match op {
+                    Some(_) => {
+                        self.array_index_check(a, i, span);
+                        Some(self.load(loc.clone(), Some(a), Some(i), ty.clone(), span))
+                    }
+                    None => None,
+                };
+                let v = self.expr(value);
+                if op.is_none() {
+                    self.array_index_check(a, i, span);
+                }
+                let new = self.combine(op, old, v, &ty, span);
+                self.store(loc, Some(a), Some(i), new, span);
+            }
+            Place::Field { object, strukt, field } => {
+                let o = self.expr(object);
+                let loc = Loc::Field { strukt: *strukt, field: *field };
+                let old = match op {
+                    Some(_) => {
+                        self.nil_check(o, span);
+                        Some(self.load(loc.clone(), Some(o), None, ty.clone(), span))
+                    }
+                    None => None,
+                };
+                let v = self.expr(value);
+                if op.is_none() {
+                    self.nil_check(o, span);
+                }
+                let new = self.combine(op, old, v, &ty, span);
+                self.store(loc, Some(o), None, new, span);
+            }
+        }
+    }
+
+    fn combine(&mut self, op: Option<BinOp>, old: Option<Operand>, v: Operand, ty: &Type, span: Span) -> Operand {
+        match (op, old) {
+            (Some(op), Some(old)) => self.binop(op, old, v, ty, span),
+            _ => v,
+        }
+    }
+
+    fn store(&mut self, loc: Loc, base: Option<Operand>, index: Option<Operand>, value: Operand, span: Span) {
+        self.emit(Inst::Store { loc, base, index, value }, Type::Void, span, Flags::NOTHROW);
+    }
+
+    /// `try { body } catch e { handler }`: the handler is entered by an
+    /// explicit edge from every point of `body` that may throw; the locals
+    /// in scope reach it through φᶜ nodes.
+    pub fn try_catch(&mut self, body: &Block, catch_var: LocalId, handler: &Block, span: Span) {
+        let handler_b = self.b.new_block();
+        let after = self.b.new_block();
+        self.enter_try(handler_b, span);
+        self.block(body);
+        let ctx = self.tries.pop();
+        if !self.b.cur_dead() {
+            self.b.goto_and_switch(after, span);
+        }
+        self.b.seal(handler_b);
+        if !self.b.is_dead(handler_b) {
+            self.b.switch_to(handler_b);
+            for (var, phic) in ctx.map(|c| c.vars).unwrap_or_default() {
+                self.b.write_var(var, handler_b, Operand::Value(crate::ir::Value(phic)));
+            }
+            let msg = self.emit(Inst::TakeException, Type::Str, span, Flags::NOTHROW);
+            self.b.write_var(catch_var.0, handler_b, msg);
+            let depth = self.scope.len();
+            self.scope.push(catch_var);
+            self.block(handler);
+            self.scope.truncate(depth);
+            if !self.b.cur_dead() {
+                self.b.goto_and_switch(after, span);
+            }
+        }
+        self.b.seal(after);
+        self.b.switch_to(after);
+    }
+}

@@ -1,0 +1,474 @@
+//! The builder-local CFG and Braun et al.'s variable reads and writes.
+//!
+//! Invariants:
+//! - Every statement (φ or not) is a [`Node`]; `Operand::Value(n)` inside a
+//!   node's instruction refers to node `n` (not to a final statement).
+//! - A node whose `forward` is set has been replaced (a trivial φ): every
+//!   use reads `resolve(Value(n))` instead. Only φs are ever forwarded.
+//! - A φ's `values[i]` flows in along `blocks[b].preds[i]`; `edges` stays
+//!   empty until emission. An incomplete φ (in an unsealed block) has no
+//!   values until its block is sealed.
+//! - `phi_users[n]` lists the φs that have (had) `n` as an operand; it may
+//!   hold stale entries, which re-checks tolerate.
+//! - A block whose `term` is `None` is still being filled; `cur` is always a
+//!   block without a terminator. A sealed block without predecessors (other
+//!   than the entry) is dead: nothing placed in it is emitted.
+use crate::ir::{Flags, Inst, Operand, Type, Value};
+use crate::span::Span;
+use std::collections::HashMap;
+
+/// A builder block index.
+pub type Blk = u32;
+/// An SSA variable: a local (`LocalId.0`) or a hidden temporary above them.
+pub type Var = u32;
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub inst: Inst,
+    pub ty: Type,
+    pub span: Span,
+    pub flags: Flags,
+    pub block: Blk,
+}
+
+/// How control leaves a builder block.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    Goto(Blk),
+    /// Goes to `then` when `cond` is true, else to `els`.
+    Branch { cond: Operand, then: Blk, els: Blk },
+    Return(Option<Operand>),
+    Unwind,
+    Unreachable,
+}
+
+impl Term {
+    pub fn succs(&self) -> Vec<Blk> {
+        match self {
+            Term::Goto(b) => vec![*b],
+            Term::Branch { then, els, .. } => vec![*then, *els],
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct BBlock {
+    pub phis: Vec<u32>,
+    /// Non-φ statements in order (φᶜ first when the block is a handler).
+    pub stmts: Vec<u32>,
+    pub term: Option<(Term, Span)>,
+    pub preds: Vec<Blk>,
+    pub sealed: bool,
+    /// An error path: laid out last, its statements flagged `COLD`.
+    pub cold: bool,
+    /// When the block first became current (layout follows source order).
+    pub seq: u32,
+    incomplete: Vec<(Var, u32)>,
+}
+
+/// Key for local value numbering of pure operations (floats by bits).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OpKey {
+    Value(u32),
+    Arg(u32),
+    Int(i64),
+    Float(u64),
+    Bool(bool),
+    Nil,
+}
+
+pub fn op_key(op: Operand) -> OpKey {
+    match op {
+        Operand::Value(v) => OpKey::Value(v.0),
+        Operand::Arg(a) => OpKey::Arg(a),
+        Operand::Int(i) => OpKey::Int(i),
+        Operand::Float(f) => OpKey::Float(f.to_bits()),
+        Operand::Bool(b) => OpKey::Bool(b),
+        Operand::Nil => OpKey::Nil,
+    }
+}
+
+/// Operand identity (floats compared by bits, so `NaN` equals itself).
+pub fn same_op(a: Operand, b: Operand) -> bool {
+    op_key(a) == op_key(b)
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LvnKey {
+    Unary(crate::ir::UnaryOp, OpKey),
+    Binary(crate::ir::BinaryOp, OpKey, OpKey),
+    Str(Box<str>),
+}
+
+pub struct Builder {
+    pub nodes: Vec<Node>,
+    pub forward: Vec<Option<Operand>>,
+    pub phi_users: Vec<Vec<u32>>,
+    pub blocks: Vec<BBlock>,
+    pub cur: Blk,
+    defs: HashMap<(Var, Blk), Operand>,
+    pub var_ty: Vec<Type>,
+    lvn: HashMap<(Blk, LvnKey), Operand>,
+    next_seq: u32,
+}
+
+impl Builder {
+    /// A builder with the entry block (0) current and sealed.
+    pub fn new(var_ty: Vec<Type>) -> Builder {
+        let mut b = Builder {
+            nodes: Vec::new(),
+            forward: Vec::new(),
+            phi_users: Vec::new(),
+            blocks: Vec::new(),
+            cur: 0,
+            defs: HashMap::new(),
+            var_ty,
+            lvn: HashMap::new(),
+            next_seq: 0,
+        };
+        let entry = b.new_block();
+        b.seal(entry);
+        b.switch_to(entry);
+        b
+    }
+
+    pub fn new_block(&mut self) -> Blk {
+        self.blocks.push(BBlock { seq: u32::MAX, ..BBlock::default() });
+        self.blocks.len() as Blk - 1
+    }
+
+    pub fn new_cold_block(&mut self) -> Blk {
+        let b = self.new_block();
+        self.blocks[b as usize].cold = true;
+        b
+    }
+
+    /// A fresh hidden variable of type `ty`.
+    pub fn new_var(&mut self, ty: Type) -> Var {
+        self.var_ty.push(ty);
+        self.var_ty.len() as Var - 1
+    }
+
+    /// Whether `b` can never execute (sealed, no predecessors, not entry).
+    pub fn is_dead(&self, b: Blk) -> bool {
+        let blk = &self.blocks[b as usize];
+        b != 0 && blk.sealed && blk.preds.is_empty()
+    }
+
+    pub fn cur_dead(&self) -> bool {
+        self.is_dead(self.cur)
+    }
+
+    /// Makes `b` current. `b` must not have a terminator yet.
+    pub fn switch_to(&mut self, b: Blk) {
+        if self.blocks[b as usize].seq == u32::MAX {
+            self.blocks[b as usize].seq = self.next_seq;
+            self.next_seq += 1;
+        }
+        self.cur = b;
+    }
+
+    fn add_node(&mut self, inst: Inst, ty: Type, span: Span, flags: Flags, block: Blk) -> u32 {
+        self.nodes.push(Node { inst, ty, span, flags, block });
+        self.forward.push(None);
+        self.phi_users.push(Vec::new());
+        self.nodes.len() as u32 - 1
+    }
+
+    /// Appends a statement to the current block.
+    pub fn push(&mut self, inst: Inst, ty: Type, span: Span, flags: Flags) -> Operand {
+        let cur = self.cur;
+        self.push_at(cur, inst, ty, span, flags)
+    }
+
+    /// Appends a statement to block `b` (which stays not current).
+    pub fn push_at(&mut self, b: Blk, inst: Inst, ty: Type, span: Span, flags: Flags) -> Operand {
+        let n = self.add_node(inst, ty, span, flags, b);
+        self.blocks[b as usize].stmts.push(n);
+        Operand::Value(Value(n))
+    }
+
+    /// Appends a pure operation, reusing an identical one of this block.
+    pub fn push_pure(&mut self, key: LvnKey, inst: Inst, ty: Type, span: Span) -> Operand {
+        if let Some(v) = self.lvn.get(&(self.cur, key.clone())) {
+            return self.resolve(*v);
+        }
+        let v = self.push(inst, ty, span, Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0));
+        self.lvn.insert((self.cur, key), v);
+        v
+    }
+
+    /// Ends the current block with `term` and wires the CFG edges. Control
+    /// continues in a fresh dead block until the caller switches.
+    pub fn terminate(&mut self, term: Term, span: Span) {
+        let cur = self.cur;
+        if self.blocks[cur as usize].term.is_some() {
+            return;
+        }
+        if self.is_dead(cur) {
+            // Dead code adds no edges: its jumps never happen.
+            self.blocks[cur as usize].term = Some((Term::Unreachable, span));
+            let dead = self.new_block();
+            self.seal(dead);
+            self.cur = dead;
+            return;
+        }
+        for s in term.succs() {
+            self.blocks[s as usize].preds.push(cur);
+        }
+        self.blocks[cur as usize].term = Some((term, span));
+        let dead = self.new_block();
+        self.seal(dead);
+        self.cur = dead;
+    }
+
+    /// `goto target`, then continue in `target`.
+    pub fn goto_and_switch(&mut self, target: Blk, span: Span) {
+        self.terminate(Term::Goto(target), span);
+        self.switch_to(target);
+    }
+
+    /// A conditional branch; a constant condition becomes a `goto`.
+    pub fn branch(&mut self, cond: Operand, then: Blk, els: Blk, span: Span) {
+        match self.resolve(cond) {
+            Operand::Bool(true) => self.terminate(Term::Goto(then), span),
+            Operand::Bool(false) => self.terminate(Term::Goto(els), span),
+            c => self.terminate(Term::Branch { cond: c, then, els }, span),
+        }
+    }
+
+    /// Follows replaced φs to the value that stands for `op`.
+    pub fn resolve(&self, op: Operand) -> Operand {
+        let mut op = op;
+        let mut steps = 0usize;
+        while let Operand::Value(v) = op {
+            match self.forward[v.0 as usize] {
+                Some(next) if steps <= self.nodes.len() => {
+                    op = next;
+                    steps += 1;
+                }
+                _ => break,
+            }
+        }
+        op
+    }
+
+    pub fn write_var(&mut self, var: Var, block: Blk, value: Operand) {
+        self.defs.insert((var, block), value);
+    }
+
+    /// The value of `var` at the end of what has been built of `block`.
+    /// Iterative: no recursion, whatever the shape of the CFG.
+    pub fn read_var(&mut self, var: Var, block: Blk) -> Operand {
+        if let Some(v) = self.defs.get(&(var, block)) {
+            return self.resolve(*v);
+        }
+        enum Frame {
+            Lookup(Blk),
+            Single(Blk),
+            Phi { phi: u32, block: Blk, next: usize },
+        }
+        let mut stack = vec![Frame::Lookup(block)];
+        let mut ret: Option<Operand> = None;
+        while let Some(frame) = stack.pop() {
+            match frame {
+                Frame::Lookup(b) => {
+                    if let Some(v) = self.defs.get(&(var, b)) {
+                        ret = Some(self.resolve(*v));
+                        continue;
+                    }
+                    let blk = &self.blocks[b as usize];
+                    if !blk.sealed {
+                        let phi = self.new_phi(var, b);
+                        self.blocks[b as usize].incomplete.push((var, phi));
+                        let v = Operand::Value(Value(phi));
+                        self.write_var(var, b, v);
+                        ret = Some(v);
+                    } else if blk.preds.len() == 1 {
+                        let p = blk.preds[0];
+                        stack.push(Frame::Single(b));
+                        stack.push(Frame::Lookup(p));
+                    } else if blk.preds.is_empty() {
+                        // Dead code or a read before any definition (sema
+                        // rules the latter out): any value of the type.
+                        let v = self.undef(var);
+                        self.write_var(var, b, v);
+                        ret = Some(v);
+                    } else {
+                        let phi = self.new_phi(var, b);
+                        self.write_var(var, b, Operand::Value(Value(phi)));
+                        ret = None;
+                        stack.push(Frame::Phi { phi, block: b, next: 0 });
+                    }
+                }
+                Frame::Single(b) => {
+                    let v = ret.unwrap_or_else(|| self.undef(var));
+                    self.write_var(var, b, v);
+                    ret = Some(v);
+                }
+                Frame::Phi { phi, block: b, next } => {
+                    if let Some(v) = ret.take() {
+                        self.add_phi_operand(phi, v);
+                    }
+                    let preds = &self.blocks[b as usize].preds;
+                    if next < preds.len() {
+                        let p = preds[next];
+                        stack.push(Frame::Phi { phi, block: b, next: next + 1 });
+                        stack.push(Frame::Lookup(p));
+                    } else {
+                        ret = Some(self.try_remove_trivial_phi(phi));
+                    }
+                }
+            }
+        }
+        let v = ret.unwrap_or_else(|| self.undef(var));
+        self.resolve(v)
+    }
+
+    /// A placeholder value of `var`'s type, used only where the variable
+    /// can have no value (dead code).
+    fn undef(&mut self, var: Var) -> Operand {
+        let ty = self.var_ty.get(var as usize).cloned().unwrap_or(Type::Int);
+        self.zero_of(&ty)
+    }
+
+    /// A constant of type `ty` (for `str`, an empty string statement).
+    pub fn zero_of(&mut self, ty: &Type) -> Operand {
+        match ty {
+            Type::Int | Type::Void => Operand::Int(0),
+            Type::Float => Operand::Float(0.0),
+            Type::Bool => Operand::Bool(false),
+            Type::Array(_) | Type::Struct(_) => Operand::Nil,
+            Type::Str => {
+                let key = LvnKey::Str("".into());
+                self.push_pure(key, Inst::StrConst("".into()), Type::Str, Span::default())
+            }
+        }
+    }
+
+    fn new_phi(&mut self, var: Var, b: Blk) -> u32 {
+        let ty = self.var_ty.get(var as usize).cloned().unwrap_or(Type::Int);
+        let n = self.add_node(
+            Inst::Phi { edges: Vec::new(), values: Vec::new() },
+            ty,
+            Span::default(),
+            Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0),
+            b,
+        );
+        self.blocks[b as usize].phis.push(n);
+        n
+    }
+
+    /// A φ in `b` (sealed, all predecessors known) with explicit operands,
+    /// one per predecessor in order; simplified at once.
+    pub fn phi_with(&mut self, b: Blk, ty: Type, values: Vec<Operand>) -> Operand {
+        let var = self.new_var(ty);
+        let n = self.new_phi(var, b);
+        for v in values {
+            self.add_phi_operand(n, v);
+        }
+        self.try_remove_trivial_phi(n)
+    }
+
+    fn add_phi_operand(&mut self, phi: u32, v: Operand) {
+        let v = self.resolve(v);
+        if let Operand::Value(u) = v {
+            self.phi_users[u.0 as usize].push(phi);
+        }
+        if let Inst::Phi { values, .. } = &mut self.nodes[phi as usize].inst {
+            values.push(v);
+        }
+    }
+
+    /// Marks `b` sealed (all predecessors known) and completes its
+    /// incomplete φs.
+    pub fn seal(&mut self, b: Blk) {
+        if self.blocks[b as usize].sealed {
+            return;
+        }
+        let incomplete = std::mem::take(&mut self.blocks[b as usize].incomplete);
+        self.blocks[b as usize].sealed = true;
+        for (var, phi) in incomplete {
+            let preds = self.blocks[b as usize].preds.clone();
+            for p in preds {
+                let v = self.read_var(var, p);
+                self.add_phi_operand(phi, v);
+            }
+            self.try_remove_trivial_phi(phi);
+        }
+    }
+
+    /// The operands of φ `n`, resolved.
+    pub fn phi_operands(&self, n: u32) -> Vec<Operand> {
+        match &self.nodes[n as usize].inst {
+            Inst::Phi { values, .. } => values.iter().map(|v| self.resolve(*v)).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Replaces `phi` by `value` and records the users to re-check.
+    pub fn replace_phi(&mut self, phi: u32, value: Operand) {
+        self.forward[phi as usize] = Some(value);
+        if let Operand::Value(x) = value {
+            let users = self.phi_users[phi as usize].clone();
+            self.phi_users[x.0 as usize].extend(users);
+        }
+    }
+
+    /// Braun et al.'s tryRemoveTrivialPhi, with a worklist over the φ users
+    /// instead of recursion. Returns what `phi` stands for now.
+    pub fn try_remove_trivial_phi(&mut self, phi: u32) -> Operand {
+        let mut work = vec![phi];
+        while let Some(p) = work.pop() {
+            if self.forward[p as usize].is_some() || !self.blocks[self.nodes[p as usize].block as usize].sealed {
+                continue;
+            }
+            let me = Operand::Value(Value(p));
+            let mut same: Option<Operand> = None;
+            let mut trivial = true;
+            for op in self.phi_operands(p) {
+                if same_op(op, me) || same.is_some_and(|s| same_op(s, op)) {
+                    continue;
+                }
+                if same.is_some() {
+                    trivial = false;
+                    break;
+                }
+                same = Some(op);
+            }
+            if !trivial {
+                continue;
+            }
+            let same = match same {
+                Some(s) => s,
+                None => {
+                    if self.phi_operands(p).is_empty() && !self.blocks[self.nodes[p as usize].block as usize].preds.is_empty() {
+                        continue;
+                    }
+                    let ty = self.nodes[p as usize].ty.clone();
+                    self.zero_of(&ty)
+                }
+            };
+            self.replace_phi(p, same);
+            for &u in &self.phi_users[p as usize] {
+                if u != p {
+                    work.push(u);
+                }
+            }
+        }
+        self.resolve(Operand::Value(Value(phi)))
+    }
+
+    /// Type of an operand, given the function's parameter types.
+    pub fn type_of(&self, op: Operand, params: &[Type]) -> Type {
+        match self.resolve(op) {
+            Operand::Value(v) => self.nodes[v.0 as usize].ty.clone(),
+            Operand::Arg(a) => params.get(a as usize).cloned().unwrap_or(Type::Void),
+            Operand::Int(_) => Type::Int,
+            Operand::Float(_) => Type::Float,
+            Operand::Bool(_) => Type::Bool,
+            Operand::Nil => Type::Void,
+        }
+    }
+}

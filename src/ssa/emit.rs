@@ -1,0 +1,405 @@
+//! Lowering of the builder's CFG to the flat `IrCode`.
+//!
+//! Steps: seal leftovers, remove redundant φ-SCCs, drop unreachable blocks
+//! (and their φ operands), merge a block into its only predecessor when
+//! that one jumps straight to it, split edges so that every conditional
+//! branch's true successor has it as only predecessor, keep only live
+//! φ/φᶜ/ϒ, lay blocks out in source order with each true successor right
+//! after its branch and cold blocks last, then number and emit.
+//!
+//! Alignment invariant kept by every step: a φ's `values[i]` flows in along
+//! its block's `preds[i]`.
+use super::builder::{Blk, Builder, Term};
+use super::scc::remove_redundant_phis;
+use crate::ir::verify::operands;
+use crate::ir::{BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value};
+use crate::sema::hir::FuncId;
+use crate::span::Span;
+
+pub struct Header {
+    pub name: String,
+    pub func: FuncId,
+    pub params: Vec<Type>,
+    pub ret: Type,
+    pub span: Span,
+}
+
+fn term_of(b: &Builder, blk: Blk) -> Option<&Term> {
+    b.blocks[blk as usize].term.as_ref().map(|(t, _)| t)
+}
+
+fn reachable(b: &Builder) -> Vec<bool> {
+    let mut seen = vec![false; b.blocks.len()];
+    let mut work = vec![0u32];
+    seen[0] = true;
+    while let Some(x) = work.pop() {
+        if let Some(t) = term_of(b, x) {
+            for s in t.succs() {
+                if !seen[s as usize] {
+                    seen[s as usize] = true;
+                    work.push(s);
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// Removes the operands at `drop` positions from every φ of `blk`.
+fn drop_phi_edges(b: &mut Builder, blk: Blk, keep: &[bool]) {
+    for &p in &b.blocks[blk as usize].phis.clone() {
+        if let Inst::Phi { values, .. } = &mut b.nodes[p as usize].inst {
+            let mut k = 0;
+            values.retain(|_| {
+                let r = keep.get(k).copied().unwrap_or(true);
+                k += 1;
+                r
+            });
+        }
+    }
+}
+
+fn has_head_nodes(b: &Builder, blk: Blk) -> bool {
+    let bb = &b.blocks[blk as usize];
+    bb.phis.iter().any(|&p| b.forward[p as usize].is_none())
+        || bb.stmts.iter().any(|&s| matches!(b.nodes[s as usize].inst, Inst::PhiC { .. }))
+}
+
+pub fn emit(mut b: Builder, h: Header) -> IrCode {
+    for blk in 0..b.blocks.len() as u32 {
+        b.seal(blk);
+    }
+    // Blocks without a terminator are dead leftovers or an unfinished end.
+    for blk in 0..b.blocks.len() {
+        if b.blocks[blk].term.is_none() {
+            b.blocks[blk].term = Some((Term::Unreachable, h.span));
+        }
+    }
+    let mut live_blk = reachable(&b);
+    for blk in 0..b.blocks.len() as u32 {
+        if !live_blk[blk as usize] {
+            continue;
+        }
+        let keep: Vec<bool> = b.blocks[blk as usize].preds.iter().map(|p| live_blk[*p as usize]).collect();
+        if keep.iter().any(|k| !k) {
+            drop_phi_edges(&mut b, blk, &keep);
+            b.blocks[blk as usize].preds.retain(|p| live_blk[*p as usize]);
+            for p in b.blocks[blk as usize].phis.clone() {
+                b.try_remove_trivial_phi(p);
+            }
+        }
+    }
+    remove_redundant_phis(&mut b);
+    merge_blocks(&mut b, &mut live_blk);
+    split_branch_edges(&mut b, &mut live_blk);
+    let (live_node, live_ups) = live_nodes(&b, &live_blk);
+    let order = layout(&b, &live_blk);
+    lower(&b, &order, &live_node, &live_ups, h)
+}
+
+/// Merges `B` into `A` when `A` ends in `goto B` and `B` has no other
+/// predecessor (and no φ/φᶜ, and the same temperature).
+fn merge_blocks(b: &mut Builder, live: &mut [bool]) {
+    for a in 0..b.blocks.len() as u32 {
+        if !live[a as usize] {
+            continue;
+        }
+        while let Some(Term::Goto(t)) = term_of(b, a).cloned() {
+            let tb = &b.blocks[t as usize];
+            if t == 0 || t == a || tb.preds.len() != 1 || tb.cold != b.blocks[a as usize].cold || has_head_nodes(b, t) {
+                break;
+            }
+            let stmts = std::mem::take(&mut b.blocks[t as usize].stmts);
+            for &s in &stmts {
+                b.nodes[s as usize].block = a;
+            }
+            b.blocks[a as usize].stmts.extend(stmts);
+            let term = b.blocks[t as usize].term.take();
+            if let Some((tt, _)) = &term {
+                for s in tt.succs() {
+                    for p in b.blocks[s as usize].preds.iter_mut() {
+                        if *p == t {
+                            *p = a;
+                        }
+                    }
+                }
+            }
+            b.blocks[a as usize].term = term;
+            b.blocks[t as usize].preds.clear();
+            live[t as usize] = false;
+        }
+    }
+}
+
+/// Gives every conditional branch a true successor of its own (inserting a
+/// `goto` block on a shared edge), so that it can be the fallthrough.
+fn split_branch_edges(b: &mut Builder, live: &mut Vec<bool>) {
+    for a in 0..b.blocks.len() as u32 {
+        if !live[a as usize] {
+            continue;
+        }
+        let Some(Term::Branch { cond, then, els }) = term_of(b, a).cloned() else { continue };
+        if then == els {
+            // Both edges reach one block: a plain jump; drop one edge.
+            let pos = b.blocks[then as usize].preds.iter().position(|p| *p == a);
+            if let Some(pos) = pos {
+                let keep: Vec<bool> = (0..b.blocks[then as usize].preds.len()).map(|i| i != pos).collect();
+                drop_phi_edges(b, then, &keep);
+                b.blocks[then as usize].preds.remove(pos);
+            }
+            let span = b.blocks[a as usize].term.as_ref().map(|(_, s)| *s).unwrap_or_default();
+            b.blocks[a as usize].term = Some((Term::Goto(then), span));
+            continue;
+        }
+        if b.blocks[then as usize].preds.len() > 1 || then == 0 {
+            let span = b.blocks[a as usize].term.as_ref().map(|(_, s)| *s).unwrap_or_default();
+            let n = b.new_block();
+            live.push(true);
+            let seq = b.blocks[a as usize].seq;
+            let cold = b.blocks[a as usize].cold;
+            let nb = &mut b.blocks[n as usize];
+            nb.seq = seq;
+            nb.sealed = true;
+            nb.preds = vec![a];
+            nb.term = Some((Term::Goto(then), span));
+            nb.cold = cold;
+            for p in b.blocks[then as usize].preds.iter_mut() {
+                if *p == a {
+                    *p = n;
+                }
+            }
+            b.blocks[a as usize].term = Some((Term::Branch { cond, then: n, els }, span));
+        }
+    }
+}
+
+/// Live φ and φᶜ nodes (reached from a non-φ use), and live ϒ nodes (listed
+/// by a live φᶜ).
+fn live_nodes(b: &Builder, live_blk: &[bool]) -> (Vec<bool>, Vec<bool>) {
+    let n = b.nodes.len();
+    let mut live = vec![false; n];
+    let mut ups = vec![false; n];
+    let mut work: Vec<u32> = Vec::new();
+    let mark = |op: Operand, live: &mut Vec<bool>, work: &mut Vec<u32>| {
+        if let Operand::Value(Value(v)) = b.resolve(op) {
+            if !live[v as usize] {
+                live[v as usize] = true;
+                work.push(v);
+            }
+        }
+    };
+    for (blk, bb) in b.blocks.iter().enumerate() {
+        if !live_blk[blk] {
+            continue;
+        }
+        for &s in &bb.stmts {
+            match &b.nodes[s as usize].inst {
+                Inst::PhiC { .. } | Inst::Upsilon(_) => {}
+                inst => {
+                    live[s as usize] = true;
+                    for op in operands(inst) {
+                        mark(op, &mut live, &mut work);
+                    }
+                }
+            }
+        }
+        if let Some((t, _)) = &bb.term {
+            match t {
+                Term::Branch { cond, .. } => mark(*cond, &mut live, &mut work),
+                Term::Return(Some(v)) => mark(*v, &mut live, &mut work),
+                _ => {}
+            }
+        }
+    }
+    while let Some(v) = work.pop() {
+        match &b.nodes[v as usize].inst {
+            Inst::Phi { values, .. } => {
+                for op in values.clone() {
+                    mark(op, &mut live, &mut work);
+                }
+            }
+            Inst::PhiC { upsilons } => {
+                for u in upsilons {
+                    let u = u.0 as usize;
+                    if !live_blk[b.nodes[u].block as usize] {
+                        continue;
+                    }
+                    ups[u] = true;
+                    if let Inst::Upsilon(x) = b.nodes[u].inst {
+                        mark(x, &mut live, &mut work);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (live, ups)
+}
+
+/// Source order, each branch's true successor right after it, cold last.
+fn layout(b: &Builder, live: &[bool]) -> Vec<Blk> {
+    let nb = b.blocks.len();
+    let mut is_then = vec![false; nb];
+    for blk in 0..nb {
+        if live[blk] {
+            if let Some(Term::Branch { then, .. }) = term_of(b, blk as u32) {
+                is_then[*then as usize] = true;
+            }
+        }
+    }
+    let mut starts: Vec<Blk> = (0..nb as u32).filter(|&x| live[x as usize] && !is_then[x as usize]).collect();
+    starts.sort_by_key(|&x| (x != 0, b.blocks[x as usize].cold, b.blocks[x as usize].seq, x));
+    let mut placed = vec![false; nb];
+    let mut order = Vec::new();
+    for s in starts {
+        let mut cur = s;
+        while !placed[cur as usize] {
+            placed[cur as usize] = true;
+            order.push(cur);
+            match term_of(b, cur) {
+                Some(Term::Branch { then, .. }) => cur = *then,
+                _ => break,
+            }
+        }
+    }
+    order
+}
+
+fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: Header) -> IrCode {
+    let nb = b.blocks.len();
+    let mut final_blk = vec![u32::MAX; nb];
+    for (i, &blk) in order.iter().enumerate() {
+        final_blk[blk as usize] = i as u32;
+    }
+    // Pass 1: which nodes each block emits, and their numbers.
+    let mut map = vec![u32::MAX; b.nodes.len()];
+    let mut next = 0u32;
+    let mut contents: Vec<Vec<u32>> = Vec::new();
+    let mut emit_term: Vec<bool> = Vec::new();
+    for (i, &blk) in order.iter().enumerate() {
+        let bb = &b.blocks[blk as usize];
+        let mut nodes = Vec::new();
+        for &p in &bb.phis {
+            if b.forward[p as usize].is_none() && live_node[p as usize] {
+                nodes.push(p);
+            }
+        }
+        for &s in &bb.stmts {
+            let keep = match b.nodes[s as usize].inst {
+                Inst::PhiC { .. } => live_node[s as usize],
+                Inst::Upsilon(_) => live_ups[s as usize],
+                _ => true,
+            };
+            if keep {
+                nodes.push(s);
+            }
+        }
+        for &n in &nodes {
+            map[n as usize] = next;
+            next += 1;
+        }
+        let fallthrough = match term_of(b, blk) {
+            Some(Term::Goto(t)) => order.get(i + 1) == Some(t) && !nodes.is_empty(),
+            _ => false,
+        };
+        if !fallthrough {
+            next += 1;
+        }
+        contents.push(nodes);
+        emit_term.push(!fallthrough);
+    }
+    let op = |o: Operand| -> Operand {
+        match b.resolve(o) {
+            Operand::Value(Value(v)) => Operand::Value(Value(map[v as usize])),
+            x => x,
+        }
+    };
+    let fb = |x: Blk| BlockId(final_blk[x as usize]);
+    // Pass 2: emit.
+    let mut stmts = InstructionStream::default();
+    let mut blocks = Vec::new();
+    for (i, &blk) in order.iter().enumerate() {
+        let bb = &b.blocks[blk as usize];
+        let start = stmts.len() as u32;
+        let cold = if bb.cold { Flags::COLD } else { Flags::default() };
+        for &n in &contents[i] {
+            let node = &b.nodes[n as usize];
+            let inst = match &node.inst {
+                Inst::Phi { values, .. } => Inst::Phi {
+                    edges: bb.preds.iter().map(|p| fb(*p)).collect(),
+                    values: values.iter().map(|v| op(*v)).collect(),
+                },
+                Inst::PhiC { upsilons } => Inst::PhiC {
+                    upsilons: upsilons.iter().filter(|u| live_ups[u.0 as usize]).map(|u| Value(map[u.0 as usize])).collect(),
+                },
+                other => map_operands(other, &op),
+            };
+            let mut flags = node.flags;
+            flags.insert(cold);
+            stmts.push(inst, node.ty.clone(), node.span, flags);
+        }
+        let (term, span) = match &bb.term {
+            Some((t, s)) => (t.clone(), *s),
+            None => (Term::Unreachable, h.span),
+        };
+        let succs: Vec<Blk> = match &term {
+            Term::Goto(t) => vec![*t],
+            Term::Branch { then, els, .. } => vec![*then, *els],
+            _ => Vec::new(),
+        };
+        if emit_term[i] {
+            let inst = match term {
+                Term::Goto(t) => Inst::Goto(fb(t)),
+                Term::Branch { cond, els, .. } => {
+                    Inst::GotoIfNot { cond: op(cond), dest: fb(els) }
+                }
+                Term::Return(v) => Inst::Return(v.map(op)),
+                Term::Unwind => Inst::Unwind,
+                Term::Unreachable => Inst::Unreachable,
+            };
+            let mut flags = Flags::default();
+            flags.insert(cold);
+            stmts.push(inst, Type::Void, span, flags);
+        }
+        blocks.push(BasicBlock {
+            stmts: start..stmts.len() as u32,
+            preds: bb.preds.iter().map(|p| fb(*p)).collect(),
+            succs: succs.into_iter().map(fb).collect(),
+        });
+    }
+    IrCode {
+        name: h.name,
+        func: h.func,
+        params: h.params,
+        ret: h.ret,
+        span: h.span,
+        stmts,
+        cfg: Cfg { blocks },
+    }
+}
+
+/// `inst` with every operand passed through `f`.
+pub fn map_operands(inst: &Inst, f: &dyn Fn(Operand) -> Operand) -> Inst {
+    let fo = |o: &Option<Operand>| o.map(f);
+    match inst {
+        Inst::Copy(a) => Inst::Copy(f(*a)),
+        Inst::Unary(u, a) => Inst::Unary(*u, f(*a)),
+        Inst::Binary(o, a, c) => Inst::Binary(*o, f(*a), f(*c)),
+        Inst::Upsilon(a) => Inst::Upsilon(f(*a)),
+        Inst::Pi { value, fact } => Inst::Pi { value: f(*value), fact: fact.clone() },
+        Inst::Call { func, args } => Inst::Call { func: *func, args: args.iter().map(|a| f(*a)).collect() },
+        Inst::Runtime { func, args } => Inst::Runtime { func: *func, args: args.iter().map(|a| f(*a)).collect() },
+        Inst::Raise { kind, args } => Inst::Raise { kind: *kind, args: args.iter().map(|a| f(*a)).collect() },
+        Inst::NewStruct { strukt, fields } => {
+            Inst::NewStruct { strukt: *strukt, fields: fields.iter().map(|a| f(*a)).collect() }
+        }
+        Inst::Load { loc, base, index } => Inst::Load { loc: loc.clone(), base: fo(base), index: fo(index) },
+        Inst::Store { loc, base, index, value } => {
+            Inst::Store { loc: loc.clone(), base: fo(base), index: fo(index), value: f(*value) }
+        }
+        Inst::NewArray { elem, len, fill } => Inst::NewArray { elem: elem.clone(), len: f(*len), fill: f(*fill) },
+        Inst::GotoIfNot { cond, dest } => Inst::GotoIfNot { cond: f(*cond), dest: *dest },
+        Inst::Return(v) => Inst::Return(v.map(f)),
+        other => other.clone(),
+    }
+}

@@ -1,0 +1,195 @@
+//! The per-function lowering context: loops, try regions, scopes, and the
+//! helpers for checks, raises and calls that may throw.
+//!
+//! Invariants:
+//! - Locals are SSA variables numbered by their `LocalId`; hidden variables
+//!   (loop counters, `&&`/`||` results) are numbered above them.
+//! - `tries` is the stack of enclosing try regions, innermost last. Each
+//!   tracks the locals in scope at its entry: every assignment to one of
+//!   them inside the region is followed by a `ϒ` that feeds the region's
+//!   `φᶜ` for that local at the handler.
+//! - A raise or a failed `NoException` check goes to the innermost
+//!   handler, or leaves the function by `Unwind` when there is none.
+use super::builder::{Blk, Builder, Term, Var};
+use crate::ir::{Flags, Inst, Operand, RaiseKind, Type, Value};
+use crate::sema::hir::{Function, LocalId, LoopId, Program};
+use crate::span::Span;
+
+pub struct LoopCtx {
+    pub id: LoopId,
+    /// Where `continue` goes.
+    pub cont: Blk,
+    /// Where `break` goes.
+    pub exit: Blk,
+}
+
+pub struct TryCtx {
+    pub handler: Blk,
+    /// (local, its φᶜ node in the handler).
+    pub vars: Vec<(Var, u32)>,
+}
+
+pub struct FnLower<'a> {
+    pub b: Builder,
+    pub func: &'a Function,
+    pub may_throw: &'a [bool],
+    pub params: Vec<Type>,
+    pub loops: Vec<LoopCtx>,
+    pub tries: Vec<TryCtx>,
+    /// Locals in scope, innermost last (parameters first).
+    pub scope: Vec<LocalId>,
+    /// The shared cold block holding `Unwind`, made on first use.
+    unwind_block: Option<Blk>,
+}
+
+pub const PURE: Flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
+
+impl<'a> FnLower<'a> {
+    pub fn new(_prog: &'a Program, func: &'a Function, may_throw: &'a [bool]) -> FnLower<'a> {
+        let var_ty: Vec<Type> = func.locals.iter().map(|l| l.ty.clone()).collect();
+        let params: Vec<Type> = func.params.iter().map(|p| var_ty.get(p.0 as usize).cloned().unwrap_or(Type::Int)).collect();
+        let mut b = Builder::new(var_ty);
+        for (i, p) in func.params.iter().enumerate() {
+            b.write_var(p.0, 0, Operand::Arg(i as u32));
+        }
+        FnLower {
+            b,
+            func,
+            may_throw,
+            params,
+            loops: Vec::new(),
+            tries: Vec::new(),
+            scope: func.params.clone(),
+            unwind_block: None,
+        }
+    }
+
+    pub fn read(&mut self, var: Var) -> Operand {
+        let cur = self.b.cur;
+        self.b.read_var(var, cur)
+    }
+
+    /// Assigns a local; inside try regions that track it, also records the
+    /// new value for their handlers.
+    pub fn assign(&mut self, var: Var, value: Operand, span: Span) {
+        let cur = self.b.cur;
+        self.b.write_var(var, cur, value);
+        for t in 0..self.tries.len() {
+            let found = self.tries[t].vars.iter().find(|(v, _)| *v == var).map(|(_, phic)| *phic);
+            if let Some(phic) = found {
+                self.upsilon(phic, value, span);
+            }
+        }
+    }
+
+    /// `ϒ (value)` feeding φᶜ node `phic`.
+    pub fn upsilon(&mut self, phic: u32, value: Operand, span: Span) {
+        let value = self.b.resolve(value);
+        let u = self.b.push(Inst::Upsilon(value), Type::Void, span, Flags::NOTHROW);
+        if let (Operand::Value(u), Inst::PhiC { upsilons }) = (u, &mut self.b.nodes[phic as usize].inst) {
+            upsilons.push(u);
+        }
+    }
+
+    /// Where an exception goes from here: the innermost handler, or the
+    /// function's unwind block.
+    pub fn throw_target(&mut self) -> Blk {
+        if let Some(t) = self.tries.last() {
+            return t.handler;
+        }
+        match self.unwind_block {
+            Some(u) => u,
+            None => {
+                let u = self.b.new_cold_block();
+                let saved = self.b.cur;
+                self.b.switch_to(u);
+                self.b.terminate(Term::Unwind, self.func.span);
+                self.b.switch_to(saved);
+                self.unwind_block = Some(u);
+                u
+            }
+        }
+    }
+
+    /// Sealing of the unwind block happens at the end of the function.
+    pub fn finish(&mut self) {
+        if let Some(u) = self.unwind_block {
+            self.b.seal(u);
+        }
+    }
+
+    /// Control goes to the exception target (after a `Raise`).
+    pub fn throw_edge(&mut self, span: Span) {
+        if let Some(t) = self.tries.last() {
+            let h = t.handler;
+            self.b.terminate(Term::Goto(h), span);
+        } else {
+            self.b.terminate(Term::Unwind, span);
+        }
+    }
+
+    /// `Raise` here, then leave by the exception path.
+    pub fn raise(&mut self, kind: RaiseKind, args: Vec<Operand>, span: Span) {
+        self.b.push(Inst::Raise { kind, args }, Type::Void, span, Flags::default());
+        self.throw_edge(span);
+    }
+
+    /// Continues only when `ok` holds; otherwise raises `kind` on a cold
+    /// path.
+    pub fn check(&mut self, ok: Operand, kind: RaiseKind, args: Vec<Operand>, span: Span) {
+        match self.b.resolve(ok) {
+            Operand::Bool(true) => return,
+            Operand::Bool(false) => {
+                self.raise(kind, args, span);
+                return;
+            }
+            _ => {}
+        }
+        let cont = self.b.new_block();
+        let err = self.b.new_cold_block();
+        self.b.branch(ok, cont, err, span);
+        self.b.seal(cont);
+        self.b.seal(err);
+        self.b.switch_to(err);
+        self.raise(kind, args, span);
+        self.b.switch_to(cont);
+    }
+
+    /// After a call that may throw: `%ok = NoException`, and the failed
+    /// path goes to the exception target.
+    pub fn after_may_throw(&mut self, span: Span) {
+        let ok = self.b.push(Inst::NoException, Type::Bool, span, Flags::NOTHROW);
+        let target = self.throw_target();
+        let cont = self.b.new_block();
+        self.b.branch(ok, cont, target, span);
+        self.b.seal(cont);
+        self.b.switch_to(cont);
+    }
+
+    /// A statement of type `ty`; `Void` results are not operands.
+    pub fn emit(&mut self, inst: Inst, ty: Type, span: Span, flags: Flags) -> Operand {
+        self.b.push(inst, ty, span, flags)
+    }
+
+    /// The φᶜ nodes for a new try region with handler `handler`, and a `ϒ`
+    /// of every local in scope at the region's entry.
+    pub fn enter_try(&mut self, handler: Blk, span: Span) {
+        let mut vars = Vec::new();
+        let scope = self.scope.clone();
+        for l in scope {
+            let var = l.0;
+            if vars.iter().any(|(v, _)| *v == var) {
+                continue;
+            }
+            let ty = self.b.var_ty.get(var as usize).cloned().unwrap_or(Type::Int);
+            let phic = match self.b.push_at(handler, Inst::PhiC { upsilons: Vec::new() }, ty, span, PURE) {
+                Operand::Value(Value(n)) => n,
+                _ => continue,
+            };
+            let v = self.read(var);
+            self.upsilon(phic, v, span);
+            vars.push((var, phic));
+        }
+        self.tries.push(TryCtx { handler, vars });
+    }
+}

@@ -1,0 +1,299 @@
+//! Expressions: operators, calls, heap accesses and conditions.
+//!
+//! Every expression yields an operand of its HIR type (`Int(0)` for `Void`
+//! expressions, which have no use). Operands are evaluated left to right;
+//! checks (division by zero, bounds, nil, negative length) are explicit
+//! branches to cold blocks placed right before the operation they guard.
+use super::builder::{Blk, Term};
+use super::fold::fold_binary;
+use super::lower::{FnLower, PURE};
+use crate::ir::{BinaryOp, Cmp, Flags, Inst, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
+use crate::sema::hir::{BinOp, Expr, ExprKind, Type as T, UnOp};
+use crate::span::Span;
+
+fn cmp_of(op: BinOp) -> Option<Cmp> {
+    Some(match op {
+        BinOp::Eq => Cmp::Eq,
+        BinOp::Ne => Cmp::Ne,
+        BinOp::Lt => Cmp::Lt,
+        BinOp::Le => Cmp::Le,
+        BinOp::Gt => Cmp::Gt,
+        BinOp::Ge => Cmp::Ge,
+        _ => return None,
+    })
+}
+
+impl FnLower<'_> {
+    pub fn expr(&mut self, e: &Expr) -> Operand {
+        let span = e.span;
+        match &e.kind {
+            ExprKind::Int(i) => Operand::Int(*i),
+            ExprKind::Float(f) => Operand::Float(*f),
+            ExprKind::Bool(b) => Operand::Bool(*b),
+            ExprKind::Str(s) => self.b.str_const(s, span),
+            ExprKind::Nil => Operand::Nil,
+            ExprKind::Local(l) => self.read(l.0),
+            ExprKind::Global(g) => {
+                self.emit(Inst::Load { loc: Loc::Global(*g), base: None, index: None }, e.ty.clone(), span, PURE)
+            }
+            ExprKind::Unary(op, a) => {
+                let v = self.expr(a);
+                let uop = match (op, &a.ty) {
+                    (UnOp::Neg, T::Float) => UnaryOp::FNeg,
+                    (UnOp::Neg, _) => UnaryOp::INeg,
+                    (UnOp::Not, _) => UnaryOp::Not,
+                };
+                self.b.unary(uop, v, e.ty.clone(), span)
+            }
+            ExprKind::Binary(op, a, b) => {
+                let x = self.expr(a);
+                let y = self.expr(b);
+                self.binop(*op, x, y, &a.ty, span)
+            }
+            ExprKind::And(..) | ExprKind::Or(..) => self.short_circuit(e),
+            ExprKind::Call { func, args } => {
+                let args: Vec<Operand> = args.iter().map(|a| self.expr(a)).collect();
+                let may_throw = self.may_throw.get(func.0 as usize).copied().unwrap_or(true);
+                let flags = if may_throw { Flags::default() } else { Flags::NOTHROW };
+                let v = self.emit(Inst::Call { func: *func, args }, e.ty.clone(), span, flags);
+                if may_throw {
+                    self.after_may_throw(span);
+                }
+                v
+            }
+            ExprKind::Builtin { builtin, args } => self.builtin(*builtin, args, &e.ty, span),
+            ExprKind::Index { base, index } => {
+                let a = self.expr(base);
+                let i = self.expr(index);
+                if base.ty == T::Str {
+                    let n = self.runtime(RuntimeFn::StrLen, vec![a], T::Int, span);
+                    self.bounds_check(i, n, span);
+                    self.runtime(RuntimeFn::StrByte, vec![a, i], T::Int, span)
+                } else {
+                    self.array_index_check(a, i, span);
+                    let loc = Loc::ArrayElem(e.ty.clone());
+                    self.emit(Inst::Load { loc, base: Some(a), index: Some(i) }, e.ty.clone(), span, PURE)
+                }
+            }
+            ExprKind::Field { object, strukt, field } => {
+                let o = self.expr(object);
+                self.nil_check(o, span);
+                let loc = Loc::Field { strukt: *strukt, field: *field };
+                self.emit(Inst::Load { loc, base: Some(o), index: None }, e.ty.clone(), span, PURE)
+            }
+            ExprKind::ArrayLit(elems) => {
+                let vals: Vec<Operand> = elems.iter().map(|x| self.expr(x)).collect();
+                let elem = match &e.ty {
+                    T::Array(t) => (**t).clone(),
+                    _ => T::Int,
+                };
+                let fill = match vals.first() {
+                    Some(v) => *v,
+                    None => self.b.zero_of(&elem),
+                };
+                let arr = self.emit(
+                    Inst::NewArray { elem: elem.clone(), len: Operand::Int(vals.len() as i64), fill },
+                    e.ty.clone(),
+                    span,
+                    PURE,
+                );
+                for (k, v) in vals.iter().enumerate().skip(1) {
+                    let loc = Loc::ArrayElem(elem.clone());
+                    let st = Inst::Store { loc, base: Some(arr), index: Some(Operand::Int(k as i64)), value: *v };
+                    self.emit(st, T::Void, span, Flags::NOTHROW);
+                }
+                arr
+            }
+            ExprKind::ArrayRepeat { value, count } => {
+                let v = self.expr(value);
+                let n = self.expr(count);
+                let ok = self.b.binary(BinaryOp::ICmp(Cmp::Ge), n, Operand::Int(0), T::Bool, span);
+                self.check(ok, RaiseKind::NegativeArrayLength, Vec::new(), span);
+                let elem = match &e.ty {
+                    T::Array(t) => (**t).clone(),
+                    _ => T::Int,
+                };
+                self.emit(Inst::NewArray { elem, len: n, fill: v }, e.ty.clone(), span, PURE)
+            }
+            ExprKind::StructLit { strukt, fields } => {
+                let mut vals: Vec<(u32, Operand)> = fields.iter().map(|(i, x)| (*i, self.expr(x))).collect();
+                vals.sort_by_key(|(i, _)| *i);
+                let fields = vals.into_iter().map(|(_, v)| v).collect();
+                self.emit(Inst::NewStruct { strukt: *strukt, fields }, e.ty.clone(), span, PURE)
+            }
+        }
+    }
+
+    /// `a OP b` on operands of type `ty` (both sides have it).
+    pub fn binop(&mut self, op: BinOp, x: Operand, y: Operand, ty: &T, span: Span) -> Operand {
+        if let Some(c) = cmp_of(op) {
+            return match ty {
+                T::Float => self.b.binary(BinaryOp::FCmp(c), x, y, T::Bool, span),
+                T::Str => self.str_compare(c, x, y, span),
+                _ => self.b.binary(BinaryOp::ICmp(c), x, y, T::Bool, span),
+            };
+        }
+        match ty {
+            T::Float => {
+                let fop = match op {
+                    BinOp::Add => BinaryOp::FAdd,
+                    BinOp::Sub => BinaryOp::FSub,
+                    BinOp::Mul => BinaryOp::FMul,
+                    BinOp::Div => BinaryOp::FDiv,
+                    _ => {
+                        // `%` is C's fmod, a runtime call.
+                        if let Some(v) = fold_binary(BinaryOp::FRem, self.b.resolve(x), self.b.resolve(y)) {
+                            return v;
+                        }
+                        return self.emit(Inst::Runtime { func: RuntimeFn::FMod, args: vec![x, y] }, T::Float, span, PURE);
+                    }
+                };
+                self.b.binary(fop, x, y, T::Float, span)
+            }
+            T::Str => self.emit(Inst::Runtime { func: RuntimeFn::StrConcat, args: vec![x, y] }, T::Str, span, PURE),
+            _ => {
+                let iop = match op {
+                    BinOp::Add => BinaryOp::IAdd,
+                    BinOp::Sub => BinaryOp::ISub,
+                    BinOp::Mul => BinaryOp::IMul,
+                    BinOp::Div => BinaryOp::IDiv,
+                    BinOp::Rem => BinaryOp::IRem,
+                    BinOp::BitAnd => BinaryOp::IAnd,
+                    BinOp::BitOr => BinaryOp::IOr,
+                    BinOp::BitXor => BinaryOp::IXor,
+                    BinOp::Shl => BinaryOp::IShl,
+                    _ => BinaryOp::IShr,
+                };
+                if matches!(iop, BinaryOp::IDiv | BinaryOp::IRem) {
+                    let ok = self.b.binary(BinaryOp::ICmp(Cmp::Ne), y, Operand::Int(0), T::Bool, span);
+                    self.check(ok, RaiseKind::DivisionByZero, Vec::new(), span);
+                }
+                self.b.binary(iop, x, y, ty.clone(), span)
+            }
+        }
+    }
+
+    fn str_compare(&mut self, c: Cmp, x: Operand, y: Operand, span: Span) -> Operand {
+        match c {
+            Cmp::Eq | Cmp::Ne => {
+                let eq = self.runtime(RuntimeFn::StrEq, vec![x, y], T::Bool, span);
+                if c == Cmp::Ne { self.b.unary(UnaryOp::Not, eq, T::Bool, span) } else { eq }
+            }
+            _ => {
+                let r = self.runtime(RuntimeFn::StrCmp, vec![x, y], T::Int, span);
+                self.b.binary(BinaryOp::ICmp(c), r, Operand::Int(0), T::Bool, span)
+            }
+        }
+    }
+
+    /// `a && b` / `a || b` as a value: control flow joined by a φ.
+    fn short_circuit(&mut self, e: &Expr) -> Operand {
+        let t = self.b.new_block();
+        let f = self.b.new_block();
+        let join = self.b.new_block();
+        self.cond(e, t, f);
+        self.b.seal(t);
+        self.b.seal(f);
+        let var = self.b.new_var(T::Bool);
+        for (blk, val) in [(t, true), (f, false)] {
+            if !self.b.is_dead(blk) {
+                self.b.switch_to(blk);
+                self.b.write_var(var, blk, Operand::Bool(val));
+                self.b.goto_and_switch(join, e.span);
+            }
+        }
+        self.b.seal(join);
+        self.b.switch_to(join);
+        self.read(var)
+    }
+
+    /// Branches to `t` when `e` is true, else to `f`; `&&`, `||` and `!`
+    /// become control flow.
+    pub fn cond(&mut self, e: &Expr, t: Blk, f: Blk) {
+        match &e.kind {
+            ExprKind::And(a, b) => {
+                let mid = self.b.new_block();
+                self.cond(a, mid, f);
+                self.b.seal(mid);
+                self.b.switch_to(mid);
+                self.cond(b, t, f);
+            }
+            ExprKind::Or(a, b) => {
+                let mid = self.b.new_block();
+                self.cond(a, t, mid);
+                self.b.seal(mid);
+                self.b.switch_to(mid);
+                self.cond(b, t, f);
+            }
+            ExprKind::Unary(UnOp::Not, a) => self.cond(a, f, t),
+            _ => {
+                let v = self.expr(e);
+                self.b.branch(v, t, f, e.span);
+            }
+        }
+    }
+
+    pub fn runtime(&mut self, func: RuntimeFn, args: Vec<Operand>, ty: T, span: Span) -> Operand {
+        self.emit(Inst::Runtime { func, args }, ty, span, runtime_flags(func))
+    }
+
+    /// A runtime call that may throw, followed by its `NoException` check.
+    pub fn runtime_may_throw(&mut self, func: RuntimeFn, args: Vec<Operand>, ty: T, span: Span) -> Operand {
+        let v = self.emit(Inst::Runtime { func, args }, ty, span, Flags::default());
+        self.after_may_throw(span);
+        v
+    }
+
+    /// `0 <= i < n` as one unsigned compare, raising IndexOutOfBounds.
+    pub fn bounds_check(&mut self, i: Operand, n: Operand, span: Span) {
+        let ok = self.b.binary(BinaryOp::ICmp(Cmp::Ult), i, n, T::Bool, span);
+        self.check(ok, RaiseKind::IndexOutOfBounds, vec![i, n], span);
+    }
+
+    pub fn array_len(&mut self, a: Operand, span: Span) -> Operand {
+        self.emit(Inst::Load { loc: Loc::ArrayLen, base: Some(a), index: None }, T::Int, span, PURE)
+    }
+
+    pub fn array_index_check(&mut self, a: Operand, i: Operand, span: Span) {
+        let n = self.array_len(a, span);
+        self.bounds_check(i, n, span);
+    }
+
+    /// Raises NilDereference when `o` is nil (skipped for a fresh struct).
+    pub fn nil_check(&mut self, o: Operand, span: Span) {
+        let o = self.b.resolve(o);
+        if let Operand::Value(v) = o {
+            if matches!(self.b.nodes[v.0 as usize].inst, Inst::NewStruct { .. }) {
+                return;
+            }
+        }
+        let ok = self.b.binary(BinaryOp::ICmp(Cmp::Ne), o, Operand::Nil, T::Bool, span);
+        self.check(ok, RaiseKind::NilDereference, Vec::new(), span);
+    }
+
+    /// Ends the current block by `exit`, which never returns.
+    pub fn exit_call(&mut self, code: Operand, span: Span) {
+        self.runtime(RuntimeFn::Exit, vec![code], T::Void, span);
+        self.b.terminate(Term::Unreachable, span);
+    }
+}
+
+/// Flags of a runtime call that cannot throw.
+pub fn runtime_flags(func: RuntimeFn) -> Flags {
+    use RuntimeFn::*;
+    match func {
+        Sqrt | Sin | Cos | Tan | Atan | Atan2 | Exp | Ln | Pow | Floor | Ceil | Fabs | FMod | StrConcat | StrEq
+        | StrCmp | StrLen | StrByte | StrOfInt | StrOfFloat | StrOfBool | Fixed | Args => PURE,
+        Substr | Chr | ParseInt | ParseFloat => Flags::default(),
+        _ => Flags::NOTHROW,
+    }
+}
+
+/// The unary conversion for `float(x)` / `int(x)` from `from`.
+pub fn conversion(to_float: bool, from: &Type) -> Option<UnaryOp> {
+    match (to_float, from) {
+        (true, Type::Int) => Some(UnaryOp::IntToFloat),
+        (false, Type::Float) => Some(UnaryOp::FloatToInt),
+        _ => None,
+    }
+}

@@ -1,0 +1,206 @@
+//! Statements: assignments, control flow, loops and try/catch.
+//!
+//! Blocks are sealed as early as the structure allows: the arms of an `if`
+//! once the condition has branched, the join after both arms, a loop header
+//! after the body's end and every `continue`, a loop exit after the body
+//! (every `break` is then known). Code after a jump is dead and not lowered.
+use super::builder::Term;
+use super::lower::{FnLower, LoopCtx};
+use crate::ir::{BinaryOp, Cmp, Inst, Loc, Operand, Type};
+use crate::sema::hir::{Block, LocalId, LoopId, Stmt, StmtKind, Type as T};
+use crate::span::Span;
+
+impl FnLower<'_> {
+    pub fn block(&mut self, block: &Block) {
+        let depth = self.scope.len();
+        for s in &block.stmts {
+            if self.b.cur_dead() {
+                break;
+            }
+            self.stmt(s);
+        }
+        self.scope.truncate(depth);
+    }
+
+    pub fn stmt(&mut self, s: &Stmt) {
+        let span = s.span;
+        match &s.kind {
+            StmtKind::Let { local, init } => {
+                let v = self.expr(init);
+                let cur = self.b.cur;
+                self.b.write_var(local.0, cur, v);
+                self.scope.push(*local);
+            }
+            StmtKind::Assign { place, op, value } => self.assign_place(place, *op, value, span),
+            StmtKind::Expr(e) => {
+                self.expr(e);
+            }
+            StmtKind::If { cond, then_block, else_block } => {
+                let then_b = self.b.new_block();
+                let join = self.b.new_block();
+                let else_b = if else_block.stmts.is_empty() { join } else { self.b.new_block() };
+                self.cond(cond, then_b, else_b);
+                self.b.seal(then_b);
+                self.b.switch_to(then_b);
+                if !self.b.cur_dead() {
+                    self.block(then_block);
+                    self.b.goto_and_switch(join, span);
+                }
+                if else_b != join {
+                    self.b.seal(else_b);
+                    self.b.switch_to(else_b);
+                    if !self.b.cur_dead() {
+                        self.block(else_block);
+                        self.b.goto_and_switch(join, span);
+                    }
+                }
+                self.b.seal(join);
+                self.b.switch_to(join);
+            }
+            StmtKind::While { id, cond, body } => {
+                let header = self.b.new_block();
+                let body_b = self.b.new_block();
+                let exit = self.b.new_block();
+                self.b.goto_and_switch(header, span);
+                self.cond(cond, body_b, exit);
+                self.b.seal(body_b);
+                self.b.switch_to(body_b);
+                self.loop_body(*id, header, exit, body, span);
+                self.b.seal(header);
+                self.b.seal(exit);
+                self.b.switch_to(exit);
+            }
+            StmtKind::ForRange { id, var, start, end, body } => {
+                let s0 = self.expr(start);
+                let e0 = self.expr(end);
+                let counter = self.b.new_var(T::Int);
+                let cur = self.b.cur;
+                self.b.write_var(counter, cur, s0);
+                self.counted_loop(*id, counter, span, body, |me| {
+                    let i = me.read(counter);
+                    let c = me.b.binary(BinaryOp::ICmp(Cmp::Lt), i, e0, T::Bool, span);
+                    TestResult { cond: c, bind: Some((*var, i)), each: None }
+                });
+            }
+            StmtKind::ForEach { id, var, index, array, body } => {
+                let a = self.expr(array);
+                let is_str = array.ty == T::Str;
+                let elem_ty = match &array.ty {
+                    T::Array(t) => (**t).clone(),
+                    _ => T::Int,
+                };
+                let cur = self.b.cur;
+                self.b.write_var(index.0, cur, Operand::Int(0));
+                let counter = index.0;
+                self.counted_loop(*id, counter, span, body, move |me| {
+                    let i = me.read(counter);
+                    let n = if is_str {
+                        me.runtime(crate::ir::RuntimeFn::StrLen, vec![a], T::Int, span)
+                    } else {
+                        me.array_len(a, span)
+                    };
+                    let cond = me.b.binary(BinaryOp::ICmp(Cmp::Lt), i, n, T::Bool, span);
+                    TestResult { cond, bind: None, each: Some((a, is_str, elem_ty, *var, i)) }
+                });
+            }
+            StmtKind::Break(id) => {
+                if let Some(l) = self.find_loop(*id) {
+                    let exit = l.exit;
+                    self.b.terminate(Term::Goto(exit), span);
+                }
+            }
+            StmtKind::Continue(id) => {
+                if let Some(l) = self.find_loop(*id) {
+                    let cont = l.cont;
+                    self.b.terminate(Term::Goto(cont), span);
+                }
+            }
+            StmtKind::Return(e) => {
+                let v = e.as_ref().map(|e| self.expr(e));
+                let v = if self.func.ret == T::Void { None } else { v };
+                self.b.terminate(Term::Return(v), span);
+            }
+            StmtKind::Throw(e) => {
+                let v = self.expr(e);
+                self.raise(crate::ir::RaiseKind::Throw, vec![v], span);
+            }
+            StmtKind::Try { body, catch_var, handler } => self.try_catch(body, *catch_var, handler, span),
+            StmtKind::Block(b) => self.block(b),
+        }
+    }
+
+    fn find_loop(&self, id: LoopId) -> Option<&LoopCtx> {
+        self.loops.iter().rev().find(|l| l.id == id)
+    }
+
+    /// Lowers a loop body in the current block; `cont` is where `continue`
+    /// and the body's end go.
+    fn loop_body(&mut self, id: LoopId, cont: u32, exit: u32, body: &Block, span: Span) {
+        self.loops.push(LoopCtx { id, cont, exit });
+        if !self.b.cur_dead() {
+            self.block(body);
+            self.b.goto_and_switch(cont, span);
+        }
+        self.loops.pop();
+    }
+}
+
+/// What a `for` loop's header computes: the condition, and what the body
+/// binds (the range variable, or the element of `arr` at `i`).
+struct TestResult {
+    cond: Operand,
+    bind: Option<(LocalId, Operand)>,
+    /// (array or string, is a string, element type, variable, index)
+    each: Option<(Operand, bool, Type, LocalId, Operand)>,
+}
+
+impl FnLower<'_> {
+    /// The loop shape shared by both `for` forms:
+    /// header (test) → body → latch (`counter += 1`) → header.
+    /// `test` runs in the header and returns the condition plus what to bind
+    /// at the body's start.
+    fn counted_loop<F>(&mut self, id: LoopId, counter: u32, span: Span, body: &Block, test: F)
+    where
+        F: FnOnce(&mut Self) -> TestResult,
+    {
+        let header = self.b.new_block();
+        let body_b = self.b.new_block();
+        let latch = self.b.new_block();
+        let exit = self.b.new_block();
+        self.b.goto_and_switch(header, span);
+        let r = test(self);
+        self.b.branch(r.cond, body_b, exit, span);
+        self.b.seal(body_b);
+        self.b.switch_to(body_b);
+        let depth = self.scope.len();
+        if let Some((arr, is_str, elem_ty, var, i)) = r.each {
+            let x = if is_str {
+                self.runtime(crate::ir::RuntimeFn::StrByte, vec![arr, i], T::Int, span)
+            } else {
+                let loc = Loc::ArrayElem(elem_ty.clone());
+                self.emit(Inst::Load { loc, base: Some(arr), index: Some(i) }, elem_ty, span, super::lower::PURE)
+            };
+            let cur = self.b.cur;
+            self.b.write_var(var.0, cur, x);
+            self.scope.push(var);
+        } else if let Some((var, i)) = r.bind {
+            let cur = self.b.cur;
+            self.b.write_var(var.0, cur, i);
+            self.scope.push(var);
+        }
+        self.loop_body(id, latch, exit, body, span);
+        self.scope.truncate(depth);
+        self.b.seal(latch);
+        self.b.switch_to(latch);
+        if !self.b.cur_dead() {
+            let i = self.read(counter);
+            let next = self.b.binary(BinaryOp::IAdd, i, Operand::Int(1), T::Int, span);
+            let cur = self.b.cur;
+            self.b.write_var(counter, cur, next);
+            self.b.goto_and_switch(header, span);
+        }
+        self.b.seal(header);
+        self.b.seal(exit);
+        self.b.switch_to(exit);
+    }
+}

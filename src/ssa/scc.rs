@@ -1,0 +1,131 @@
+//! Removal of redundant φ-SCCs (Braun et al. 2013, §3.2), which makes the
+//! result minimal even where trivial-φ removal alone cannot (φs that only
+//! feed each other around a loop, irreducible shapes).
+//!
+//! A set of φs whose operands are only each other and one outside value `x`
+//! all stand for `x`. SCCs of the φ graph are visited operands-first (the
+//! order Tarjan's algorithm emits them); an SCC with exactly one outside
+//! operand is replaced by it, one with several is searched again among its
+//! inner φs (those with no outside operand). Iterative throughout.
+use super::builder::{op_key, Builder, OpKey};
+use crate::ir::{Inst, Operand, Value};
+use std::collections::{HashMap, HashSet};
+
+/// Removes every redundant φ-SCC among the live φs of `b`.
+pub fn remove_redundant_phis(b: &mut Builder) {
+    let phis: Vec<u32> = (0..b.nodes.len() as u32)
+        .filter(|&n| b.forward[n as usize].is_none() && matches!(b.nodes[n as usize].inst, Inst::Phi { .. }))
+        .collect();
+    let mut work = vec![phis];
+    while let Some(set) = work.pop() {
+        for scc in tarjan(b, &set) {
+            if scc.len() == 1 {
+                b.try_remove_trivial_phi(scc[0]);
+                continue;
+            }
+            let members: HashSet<u32> = scc.iter().copied().collect();
+            let mut inner = Vec::new();
+            let mut outer: Vec<Operand> = Vec::new();
+            let mut seen: HashSet<OpKey> = HashSet::new();
+            for &p in &scc {
+                let mut is_inner = true;
+                for op in b.phi_operands(p) {
+                    if let Operand::Value(Value(n)) = op {
+                        if members.contains(&n) {
+                            continue;
+                        }
+                    }
+                    is_inner = false;
+                    if seen.insert(op_key(op)) {
+                        outer.push(op);
+                    }
+                }
+                if is_inner {
+                    inner.push(p);
+                }
+            }
+            if outer.len() == 1 {
+                let x = outer[0];
+                let mut users = Vec::new();
+                for &p in &scc {
+                    b.replace_phi(p, x);
+                    users.extend(b.phi_users[p as usize].iter().copied().filter(|u| !members.contains(u)));
+                }
+                for u in users {
+                    b.try_remove_trivial_phi(u);
+                }
+            } else if outer.len() > 1 && !inner.is_empty() && inner.len() < scc.len() {
+                work.push(inner);
+            }
+        }
+    }
+}
+
+/// Tarjan's SCCs of the graph "φ → its φ operands" restricted to `set`,
+/// operands' SCCs before their users'. Iterative.
+fn tarjan(b: &Builder, set: &[u32]) -> Vec<Vec<u32>> {
+    let index_of: HashMap<u32, usize> = set.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+    let succ: Vec<Vec<usize>> = set
+        .iter()
+        .map(|&p| {
+            b.phi_operands(p)
+                .into_iter()
+                .filter_map(|op| match op {
+                    Operand::Value(Value(n)) => index_of.get(&n).copied(),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    let n = set.len();
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut next = 0usize;
+    let mut out = Vec::new();
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut i)) = call.last_mut() {
+            if *i < succ[v].len() {
+                let w = succ[v][*i];
+                *i += 1;
+                if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    call.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                call.pop();
+                if let Some(&(parent, _)) = call.last() {
+                    low[parent] = low[parent].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    let mut scc = Vec::new();
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        scc.push(set[w]);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    out.push(scc);
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,376 @@
+//! The lexer: source text → tokens with byte spans, plus lexical errors.
+//!
+//! Built with chumsky over `&str`. The token parsers for numbers, strings,
+//! trivia (whitespace and comments) and punctuation are `custom` parsers
+//! that scan the remaining text directly, so lexing is linear in the input
+//! and never recurses (nested block comments are tracked with a counter).
+//!
+//! The lexer never fails: a character outside the language is reported and
+//! skipped, a malformed literal is reported and still yields a token, so
+//! the parser sees a plausible token stream and does not cascade.
+
+use super::token::Token;
+use chumsky::input::InputRef;
+use chumsky::prelude::*;
+
+/// A lexical error: span and message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LexError {
+    pub span: SimpleSpan,
+    pub message: String,
+    pub label: String,
+}
+
+type LexExtra<'a> = extra::Err<Rich<'a, char, SimpleSpan>>;
+
+/// 2^63, the magnitude of i64::MIN.
+pub const I64_MIN_MAGNITUDE: u64 = 1 << 63;
+
+/// Splits `text` into tokens. Always returns every token it could form and
+/// every lexical error (adjacent unexpected characters are reported once).
+pub fn lex(text: &str) -> (Vec<(Token<'_>, SimpleSpan)>, Vec<LexError>) {
+    let (out, errs) = lexer(text).parse(text).into_output_errors();
+    let mut errors: Vec<LexError> = Vec::new();
+    for e in errs {
+        let span = *e.span();
+        let message = match e.reason() {
+            chumsky::error::RichReason::Custom(m) => m.clone(),
+            other => format!("{other}"),
+        };
+        // A run of adjacent unexpected characters is one error.
+        if let Some(prev) = errors.last_mut() {
+            if prev.message.starts_with("unexpected character")
+                && message.starts_with("unexpected character")
+                && prev.span.end == span.start
+            {
+                prev.span = SimpleSpan::from(prev.span.start..span.end);
+                continue;
+            }
+        }
+        let label = label_for(&message);
+        errors.push(LexError { span, message, label });
+    }
+    (out.unwrap_or_default(), errors)
+}
+
+fn label_for(message: &str) -> String {
+    match message {
+        "unterminated string literal" => "this string is never closed".into(),
+        "unterminated block comment" => "this comment is never closed".into(),
+        "integer literal out of range for int" => "does not fit in a 64-bit signed integer".into(),
+        m => m.into(),
+    }
+}
+
+fn lexer<'a>(text: &'a str) -> impl Parser<'a, &'a str, Vec<(Token<'a>, SimpleSpan)>, LexExtra<'a>> {
+    let ident = text::ascii::ident().map(|s: &'a str| Token::keyword(s).unwrap_or(Token::Ident(s)));
+    let label = just('\'').ignore_then(text::ascii::ident()).map(Token::Label);
+    let number = any().filter(char::is_ascii_digit).rewind().ignore_then(custom(move |inp| lex_number(text, inp)));
+    let string = just('"').rewind().ignore_then(custom(move |inp| lex_string(text, inp)));
+    let punct = custom(move |inp| lex_punct(text, inp));
+    let token = choice((ident, number, string, label, punct)).map_with(|t, e| Some((t, e.span())));
+    let bad = any().validate(|c: char, e, emitter| {
+        let shown = if c.is_control() || c.is_whitespace() { c.escape_debug().to_string() } else { c.to_string() };
+        emitter.emit(Rich::custom(e.span(), format!("unexpected character `{shown}`")));
+        None
+    });
+    let trivia = custom(move |inp| skip_trivia(text, inp));
+    trivia
+        .ignore_then(choice((token, bad)).then_ignore(trivia).repeated().fold(Vec::new(), |mut v, t| {
+            if let Some(t) = t {
+                v.push(t);
+            }
+            v
+        }))
+        .then_ignore(end())
+}
+
+/// Byte offset of the cursor.
+fn offset<'a>(inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>) -> usize {
+    let here = inp.cursor();
+    inp.span_since(&here).start
+}
+
+/// Advances the cursor by `bytes` bytes of `rest` (a char boundary).
+fn advance<'a>(inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>, rest: &str, bytes: usize) {
+    for _ in rest[..bytes].chars() {
+        inp.skip();
+    }
+}
+
+fn span(start: usize, end: usize) -> SimpleSpan {
+    SimpleSpan::from(start..end)
+}
+
+/// Skips whitespace, `//` comments and nested `/* */` comments. Never fails.
+fn skip_trivia<'a>(text: &'a str, inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>) -> Result<(), Rich<'a, char>> {
+    let start = offset(inp);
+    let rest = &text[start..];
+    let b = rest.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let open = i;
+                let mut depth = 0usize;
+                loop {
+                    if i >= b.len() {
+                        inp.emit(Rich::custom(span(start + open, start + open + 2), "unterminated block comment"));
+                        break;
+                    }
+                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                        depth += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+                // Stay on a char boundary (a comment may end inside none, but
+                // an unterminated one ends at the end of the text).
+                while !rest.is_char_boundary(i) {
+                    i += 1;
+                }
+            }
+            _ => break,
+        }
+    }
+    advance(inp, rest, i);
+    Ok(())
+}
+
+/// Punctuation and operators, longest match first.
+fn lex_punct<'a>(
+    text: &'a str,
+    inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>,
+) -> Result<Token<'a>, Rich<'a, char>> {
+    use Token::*;
+    let start = offset(inp);
+    let b = &text.as_bytes()[start..];
+    let at = |i: usize| b.get(i).copied().unwrap_or(0);
+    let (tok, len) = match (at(0), at(1), at(2)) {
+        (b'<', b'<', b'=') => (ShlEq, 3),
+        (b'>', b'>', b'=') => (ShrEq, 3),
+        (b'<', b'<', _) => (Shl, 2),
+        (b'>', b'>', _) => (Shr, 2),
+        (b'<', b'=', _) => (Le, 2),
+        (b'>', b'=', _) => (Ge, 2),
+        (b'=', b'=', _) => (EqEq, 2),
+        (b'!', b'=', _) => (NotEq, 2),
+        (b'&', b'&', _) => (AndAnd, 2),
+        (b'|', b'|', _) => (OrOr, 2),
+        (b'+', b'=', _) => (PlusEq, 2),
+        (b'-', b'=', _) => (MinusEq, 2),
+        (b'*', b'=', _) => (StarEq, 2),
+        (b'/', b'=', _) => (SlashEq, 2),
+        (b'%', b'=', _) => (PercentEq, 2),
+        (b'&', b'=', _) => (AmpEq, 2),
+        (b'|', b'=', _) => (PipeEq, 2),
+        (b'^', b'=', _) => (CaretEq, 2),
+        (b'-', b'>', _) => (Arrow, 2),
+        (b'.', b'.', _) => (DotDot, 2),
+        (b'<', _, _) => (Lt, 1),
+        (b'>', _, _) => (Gt, 1),
+        (b'=', _, _) => (Assign, 1),
+        (b'!', _, _) => (Bang, 1),
+        (b'&', _, _) => (Amp, 1),
+        (b'|', _, _) => (Pipe, 1),
+        (b'+', _, _) => (Plus, 1),
+        (b'-', _, _) => (Minus, 1),
+        (b'*', _, _) => (Star, 1),
+        (b'/', _, _) => (Slash, 1),
+        (b'%', _, _) => (Percent, 1),
+        (b'^', _, _) => (Caret, 1),
+        (b'.', _, _) => (Dot, 1),
+        (b'(', _, _) => (LParen, 1),
+        (b')', _, _) => (RParen, 1),
+        (b'{', _, _) => (LBrace, 1),
+        (b'}', _, _) => (RBrace, 1),
+        (b'[', _, _) => (LBracket, 1),
+        (b']', _, _) => (RBracket, 1),
+        (b',', _, _) => (Comma, 1),
+        (b';', _, _) => (Semi, 1),
+        (b':', _, _) => (Colon, 1),
+        _ => return Err(Rich::custom(span(start, start), "not punctuation")),
+    };
+    advance(inp, &text[start..], len);
+    Ok(tok)
+}
+
+/// The result of scanning a number: its length in bytes and its token, or
+/// an error message (the token is then a harmless placeholder).
+pub(crate) fn scan_number(s: &str) -> (usize, Result<Token<'static>, &'static str>) {
+    let b = s.as_bytes();
+    let at = |i: usize| b.get(i).copied().unwrap_or(0);
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let radix = match (at(0), at(1)) {
+        (b'0', b'x' | b'X') => 16,
+        (b'0', b'b' | b'B') => 2,
+        _ => 10,
+    };
+    let mut i;
+    let mut is_float = false;
+    if radix != 10 {
+        i = 2;
+        while word(at(i)) {
+            i += 1;
+        }
+    } else {
+        i = 0;
+        while at(i).is_ascii_digit() || at(i) == b'_' {
+            i += 1;
+        }
+        if at(i) == b'.' && at(i + 1).is_ascii_digit() {
+            is_float = true;
+            i += 1;
+            while at(i).is_ascii_digit() || at(i) == b'_' {
+                i += 1;
+            }
+        }
+        if matches!(at(i), b'e' | b'E') {
+            let sign = usize::from(matches!(at(i + 1), b'+' | b'-'));
+            if at(i + 1 + sign).is_ascii_digit() {
+                is_float = true;
+                i += 1 + sign;
+                while at(i).is_ascii_digit() || at(i) == b'_' {
+                    i += 1;
+                }
+            }
+        }
+        // Letters glued to a number make the whole word invalid (`12ab`, `1e`).
+        if word(at(i)) {
+            while word(at(i)) {
+                i += 1;
+            }
+            return (i, Err("invalid number literal"));
+        }
+    }
+    let digits: String = s[..i].chars().filter(|&c| c != '_').collect();
+    if is_float {
+        return match digits.parse::<f64>() {
+            Ok(v) if v.is_finite() => (i, Ok(Token::Float(v))),
+            _ => (i, Err("invalid number literal")),
+        };
+    }
+    let body = if radix == 10 { &digits[..] } else { &digits[2..] };
+    if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
+        return (i, Err("invalid number literal"));
+    }
+    match u64::from_str_radix(body, radix) {
+        Ok(v) if v <= I64_MIN_MAGNITUDE => (i, Ok(Token::Int(v))),
+        _ => (i, Err("integer literal out of range for int")),
+    }
+}
+
+fn lex_number<'a>(
+    text: &'a str,
+    inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>,
+) -> Result<Token<'a>, Rich<'a, char>> {
+    let start = offset(inp);
+    let rest = &text[start..];
+    let (len, tok) = scan_number(rest);
+    advance(inp, rest, len);
+    Ok(tok.unwrap_or_else(|msg| {
+        inp.emit(Rich::custom(span(start, start + len), msg));
+        Token::Int(0)
+    }))
+}
+
+/// The result of scanning a string literal starting at its `"`.
+pub(crate) struct ScannedStr {
+    /// Length in bytes, including the quotes that were present.
+    pub len: usize,
+    pub value: String,
+    /// Errors with spans relative to the opening quote.
+    pub errors: Vec<(usize, usize, String)>,
+}
+
+pub(crate) fn scan_string(s: &str) -> ScannedStr {
+    let mut value = String::new();
+    let mut errors = Vec::new();
+    let mut chars = s.char_indices().skip(1).peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return ScannedStr { len: i + 1, value, errors },
+            '\\' => {
+                let Some((j, e)) = chars.next() else { break };
+                let simple = match e {
+                    'n' => Some('\n'),
+                    't' => Some('\t'),
+                    'r' => Some('\r'),
+                    '\\' => Some('\\'),
+                    '"' => Some('"'),
+                    '0' => Some('\0'),
+                    _ => None,
+                };
+                if let Some(ch) = simple {
+                    value.push(ch);
+                    continue;
+                }
+                let mut end = j + e.len_utf8();
+                if e == 'u' {
+                    // \u{X...}: up to 6 hex digits naming a Unicode scalar value.
+                    let mut ok = false;
+                    if let Some(&(_, '{')) = chars.peek() {
+                        chars.next();
+                        end += 1;
+                        let mut hex = String::new();
+                        while let Some(&(k, h)) = chars.peek() {
+                            if h.is_ascii_hexdigit() && hex.len() < 8 {
+                                hex.push(h);
+                                chars.next();
+                                end = k + 1;
+                            } else {
+                                break;
+                            }
+                        }
+                        if let Some(&(k, '}')) = chars.peek() {
+                            chars.next();
+                            end = k + 1;
+                            if let Some(ch) = (hex.len() <= 6)
+                                .then(|| u32::from_str_radix(&hex, 16).ok())
+                                .flatten()
+                                .and_then(char::from_u32)
+                            {
+                                value.push(ch);
+                                ok = true;
+                            }
+                        }
+                    }
+                    if ok {
+                        continue;
+                    }
+                }
+                errors.push((i, end, format!("invalid escape `{}` in string", &s[i..end])));
+            }
+            c => value.push(c),
+        }
+    }
+    errors.push((0, 1, "unterminated string literal".to_string()));
+    ScannedStr { len: s.len(), value, errors }
+}
+
+fn lex_string<'a>(
+    text: &'a str,
+    inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>,
+) -> Result<Token<'a>, Rich<'a, char>> {
+    let start = offset(inp);
+    let rest = &text[start..];
+    let scanned = scan_string(rest);
+    advance(inp, rest, scanned.len);
+    for (a, b, msg) in scanned.errors {
+        inp.emit(Rich::custom(span(start + a, start + b), msg));
+    }
+    Ok(Token::Str(scanned.value))
+}

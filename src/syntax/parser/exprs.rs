@@ -1,0 +1,260 @@
+//! Expressions, loosest first: `||`, `&&`, comparisons (non-associative),
+//! `|`, `^`, `&`, `<< >>`, `+ -`, `* / %`, prefix `- !`, postfix (call,
+//! index, field), atoms.
+//!
+//! Two entry points share one recursive core: `full` (struct literals
+//! allowed) and `no_struct` (for `if`/`while` conditions and `for` ranges,
+//! where `Name {` starts the body). Inside brackets struct literals are
+//! allowed again, so nested positions use `full`.
+
+use super::{Cx, P, PExtra, PInput, ident, no_match, skip_group};
+use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, UnOp};
+use crate::syntax::token::Token;
+use chumsky::prelude::*;
+
+pub(crate) struct ExprParsers<'a> {
+    pub full: P<'a, Expr>,
+    pub no_struct: P<'a, Expr>,
+}
+
+pub(crate) fn exprs<'a>(cx: Cx<'a>) -> ExprParsers<'a> {
+    let full = recursive(|full| levels(cx, full.boxed(), true)).boxed();
+    let no_struct = levels(cx, full.clone(), false);
+    ExprParsers { full, no_struct }
+}
+
+fn error_expr(cx: Cx<'_>, span: SimpleSpan) -> Expr {
+    Expr { kind: ExprKind::Error, span: cx.span(span) }
+}
+
+fn levels<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
+    let atom = atom(cx, full.clone(), allow_struct);
+    let postfix = postfix(cx, atom, full);
+    // Labelled so that a missing operand reads "expected expression".
+    let unary = unary(cx, postfix).labelled("expression").boxed();
+    let mul = binary(
+        unary,
+        select_ref! { Token::Star => BinOp::Mul, Token::Slash => BinOp::Div, Token::Percent => BinOp::Rem },
+    );
+    let add = binary(mul, select_ref! { Token::Plus => BinOp::Add, Token::Minus => BinOp::Sub });
+    let shift = binary(add, select_ref! { Token::Shl => BinOp::Shl, Token::Shr => BinOp::Shr });
+    let bitand = binary(shift, select_ref! { Token::Amp => BinOp::BitAnd });
+    let bitxor = binary(bitand, select_ref! { Token::Caret => BinOp::BitXor });
+    let bitor = binary(bitxor, select_ref! { Token::Pipe => BinOp::BitOr });
+    let cmp = comparison(bitor);
+    let and = binary(cmp, select_ref! { Token::AndAnd => BinOp::And });
+    let or = binary(and, select_ref! { Token::OrOr => BinOp::Or });
+    or.labelled("expression").boxed()
+}
+
+fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
+    let span = l.span.to(r.span);
+    Expr { kind: ExprKind::Binary(op, Box::new(l), Box::new(r)), span }
+}
+
+/// A left-associative level: `next (op next)*`, folded without recursion.
+fn binary<'a>(next: P<'a, Expr>, op: impl Parser<'a, PInput<'a>, BinOp, PExtra<'a>> + Clone + 'a) -> P<'a, Expr> {
+    next.clone().foldl(op.then(next).repeated(), |l, (op, r)| bin(op, l, r)).boxed()
+}
+
+/// Comparisons do not associate: `a < b < c` is reported at the second
+/// operator (and parsed left-associatively so that parsing goes on).
+fn comparison<'a>(next: P<'a, Expr>) -> P<'a, Expr> {
+    let op = select_ref! {
+        Token::EqEq => BinOp::Eq,
+        Token::NotEq => BinOp::Ne,
+        Token::Lt => BinOp::Lt,
+        Token::Le => BinOp::Le,
+        Token::Gt => BinOp::Gt,
+        Token::Ge => BinOp::Ge,
+    }
+    .map_with(|op, e| (op, e.span()));
+    next.clone()
+        .then(op.then(next).repeated().collect::<Vec<_>>())
+        .validate(|(first, rest), _, emitter| {
+            if let Some(((_, span), _)) = rest.get(1) {
+                emitter.emit(Rich::custom(*span, "comparison operators cannot be chained"));
+            }
+            rest.into_iter().fold(first, |l, ((op, _), r)| bin(op, l, r))
+        })
+        .boxed()
+}
+
+/// Prefix operators: collected, then applied innermost first.
+fn unary<'a>(cx: Cx<'a>, next: P<'a, Expr>) -> P<'a, Expr> {
+    let op = select_ref! { Token::Minus => UnOp::Neg, Token::Bang => UnOp::Not }.map_with(|op, e| (op, e.span()));
+    op.repeated()
+        .collect::<Vec<_>>()
+        .then(next)
+        .map(move |(ops, e)| {
+            ops.into_iter().rev().fold(e, |e, (op, s)| {
+                let span = cx.span(s).to(e.span);
+                Expr { kind: ExprKind::Unary(op, Box::new(e)), span }
+            })
+        })
+        .boxed()
+}
+
+enum Postfix {
+    Call(Vec<Expr>, SimpleSpan),
+    Index(Expr, SimpleSpan),
+    Field(Ident),
+    /// A call or index whose brackets did not parse.
+    Broken(SimpleSpan),
+}
+
+/// Comma-separated `item`s with an optional trailing comma.
+fn comma_list<'a, O: 'a>(item: P<'a, O>) -> P<'a, Vec<O>> {
+    item.separated_by(just(Token::Comma)).allow_trailing().collect::<Vec<_>>().boxed()
+}
+
+fn postfix<'a>(cx: Cx<'a>, atom: P<'a, Expr>, full: P<'a, Expr>) -> P<'a, Expr> {
+    let call = comma_list(full.clone())
+        .delimited_by(just(Token::LParen), just(Token::RParen))
+        .map_with(|args, e| Postfix::Call(args, e.span()))
+        .recover_with(via_parser(skip_group(Token::LParen).map(Postfix::Broken)));
+    let index = full
+        .delimited_by(just(Token::LBracket), just(Token::RBracket))
+        .map_with(|i, e| Postfix::Index(i, e.span()))
+        .recover_with(via_parser(skip_group(Token::LBracket).map(Postfix::Broken)));
+    let field = just(Token::Dot).ignore_then(ident(cx)).map(Postfix::Field);
+    atom.foldl(choice((call, index, field)).repeated(), move |e, p| {
+        let start = e.span;
+        match p {
+            Postfix::Call(args, s) => Expr { span: start.to(cx.span(s)), kind: ExprKind::Call(Box::new(e), args) },
+            Postfix::Index(i, s) => {
+                Expr { span: start.to(cx.span(s)), kind: ExprKind::Index(Box::new(e), Box::new(i)) }
+            }
+            Postfix::Field(f) => Expr { span: start.to(f.span), kind: ExprKind::Field(Box::new(e), f) },
+            Postfix::Broken(s) => Expr { span: start.to(cx.span(s)), kind: ExprKind::Error },
+        }
+    })
+    .boxed()
+}
+
+/// Literals, names, `( e )`, array literals and (when allowed) struct
+/// literals.
+fn atom<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
+    let literal = select_ref! {
+        Token::Int(v) => i64::try_from(*v).map(ExprKind::Int).ok(),
+        Token::MinInt => Some(ExprKind::Int(i64::MIN)),
+        Token::Float(v) => Some(ExprKind::Float(*v)),
+        Token::Str(s) => Some(ExprKind::Str(s.clone())),
+        Token::True => Some(ExprKind::Bool(true)),
+        Token::False => Some(ExprKind::Bool(false)),
+        Token::Nil => Some(ExprKind::Nil),
+    }
+    .validate(move |kind, e, emitter| {
+        let kind = kind.unwrap_or_else(|| {
+            // Only 2^63 gets here: it fits only directly under unary minus.
+            emitter.emit(Rich::custom(e.span(), "integer literal out of range for int"));
+            ExprKind::Error
+        });
+        Expr { kind, span: cx.span(e.span()) }
+    });
+    let name = ident(cx).map(|id| Expr { span: id.span, kind: ExprKind::Name(id) });
+    let paren = full
+        .clone()
+        .delimited_by(just(Token::LParen), just(Token::RParen))
+        .recover_with(via_parser(skip_group(Token::LParen).map(move |s| error_expr(cx, s))));
+    let array = array(cx, full.clone());
+    if allow_struct {
+        choice((literal, struct_lit(cx, full), name, paren, array)).labelled("expression").boxed()
+    } else {
+        choice((literal, name, paren, array)).labelled("expression").boxed()
+    }
+}
+
+enum ArrayTail {
+    /// `; count`
+    Count(Expr),
+    /// `, e, e ,?`
+    More(Vec<Expr>),
+}
+
+/// `[]`, `[a, b, c]`, `[value; count]`. The first element is parsed once,
+/// then the tail decides which form it is (no backtracking over elements).
+fn array<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
+    let tail = choice((
+        just(Token::Semi).ignore_then(full.clone()).map(ArrayTail::Count),
+        just(Token::Comma)
+            .ignore_then(full.clone())
+            .repeated()
+            .collect::<Vec<_>>()
+            .then_ignore(just(Token::Comma).or_not())
+            .map(ArrayTail::More),
+    ));
+    full.then(tail)
+        .or_not()
+        .delimited_by(just(Token::LBracket), just(Token::RBracket))
+        .map_with(move |body, e| {
+            let kind = match body {
+                None => ExprKind::ArrayLit(Vec::new()),
+                Some((value, ArrayTail::Count(n))) => ExprKind::ArrayRepeat(Box::new(value), Box::new(n)),
+                Some((first, ArrayTail::More(rest))) => {
+                    let mut v = Vec::with_capacity(rest.len() + 1);
+                    v.push(first);
+                    v.extend(rest);
+                    ExprKind::ArrayLit(v)
+                }
+            };
+            Expr { kind, span: cx.span(e.span()) }
+        })
+        .recover_with(via_parser(skip_group(Token::LBracket).map(move |s| error_expr(cx, s))))
+        .boxed()
+}
+
+/// Whether a struct literal starts here: `Name {` or `m.Name {` followed by
+/// `}` or `field :`. Looks ahead without consuming or recording errors past
+/// the current token.
+fn struct_lit_ahead<'a>() -> P<'a, ()> {
+    custom(|inp| {
+        let save = inp.save();
+        let is_ident = |t: &Option<Token<'_>>| matches!(t, Some(Token::Ident(_)));
+        // Peeks the next token's kind, without payloads (no clones of strings).
+        let mut next = || {
+            inp.next_maybe().map(|t| match &*t {
+                Token::Ident(_) => Token::Ident(""),
+                Token::Str(_) => Token::Str(String::new()),
+                t => t.clone(),
+            })
+        };
+        let mut ok = false;
+        if is_ident(&next()) {
+            let mut t = next();
+            if t == Some(Token::Dot) {
+                t = if is_ident(&next()) { next() } else { None };
+            }
+            if t == Some(Token::LBrace) {
+                let t = next();
+                ok = t == Some(Token::RBrace) || (is_ident(&t) && next() == Some(Token::Colon));
+            }
+        }
+        inp.rewind(save);
+        if ok { Ok(()) } else { Err(no_match(inp)) }
+    })
+    .boxed()
+}
+
+fn struct_lit<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
+    let path = ident(cx).then(just(Token::Dot).ignore_then(ident(cx)).or_not()).map(|(a, b)| match b {
+        Some(name) => (Some(a), name),
+        None => (None, a),
+    });
+    let field = ident(cx).then_ignore(just(Token::Colon)).then(full).boxed();
+    let fields = comma_list(field)
+        .delimited_by(just(Token::LBrace), just(Token::RBrace))
+        .map(Some)
+        .recover_with(via_parser(skip_group(Token::LBrace).map(|_| None)));
+    struct_lit_ahead()
+        .ignore_then(path)
+        .then(fields)
+        .map_with(move |((module, name), fields), e| {
+            let span = cx.span(e.span());
+            match fields {
+                Some(fields) => Expr { kind: ExprKind::StructLit { module, name, fields }, span },
+                None => Expr { kind: ExprKind::Error, span },
+            }
+        })
+        .boxed()
+}

@@ -1,0 +1,103 @@
+//! Items (imports, structs, functions, globals), types, and the module.
+
+use super::exprs::exprs;
+use super::stmts::block;
+use super::{Cx, P, ident, semi_may_be_missing, skip_group, skip_junk};
+use crate::syntax::ast::{
+    Expr, ExprKind, FieldDef, FnDef, GlobalDef, Import, Item, Module, Param, StructDef, TypeExpr, TypeExprKind,
+};
+use crate::syntax::token::Token;
+use chumsky::prelude::*;
+
+/// `int`, `Name`, `m.Name`, `[T]`.
+pub(crate) fn type_expr<'a>(cx: Cx<'a>) -> P<'a, TypeExpr> {
+    recursive(move |ty| {
+        let named = ident(cx).then(just(Token::Dot).ignore_then(ident(cx)).or_not()).map(|(a, b)| match b {
+            Some(b) => TypeExprKind::Qualified(a, b),
+            None => TypeExprKind::Named(a),
+        });
+        let array =
+            ty.delimited_by(just(Token::LBracket), just(Token::RBracket)).map(|t| TypeExprKind::Array(Box::new(t)));
+        choice((named, array)).map_with(move |kind, e| TypeExpr { kind, span: cx.span(e.span()) }).labelled("type")
+    })
+    .boxed()
+}
+
+/// The whole file: items until the end. An item that fails is recovered
+/// (re-parsed without a missing `;`, or skipped up to the next item
+/// keyword), so the module parser itself does not fail.
+pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
+    let ex = exprs(cx);
+    let body = block(cx, &ex);
+    let ty = type_expr(cx);
+
+    let import_core = just(Token::Import)
+        .ignore_then(ident(cx))
+        .map_with(move |name, e| Item::Import(Import { name, span: cx.span(e.span()) }));
+    let global_core = choice((just(Token::Let).to(false), just(Token::Var).to(true)))
+        .then(ident(cx))
+        .then(just(Token::Colon).ignore_then(ty.clone()).or_not())
+        .then_ignore(just(Token::Assign))
+        .then(ex.full.clone())
+        .map_with(move |(((mutable, name), ty), init), e| {
+            Item::Global(GlobalDef { mutable, name, ty, init, span: cx.span(e.span()) })
+        });
+    let semi_item = choice((import_core, global_core)).boxed();
+
+    let field = ident(cx).then_ignore(just(Token::Colon)).then(ty.clone()).map(|(name, ty)| FieldDef { name, ty });
+    let fields = field
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LBrace), just(Token::RBrace))
+        .recover_with(via_parser(skip_group(Token::LBrace).map(|_| Vec::new())));
+    let struct_def = just(Token::Struct)
+        .ignore_then(ident(cx))
+        .then(fields)
+        .map_with(move |(name, fields), e| Item::Struct(StructDef { name, fields, span: cx.span(e.span()) }));
+
+    let param = ident(cx).then_ignore(just(Token::Colon)).then(ty.clone()).map(|(name, ty)| Param { name, ty });
+    let params = param
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LParen), just(Token::RParen))
+        .recover_with(via_parser(skip_group(Token::LParen).map(|_| Vec::new())));
+    let fn_def = just(Token::Fn)
+        .ignore_then(ident(cx))
+        .then(params)
+        .then(just(Token::Arrow).ignore_then(ty.clone()).or_not())
+        .then(body)
+        .map_with(move |(((name, params), ret), body), e| {
+            Item::Fn(FnDef { name, params, ret, body, span: cx.span(e.span()) })
+        });
+
+    let missing_semi = semi_item.clone().then_ignore(semi_may_be_missing(cx)).map(Some);
+    // `let G = <broken>;` still defines `G` (so later uses do not cascade).
+    let broken_global = choice((just(Token::Let).to(false), just(Token::Var).to(true)))
+        .then(ident(cx))
+        .then(just(Token::Colon).ignore_then(ty.clone()).or_not())
+        .then_ignore(skip_junk(|t| t.starts_item()))
+        .map_with(move |((mutable, name), ty), e| {
+            let span = cx.span(e.span());
+            let init = Expr { kind: ExprKind::Error, span };
+            Some(Item::Global(GlobalDef { mutable, name, ty, init, span }))
+        });
+    let junk = skip_junk(|t| t.starts_item()).map(|_| None);
+    let item = choice((fn_def, struct_def, semi_item.then_ignore(just(Token::Semi))))
+        .map(Some)
+        .labelled("item")
+        .recover_with(via_parser(missing_semi))
+        .recover_with(via_parser(broken_global))
+        .recover_with(via_parser(junk));
+    item.repeated()
+        .fold(Vec::new(), |mut v, i| {
+            if let Some(i) = i {
+                v.push(i);
+            }
+            v
+        })
+        .then_ignore(end())
+        .map(|items| Module { items })
+        .boxed()
+}

@@ -1,0 +1,173 @@
+//! The parser: balanced tokens → [`ast::Module`], built from chumsky
+//! combinators over the token slice (spans mapped out with
+//! `split_token_span`).
+//!
+//! Recursion is bounded: binary operator chains, postfix chains, prefix
+//! operator runs and `else if` chains are parsed with `repeated()` and
+//! folded, so only brackets and prefix operators nest the parser, and the
+//! delimiter pass bounds those.
+//!
+//! Recovery (every syntax error is reported, later code is still parsed):
+//! - a statement or item that fails is first re-parsed without its `;` when
+//!   the next token begins a new statement or a new line (missing `;`:
+//!   one error, and the statement is kept);
+//! - otherwise it is skipped, bracket groups as units, through the next `;`
+//!   or up to the next statement keyword / closing brace (one error);
+//! - a bracketed group whose contents fail (call arguments, parentheses,
+//!   array and struct literals, parameter lists) becomes an error node.
+
+mod exprs;
+mod items;
+mod stmts;
+
+use super::ast::Ident;
+use super::token::Token;
+use crate::span::{FileId, Span};
+use chumsky::error::RichPattern;
+use chumsky::input::{InputRef, MappedInput};
+use chumsky::label::LabelError;
+use chumsky::prelude::*;
+
+pub(crate) type PInput<'a> = MappedInput<'a, Token<'a>, SimpleSpan, &'a [(Token<'a>, SimpleSpan)]>;
+pub(crate) type PError<'a> = Rich<'a, Token<'a>, SimpleSpan>;
+pub(crate) type PExtra<'a> = extra::Err<PError<'a>>;
+pub(crate) type P<'a, O> = Boxed<'a, 'a, PInput<'a>, O, PExtra<'a>>;
+
+/// What every parser needs to know about the file.
+#[derive(Clone, Copy)]
+pub(crate) struct Cx<'a> {
+    pub file: FileId,
+    pub text: &'a str,
+}
+
+impl Cx<'_> {
+    pub fn span(&self, s: SimpleSpan) -> Span {
+        Span::new(self.file, s.start, s.end)
+    }
+}
+
+/// Parses a balanced token stream. Always returns a module.
+pub(crate) fn parse_tokens<'a>(
+    cx: Cx<'a>,
+    tokens: &'a [(Token<'a>, SimpleSpan)],
+) -> (super::ast::Module, Vec<PError<'a>>) {
+    let eoi = SimpleSpan::from(cx.text.len()..cx.text.len());
+    let parser = items::module(cx);
+    let (out, errors) = parser.parse(tokens.split_token_span(eoi)).into_output_errors();
+    (out.unwrap_or_default(), errors)
+}
+
+/// The error of a `custom` parser that does not apply here: it expects
+/// nothing in particular, so merging it into the furthest error adds nothing
+/// (a custom-message error would replace the real expectations).
+pub(crate) fn no_match<'a>(inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>) -> PError<'a> {
+    let save = inp.save();
+    let before = inp.cursor();
+    let found = inp.next_maybe();
+    let span = inp.span_since(&before);
+    inp.rewind(save);
+    <PError<'a> as LabelError<'a, PInput<'a>, RichPattern<'a, Token<'a>>>>::expected_found(
+        std::iter::empty(),
+        found,
+        span,
+    )
+}
+
+pub(crate) fn ident<'a>(cx: Cx<'a>) -> P<'a, Ident> {
+    select_ref! { Token::Ident(name) = e => Ident { name: name.to_string(), span: cx.span(e.span()) } }
+        .labelled("identifier")
+        .boxed()
+}
+
+/// Whether a line break separates the token starting at `pos` from the
+/// previous token (only whitespace may stand between them and the break).
+fn newline_before(text: &str, pos: usize) -> bool {
+    let before = text.get(..pos).unwrap_or("");
+    for c in before.chars().rev() {
+        match c {
+            '\n' => return true,
+            ' ' | '\t' | '\r' => continue,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Succeeds without consuming when a statement whose `;` is missing may
+/// end here: at a statement keyword, a `}`, the end, or a line break.
+pub(crate) fn semi_may_be_missing<'a>(cx: Cx<'a>) -> P<'a, ()> {
+    custom(move |inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
+        let save = inp.save();
+        let before = inp.cursor();
+        let tok = inp.next_maybe();
+        let span = inp.span_since(&before);
+        inp.rewind(save);
+        let ok = match tok.as_deref() {
+            None => true,
+            Some(t) => t.starts_statement() || *t == Token::RBrace || newline_before(cx.text, span.start),
+        };
+        if ok { Ok(()) } else { Err(no_match(inp)) }
+    })
+    .boxed()
+}
+
+/// Skips at least one token for recovery: bracket groups count as one
+/// unit; stops after a `;`, or before a closing bracket or (after the
+/// first unit) a token for which `stop` holds. Fails only at a closing
+/// bracket or the end.
+pub(crate) fn skip_junk<'a>(stop: fn(&Token<'_>) -> bool) -> P<'a, ()> {
+    custom(move |inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
+        let mut depth = 0usize;
+        let mut consumed = false;
+        loop {
+            let save = inp.save();
+            let Some(tok) = inp.next_maybe() else { break };
+            let t: &Token<'_> = &tok;
+            if depth == 0 {
+                if t.is_closer() || (consumed && stop(t)) {
+                    inp.rewind(save);
+                    break;
+                }
+                if *t == Token::Semi {
+                    consumed = true;
+                    break;
+                }
+            }
+            if t.is_opener() {
+                depth += 1;
+            } else if t.is_closer() {
+                depth -= 1;
+            }
+            consumed = true;
+        }
+        if consumed { Ok(()) } else { Err(no_match(inp)) }
+    })
+    .boxed()
+}
+
+/// A bracket group `open ... close` skipped as a unit (the stream is
+/// balanced), for recovering the contents of a bracketed construct.
+pub(crate) fn skip_group<'a>(open: Token<'static>) -> P<'a, SimpleSpan> {
+    custom(move |inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
+        let start = inp.cursor();
+        let save = inp.save();
+        match inp.next_maybe() {
+            Some(t) if *t == open => {}
+            _ => {
+                inp.rewind(save);
+                return Err(no_match(inp));
+            }
+        }
+        let mut depth = 1usize;
+        while depth > 0 {
+            let Some(t) = inp.next_maybe() else { break };
+            if t.is_opener() {
+                depth += 1;
+            } else if t.is_closer() {
+                depth -= 1;
+            }
+        }
+        Ok(inp.span_since(&start))
+    })
+    .boxed()
+}
