@@ -341,8 +341,15 @@ impl Builder {
             Type::Bool => Operand::Bool(false),
             Type::Array(_) | Type::Struct(_) => Operand::Nil,
             Type::Str => {
-                let key = LvnKey::Str("".into());
-                self.push_pure(key, Inst::StrConst("".into()), Type::Str, Span::default())
+                // In the entry block, which dominates every use.
+                let key = (0, LvnKey::Str("".into()));
+                if let Some(v) = self.lvn.get(&key) {
+                    return *v;
+                }
+                let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
+                let v = self.push_at(0, Inst::StrConst("".into()), Type::Str, Span::default(), flags);
+                self.lvn.insert(key, v);
+                v
             }
         }
     }
