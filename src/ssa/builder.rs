@@ -223,7 +223,13 @@ impl Builder {
         self.cur = dead;
     }
 
-    /// `goto target`, then continue in `target`.
+    /// `goto target`; control continues in a dead block until the caller
+    /// switches (the target's layout position is set when it is filled).
+    pub fn jump(&mut self, target: Blk, span: Span) {
+        self.terminate(Term::Goto(target), span);
+    }
+
+    /// `goto target`, then continue filling `target`.
     pub fn goto_and_switch(&mut self, target: Blk, span: Span) {
         self.terminate(Term::Goto(target), span);
         self.switch_to(target);
