@@ -4,7 +4,7 @@
 
 use toyc::ir::compact::{compact, compact_only, CompactStats, IncrementalCompact};
 use toyc::ir::edit::{delete, replace_uses, NewNodes};
-use toyc::ir::handbuild::{dump, ir_from_blocks};
+use toyc::ir::handbuild::ir_from_blocks;
 use toyc::ir::{BinaryOp, BlockId, Cmp, Inst, Operand, Type, Value};
 
 fn v(n: u32) -> Operand {
@@ -36,6 +36,12 @@ fn lt(x: Operand, y: Operand) -> (Inst, Type) {
 }
 fn print(x: Operand) -> (Inst, Type) {
     (Inst::Runtime { func: toyc::ir::RuntimeFn::PrintInt, args: vec![x] }, Type::Void)
+}
+/// The dump of `ir` after checking it with the verifier.
+fn dump(ir: &toyc::ir::IrCode) -> String {
+    let errors = toyc::ir::verify::verify_function(ir, &toyc::sema::hir::Program::default());
+    assert!(errors.is_empty(), "verifier: {errors:?}\n{}", toyc::ir::handbuild::dump(ir));
+    toyc::ir::handbuild::dump(ir)
 }
 fn text(lines: &[&str]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()

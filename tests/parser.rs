@@ -356,7 +356,7 @@ fn main() { @ }
     assert_eq!(
         errs(src),
         [
-            "1:19: expected `,` or `}`, found `y`",
+            "1:19: expected `,`, found `y`",
             "2:18: expected expression, found `;`",
             "3:14: expected `,` or `)`, found `2`",
             "3:22: expected `;`, found `h`",
@@ -369,7 +369,7 @@ fn main() { @ }
     assert_eq!(m.items.len(), 6);
     assert_eq!(
         sexpr::module(&m),
-        "(struct P)\n(fn a () _ { (let x _ <error>) })\n(fn b () _ { (expr <error>) <error> })\n(fn c () int { (return 1) })\n(let g _ <error>)\n(fn main () _ { })"
+        "(struct P (x int) (y int))\n(fn a () _ { (let x _ <error>) })\n(fn b () _ { (expr <error>) <error> })\n(fn c () int { (return 1) })\n(let g _ <error>)\n(fn main () _ { })"
     );
 }
 
@@ -381,6 +381,24 @@ fn unexpected_characters() {
     assert_eq!(body_errs("let x = ' a;"), ["2:9: unexpected character `'`"]);
     assert_eq!(body_errs("let x = 'a;"), ["2:9: expected expression, found `'a`"]);
     assert_eq!(body_errs("let é = 1;")[0], "2:5: unexpected character `é`");
+}
+
+#[test]
+fn missing_commas_between_entries_are_recovered() {
+    let src = "struct P { x: int y: int }\nfn f(a: int b: P) { let p = P { x: 1 y: 2 }; }";
+    assert_eq!(errs(src), ["1:19: expected `,`, found `y`", "2:13: expected `,`, found `b`", "2:38: expected `,`, found `y`"]);
+    let (m, _) = run(src);
+    assert_eq!(
+        sexpr::module(&m),
+        "(struct P (x int) (y int))\n(fn f ((a int) (b P)) _ { (let p _ (struct P (x 1) (y 2))) })"
+    );
+}
+
+#[test]
+fn missing_types_keep_the_declaration() {
+    let (m, e) = run("fn f() -> { }\nfn g() { let x: = 1; }");
+    assert_eq!(e, ["1:11: expected type, found `{`", "2:17: expected type, found `=`"]);
+    assert_eq!(sexpr::module(&m), "(fn f () <error> { })\n(fn g () _ { (let x <error> 1) })");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The passes of src/opt on hand-built IrCode: what each folds or removes,
 //! and its counters. Values and blocks are written 1-based, as printed.
 
-use toyc::ir::handbuild::{dump, ir_from_blocks};
+use toyc::ir::handbuild::ir_from_blocks;
 use toyc::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type, Value};
 use toyc::opt::{self, Counters};
 
@@ -33,6 +33,12 @@ fn goto(dest: u32) -> (Inst, Type) {
 }
 fn print(x: Operand) -> (Inst, Type) {
     (Inst::Runtime { func: RuntimeFn::PrintInt, args: vec![x] }, Type::Void)
+}
+/// The dump of `ir` after checking it with the verifier.
+fn dump(ir: &toyc::ir::IrCode) -> String {
+    let errors = toyc::ir::verify::verify_function(ir, &toyc::sema::hir::Program::default());
+    assert!(errors.is_empty(), "verifier: {errors:?}\n{}", toyc::ir::handbuild::dump(ir));
+    toyc::ir::handbuild::dump(ir)
 }
 fn text(lines: &[&str]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
@@ -86,7 +92,9 @@ fn sccp_folds_through_a_loop_phi_and_a_branch() {
 }
 
 fn fold_one(op: BinaryOp, x: Operand, y: Operand) -> String {
-    let mut ir = ir_from_blocks("f", vec![], Type::Int, vec![vec![bin(op, x, y), ret(v(1))]]);
+    let stmt = bin(op, x, y);
+    let ty = stmt.1.clone();
+    let mut ir = ir_from_blocks("f", vec![], ty, vec![vec![stmt, ret(v(1))]]);
     run("sccp", &mut ir);
     dump(&ir).lines().last().unwrap_or_default().trim().to_string()
 }

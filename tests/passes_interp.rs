@@ -172,3 +172,59 @@ fn dynamic_instruction_count() {
     // <init>: its return; main: 1 + 3 iterations of 4 + the return.
     assert_eq!(count, 1 + 1 + 3 * 4 + 1);
 }
+
+/// `depth(n) = n == 0 ? 0 : 1 + depth(n - 1)`; main prints depth(N).
+fn recursion(n: i64) -> (Module, SourceMap) {
+    let depth = ir_from_blocks(
+        "depth",
+        vec![Type::Int],
+        Type::Int,
+        vec![
+            vec![bin(BinaryOp::ICmp(Cmp::Eq), Operand::Arg(0), Operand::Int(0), Type::Bool), void(Inst::GotoIfNot { cond: v(1), dest: b(3) })],
+            vec![void(Inst::Return(Some(Operand::Int(0))))],
+            vec![
+                bin(BinaryOp::ISub, Operand::Arg(0), Operand::Int(1), Type::Int),
+                (Inst::Call { func: FuncId(0), args: vec![v(4)] }, Type::Int),
+                bin(BinaryOp::IAdd, v(5), Operand::Int(1), Type::Int),
+                void(Inst::Return(Some(v(6)))),
+            ],
+        ],
+    );
+    let main = ir_from_blocks(
+        "main",
+        vec![],
+        Type::Void,
+        vec![vec![
+            (Inst::Call { func: FuncId(0), args: vec![Operand::Int(n)] }, Type::Int),
+            rt(RuntimeFn::PrintInt, vec![v(1)], Type::Void),
+            void(Inst::Return(None)),
+        ]],
+    );
+    module(vec![depth, main, empty_init()], 1, 2)
+}
+
+#[test]
+fn deep_recursion_of_100000_frames() {
+    let (m, s) = recursion(100_000);
+    assert_eq!(interp(&m, &s), (0, "100000".to_string()));
+}
+
+/// Runs in a child process (the overflow ends the process): the child is
+/// this test binary, selected by an environment variable.
+#[test]
+fn unbounded_recursion_is_a_stack_overflow() {
+    if std::env::var_os("TOYC_INTERP_OVERFLOW_CHILD").is_some() {
+        let (m, s) = recursion(-1);
+        let _ = toyc::interp::run(&m, &s, &[], false, false);
+        return;
+    }
+    let exe = std::env::current_exe().expect("test binary path");
+    let out = std::process::Command::new(exe)
+        .args(["--exact", "unbounded_recursion_is_a_stack_overflow", "--nocapture"])
+        .env("TOYC_INTERP_OVERFLOW_CHILD", "1")
+        .output()
+        .expect("child runs");
+    assert_eq!(out.status.code(), Some(101));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("error: stack overflow"), "{stderr}");
+}

@@ -274,3 +274,42 @@ fn many_errors_are_capped() {
     assert_eq!(d.len(), toyc::syntax::MAX_ERRORS);
     assert!(d.last().is_some_and(|d| !d.notes.is_empty()));
 }
+
+// ------------------------------------------------------------------------ CLI
+
+/// A scratch file for one test, removed when dropped.
+struct TempFile(std::path::PathBuf);
+impl TempFile {
+    fn new(name: &str, contents: &[u8]) -> TempFile {
+        let path = std::env::temp_dir().join(format!("toyc-robustness-{}-{name}", std::process::id()));
+        std::fs::write(&path, contents).unwrap();
+        TempFile(path)
+    }
+}
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Runs `toyc check FILE`; returns the exit code and stderr.
+fn toyc_check(path: &std::path::Path) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toyc")).arg("check").arg(path).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn cli_missing_file_is_an_error_not_a_panic() {
+    let path = std::env::temp_dir().join(format!("toyc-robustness-{}-does-not-exist.toy", std::process::id()));
+    let (code, err) = toyc_check(&path);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("cannot read") && !err.contains("panic"), "{err}");
+}
+
+#[test]
+fn cli_non_utf8_file_is_an_error_not_a_panic() {
+    let file = TempFile::new("latin1.toy", b"fn main() { print(\"caf\xe9\"); }\n");
+    let (code, err) = toyc_check(&file.0);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("not valid UTF-8") && !err.contains("panic"), "{err}");
+}

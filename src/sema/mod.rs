@@ -1,13 +1,296 @@
 //! Names and types: AST modules → the typed [`hir::Program`].
+//!
+//! The phases, in order (each reports every error it finds and goes on):
+//! 1. [`modules`]: load the main file and, depth first, every import; detect
+//!    import cycles; record the dependencies-first order of modules.
+//! 2. [`items`]: register every top-level name of every module (one
+//!    namespace per module: imports, structs, functions, globals), then
+//!    resolve struct field types and function signatures.
+//! 3. [`items`]: type the global initialisers, modules in dependencies-first
+//!    order, each module's globals in source order, into `<init>`.
+//! 4. [`stmt`] / [`expr`] / [`builtins`]: type every function body.
+//!
+//! Language decisions taken here (LANGUAGE.md is silent on them):
+//! - Calls resolve the callee among functions only: the builtins first, then
+//!   the module's functions. Values (locals, globals) never shadow a
+//!   function name because Toy has no function values; a local named `len`
+//!   does not stop `len(a)` from working. A top-level function (in any
+//!   module) named like a builtin is a `duplicate definition` error, so a
+//!   call's meaning never depends on which module it is in.
+//! - Parameters are mutable locals (as in Go and Java).
+//! - A global initialiser may not read a global of its own module that is
+//!   defined later (or itself): it would see an uninitialised value.
+//! - `exit(..)` does not end a path for the missing-return analysis.
+//! - Statements after `return`/`break`/... are type-checked and kept.
+//!
+//! Internally an expression whose type is unknown because of an earlier
+//! error is `None`: no further error is reported about it (no cascades).
+
 pub mod hir;
 
+mod builtins;
+mod expr;
+mod items;
+mod modules;
+mod stmt;
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_errors;
+
 use crate::diag::Diagnostic;
-use crate::span::{FileId, SourceMap};
+use crate::span::{FileId, SourceMap, Span};
+use crate::syntax::ast;
+use hir::{FuncId, GlobalId, LocalId, LoopId, StructId, Type};
+use std::collections::HashMap;
 
 /// Parses the main file `main` (already in `sources`), loads its imports
 /// (adding them to `sources`), resolves names and checks types. Returns
 /// every error found, in source order per file.
 pub fn analyze(sources: &mut SourceMap, main: FileId) -> Result<hir::Program, Vec<Diagnostic>> {
-    let _ = (sources, main);
-    todo!("sema::analyze: being written")
+    let loaded = modules::load(sources, main);
+    let modules::Loaded { modules, asts, order, diags } = loaded;
+    let mut sema = Sema::new(sources, modules, order, diags);
+    sema.register_items(&asts);
+    sema.resolve_signatures(&asts);
+    sema.check_globals(&asts);
+    sema.check_functions(&asts);
+    sema.check_main(&asts);
+    sema.finish()
+}
+
+/// The stdlib modules shipped inside the binary: (name, source).
+pub const STDLIB: [(&str, &str); 3] = [
+    ("math", include_str!("../../stdlib/math.toy")),
+    ("arrays", include_str!("../../stdlib/arrays.toy")),
+    ("strings", include_str!("../../stdlib/strings.toy")),
+];
+
+/// What a top-level name of a module stands for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ItemRef {
+    Struct(StructId),
+    Func(FuncId),
+    Global(GlobalId),
+    /// An import; `None` when the module could not be loaded.
+    Import(Option<usize>),
+}
+
+/// One loaded module (the main file or an import).
+struct ModuleInfo {
+    /// The name items are qualified with (`math`); the file stem for the
+    /// main file, whose items are not qualified.
+    name: String,
+    file: FileId,
+    is_main: bool,
+    /// Import name → module index (`None` if it could not be loaded).
+    imports: HashMap<String, Option<usize>>,
+    /// The module's namespace with the defining span of each name.
+    items: HashMap<String, (ItemRef, Span)>,
+}
+
+struct StructInfo {
+    name: String,
+    span: Span,
+    fields: Vec<(String, Option<Type>, Span)>,
+}
+
+struct FuncInfo {
+    name: String,
+    module: usize,
+    /// Index of the `ast::Item::Fn` in its module.
+    item: usize,
+    /// Parameter names, types (`None`: erroneous) and spans.
+    params: Vec<(String, Option<Type>, Span)>,
+    /// `Type::Void` without `-> T`; `None` if the return type is erroneous.
+    ret: Option<Type>,
+    span: Span,
+}
+
+struct GlobalInfo {
+    name: String,
+    module: usize,
+    item: usize,
+    mutable: bool,
+    /// Known once its initialiser is typed; `None` while unknown.
+    ty: Option<Type>,
+    /// Set once `<init>` has assigned it (for the use-before-init check).
+    ready: bool,
+    span: Span,
+}
+
+/// A loop being checked.
+struct LoopCx {
+    id: LoopId,
+    label: Option<(String, Span)>,
+    /// Whether some `break` targets this loop.
+    broken: bool,
+}
+
+/// The function whose body is being checked.
+#[derive(Default)]
+struct FnCx {
+    module: usize,
+    /// Every local: name, type (`None`: erroneous), mutability, span.
+    locals: Vec<(String, Option<Type>, bool, Span)>,
+    /// Every visible binding of each name, innermost last.
+    visible: HashMap<String, Vec<LocalId>>,
+    /// The names declared in each open scope, innermost last.
+    scopes: Vec<Vec<String>>,
+    loops: Vec<LoopCx>,
+    next_loop: u32,
+    /// The declared return type (`Void` for none; `None` if erroneous).
+    ret: Option<Type>,
+    /// Name of the function, for the missing-return message.
+    name: String,
+    /// Checking global initialisers (in `<init>`).
+    in_init: bool,
+}
+
+struct Sema<'a> {
+    sources: &'a SourceMap,
+    modules: Vec<ModuleInfo>,
+    /// Module indices, dependencies first (the main module last).
+    order: Vec<usize>,
+    diags: Vec<Diagnostic>,
+    structs: Vec<StructInfo>,
+    funcs: Vec<FuncInfo>,
+    globals: Vec<GlobalInfo>,
+    /// Typed bodies, by function id (filled by `check_functions`).
+    bodies: Vec<Option<hir::Function>>,
+    /// The assignments of `<init>`.
+    init_stmts: Vec<hir::Stmt>,
+    main: Option<FuncId>,
+    /// Whether the main file has syntax errors (then a missing `main` is
+    /// not reported: it may be the part that did not parse).
+    main_has_syntax_errors: bool,
+    cx: FnCx,
+}
+
+impl<'a> Sema<'a> {
+    fn new(sources: &'a SourceMap, modules: Vec<ModuleInfo>, order: Vec<usize>, diags: Vec<Diagnostic>) -> Self {
+        let main_has_syntax_errors = modules.first().is_some_and(|m| diags.iter().any(|d| d.span.file == m.file));
+        Sema {
+            sources,
+            modules,
+            order,
+            diags,
+            structs: Vec::new(),
+            funcs: Vec::new(),
+            globals: Vec::new(),
+            bodies: Vec::new(),
+            init_stmts: Vec::new(),
+            main: None,
+            main_has_syntax_errors,
+            cx: FnCx::default(),
+        }
+    }
+
+    fn error(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    /// How a type is written in Toy.
+    fn ty_name(&self, ty: &Type) -> String {
+        match ty {
+            Type::Void => "nothing".into(),
+            Type::Int => "int".into(),
+            Type::Float => "float".into(),
+            Type::Bool => "bool".into(),
+            Type::Str => "str".into(),
+            Type::Array(t) => format!("[{}]", self.ty_name(t)),
+            Type::Struct(s) => self.structs.get(s.0 as usize).map(|s| s.name.clone()).unwrap_or_default(),
+        }
+    }
+
+    /// The source text under a span (for messages naming an expression).
+    fn text(&self, span: Span) -> &str {
+        self.sources.get(span.file).text.get(span.range()).unwrap_or("")
+    }
+
+    /// `mismatched types: expected `T`, found `U``.
+    fn mismatch(&mut self, span: Span, expected: &Type, found: &Type) {
+        let (e, f) = (self.quoted(expected), self.quoted(found));
+        self.error(
+            Diagnostic::error(span, format!("mismatched types: expected {e}, found {f}"))
+                .with_label(format!("expected {e}, found {f}")),
+        );
+    }
+
+    /// A type in backquotes, or `nothing` for void.
+    fn quoted(&self, ty: &Type) -> String {
+        match ty {
+            Type::Void => "nothing".into(),
+            t => format!("`{}`", self.ty_name(t)),
+        }
+    }
+
+    /// Assembles the program, or returns every error sorted by file and
+    /// position (stable, so errors at one position keep their order).
+    fn finish(mut self) -> Result<hir::Program, Vec<Diagnostic>> {
+        if !self.diags.is_empty() {
+            let mut diags = std::mem::take(&mut self.diags);
+            diags.sort_by_key(|d| (d.span.file, d.span.start));
+            return Err(diags);
+        }
+        let structs = self
+            .structs
+            .iter()
+            .map(|s| hir::StructDef {
+                name: s.name.clone(),
+                fields: s
+                    .fields
+                    .iter()
+                    .map(|(n, t, _)| hir::FieldDef { name: n.clone(), ty: t.clone().unwrap_or(Type::Void) })
+                    .collect(),
+                span: s.span,
+            })
+            .collect();
+        let globals = self
+            .globals
+            .iter()
+            .map(|g| hir::GlobalDef {
+                name: g.name.clone(),
+                ty: g.ty.clone().unwrap_or(Type::Void),
+                mutable: g.mutable,
+                span: g.span,
+            })
+            .collect();
+        let mut functions: Vec<hir::Function> = Vec::with_capacity(self.bodies.len() + 1);
+        for (i, body) in std::mem::take(&mut self.bodies).into_iter().enumerate() {
+            match body {
+                Some(f) => functions.push(f),
+                None => {
+                    // Unreachable without an error having been reported; keep
+                    // the ids dense anyway.
+                    let f = &self.funcs[i];
+                    functions.push(hir::Function {
+                        name: f.name.clone(),
+                        params: Vec::new(),
+                        ret: Type::Void,
+                        locals: Vec::new(),
+                        body: hir::Block::default(),
+                        span: f.span,
+                    });
+                }
+            }
+        }
+        let init = FuncId(functions.len() as u32);
+        functions.push(hir::Function {
+            name: "<init>".into(),
+            params: Vec::new(),
+            ret: Type::Void,
+            locals: Vec::new(),
+            body: hir::Block { stmts: std::mem::take(&mut self.init_stmts) },
+            span: Span::new(self.modules[0].file, 0, 0),
+        });
+        let main = self.main.unwrap_or(FuncId(0));
+        Ok(hir::Program { structs, globals, functions, main, init })
+    }
+}
+
+/// Label names are written with their `'`; accept the ident with or
+/// without it.
+fn label_name(l: &ast::Label) -> String {
+    l.name.trim_start_matches('\'').to_string()
 }

@@ -5,6 +5,21 @@
 //! `parser` (chumsky combinators over the token slice, with recovery) →
 //! `errors` (our message style), then the errors are sorted by position,
 //! cascades are dropped and the count is capped.
+//!
+//! Decisions where LANGUAGE.md is silent:
+//! - Number literals: `_` may appear anywhere after the first digit; letters
+//!   glued to a number make it invalid (`12ab`, `1e`); `1.x` is a field
+//!   access (a digit must follow the `.` of a float); a float literal that
+//!   overflows to infinity (`1e999`) is invalid; hex and binary literals must
+//!   fit in i64 like decimal ones (`0xffffffffffffffff` is out of range).
+//! - `9223372036854775808` is accepted only directly after a prefix `-`
+//!   (not followed by a postfix operator); it is then i64::MIN.
+//! - Strings may span lines; `\u{...}` takes 1 to 6 hex digits naming a
+//!   Unicode scalar value.
+//! - Trailing commas are allowed in every comma list; an empty statement
+//!   `;` is allowed and dropped.
+//! - Nesting deeper than [`delims::MAX_NESTING`] brackets and prefix
+//!   operators is an error; at most [`MAX_ERRORS`] errors are reported.
 pub mod ast;
 pub mod delims;
 mod errors;

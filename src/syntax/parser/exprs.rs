@@ -7,7 +7,7 @@
 //! where `Name {` starts the body). Inside brackets struct literals are
 //! allowed again, so nested positions use `full`.
 
-use super::{Cx, P, PExtra, PInput, ident, no_match, skip_group};
+use super::{Cx, P, PExtra, PInput, entry_comma, ident, no_match, skip_group};
 use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, UnOp};
 use crate::syntax::token::Token;
 use chumsky::prelude::*;
@@ -242,7 +242,10 @@ fn struct_lit<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
         None => (None, a),
     });
     let field = ident(cx).then_ignore(just(Token::Colon)).then(full).boxed();
-    let fields = comma_list(field)
+    let fields = field
+        .separated_by(entry_comma())
+        .allow_trailing()
+        .collect::<Vec<_>>()
         .delimited_by(just(Token::LBrace), just(Token::RBrace))
         .map(Some)
         .recover_with(via_parser(skip_group(Token::LBrace).map(|_| None)));

@@ -2,15 +2,17 @@
 
 use super::exprs::exprs;
 use super::stmts::block;
-use super::{Cx, P, ident, semi_may_be_missing, skip_group, skip_junk};
+use super::{Cx, P, entry_comma, ident, semi_may_be_missing, skip_group, skip_junk};
 use crate::syntax::ast::{
     Expr, ExprKind, FieldDef, FnDef, GlobalDef, Import, Item, Module, Param, StructDef, TypeExpr, TypeExprKind,
 };
 use crate::syntax::token::Token;
 use chumsky::prelude::*;
 
-/// `int`, `Name`, `m.Name`, `[T]`.
+/// `int`, `Name`, `m.Name`, `[T]`. A missing type is reported and becomes
+/// a zero-width `TypeExprKind::Error`, so the declaration around it stays.
 pub(crate) fn type_expr<'a>(cx: Cx<'a>) -> P<'a, TypeExpr> {
+    let missing = empty().map_with(move |_, e| TypeExpr { kind: TypeExprKind::Error, span: cx.span(e.span()) });
     recursive(move |ty| {
         let named = ident(cx).then(just(Token::Dot).ignore_then(ident(cx)).or_not()).map(|(a, b)| match b {
             Some(b) => TypeExprKind::Qualified(a, b),
@@ -20,6 +22,7 @@ pub(crate) fn type_expr<'a>(cx: Cx<'a>) -> P<'a, TypeExpr> {
             ty.delimited_by(just(Token::LBracket), just(Token::RBracket)).map(|t| TypeExprKind::Array(Box::new(t)));
         choice((named, array)).map_with(move |kind, e| TypeExpr { kind, span: cx.span(e.span()) }).labelled("type")
     })
+    .recover_with(via_parser(missing))
     .boxed()
 }
 
@@ -46,7 +49,7 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
 
     let field = ident(cx).then_ignore(just(Token::Colon)).then(ty.clone()).map(|(name, ty)| FieldDef { name, ty });
     let fields = field
-        .separated_by(just(Token::Comma))
+        .separated_by(entry_comma())
         .allow_trailing()
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LBrace), just(Token::RBrace))
@@ -58,7 +61,7 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
 
     let param = ident(cx).then_ignore(just(Token::Colon)).then(ty.clone()).map(|(name, ty)| Param { name, ty });
     let params = param
-        .separated_by(just(Token::Comma))
+        .separated_by(entry_comma())
         .allow_trailing()
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LParen), just(Token::RParen))

@@ -145,6 +145,20 @@ pub(crate) fn skip_junk<'a>(stop: fn(&Token<'_>) -> bool) -> P<'a, ()> {
     .boxed()
 }
 
+/// The `,` between `name: value` entries (fields, parameters, struct
+/// literal fields). A missing `,` before another `name :` is reported and
+/// the list goes on.
+pub(crate) fn entry_comma<'a>() -> P<'a, ()> {
+    let next_is_entry = custom(|inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
+        let save = inp.save();
+        let first = inp.next_maybe().is_some_and(|t| matches!(*t, Token::Ident(_)));
+        let second = inp.next_maybe().is_some_and(|t| *t == Token::Colon);
+        inp.rewind(save);
+        if first && second { Ok(()) } else { Err(no_match(inp)) }
+    });
+    just(Token::Comma).ignored().recover_with(via_parser(next_is_entry)).boxed()
+}
+
 /// A bracket group `open ... close` skipped as a unit (the stream is
 /// balanced), for recovering the contents of a bracketed construct.
 pub(crate) fn skip_group<'a>(open: Token<'static>) -> P<'a, SimpleSpan> {

@@ -1,0 +1,246 @@
+//! Typing calls: user functions (bare or `module.f`) and the builtins.
+//!
+//! Builtin signatures (LANGUAGE.md):
+//! `print`/`write(any non-void...)`, `len(str | [T]) -> int`,
+//! `push([T], T)`, `pop([T]) -> T`, `float(int | float) -> float`,
+//! `int(float | int) -> int`, `str(int | float | bool | str) -> str`,
+//! `args() -> [str]`, `clock() -> float`, `exit(int)`,
+//! `assert(bool)` / `assert(bool, str)`, `parse_int(str) -> int`,
+//! `parse_float(str) -> float`, `chr(int) -> str`,
+//! `substr(str, int, int) -> str`, `fixed(float, int) -> str`,
+//! `sqrt sin cos tan atan exp ln floor ceil fabs (float) -> float`,
+//! `atan2`/`pow(float, float) -> float`.
+
+use super::hir::{self, Builtin, FuncId, Type};
+use super::{ItemRef, Sema};
+use crate::diag::Diagnostic;
+use crate::span::Span;
+use crate::syntax::ast;
+
+/// `N argument(s)`.
+fn count(n: usize) -> String {
+    if n == 1 { "1 argument".into() } else { format!("{n} arguments") }
+}
+
+/// `function `f` takes N arguments but M were given` (`1 argument`).
+fn arity_message(name: &str, takes: &str, given: usize) -> String {
+    format!("function `{name}` takes {takes} but {given} were given")
+}
+
+impl Sema<'_> {
+    /// Types a call expression.
+    pub(super) fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Option<hir::Expr> {
+        match &callee.kind {
+            ast::ExprKind::Name(id) => {
+                if let Some(b) = Builtin::from_name(&id.name) {
+                    return self.builtin(b, args, span);
+                }
+                let item = self.modules[self.cx.module].items.get(&id.name).map(|(i, _)| *i);
+                match item {
+                    Some(ItemRef::Func(f)) => self.user_call(f, args, span),
+                    Some(ItemRef::Import(_)) => {
+                        self.error(
+                            Diagnostic::error(callee.span, format!("`{}` is a module, not a value", id.name))
+                                .with_label(format!("call a function of it, e.g. `{}.name(..)`", id.name)),
+                        );
+                        self.args_alone(args)
+                    }
+                    Some(_) => self.not_a_function(callee, args),
+                    None if self.lookup_local(&id.name).is_some() => self.not_a_function(callee, args),
+                    None => {
+                        self.error(
+                            Diagnostic::error(callee.span, format!("cannot find function `{}`", id.name))
+                                .with_label("not found in this module"),
+                        );
+                        self.args_alone(args)
+                    }
+                }
+            }
+            ast::ExprKind::Field(obj, fname) if self.module_ref(obj).is_some() => {
+                let Some(Some(t)) = self.module_ref(obj) else { return self.args_alone(args) };
+                let ast::ExprKind::Name(m) = &obj.kind else { return self.args_alone(args) };
+                match self.modules[t].items.get(&fname.name).map(|(i, _)| *i) {
+                    Some(ItemRef::Func(f)) => self.user_call(f, args, span),
+                    Some(_) => self.not_a_function(callee, args),
+                    None => {
+                        self.error(
+                            Diagnostic::error(fname.span, format!("module `{}` has no item `{}`", m.name, fname.name))
+                                .with_label(format!("not defined in `{}`", m.name)),
+                        );
+                        self.args_alone(args)
+                    }
+                }
+            }
+            ast::ExprKind::Error => self.args_alone(args),
+            _ => {
+                if self.value(callee, None).is_none() {
+                    return self.args_alone(args);
+                }
+                self.not_a_function(callee, args)
+            }
+        }
+    }
+
+    /// Checks the arguments of a call that is already in error.
+    fn args_alone(&mut self, args: &[ast::Expr]) -> Option<hir::Expr> {
+        for a in args {
+            self.recover(a);
+        }
+        None
+    }
+
+    fn not_a_function(&mut self, callee: &ast::Expr, args: &[ast::Expr]) -> Option<hir::Expr> {
+        let text = self.text(callee.span).to_string();
+        self.error(
+            Diagnostic::error(callee.span, format!("`{text}` is not a function"))
+                .with_label("this is not a function; only named functions can be called"),
+        );
+        self.args_alone(args)
+    }
+
+    fn user_call(&mut self, f: FuncId, args: &[ast::Expr], span: Span) -> Option<hir::Expr> {
+        let info = &self.funcs[f.0 as usize];
+        let params: Vec<Option<Type>> = info.params.iter().map(|(_, t, _)| t.clone()).collect();
+        let ret = info.ret.clone();
+        let (name, def) = (info.name.clone(), info.span);
+        let mut ok = true;
+        if params.len() != args.len() {
+            self.error(
+                Diagnostic::error(span, arity_message(&name, &count(params.len()), args.len()))
+                    .with_label(format!("expected {}", count(params.len())))
+                    .with_secondary(def, format!("`{name}` is defined here")),
+            );
+            ok = false;
+        }
+        let mut out = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            let v = match params.get(i) {
+                Some(Some(t)) => self.expect(a, t),
+                _ => {
+                    self.recover(a);
+                    None
+                }
+            };
+            match v {
+                Some(v) => out.push(v),
+                None => ok = false,
+            }
+        }
+        let ret = ret?;
+        if !ok {
+            return None;
+        }
+        Some(hir::Expr { kind: hir::ExprKind::Call { func: f, args: out }, ty: ret, span })
+    }
+
+    /// Types a builtin call; see the module doc for the signatures.
+    fn builtin(&mut self, b: Builtin, args: &[ast::Expr], span: Span) -> Option<hir::Expr> {
+        use Builtin::*;
+        let arity: Option<(usize, usize)> = match b {
+            Print | Write => None,
+            Args | Clock => Some((0, 0)),
+            Assert => Some((1, 2)),
+            Push | Atan2 | Pow | Fixed => Some((2, 2)),
+            Substr => Some((3, 3)),
+            _ => Some((1, 1)),
+        };
+        if let Some((lo, hi)) = arity
+            && (args.len() < lo || args.len() > hi)
+        {
+            let takes = if lo == hi { count(lo) } else { format!("{lo} or {}", count(hi)) };
+            self.error(
+                Diagnostic::error(span, arity_message(b.name(), &takes, args.len()))
+                    .with_label(format!("expected {takes}")),
+            );
+            return self.args_alone(args);
+        }
+        let fixed = |params: &[Type], ret: Type| Some((params.to_vec(), ret));
+        let sig: Option<(Vec<Type>, Type)> = match b {
+            Args => fixed(&[], Type::Array(Box::new(Type::Str))),
+            Clock => fixed(&[], Type::Float),
+            Exit => fixed(&[Type::Int], Type::Void),
+            Assert => fixed(&[Type::Bool, Type::Str][..args.len()], Type::Void),
+            ParseInt => fixed(&[Type::Str], Type::Int),
+            ParseFloat => fixed(&[Type::Str], Type::Float),
+            Chr => fixed(&[Type::Int], Type::Str),
+            Substr => fixed(&[Type::Str, Type::Int, Type::Int], Type::Str),
+            Fixed => fixed(&[Type::Float, Type::Int], Type::Str),
+            Sqrt | Sin | Cos | Tan | Atan | Exp | Ln | Floor | Ceil | Fabs => fixed(&[Type::Float], Type::Float),
+            Atan2 | Pow => fixed(&[Type::Float, Type::Float], Type::Float),
+            _ => None,
+        };
+        let mk =
+            |args: Vec<hir::Expr>, ty: Type| hir::Expr { kind: hir::ExprKind::Builtin { builtin: b, args }, ty, span };
+        if let Some((params, ret)) = sig {
+            let vals: Vec<Option<hir::Expr>> = args.iter().zip(&params).map(|(a, t)| self.expect(a, t)).collect();
+            let vals: Option<Vec<hir::Expr>> = vals.into_iter().collect();
+            return Some(mk(vals?, ret));
+        }
+        match b {
+            Print | Write => {
+                let vals: Vec<Option<hir::Expr>> = args.iter().map(|a| self.value(a, None)).collect();
+                let vals: Option<Vec<hir::Expr>> = vals.into_iter().collect();
+                Some(mk(vals?, Type::Void))
+            }
+            Len => {
+                let v = self.value(&args[0], None)?;
+                if !matches!(v.ty, Type::Str | Type::Array(_)) {
+                    self.wrong_kind(&args[0], "an array or `str`", &v.ty);
+                    return None;
+                }
+                Some(mk(vec![v], Type::Int))
+            }
+            Push | Pop => {
+                let a = self.value(&args[0], None);
+                let elem = match a.as_ref().map(|a| &a.ty) {
+                    Some(Type::Array(t)) => Some((**t).clone()),
+                    Some(t) => {
+                        let t = t.clone();
+                        self.wrong_kind(&args[0], "an array", &t);
+                        None
+                    }
+                    None => None,
+                };
+                if b == Pop {
+                    return Some(mk(vec![a?], elem?));
+                }
+                let x = match &elem {
+                    Some(t) => self.expect(&args[1], t),
+                    None => {
+                        self.recover(&args[1]);
+                        None
+                    }
+                };
+                elem?;
+                Some(mk(vec![a?, x?], Type::Void))
+            }
+            ToFloat | ToInt | ToStr => {
+                let v = self.value(&args[0], None)?;
+                let (ok, what, ret) = match b {
+                    ToFloat => (matches!(v.ty, Type::Int | Type::Float), "`int` or `float`", Type::Float),
+                    ToInt => (matches!(v.ty, Type::Int | Type::Float), "`float` or `int`", Type::Int),
+                    _ => (
+                        matches!(v.ty, Type::Int | Type::Float | Type::Bool | Type::Str),
+                        "`int`, `float`, `bool` or `str`",
+                        Type::Str,
+                    ),
+                };
+                if !ok {
+                    self.wrong_kind(&args[0], what, &v.ty);
+                    return None;
+                }
+                Some(mk(vec![v], ret))
+            }
+            _ => None,
+        }
+    }
+
+    /// `mismatched types: expected WHAT, found `T`` for an argument.
+    fn wrong_kind(&mut self, arg: &ast::Expr, what: &str, found: &Type) {
+        let f = self.quoted(found);
+        self.error(
+            Diagnostic::error(arg.span, format!("mismatched types: expected {what}, found {f}"))
+                .with_label(format!("expected {what}, found {f}")),
+        );
+    }
+}

@@ -1,0 +1,344 @@
+//! Top-level items: registering names, resolving types and signatures,
+//! typing global initialisers into `<init>`, driving the body checks, and
+//! checking `main`.
+
+use super::hir::{self, Builtin, FuncId, GlobalId, LocalId, StructId, Type};
+use super::{FnCx, FuncInfo, GlobalInfo, ItemRef, Sema, StructInfo};
+use crate::diag::Diagnostic;
+use crate::span::Span;
+use crate::syntax::ast;
+
+const BUILTIN_TYPES: [&str; 4] = ["int", "float", "bool", "str"];
+
+impl Sema<'_> {
+    /// Defines `name` in module `m`'s namespace; a second definition is an
+    /// error pointing at the first.
+    fn define(&mut self, m: usize, name: &ast::Ident, item: ItemRef) {
+        if let Some((_, first)) = self.modules[m].items.get(&name.name) {
+            let first = *first;
+            self.error(
+                Diagnostic::error(name.span, format!("duplicate definition of `{}`", name.name))
+                    .with_label(format!("`{}` is defined again here", name.name))
+                    .with_secondary(first, "first defined here"),
+            );
+            return;
+        }
+        self.modules[m].items.insert(name.name.clone(), (item, name.span));
+    }
+
+    /// Qualified item name: bare in the main module, `m.x` elsewhere.
+    fn qualify(&self, m: usize, name: &str) -> String {
+        if self.modules[m].is_main { name.to_string() } else { format!("{}.{}", self.modules[m].name, name) }
+    }
+
+    /// Gives every struct, function and global of every module its id and
+    /// enters every top-level name into its module's namespace.
+    pub(super) fn register_items(&mut self, asts: &[ast::Module]) {
+        for (m, module) in asts.iter().enumerate() {
+            for (i, item) in module.items.iter().enumerate() {
+                match item {
+                    ast::Item::Import(imp) => {
+                        let target = self.modules[m].imports.get(&imp.name.name).copied().flatten();
+                        self.define(m, &imp.name, ItemRef::Import(target));
+                    }
+                    ast::Item::Struct(s) => {
+                        let id = StructId(self.structs.len() as u32);
+                        self.structs.push(StructInfo {
+                            name: self.qualify(m, &s.name.name),
+                            span: s.span,
+                            fields: Vec::new(),
+                        });
+                        if BUILTIN_TYPES.contains(&s.name.name.as_str()) {
+                            self.error(
+                                Diagnostic::error(s.name.span, format!("duplicate definition of `{}`", s.name.name))
+                                    .with_label(format!("`{}` is a built-in type", s.name.name)),
+                            );
+                        } else {
+                            self.define(m, &s.name, ItemRef::Struct(id));
+                        }
+                    }
+                    ast::Item::Fn(f) => {
+                        let id = FuncId(self.funcs.len() as u32);
+                        self.funcs.push(FuncInfo {
+                            name: self.qualify(m, &f.name.name),
+                            module: m,
+                            item: i,
+                            params: Vec::new(),
+                            ret: None,
+                            span: f.span,
+                        });
+                        if Builtin::from_name(&f.name.name).is_some() {
+                            self.error(
+                                Diagnostic::error(f.name.span, format!("duplicate definition of `{}`", f.name.name))
+                                    .with_label(format!("`{}` is a built-in function", f.name.name)),
+                            );
+                        } else {
+                            self.define(m, &f.name, ItemRef::Func(id));
+                        }
+                    }
+                    ast::Item::Global(g) => {
+                        let id = GlobalId(self.globals.len() as u32);
+                        self.globals.push(GlobalInfo {
+                            name: self.qualify(m, &g.name.name),
+                            module: m,
+                            item: i,
+                            mutable: g.mutable,
+                            ty: None,
+                            ready: false,
+                            span: g.span,
+                        });
+                        self.define(m, &g.name, ItemRef::Global(id));
+                    }
+                }
+            }
+        }
+        self.bodies = (0..self.funcs.len()).map(|_| None).collect();
+    }
+
+    /// Resolves a written type in module `m`; `None` after reporting why
+    /// (or silently for a type that failed to parse).
+    pub(super) fn resolve_type(&mut self, m: usize, t: &ast::TypeExpr) -> Option<Type> {
+        match &t.kind {
+            ast::TypeExprKind::Error => None,
+            ast::TypeExprKind::Array(inner) => Some(Type::Array(Box::new(self.resolve_type(m, inner)?))),
+            ast::TypeExprKind::Named(id) => match id.name.as_str() {
+                "int" => Some(Type::Int),
+                "float" => Some(Type::Float),
+                "bool" => Some(Type::Bool),
+                "str" => Some(Type::Str),
+                n => match self.modules[m].items.get(n) {
+                    Some((ItemRef::Struct(s), _)) => Some(Type::Struct(*s)),
+                    other => {
+                        let label = match other {
+                            Some((ItemRef::Import(_), _)) => format!("`{n}` is a module, not a type"),
+                            Some((ItemRef::Func(_), _)) => format!("`{n}` is a function, not a type"),
+                            Some((ItemRef::Global(_), _)) => format!("`{n}` is a global, not a type"),
+                            _ => "not a type in this module".to_string(),
+                        };
+                        self.error(Diagnostic::error(id.span, format!("cannot find type `{n}`")).with_label(label));
+                        None
+                    }
+                },
+            },
+            ast::TypeExprKind::Qualified(mi, ti) => self.qualified_struct(m, mi, ti).map(Type::Struct),
+        }
+    }
+
+    /// `mi.ti` as a struct of an imported module, reporting errors.
+    pub(super) fn qualified_struct(&mut self, m: usize, mi: &ast::Ident, ti: &ast::Ident) -> Option<StructId> {
+        let span = mi.span.to(ti.span);
+        match self.modules[m].import_target(&mi.name) {
+            Some(None) => None,
+            Some(Some(t)) => match self.modules[t].items.get(&ti.name) {
+                Some((ItemRef::Struct(s), _)) => Some(*s),
+                Some(_) => {
+                    self.error(
+                        Diagnostic::error(span, format!("cannot find type `{}.{}`", mi.name, ti.name))
+                            .with_label(format!("`{}.{}` is not a struct", mi.name, ti.name)),
+                    );
+                    None
+                }
+                None => {
+                    self.error(
+                        Diagnostic::error(ti.span, format!("module `{}` has no item `{}`", mi.name, ti.name))
+                            .with_label(format!("not defined in `{}`", mi.name)),
+                    );
+                    None
+                }
+            },
+            None => {
+                self.error(
+                    Diagnostic::error(span, format!("cannot find type `{}.{}`", mi.name, ti.name))
+                        .with_label(format!("no module `{}` is imported here", mi.name)),
+                );
+                None
+            }
+        }
+    }
+
+    /// Resolves struct field types and function signatures; reports
+    /// duplicate fields and parameters.
+    pub(super) fn resolve_signatures(&mut self, asts: &[ast::Module]) {
+        let mut sid = 0usize;
+        let mut fid = 0usize;
+        for (m, module) in asts.iter().enumerate() {
+            for item in &module.items {
+                match item {
+                    ast::Item::Struct(s) => {
+                        let mut fields: Vec<(String, Option<Type>, Span)> = Vec::new();
+                        for f in &s.fields {
+                            let ty = self.resolve_type(m, &f.ty);
+                            if let Some((_, _, first)) = fields.iter().find(|(n, _, _)| *n == f.name.name) {
+                                let first = *first;
+                                self.error(
+                                    Diagnostic::error(
+                                        f.name.span,
+                                        format!("duplicate definition of `{}`", f.name.name),
+                                    )
+                                    .with_label("this field is declared twice")
+                                    .with_secondary(first, "first defined here"),
+                                );
+                                continue;
+                            }
+                            fields.push((f.name.name.clone(), ty, f.name.span));
+                        }
+                        self.structs[sid].fields = fields;
+                        sid += 1;
+                    }
+                    ast::Item::Fn(f) => {
+                        let mut params: Vec<(String, Option<Type>, Span)> = Vec::new();
+                        for p in &f.params {
+                            let ty = self.resolve_type(m, &p.ty);
+                            if let Some((_, _, first)) = params.iter().find(|(n, _, _)| *n == p.name.name) {
+                                let first = *first;
+                                self.error(
+                                    Diagnostic::error(
+                                        p.name.span,
+                                        format!("duplicate definition of `{}`", p.name.name),
+                                    )
+                                    .with_label("this parameter is declared twice")
+                                    .with_secondary(first, "first defined here"),
+                                );
+                            }
+                            params.push((p.name.name.clone(), ty, p.name.span));
+                        }
+                        let ret = match &f.ret {
+                            None => Some(Type::Void),
+                            Some(t) => self.resolve_type(m, t),
+                        };
+                        self.funcs[fid].params = params;
+                        self.funcs[fid].ret = ret;
+                        fid += 1;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Types every global initialiser, modules dependencies first, globals
+    /// in source order, appending the assignments to `<init>`.
+    pub(super) fn check_globals(&mut self, asts: &[ast::Module]) {
+        for m in self.order.clone() {
+            for gi in 0..self.globals.len() {
+                if self.globals[gi].module != m {
+                    continue;
+                }
+                let ast::Item::Global(g) = &asts[m].items[self.globals[gi].item] else { continue };
+                self.cx =
+                    FnCx { module: m, ret: Some(Type::Void), name: "<init>".into(), in_init: true, ..FnCx::default() };
+                let ann = g.ty.as_ref().map(|t| self.resolve_type(m, t));
+                let value = match &ann {
+                    Some(Some(t)) => self.expect(&g.init, t),
+                    Some(None) => {
+                        self.recover(&g.init);
+                        None
+                    }
+                    None => self.value(&g.init, None),
+                };
+                let ty = match ann {
+                    Some(t) => t,
+                    None => value.as_ref().map(|v| v.ty.clone()),
+                };
+                self.globals[gi].ty = ty;
+                self.globals[gi].ready = true;
+                if let Some(value) = value {
+                    self.init_stmts.push(hir::Stmt {
+                        kind: hir::StmtKind::Assign { place: hir::Place::Global(GlobalId(gi as u32)), op: None, value },
+                        span: g.span,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Types every function body.
+    pub(super) fn check_functions(&mut self, asts: &[ast::Module]) {
+        for fi in 0..self.funcs.len() {
+            let (m, item) = (self.funcs[fi].module, self.funcs[fi].item);
+            let ast::Item::Fn(f) = &asts[m].items[item] else { continue };
+            self.cx = FnCx {
+                module: m,
+                ret: self.funcs[fi].ret.clone(),
+                name: self.funcs[fi].name.clone(),
+                ..FnCx::default()
+            };
+            self.push_scope();
+            let params: Vec<LocalId> = self.funcs[fi]
+                .params
+                .clone()
+                .into_iter()
+                .map(|(name, ty, span)| self.declare(&name, ty, true, span))
+                .collect();
+            let (body, diverges) = self.block(&f.body);
+            self.pop_scope();
+            if let Some(ret) = &self.funcs[fi].ret
+                && !diverges
+                && *ret != Type::Void
+            {
+                let end = f.body.span.end as usize;
+                let close = Span::new(f.body.span.file, end.saturating_sub(1).max(f.body.span.start as usize), end);
+                let msg =
+                    format!("function `{}` must return `{}` on every path", self.funcs[fi].name, self.ty_name(ret));
+                self.error(
+                    Diagnostic::error(f.name.span, msg)
+                        .with_label(format!("`{}` does not return on every path", f.name.name))
+                        .with_secondary(close, "the end of the body is reachable"),
+                );
+            }
+            let cx = std::mem::take(&mut self.cx);
+            self.bodies[fi] = Some(hir::Function {
+                name: self.funcs[fi].name.clone(),
+                params,
+                ret: self.funcs[fi].ret.clone().unwrap_or(Type::Void),
+                locals: cx
+                    .locals
+                    .into_iter()
+                    .map(|(name, ty, mutable, span)| hir::LocalDef {
+                        name,
+                        ty: ty.unwrap_or(Type::Void),
+                        mutable,
+                        span,
+                    })
+                    .collect(),
+                body,
+                span: self.funcs[fi].span,
+            });
+        }
+    }
+
+    /// Finds `main` in the main module and checks its signature.
+    pub(super) fn check_main(&mut self, asts: &[ast::Module]) {
+        let file = self.modules[0].file;
+        match self.modules[0].items.get("main") {
+            Some((ItemRef::Func(id), _)) => {
+                let f = &self.funcs[id.0 as usize];
+                let ast::Item::Fn(def) = &asts[0].items[f.item] else { return };
+                self.main = Some(*id);
+                let ret_ok = matches!(f.ret, None | Some(Type::Void) | Some(Type::Int));
+                if !f.params.is_empty() || !ret_ok {
+                    self.error(
+                        Diagnostic::error(def.name.span, "`main` must be `fn main()` or `fn main() -> int`")
+                            .with_label("invalid signature for `main`"),
+                    );
+                }
+            }
+            // A `main` that failed to parse was already reported.
+            _ if self.main_has_syntax_errors => {}
+            _ => {
+                let name = self.sources.get(file).name.clone();
+                let first = asts[0].items.first().map(|it| match it {
+                    ast::Item::Import(i) => i.span,
+                    ast::Item::Struct(s) => s.span,
+                    ast::Item::Fn(f) => f.span,
+                    ast::Item::Global(g) => g.span,
+                });
+                let at = first.map_or(Span::new(file, 0, 0), |s| Span::new(file, s.start as usize, s.start as usize));
+                self.error(
+                    Diagnostic::error(at, format!("no `main` function in `{name}`"))
+                        .with_label("add `fn main() { ... }` to this file"),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! Typing statements, assignment places, loops and labels, and the
+//! reachability analysis behind the missing-return error.
+//!
+//! Reachability is conservative and syntactic. A statement *ends the path*
+//! (nothing after it is reachable) when it is:
+//! - `return`, `throw`, `break` or `continue`;
+//! - an `if` with an `else` whose both arms end the path;
+//! - `while true { .. }` (the literal `true`, the idiomatic infinite loop)
+//!   with no `break` targeting that loop (from anywhere in its body);
+//! - `try { A } catch e { B }` where both `A` and `B` end the path;
+//! - a block containing a statement that ends the path.
+//!
+//! `for` loops and other `while` loops never end the path; `exit(..)` does
+//! not either.
+
+use super::hir::{self, LoopId, Type};
+use super::{ItemRef, LoopCx, Sema, label_name};
+use crate::diag::Diagnostic;
+use crate::span::Span;
+use crate::syntax::ast;
+
+impl Sema<'_> {
+    /// Types a block in a new scope; the bool says whether it ends the path.
+    pub(super) fn block(&mut self, b: &ast::Block) -> (hir::Block, bool) {
+        self.push_scope();
+        let mut stmts = Vec::new();
+        let mut ends = false;
+        for s in &b.stmts {
+            let (hs, e) = self.stmt(s);
+            stmts.extend(hs);
+            ends |= e;
+        }
+        self.pop_scope();
+        (hir::Block { stmts }, ends)
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt) -> (Option<hir::Stmt>, bool) {
+        let span = s.span;
+        let wrap = |kind: hir::StmtKind| Some(hir::Stmt { kind, span });
+        match &s.kind {
+            ast::StmtKind::Error => (None, false),
+            ast::StmtKind::Let { mutable, name, ty, init } => {
+                let m = self.cx.module;
+                let ann = ty.as_ref().map(|t| self.resolve_type(m, t));
+                let value = match &ann {
+                    Some(Some(t)) => self.expect(init, t),
+                    Some(None) => {
+                        self.recover(init);
+                        None
+                    }
+                    None => self.value(init, None),
+                };
+                let ty = match ann {
+                    Some(t) => t,
+                    None => value.as_ref().map(|v| v.ty.clone()),
+                };
+                let local = self.declare(&name.name, ty, *mutable, name.span);
+                (value.and_then(|init| wrap(hir::StmtKind::Let { local, init })), false)
+            }
+            ast::StmtKind::Assign { target, op, value } => (self.assign(target, *op, value, span), false),
+            ast::StmtKind::Expr(e) => (self.expr(e, None).and_then(|e| wrap(hir::StmtKind::Expr(e))), false),
+            ast::StmtKind::If { cond, then_block, else_block } => {
+                let c = self.expect(cond, &Type::Bool);
+                let (t, te) = self.block(then_block);
+                let (e, ee) = match else_block {
+                    Some(b) => self.block(b),
+                    None => (hir::Block::default(), false),
+                };
+                let kind = c.map(|cond| hir::StmtKind::If { cond, then_block: t, else_block: e });
+                (kind.and_then(wrap), te && ee)
+            }
+            ast::StmtKind::While { label, cond, body } => {
+                let id = self.push_loop(label.as_ref());
+                let c = self.expect(cond, &Type::Bool);
+                let (b, _) = self.block(body);
+                let broken = self.cx.loops.pop().is_some_and(|l| l.broken);
+                let infinite = matches!(cond.kind, ast::ExprKind::Bool(true));
+                let kind = c.map(|cond| hir::StmtKind::While { id, cond, body: b });
+                (kind.and_then(wrap), infinite && !broken)
+            }
+            ast::StmtKind::ForRange { label, var, start, end, body } => {
+                let st = self.expect(start, &Type::Int);
+                let en = self.expect(end, &Type::Int);
+                let id = self.push_loop(label.as_ref());
+                self.push_scope();
+                let v = self.declare(&var.name, Some(Type::Int), false, var.span);
+                let (b, _) = self.block(body);
+                self.pop_scope();
+                self.cx.loops.pop();
+                let kind = match (st, en) {
+                    (Some(start), Some(end)) => Some(hir::StmtKind::ForRange { id, var: v, start, end, body: b }),
+                    _ => None,
+                };
+                (kind.and_then(wrap), false)
+            }
+            ast::StmtKind::ForEach { label, var, iter, body } => {
+                let arr = self.value(iter, None);
+                let elem = match arr.as_ref().map(|a| &a.ty) {
+                    Some(Type::Array(t)) => Some((**t).clone()),
+                    Some(t) => {
+                        let t = self.ty_name(t);
+                        self.error(
+                            Diagnostic::error(iter.span, format!("cannot iterate over `{t}`"))
+                                .with_label(format!("this is `{t}`, not an array")),
+                        );
+                        None
+                    }
+                    None => None,
+                };
+                let id = self.push_loop(label.as_ref());
+                self.push_scope();
+                let index = self.declare_hidden("<index>", Type::Int, var.span);
+                let v = self.declare(&var.name, elem.clone(), false, var.span);
+                let (b, _) = self.block(body);
+                self.pop_scope();
+                self.cx.loops.pop();
+                let kind = match (arr, elem) {
+                    (Some(array), Some(_)) => Some(hir::StmtKind::ForEach { id, var: v, index, array, body: b }),
+                    _ => None,
+                };
+                (kind.and_then(wrap), false)
+            }
+            ast::StmtKind::Break { label } => {
+                (self.jump(label.as_ref(), true, span).and_then(|id| wrap(hir::StmtKind::Break(id))), true)
+            }
+            ast::StmtKind::Continue { label } => {
+                (self.jump(label.as_ref(), false, span).and_then(|id| wrap(hir::StmtKind::Continue(id))), true)
+            }
+            ast::StmtKind::Return(e) => (self.ret(e.as_ref(), span).and_then(wrap), true),
+            ast::StmtKind::Throw(e) => (self.expect(e, &Type::Str).and_then(|e| wrap(hir::StmtKind::Throw(e))), true),
+            ast::StmtKind::Try { body, var, handler } => {
+                let (b, be) = self.block(body);
+                self.push_scope();
+                let catch_var = self.declare(&var.name, Some(Type::Str), false, var.span);
+                let (h, he) = self.block(handler);
+                self.pop_scope();
+                (wrap(hir::StmtKind::Try { body: b, catch_var, handler: h }), be && he)
+            }
+            ast::StmtKind::Block(b) => {
+                let (b, e) = self.block(b);
+                (wrap(hir::StmtKind::Block(b)), e)
+            }
+        }
+    }
+
+    /// A local no name can refer to (the hidden index of `for x in a`).
+    fn declare_hidden(&mut self, name: &str, ty: Type, span: Span) -> hir::LocalId {
+        let id = hir::LocalId(self.cx.locals.len() as u32);
+        self.cx.locals.push((name.to_string(), Some(ty), true, span));
+        id
+    }
+
+    /// Starts a loop: gives it the next id and checks its label.
+    fn push_loop(&mut self, label: Option<&ast::Label>) -> LoopId {
+        let id = LoopId(self.cx.next_loop);
+        self.cx.next_loop += 1;
+        let label = label.map(|l| (label_name(l), l.span));
+        if let Some((name, span)) = &label
+            && let Some(outer) = self.cx.loops.iter().find_map(|l| l.label.as_ref().filter(|(n, _)| n == name))
+        {
+            let outer = outer.1;
+            self.error(
+                Diagnostic::error(*span, format!("label `'{name}` is already in use"))
+                    .with_label("this label shadows an enclosing loop's label")
+                    .with_secondary(outer, "first used here"),
+            );
+        }
+        self.cx.loops.push(super::LoopCx { id, label, broken: false });
+        id
+    }
+
+    /// The loop a `break`/`continue` targets (marking a `break`'s target).
+    fn jump(&mut self, label: Option<&ast::Label>, is_break: bool, span: Span) -> Option<LoopId> {
+        let kw = if is_break { "break" } else { "continue" };
+        let found: Option<&mut LoopCx> = match label {
+            None => self.cx.loops.last_mut(),
+            Some(l) => {
+                let name = label_name(l);
+                self.cx.loops.iter_mut().rev().find(|lp| lp.label.as_ref().is_some_and(|(n, _)| *n == name))
+            }
+        };
+        if let Some(lp) = found {
+            lp.broken |= is_break;
+            return Some(lp.id);
+        }
+        let d = match label {
+            Some(l) if !self.cx.loops.is_empty() => {
+                let name = label_name(l);
+                Diagnostic::error(l.span, format!("cannot find label `'{name}`"))
+                    .with_label("no enclosing loop has this label")
+            }
+            _ => Diagnostic::error(span, format!("`{kw}` outside of a loop"))
+                .with_label(format!("`{kw}` must be inside a loop")),
+        };
+        self.error(d);
+        None
+    }
+
+    fn ret(&mut self, e: Option<&ast::Expr>, span: Span) -> Option<hir::StmtKind> {
+        let Some(ret) = self.cx.ret.clone() else {
+            if let Some(e) = e {
+                self.recover(e);
+            }
+            return None;
+        };
+        match (e, &ret) {
+            (None, Type::Void) => Some(hir::StmtKind::Return(None)),
+            (None, t) => {
+                let t = self.quoted(t);
+                self.error(
+                    Diagnostic::error(span, format!("mismatched types: expected {t}, found nothing"))
+                        .with_label(format!("`{}` returns {t}", self.cx.name)),
+                );
+                None
+            }
+            (Some(e), Type::Void) => {
+                let v = self.expr(e, None)?;
+                if v.ty == Type::Void {
+                    // `return f();` with `f` returning nothing: call, then return.
+                    let at = v.span;
+                    let call = hir::Stmt { kind: hir::StmtKind::Expr(v), span: at };
+                    let ret = hir::Stmt { kind: hir::StmtKind::Return(None), span };
+                    return Some(hir::StmtKind::Block(hir::Block { stmts: vec![call, ret] }));
+                }
+                let t = self.quoted(&v.ty);
+                self.error(
+                    Diagnostic::error(e.span, format!("mismatched types: expected nothing, found {t}"))
+                        .with_label(format!("`{}` has no return type", self.cx.name)),
+                );
+                None
+            }
+            (Some(e), t) => Some(hir::StmtKind::Return(Some(self.expect(e, t)?))),
+        }
+    }
+
+    fn assign(
+        &mut self,
+        target: &ast::Expr,
+        op: Option<hir::BinOp>,
+        value: &ast::Expr,
+        span: Span,
+    ) -> Option<hir::Stmt> {
+        let place = self.place(target);
+        let Some((place, ty)) = place else {
+            self.recover(value);
+            return None;
+        };
+        let value = match op {
+            None => self.expect(value, &ty)?,
+            Some(op) => {
+                let v = self.value(value, Some(&ty))?;
+                if v.ty != ty || Self::binary_result(op, &ty) != Some(ty.clone()) || op.is_comparison() {
+                    let sym = format!("{}=", op.symbol());
+                    self.bad_operands(&sym, span, (&ty, target.span), (&v.ty, value.span));
+                    return None;
+                }
+                v
+            }
+        };
+        Some(hir::Stmt { kind: hir::StmtKind::Assign { place, op, value }, span })
+    }
+
+    /// An assignable place and its type, or an error.
+    fn place(&mut self, target: &ast::Expr) -> Option<(hir::Place, Type)> {
+        match &target.kind {
+            ast::ExprKind::Error => None,
+            ast::ExprKind::Name(id) => {
+                if let Some(l) = self.lookup_local(&id.name) {
+                    let (name, ty, mutable, def) = self.cx.locals[l.0 as usize].clone();
+                    if !mutable {
+                        self.immutable(id.span, &name, def);
+                        return None;
+                    }
+                    return Some((hir::Place::Local(l), ty?));
+                }
+                let item = self.modules[self.cx.module].items.get(&id.name).map(|(i, _)| *i);
+                self.global_place(item, &id.name, target)
+            }
+            ast::ExprKind::Field(obj, field) => {
+                if let Some(t) = self.module_ref(obj) {
+                    let t = t?;
+                    let ast::ExprKind::Name(m) = &obj.kind else { return None };
+                    let shown = format!("{}.{}", m.name, field.name);
+                    let item = self.modules[t].items.get(&field.name).map(|(i, _)| *i);
+                    if item.is_none() {
+                        self.error(
+                            Diagnostic::error(field.span, format!("module `{}` has no item `{}`", m.name, field.name))
+                                .with_label(format!("not defined in `{}`", m.name)),
+                        );
+                        return None;
+                    }
+                    return self.global_place(item, &shown, target);
+                }
+                let o = self.value(obj, None)?;
+                let Type::Struct(s) = o.ty else {
+                    let t = self.ty_name(&o.ty);
+                    self.error(
+                        Diagnostic::error(field.span, format!("no field `{}` on `{t}`", field.name))
+                            .with_label(format!("`{t}` has no fields")),
+                    );
+                    return None;
+                };
+                let (idx, ty) = self.field_of(s, field)?;
+                Some((hir::Place::Field { object: o, strukt: s, field: idx }, ty?))
+            }
+            ast::ExprKind::Index(base, index) => {
+                let b = self.value(base, None);
+                let i = self.expect(index, &Type::Int);
+                let b = b?;
+                match &b.ty {
+                    Type::Array(t) => {
+                        let t = (**t).clone();
+                        Some((hir::Place::Index { array: b, index: i? }, t))
+                    }
+                    Type::Str => {
+                        self.error(
+                            Diagnostic::error(target.span, "invalid assignment target")
+                                .with_label("`str` is immutable; build a new string instead"),
+                        );
+                        None
+                    }
+                    t => {
+                        let t = self.ty_name(t);
+                        self.error(
+                            Diagnostic::error(base.span, format!("cannot index `{t}`"))
+                                .with_label(format!("this is `{t}`, not an array or `str`")),
+                        );
+                        None
+                    }
+                }
+            }
+            _ => {
+                self.expr(target, None);
+                self.error(
+                    Diagnostic::error(target.span, "invalid assignment target")
+                        .with_label("only variables, `a[i]` and `p.f` can be assigned to"),
+                );
+                None
+            }
+        }
+    }
+
+    fn immutable(&mut self, at: Span, name: &str, def: Span) {
+        self.error(
+            Diagnostic::error(at, format!("cannot assign to immutable `{name}`"))
+                .with_label("cannot assign twice to an immutable variable")
+                .with_secondary(def, format!("`{name}` is declared here; declare it with `var` to make it mutable")),
+        );
+    }
+
+    /// Assignment to a top-level item (only a `var` global is allowed).
+    fn global_place(&mut self, item: Option<ItemRef>, shown: &str, target: &ast::Expr) -> Option<(hir::Place, Type)> {
+        match item {
+            Some(ItemRef::Global(g)) => {
+                let info = &self.globals[g.0 as usize];
+                let (mutable, def, ty) = (info.mutable, info.span, info.ty.clone());
+                if !mutable {
+                    self.immutable(target.span, shown, def);
+                    return None;
+                }
+                Some((hir::Place::Global(g), ty?))
+            }
+            None => {
+                self.error(
+                    Diagnostic::error(target.span, format!("cannot find value `{shown}` in this scope"))
+                        .with_label("not found in this scope"),
+                );
+                None
+            }
+            Some(_) => {
+                self.error(
+                    Diagnostic::error(target.span, "invalid assignment target")
+                        .with_label(format!("`{shown}` is not a variable")),
+                );
+                None
+            }
+        }
+    }
+}
