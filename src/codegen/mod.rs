@@ -103,6 +103,9 @@ fn jit_module(opts: &CodegenOptions) -> Result<JITModule, String> {
     set(&mut flags, "opt_level", if opts.optimize { "speed" } else { "none" })?;
     set(&mut flags, "is_pic", "false")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
+    // Cranelift's IR verifier checks the translation; it runs whenever our
+    // own IR verifier does (debug builds, tests, `TOYC_VERIFY=1`).
+    set(&mut flags, "enable_verifier", if crate::driver::verify_enabled() { "true" } else { "false" })?;
     let isa_builder = cranelift_native::builder().map_err(|e| format!("host machine not supported: {e}"))?;
     let isa = isa_builder.finish(settings::Flags::new(flags)).map_err(|e| format!("cranelift ISA: {e}"))?;
     let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());

@@ -273,3 +273,141 @@ fn clif_text_names_each_function() {
     assert!(!only.contains("; fn sum"));
     assert!(super::clif_text(&m, &sources, &CodegenOptions { optimize: true }, Some("nope")).is_err());
 }
+
+/// `depth(n) = if n == 0 { 0 } else { depth(n - 1) + 1 }` (function 2).
+fn depth_fn() -> IrCode {
+    let mut b = FnBuilder::new("depth", vec![Type::Int], Type::Int);
+    let c = b.push(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), Operand::Arg(0), Operand::Int(0)), Type::Bool);
+    b.push(Inst::GotoIfNot { cond: c, dest: BlockId(2) }, Type::Void);
+    b.end_block();
+    b.push(Inst::Return(Some(Operand::Int(0))), Type::Void);
+    b.end_block();
+    let n1 = b.push(Inst::Binary(BinaryOp::ISub, Operand::Arg(0), Operand::Int(1)), Type::Int);
+    let r = b.push(Inst::Call { func: crate::sema::hir::FuncId(2), args: vec![n1] }, Type::Int);
+    let r1 = b.push(Inst::Binary(BinaryOp::IAdd, r, Operand::Int(1)), Type::Int);
+    b.push(Inst::Return(Some(r1)), Type::Void);
+    b.finish()
+}
+
+fn main_printing_depth(n: i64) -> IrCode {
+    let mut b = FnBuilder::new("main", vec![], Type::Void);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintInt, args: vec![Operand::Int(1)] }, Type::Void);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintNewline, args: vec![] }, Type::Void);
+    let d = b.push(Inst::Call { func: crate::sema::hir::FuncId(2), args: vec![Operand::Int(n)] }, Type::Int);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintInt, args: vec![d] }, Type::Void);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintNewline, args: vec![] }, Type::Void);
+    b.push(Inst::Return(None), Type::Void);
+    b.finish()
+}
+
+#[test]
+fn recursion_100_000_frames_deep_works() {
+    assert_eq!(run_main(main_printing_depth(100_000), vec![depth_fn()], "x"), (0, "1\n100000\n".to_string()));
+}
+
+/// Runs this test binary again with `TOYC_CHILD=name`, for tests whose
+/// program ends the process (stack overflow, `exit`).
+fn run_child(test: &str) -> std::process::Output {
+    let exe = std::env::current_exe().expect("test binary");
+    std::process::Command::new(exe)
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env("TOYC_CHILD", test)
+        .output()
+        .expect("child")
+}
+
+fn is_child(test: &str) -> bool {
+    std::env::var("TOYC_CHILD").is_ok_and(|v| v == test)
+}
+
+#[test]
+fn stack_overflow_is_reported_after_flushing_output() {
+    const NAME: &str = "codegen::tests::stack_overflow_is_reported_after_flushing_output";
+    if is_child(NAME) {
+        let (m, sources) = module(vec![main_printing_depth(i64::MAX), empty_init(), depth_fn()], 0, 1, "x");
+        let code = super::run_module(&m, &sources, &CodegenOptions { optimize: true }, &[]);
+        panic!("the run returned {code} instead of ending the process");
+    }
+    let out = run_child(NAME);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(101), "stdout: {stdout}\nstderr: {stderr}");
+    assert!(stdout.contains("1\n"), "{stdout}");
+    assert!(stderr.ends_with("error: stack overflow\n"), "{stderr}");
+}
+
+#[test]
+fn exit_flushes_output_and_ends_with_its_code() {
+    const NAME: &str = "codegen::tests::exit_flushes_output_and_ends_with_its_code";
+    if is_child(NAME) {
+        let mut b = FnBuilder::new("main", vec![], Type::Void);
+        b.push(Inst::Runtime { func: RuntimeFn::PrintInt, args: vec![Operand::Int(9)] }, Type::Void);
+        b.push(Inst::Runtime { func: RuntimeFn::Exit, args: vec![Operand::Int(3)] }, Type::Void);
+        b.push(Inst::Return(None), Type::Void);
+        let (m, sources) = module(vec![b.finish(), empty_init()], 0, 1, "x");
+        let code = super::run_module(&m, &sources, &CodegenOptions { optimize: false }, &[]);
+        panic!("the run returned {code} instead of ending the process");
+    }
+    let out = run_child(NAME);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stdout).contains('9'));
+}
+
+#[test]
+fn arrays_structs_and_globals() {
+    use crate::ir::Loc;
+    use crate::sema::hir::{FieldDef, GlobalDef, GlobalId, StructDef, StructId};
+    let arr_f = Type::Array(Box::new(Type::Float));
+    let mut b = FnBuilder::new("main", vec![], Type::Void);
+    // a = [1.5; 2]; a[1] = 2.5; push(a, 4.0); x = pop(a); print(a, len(a), x)
+    let a = b.push(Inst::NewArray { elem: Type::Float, len: Operand::Int(2), fill: Operand::Float(1.5) }, arr_f.clone());
+    b.push(
+        Inst::Store { loc: Loc::ArrayElem(Type::Float), base: Some(a), index: Some(Operand::Int(1)), value: Operand::Float(2.5) },
+        Type::Void,
+    );
+    b.push(Inst::Runtime { func: RuntimeFn::ArrayPush, args: vec![a, Operand::Float(4.0)] }, Type::Void);
+    b.push(Inst::Runtime { func: RuntimeFn::ArrayPush, args: vec![a, Operand::Float(-0.0)] }, Type::Void);
+    let x = b.push(Inst::Runtime { func: RuntimeFn::ArrayPop, args: vec![a] }, Type::Float);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintValue, args: vec![a, Operand::Int(0)] }, Type::Void);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintSpace, args: vec![] }, Type::Void);
+    let n = b.push(Inst::Load { loc: Loc::ArrayLen, base: Some(a), index: None }, Type::Int);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintInt, args: vec![n] }, Type::Void);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintSpace, args: vec![] }, Type::Void);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintFloat, args: vec![x] }, Type::Void);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintSpace, args: vec![] }, Type::Void);
+    let e = b.push(Inst::Load { loc: Loc::ArrayElem(Type::Float), base: Some(a), index: Some(Operand::Int(2)) }, Type::Float);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintFloat, args: vec![e] }, Type::Void);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintSpace, args: vec![] }, Type::Void);
+    // p = P { ok: true, name: "n", next: nil }; g = p; print(g.ok, g)
+    let s = b.push(Inst::StrConst("n".into()), Type::Str);
+    let p = b.push(
+        Inst::NewStruct { strukt: StructId(0), fields: vec![Operand::Bool(true), s, Operand::Nil] },
+        Type::Struct(StructId(0)),
+    );
+    b.push(Inst::Store { loc: Loc::Global(GlobalId(0)), base: None, index: None, value: p }, Type::Void);
+    let g = b.push(Inst::Load { loc: Loc::Global(GlobalId(0)), base: None, index: None }, Type::Struct(StructId(0)));
+    let ok = b.push(Inst::Load { loc: Loc::Field { strukt: StructId(0), field: 0 }, base: Some(g), index: None }, Type::Bool);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintBool, args: vec![ok] }, Type::Void);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintSpace, args: vec![] }, Type::Void);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintValue, args: vec![g, Operand::Int(0)] }, Type::Void);
+    b.push(Inst::Runtime { func: RuntimeFn::PrintNewline, args: vec![] }, Type::Void);
+    b.push(Inst::Return(None), Type::Void);
+
+    let (mut m, sources) = module(vec![b.finish(), empty_init()], 0, 1, "x");
+    let mut program = (*m.program).clone();
+    let field = |name: &str, ty: Type| FieldDef { name: name.into(), ty };
+    program.structs.push(StructDef {
+        name: "P".into(),
+        fields: vec![field("ok", Type::Bool), field("name", Type::Str), field("next", Type::Struct(StructId(0)))],
+        span: Default::default(),
+    });
+    program.globals.push(GlobalDef { name: "g".into(), ty: Type::Struct(StructId(0)), mutable: true, span: Default::default() });
+    m.program = std::sync::Arc::new(program);
+    for optimize in [false, true] {
+        let (code, out) = super::run::run(&m, &sources, &CodegenOptions { optimize }, &[], true).expect("run");
+        assert_eq!(
+            (code, String::from_utf8_lossy(&out).as_ref()),
+            (0, "[1.5, 2.5, 4.0] 3 -0.0 4.0 true P { ok: true, name: \"n\", next: nil }\n")
+        );
+    }
+}

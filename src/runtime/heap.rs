@@ -119,8 +119,9 @@ fn write_value(out: &mut Vec<u8>, types: &[TypeDesc], tag: u64, bits: u64, depth
         TypeDesc::Int => out.extend_from_slice((bits as i64).to_string().as_bytes()),
         TypeDesc::Float => out.extend_from_slice(format_float(f64::from_bits(bits)).as_bytes()),
         TypeDesc::Bool => out.extend_from_slice(if bits & 0xff != 0 { b"true" } else { b"false" }),
+        TypeDesc::Str if bits == 0 => out.extend_from_slice(b"nil"),
         TypeDesc::Str => {
-            // SAFETY: a str slot holds a live string object.
+            // SAFETY: a non-null str slot holds a live string object.
             let b = unsafe { object::str_bytes(bits as *const StrObj) };
             out.extend_from_slice(format!("{:?}", String::from_utf8_lossy(b)).as_bytes());
         }
