@@ -83,7 +83,7 @@ impl FnLower<'_> {
         self.block(body);
         let ctx = self.tries.pop();
         if !self.b.cur_dead() {
-            self.b.goto_and_switch(after, span);
+            self.b.jump(after, span);
         }
         self.b.seal(handler_b);
         if !self.b.is_dead(handler_b) {
@@ -98,7 +98,7 @@ impl FnLower<'_> {
             self.block(handler);
             self.scope.truncate(depth);
             if !self.b.cur_dead() {
-                self.b.goto_and_switch(after, span);
+                self.b.jump(after, span);
             }
         }
         self.b.seal(after);

@@ -223,7 +223,13 @@ impl Builder {
         self.cur = dead;
     }
 
-    /// `goto target`, then continue in `target`.
+    /// `goto target`; control continues in a dead block until the caller
+    /// switches (the target's layout position is set when it is filled).
+    pub fn jump(&mut self, target: Blk, span: Span) {
+        self.terminate(Term::Goto(target), span);
+    }
+
+    /// `goto target`, then continue filling `target`.
     pub fn goto_and_switch(&mut self, target: Blk, span: Span) {
         self.terminate(Term::Goto(target), span);
         self.switch_to(target);
@@ -341,8 +347,15 @@ impl Builder {
             Type::Bool => Operand::Bool(false),
             Type::Array(_) | Type::Struct(_) => Operand::Nil,
             Type::Str => {
-                let key = LvnKey::Str("".into());
-                self.push_pure(key, Inst::StrConst("".into()), Type::Str, Span::default())
+                // In the entry block, which dominates every use.
+                let key = (0, LvnKey::Str("".into()));
+                if let Some(v) = self.lvn.get(&key) {
+                    return *v;
+                }
+                let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
+                let v = self.push_at(0, Inst::StrConst("".into()), Type::Str, Span::default(), flags);
+                self.lvn.insert(key, v);
+                v
             }
         }
     }

@@ -44,14 +44,14 @@ impl FnLower<'_> {
                 self.b.switch_to(then_b);
                 if !self.b.cur_dead() {
                     self.block(then_block);
-                    self.b.goto_and_switch(join, span);
+                    self.b.jump(join, span);
                 }
                 if else_b != join {
                     self.b.seal(else_b);
                     self.b.switch_to(else_b);
                     if !self.b.cur_dead() {
                         self.block(else_block);
-                        self.b.goto_and_switch(join, span);
+                        self.b.jump(join, span);
                     }
                 }
                 self.b.seal(join);
@@ -139,7 +139,7 @@ impl FnLower<'_> {
         self.loops.push(LoopCtx { id, cont, exit });
         if !self.b.cur_dead() {
             self.block(body);
-            self.b.goto_and_switch(cont, span);
+            self.b.jump(cont, span);
         }
         self.loops.pop();
     }
@@ -197,7 +197,7 @@ impl FnLower<'_> {
             let next = self.b.binary(BinaryOp::IAdd, i, Operand::Int(1), T::Int, span);
             let cur = self.b.cur;
             self.b.write_var(counter, cur, next);
-            self.b.goto_and_switch(header, span);
+            self.b.jump(header, span);
         }
         self.b.seal(header);
         self.b.seal(exit);
