@@ -59,7 +59,9 @@ fn binary<'a>(next: P<'a, Expr>, op: impl Parser<'a, PInput<'a>, BinOp, PExtra<'
 }
 
 /// Comparisons do not associate: `a < b < c` is reported at the second
-/// operator (and parsed left-associatively so that parsing goes on).
+/// operator, and the whole chain becomes an `Error` node (it has no meaning,
+/// and typing it as `(a < b) < c` would add a cascade such as
+/// ``cannot apply `<` to `bool` and `int` ``).
 fn comparison<'a>(next: P<'a, Expr>) -> P<'a, Expr> {
     let op = select_ref! {
         Token::EqEq => BinOp::Eq,
@@ -75,6 +77,8 @@ fn comparison<'a>(next: P<'a, Expr>) -> P<'a, Expr> {
         .validate(|(first, rest), _, emitter| {
             if let Some(((_, span), _)) = rest.get(1) {
                 emitter.emit(Rich::custom(*span, "comparison operators cannot be chained"));
+                let span = rest.last().map_or(first.span, |(_, r)| first.span.to(r.span));
+                return Expr { kind: ExprKind::Error, span };
             }
             rest.into_iter().fold(first, |l, ((op, _), r)| bin(op, l, r))
         })
