@@ -294,3 +294,11 @@ fn sema_runs_on_the_recovered_tree_without_cascades() {
     let e = errs("fn main( {\n}\n");
     assert!(!e.is_empty() && e.iter().all(|m| !m.contains("no `main`")), "{e:?}");
 }
+
+#[test]
+fn chained_comparisons_are_only_a_syntax_error() {
+    assert_eq!(
+        errs("fn main() {\n    print(1 < 2 < 3);\n    let b = (1 < 2) == true;\n    let c = (1 < 2) < 3;\n}\n"),
+        ["2:17: comparison operators cannot be chained", "4:14: cannot apply `<` to `bool` and `int`"]
+    );
+}
