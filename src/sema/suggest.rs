@@ -57,11 +57,11 @@ impl Sema<'_> {
     /// Adds a note suggesting what an unknown `name` of this kind may mean.
     pub(super) fn suggest(&self, d: Diagnostic, m: usize, name: &str, kind: Kind) -> Diagnostic {
         let module = &self.modules[m];
-        let fits = |item: &ItemRef| match (kind, item) {
-            (Kind::Value, ItemRef::Global(_)) => true,
-            (Kind::Function, ItemRef::Func(_)) => true,
-            (Kind::Type, ItemRef::Struct(_)) => true,
-            _ => false,
+        let fits = |item: &ItemRef| {
+            matches!(
+                (kind, item),
+                (Kind::Value, ItemRef::Global(_)) | (Kind::Function, ItemRef::Func(_)) | (Kind::Type, ItemRef::Struct(_))
+            )
         };
         // An item of that exact name in an imported module.
         let mut imports: Vec<&String> = module.imports.keys().collect();
