@@ -222,7 +222,7 @@ impl Lower<'_, '_> {
                 self.b.seal_block(latch);
                 self.start(latch);
                 let cur = self.b.use_var(i);
-                let next = self.b.ins().iadd_imm(cur, 1);
+                let next = self.b.ins().iadd_imm_s(cur, 1);
                 self.b.def_var(i, next);
                 self.jump(header);
                 self.b.seal_block(header);
@@ -273,7 +273,7 @@ impl Lower<'_, '_> {
                 match (op, &x.ty) {
                     (UnOp::Neg, Type::Float) => self.b.ins().fneg(v),
                     (UnOp::Neg, _) => self.b.ins().ineg(v),
-                    (UnOp::Not, _) => self.b.ins().bxor_imm(v, 1),
+                    (UnOp::Not, _) => self.b.ins().bxor_imm_s(v, 1),
                 }
             }
             ExprKind::Binary(op, l, r) => {
