@@ -319,11 +319,27 @@ fn missing_semicolon_is_one_error_and_keeps_the_statement() {
 #[test]
 fn unclosed_brace_points_at_the_opening_brace() {
     let src = "fn main() {\n    if x {\n        f();\n}\nfn g() { let a = 1 }\n";
-    assert_eq!(errs(src), ["1:11: unclosed `{`", "5:20: expected `;`, found `}`"]);
+    // The `}` on line 4 is indented like `fn main() {`, so the `{` of the
+    // `if` is the one left open.
+    assert_eq!(errs(src), ["2:10: unclosed `{`", "5:20: expected `;`, found `}`"]);
     let (m, _) = run(src);
     assert_eq!(m.items.len(), 2, "the function after the unclosed brace is still parsed");
     assert_eq!(errs("fn main() {\n  f();\n"), ["1:11: unclosed `{`"]);
     assert_eq!(errs("fn main() { let a = [1, 2; }"), ["1:21: unclosed `[`", "1:26: expected `,` or `]`, found `;`"]);
+}
+
+#[test]
+fn unclosed_brace_found_by_indentation_and_at_item_keywords() {
+    let src = "fn main() {\n    let x = 1;\n    if x > 0 {\n        print(x);\n    let y = 2;\n}\nfn g() {\n    while true {\n        f(\n    }\n    h();\n}\n";
+    assert_eq!(errs(src), ["3:14: unclosed `{`", "9:10: unclosed `(`"]);
+    let (m, _) = run(src);
+    assert_eq!(
+        sexpr::module(&m),
+        "(fn main () _ { (let x _ 1) (if (> x 0) { (expr (call print x)) (let y _ 2) }) })\n\
+         (fn g () _ { (while true { (expr (call f)) }) (expr (call h)) })"
+    );
+    // Without a telling indentation, the next `fn` closes what is open.
+    assert_eq!(errs("fn a() { if x { f(); }\nfn b() { }"), ["1:8: unclosed `{`"]);
 }
 
 #[test]
@@ -341,6 +357,13 @@ fn stray_tokens() {
     assert_eq!(body_errs("let x = 1 $ 2;"), ["2:11: unexpected character `$`", "2:13: expected `;`, found `2`"]);
     assert_eq!(body_errs("x.;"), ["2:3: expected identifier, found `;`"]);
     assert_eq!(body_errs("let = 1;"), ["2:5: expected identifier, found `=`"]);
+}
+
+#[test]
+fn statement_and_end_of_file_messages() {
+    assert_eq!(body_errs("else { }"), ["2:1: expected statement, found `else`"]);
+    assert_eq!(errs("fn main() { }\nlet"), ["2:4: expected identifier, found end of file"]);
+    assert_eq!(errs("fn main() { }\nfn f() -> int"), ["2:14: expected `{`, found end of file"]);
 }
 
 #[test]
@@ -386,7 +409,10 @@ fn unexpected_characters() {
 #[test]
 fn missing_commas_between_entries_are_recovered() {
     let src = "struct P { x: int y: int }\nfn f(a: int b: P) { let p = P { x: 1 y: 2 }; }";
-    assert_eq!(errs(src), ["1:19: expected `,`, found `y`", "2:13: expected `,`, found `b`", "2:38: expected `,`, found `y`"]);
+    assert_eq!(
+        errs(src),
+        ["1:19: expected `,`, found `y`", "2:13: expected `,`, found `b`", "2:38: expected `,`, found `y`"]
+    );
     let (m, _) = run(src);
     assert_eq!(
         sexpr::module(&m),

@@ -313,3 +313,82 @@ fn cli_non_utf8_file_is_an_error_not_a_panic() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("not valid UTF-8") && !err.contains("panic"), "{err}");
 }
+
+#[test]
+fn cli_empty_file_reports_the_missing_main() {
+    let file = TempFile::new("empty.toy", b"");
+    let (code, err) = toyc_check(&file.0);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no `main` function"), "{err}");
+}
+
+#[test]
+fn cli_garbage_gives_syntax_errors() {
+    let mut rng = Rng(4242);
+    let bytes: Vec<u8> = (0..50_000).map(|_| rng.next() as u8 & 0x7f).collect();
+    let file = TempFile::new("garbage.toy", &bytes);
+    let (code, err) = toyc_check(&file.0);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("Error") && !err.contains("panic"), "{err}");
+}
+
+#[test]
+fn cli_one_megabyte_line() {
+    let mut text = String::from("fn main() { let x = 1");
+    while text.len() < 1 << 20 {
+        text.push_str(" + 1");
+    }
+    text.push_str("; print(x); }");
+    let file = TempFile::new("megabyte.toy", text.as_bytes());
+    let start = Instant::now();
+    let (code, err) = toyc_check(&file.0);
+    assert_eq!(code, 0, "{err}");
+    assert!(start.elapsed() < Duration::from_secs(60));
+    // The same line with an error at its end.
+    text.truncate(text.len() - "; print(x); }".len());
+    text.push_str(" +; }");
+    let file = TempFile::new("megabyte-bad.toy", text.as_bytes());
+    let (code, err) = toyc_check(&file.0);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("expected expression, found `;`"), "{err}");
+}
+
+#[test]
+fn cli_deep_nesting_is_a_clean_error() {
+    let n = 10_000;
+    for (name, text) in [
+        ("parens.toy", format!("fn main() {{ let x = {}1{}; }}", "(".repeat(n), ")".repeat(n))),
+        ("blocks.toy", format!("fn main() {}{}", "{".repeat(n), "}".repeat(n))),
+        ("neg.toy", format!("fn main() {{ let x = {}1; }}", "-".repeat(n))),
+    ] {
+        let file = TempFile::new(name, text.as_bytes());
+        let (code, err) = toyc_check(&file.0);
+        assert_eq!(code, 1, "{name}: {err}");
+        assert!(err.contains("nesting too deep"), "{name}: {err}");
+    }
+}
+
+#[test]
+fn cli_huge_literal() {
+    let text = format!("fn main() {{ let x = {}; }}", "9".repeat(10_000));
+    let file = TempFile::new("huge.toy", text.as_bytes());
+    let (code, err) = toyc_check(&file.0);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("integer literal out of range for int"), "{err}");
+}
+
+#[test]
+fn cli_syntax_errors_are_all_reported_with_positions() {
+    let src = "fn main() {\n    let x = 1\n    let y = x +;\n    print(y $);\n}\n";
+    let file = TempFile::new("several.toy", src.as_bytes());
+    let (code, err) = toyc_check(&file.0);
+    assert_eq!(code, 1, "{err}");
+    let name = file.0.display().to_string();
+    for want in [
+        format!("{name}:3:5: expected `;`, found `let`"),
+        format!("{name}:3:16: expected expression, found `;`"),
+        format!("{name}:4:13: unexpected character `$`"),
+    ] {
+        assert!(err.contains(&want), "missing {want:?} in:\n{err}");
+    }
+}

@@ -301,25 +301,3 @@ fn long_chains_do_not_overflow_the_stack() {
     assert_eq!(n, 0);
     assert!(ok);
 }
-
-#[test]
-#[ignore]
-fn show() {
-    let mut f = F::new();
-    let n = f.param("n", Type::Int);
-    let s = f.local("s", Type::Int);
-    let i = f.local("i", Type::Int);
-    let j = f.local("j", Type::Int);
-    let (l1, l2) = (f.loop_id(), f.loop_id());
-    let body = vec![
-        let_(s, int(0)),
-        for_range(l1, i, int(0), f.var(n), vec![
-            if_(bin(BinOp::Eq, f.var(i), int(3)), vec![cont(l1)], vec![]),
-            for_range(l2, j, int(0), f.var(n), vec![
-                if_(bin(BinOp::And, bin(BinOp::Gt, f.var(j), int(5)), bin(BinOp::Lt, f.var(s), int(0))), vec![brk(l1)], vec![]),
-                set(s, bin(BinOp::Add, f.var(s), bin(BinOp::Div, f.var(i), f.var(j))))])]),
-        ret(Some(f.var(s))),
-    ];
-    let m = build(program(vec![f.finish("f", Type::Int, body)]));
-    eprintln!("{}", text(&m, 0));
-}

@@ -53,8 +53,10 @@ fn run_command(cli: Cli) -> i32 {
             Err(diags) => report(&sources, &diags),
         },
         Command::Run { build, interp, profile, args } => match build_ir(&build, &mut sources) {
-            Ok(module) if interp => crate::interp::run_module(&module, &sources, &args, profile),
-            Ok(module) => crate::opt::timing::time("codegen and run", || {
+            Ok(module) if interp => {
+                crate::opt::timing::time("interp", || crate::interp::run_module(&module, &sources, &args, profile))
+            }
+            Ok(module) => crate::opt::timing::time("codegen+run", || {
                 crate::codegen::run_module(&module, &sources, &codegen_options(&build), &args)
             }),
             Err(code) => code,
@@ -98,7 +100,7 @@ pub fn verify_enabled() -> bool {
 /// On failure, diagnostics are printed and the exit code returned.
 pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir::Module, i32> {
     let opts = pipeline_options(build)?;
-    let program = crate::opt::timing::time("front end (parse, check)", || check_file(&build.file, sources))
+    let program = crate::opt::timing::time("parse+check", || check_file(&build.file, sources))
         .map_err(|diags| report(sources, &diags))?;
     let mut module = crate::opt::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
     if verify_enabled() {

@@ -156,6 +156,9 @@ fn unary_name(op: UnaryOp) -> &'static str {
 
 /// `print_int`, `str_concat`, ...: the runtime function in snake case.
 pub fn runtime_name(f: RuntimeFn) -> String {
+    if f == RuntimeFn::FMod {
+        return "fmod".into();
+    }
     let s = format!("{f:?}");
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {

@@ -138,7 +138,7 @@ pub fn run_pipeline(
         for f in &mut module.funcs {
             (pass.run)(f, counters);
         }
-        timing::record(&format!("pass {name}"), start.elapsed());
+        timing::record(&format!("pass.{name}"), start.elapsed());
         if opts.print_after.selects(name) {
             eprint!("*** IR after {name} ***\n{}", print(module));
         }

@@ -102,7 +102,7 @@ impl Sema<'_> {
         let info = &self.funcs[f.0 as usize];
         let params: Vec<Option<Type>> = info.params.iter().map(|(_, t, _)| t.clone()).collect();
         let ret = info.ret.clone();
-        let (name, def) = (info.name.clone(), info.span);
+        let (name, def) = (info.name.clone(), info.name_span);
         let mut ok = true;
         if params.len() != args.len() {
             self.error(

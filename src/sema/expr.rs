@@ -333,6 +333,11 @@ impl Sema<'_> {
             let kind = if op == BinOp::And { hir::ExprKind::And(lv, rv) } else { hir::ExprKind::Or(lv, rv) };
             return Some(mk(kind, Type::Bool, span));
         }
+        if self.chained_comparison(op, l, r) {
+            self.recover(l);
+            self.recover(r);
+            return None;
+        }
         // Type the side that does not need its context first, so that
         // `nil == p` and `p == nil` both work.
         let (lv, rv) = if needs_context(l) && !needs_context(r) {
@@ -363,6 +368,20 @@ impl Sema<'_> {
             return None;
         };
         Some(mk(hir::ExprKind::Binary(op, Box::new(lv), Box::new(rv)), ty, span))
+    }
+
+    /// Whether `l op r` is `a < b < c`, already reported by the parser
+    /// (then it has no type and no further error).
+    fn chained_comparison(&self, op: BinOp, l: &ast::Expr, r: &ast::Expr) -> bool {
+        let inner = matches!(&l.kind, ast::ExprKind::Binary(o, _, _) if o.is_comparison());
+        op.is_comparison()
+            && inner
+            && self.diags.iter().any(|d| {
+                d.span.file == l.span.file
+                    && d.span.start >= l.span.end
+                    && d.span.end <= r.span.start
+                    && d.message == "comparison operators cannot be chained"
+            })
     }
 
     fn array_lit(&mut self, elems: &[ast::Expr], span: Span, expected: Option<&Type>) -> Option<hir::Expr> {

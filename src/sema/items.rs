@@ -66,6 +66,7 @@ impl Sema<'_> {
                             params: Vec::new(),
                             ret: None,
                             span: f.span,
+                            name_span: f.name.span,
                         });
                         if Builtin::from_name(&f.name.name).is_some() {
                             self.error(

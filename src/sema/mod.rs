@@ -105,6 +105,7 @@ struct FuncInfo {
     /// `Type::Void` without `-> T`; `None` if the return type is erroneous.
     ret: Option<Type>,
     span: Span,
+    name_span: Span,
 }
 
 struct GlobalInfo {

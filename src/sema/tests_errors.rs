@@ -283,3 +283,22 @@ fn no_cascades_from_unknown_types_and_failed_imports() {
         ["1:8: cannot find module `nowhere`", "2:9: cannot find type `Missing`", "2:21: cannot find type `Missing`"]
     );
 }
+
+#[test]
+fn sema_runs_on_the_recovered_tree_without_cascades() {
+    let e = errs("fn main() {\n    let x = 1 +;\n    let y: int = \"s\";\n    if x > { }\n    print(x);\n}\n");
+    assert!(e.contains(&"3:18: mismatched types: expected `int`, found `str`".to_string()), "{e:?}");
+    // Only syntax errors besides: nothing about `x`, whose initialiser did not parse.
+    assert!(e.iter().all(|m| !m.contains("`x`") && !m.contains("cannot apply")), "{e:?}");
+    // A `main` that did not parse is not also reported missing.
+    let e = errs("fn main( {\n}\n");
+    assert!(!e.is_empty() && e.iter().all(|m| !m.contains("no `main`")), "{e:?}");
+}
+
+#[test]
+fn chained_comparisons_are_only_a_syntax_error() {
+    assert_eq!(
+        errs("fn main() {\n    print(1 < 2 < 3);\n    let b = (1 < 2) == true;\n    let c = (1 < 2) < 3;\n}\n"),
+        ["2:17: comparison operators cannot be chained", "4:14: cannot apply `<` to `bool` and `int`"]
+    );
+}

@@ -77,13 +77,15 @@ impl FnLower<'_> {
     /// explicit edge from every point of `body` that may throw; the locals
     /// in scope reach it through φᶜ nodes.
     pub fn try_catch(&mut self, body: &Block, catch_var: LocalId, handler: &Block, span: Span) {
+        let head = self.b.cur;
+        let mark = self.b.mark();
         let handler_b = self.b.new_block();
         let after = self.b.new_block();
         self.enter_try(handler_b, span);
         self.block(body);
         let ctx = self.tries.pop();
         if !self.b.cur_dead() {
-            self.b.goto_and_switch(after, span);
+            self.b.jump(after, span);
         }
         self.b.seal(handler_b);
         if !self.b.is_dead(handler_b) {
@@ -98,9 +100,11 @@ impl FnLower<'_> {
             self.block(handler);
             self.scope.truncate(depth);
             if !self.b.cur_dead() {
-                self.b.goto_and_switch(after, span);
+                self.b.jump(after, span);
             }
         }
+        let written = self.b.written_since(mark);
+        self.b.set_skip(after, head, written);
         self.b.seal(after);
         self.b.switch_to(after);
     }

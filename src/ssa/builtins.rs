@@ -26,6 +26,12 @@ impl FnLower<'_> {
                         Type::Str => RuntimeFn::PrintStr,
                         _ => RuntimeFn::PrintValue,
                     };
+                    if f == RuntimeFn::PrintValue && self.b.resolve(*v) == Operand::Nil {
+                        // A constant nil has no type at run time: print it as text.
+                        let text = self.b.str_const("nil", span);
+                        self.runtime(RuntimeFn::PrintStr, vec![text], Type::Void, span);
+                        continue;
+                    }
                     self.runtime(f, vec![*v], Type::Void, span);
                 }
                 if builtin == Print {

@@ -199,7 +199,7 @@ impl FnLower<'_> {
             if !self.b.is_dead(blk) {
                 self.b.switch_to(blk);
                 self.b.write_var(var, blk, Operand::Bool(val));
-                self.b.goto_and_switch(join, e.span);
+                self.b.jump(join, e.span);
             }
         }
         self.b.seal(join);

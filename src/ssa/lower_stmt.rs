@@ -36,6 +36,8 @@ impl FnLower<'_> {
                 self.expr(e);
             }
             StmtKind::If { cond, then_block, else_block } => {
+                let head = self.b.cur;
+                let mark = self.b.mark();
                 let then_b = self.b.new_block();
                 let join = self.b.new_block();
                 let else_b = if else_block.stmts.is_empty() { join } else { self.b.new_block() };
@@ -44,16 +46,18 @@ impl FnLower<'_> {
                 self.b.switch_to(then_b);
                 if !self.b.cur_dead() {
                     self.block(then_block);
-                    self.b.goto_and_switch(join, span);
+                    self.b.jump(join, span);
                 }
                 if else_b != join {
                     self.b.seal(else_b);
                     self.b.switch_to(else_b);
                     if !self.b.cur_dead() {
                         self.block(else_block);
-                        self.b.goto_and_switch(join, span);
+                        self.b.jump(join, span);
                     }
                 }
+                let written = self.b.written_since(mark);
+                self.b.set_skip(join, head, written);
                 self.b.seal(join);
                 self.b.switch_to(join);
             }
@@ -61,11 +65,14 @@ impl FnLower<'_> {
                 let header = self.b.new_block();
                 let body_b = self.b.new_block();
                 let exit = self.b.new_block();
+                let pre = self.b.cur;
+                let mark = self.b.mark();
                 self.b.goto_and_switch(header, span);
                 self.cond(cond, body_b, exit);
                 self.b.seal(body_b);
                 self.b.switch_to(body_b);
                 self.loop_body(*id, header, exit, body, span);
+                self.loop_done(header, exit, pre, mark);
                 self.b.seal(header);
                 self.b.seal(exit);
                 self.b.switch_to(exit);
@@ -129,6 +136,14 @@ impl FnLower<'_> {
         }
     }
 
+    /// Before sealing a loop's header: the variables the loop does not
+    /// assign keep their value from `pre` in the whole loop and at `exit`.
+    fn loop_done(&mut self, header: u32, exit: u32, pre: u32, mark: usize) {
+        let written = self.b.written_since(mark);
+        self.b.set_loop(header, pre, written.clone());
+        self.b.set_skip(exit, pre, written);
+    }
+
     fn find_loop(&self, id: LoopId) -> Option<&LoopCtx> {
         self.loops.iter().rev().find(|l| l.id == id)
     }
@@ -139,7 +154,7 @@ impl FnLower<'_> {
         self.loops.push(LoopCtx { id, cont, exit });
         if !self.b.cur_dead() {
             self.block(body);
-            self.b.goto_and_switch(cont, span);
+            self.b.jump(cont, span);
         }
         self.loops.pop();
     }
@@ -167,6 +182,8 @@ impl FnLower<'_> {
         let body_b = self.b.new_block();
         let latch = self.b.new_block();
         let exit = self.b.new_block();
+        let pre = self.b.cur;
+        let mark = self.b.mark();
         self.b.goto_and_switch(header, span);
         let r = test(self);
         self.b.branch(r.cond, body_b, exit, span);
@@ -197,8 +214,9 @@ impl FnLower<'_> {
             let next = self.b.binary(BinaryOp::IAdd, i, Operand::Int(1), T::Int, span);
             let cur = self.b.cur;
             self.b.write_var(counter, cur, next);
-            self.b.goto_and_switch(header, span);
+            self.b.jump(header, span);
         }
+        self.loop_done(header, exit, pre, mark);
         self.b.seal(header);
         self.b.seal(exit);
         self.b.switch_to(exit);

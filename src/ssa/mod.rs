@@ -37,7 +37,9 @@ pub fn build_function(program: &Program, id: FuncId, may_throw: &[bool]) -> IrCo
     if !l.b.cur_dead() {
         // Sema guarantees a non-void function never reaches its end.
         let term = if func.ret == Type::Void { Term::Return(None) } else { Term::Unreachable };
-        let span = func.span;
+        // At the closing brace.
+        let end = func.span.end.max(func.span.start + 1);
+        let span = crate::span::Span { file: func.span.file, start: end - 1, end };
         l.b.terminate(term, span);
     }
     l.finish();

@@ -5,9 +5,11 @@
 //! - Delimiters are matched with a stack. When they do not balance, the
 //!   stream is repaired: a stray closer is reported (``unexpected `}` ``)
 //!   and dropped; an opener left open is reported (``unclosed `{` ``, at the
-//!   opener; of several closed at the same point, the innermost) and closed by a synthetic zero-width closer, placed before the
-//!   next item keyword (`fn`, `struct`, `import` cannot appear inside a
-//!   body), before a closer that matches an outer opener, or at the end.
+//!   opener; of several closed at the same point, the innermost) and closed
+//!   by a synthetic zero-width closer, placed before the next item keyword
+//!   (`fn`, `struct`, `import` cannot appear inside a body), before a closer
+//!   that matches an outer opener (a `}` that starts a line matches the
+//!   nearest `{` whose line is indented like it), or at the end.
 //! - Nesting depth (open brackets plus a run of prefix `-`/`!`) is limited
 //!   to [`MAX_NESTING`], so the recursive-descent parser's recursion depth
 //!   is bounded whatever the input.
@@ -45,9 +47,9 @@ fn error(span: SimpleSpan, message: String, label: &str) -> LexError {
     LexError { span, message, label: label.to_string() }
 }
 
-pub fn balance<'a>(tokens: Vec<(Token<'a>, SimpleSpan)>, text_len: usize) -> Balanced<'a> {
+pub fn balance<'a>(tokens: Vec<(Token<'a>, SimpleSpan)>, text: &str) -> Balanced<'a> {
     let mut errors = Vec::new();
-    let tokens = if is_balanced(&tokens) { tokens } else { repair(tokens, text_len, &mut errors) };
+    let tokens = if is_balanced(&tokens) { tokens } else { repair(tokens, text, &mut errors) };
     let mut synthetic: Vec<usize> = tokens.iter().filter(|(_, s)| s.start == s.end).map(|(_, s)| s.start).collect();
     synthetic.dedup();
     let tokens = fold_min_int(tokens);
@@ -77,39 +79,93 @@ fn is_balanced(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
     stack.is_empty()
 }
 
+/// Line indentation, for matching a `}` that starts a line with the `{` on
+/// a line indented the same. Each line's indentation is computed once.
+struct Indents<'t> {
+    text: &'t str,
+    line_starts: Vec<usize>,
+    cache: std::collections::HashMap<usize, usize>,
+}
+
+impl Indents<'_> {
+    fn new(text: &str) -> Indents<'_> {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
+        Indents { text, line_starts, cache: Default::default() }
+    }
+
+    /// (indentation in bytes of the line holding `pos`, whether `pos` is
+    /// the first non-blank byte of its line).
+    fn at(&mut self, pos: usize) -> (usize, bool) {
+        let line = self.line_starts.partition_point(|&s| s <= pos).saturating_sub(1);
+        let start = self.line_starts.get(line).copied().unwrap_or(0);
+        let text = self.text;
+        let indent = *self
+            .cache
+            .entry(line)
+            .or_insert_with(|| text.as_bytes()[start..].iter().take_while(|b| matches!(b, b' ' | b'\t')).count());
+        (indent, start + indent == pos)
+    }
+}
+
+/// An open delimiter during repair.
+struct Open {
+    closer: Token<'static>,
+    span: SimpleSpan,
+    text: &'static str,
+    /// Indentation of the opener's line.
+    indent: usize,
+}
+
 fn repair<'a>(
     tokens: Vec<(Token<'a>, SimpleSpan)>,
-    text_len: usize,
+    text: &str,
     errors: &mut Vec<LexError>,
 ) -> Vec<(Token<'a>, SimpleSpan)> {
+    let text_len = text.len();
+    let mut indents = Indents::new(text);
     let mut out = Vec::with_capacity(tokens.len() + 4);
-    // Open delimiters: (closer, opener's span, opener's text).
-    let mut stack: Vec<(Token<'static>, SimpleSpan, &'static str)> = Vec::new();
+    let mut stack: Vec<Open> = Vec::new();
     // Closes every opener above `keep` at byte `at`. Openers closed together
     // are one mistake: the innermost is reported.
-    let close_all_above = |stack: &mut Vec<(Token<'static>, SimpleSpan, &'static str)>,
+    let close_all_above = |stack: &mut Vec<Open>,
                            keep: usize,
                            at: usize,
                            out: &mut Vec<(Token<'a>, SimpleSpan)>,
                            errors: &mut Vec<LexError>| {
         let mut reported = false;
         while stack.len() > keep {
-            if let Some((closer, open_span, text)) = stack.pop() {
+            if let Some(open) = stack.pop() {
                 if !reported {
-                    errors.push(error(open_span, format!("unclosed `{text}`"), "this delimiter is never closed"));
+                    errors.push(error(
+                        open.span,
+                        format!("unclosed `{}`", open.text),
+                        "this delimiter is never closed",
+                    ));
                     reported = true;
                 }
-                out.push((closer, SimpleSpan::from(at..at)));
+                out.push((open.closer, SimpleSpan::from(at..at)));
             }
         }
     };
     for (t, s) in tokens {
         if t.is_opener() {
-            stack.push((closer_of(&t), s, t.fixed_text().unwrap_or("?")));
+            let indent = indents.at(s.start).0;
+            stack.push(Open { closer: closer_of(&t), span: s, text: t.fixed_text().unwrap_or("?"), indent });
             out.push((t, s));
         } else if t.is_closer() {
-            match stack.iter().rposition(|(c, _, _)| *c == t) {
-                Some(i) => {
+            match stack.iter().rposition(|o| o.closer == t) {
+                Some(mut i) => {
+                    // A `}` starting a line closes the `{` of a line indented
+                    // like it: braces opened in between were left unclosed.
+                    if t == Token::RBrace {
+                        let (indent, first) = indents.at(s.start);
+                        if first && stack[i].indent != indent {
+                            if let Some(j) = stack[..i].iter().rposition(|o| o.closer == t && o.indent == indent) {
+                                i = j;
+                            }
+                        }
+                    }
                     close_all_above(&mut stack, i + 1, s.start, &mut out, errors);
                     stack.pop();
                     out.push((t, s));

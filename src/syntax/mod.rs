@@ -39,7 +39,7 @@ pub const MAX_ERRORS: usize = 100;
 pub fn parse(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
     let cx = parser::Cx { file, text };
     let (tokens, lex_errors) = lexer::lex(text);
-    let balanced = delims::balance(tokens, text.len());
+    let balanced = delims::balance(tokens, text);
     // Everything after an unterminated string or comment is inside it, so
     // later errors and unclosed delimiters are its cascade.
     let cut = lex_errors

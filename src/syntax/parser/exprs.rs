@@ -30,8 +30,7 @@ fn error_expr(cx: Cx<'_>, span: SimpleSpan) -> Expr {
 fn levels<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
     let atom = atom(cx, full.clone(), allow_struct);
     let postfix = postfix(cx, atom, full);
-    // Labelled so that a missing operand reads "expected expression".
-    let unary = unary(cx, postfix).labelled("expression").boxed();
+    let unary = unary(cx, postfix);
     let mul = binary(
         unary,
         select_ref! { Token::Star => BinOp::Mul, Token::Slash => BinOp::Div, Token::Percent => BinOp::Rem },
@@ -44,7 +43,9 @@ fn levels<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> 
     let cmp = comparison(bitor);
     let and = binary(cmp, select_ref! { Token::AndAnd => BinOp::And });
     let or = binary(and, select_ref! { Token::OrOr => BinOp::Or });
-    or.labelled("expression").boxed()
+    // No label here: the atom's label already makes an expression missing
+    // at any operand position read "expected expression".
+    or
 }
 
 fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
@@ -58,7 +59,9 @@ fn binary<'a>(next: P<'a, Expr>, op: impl Parser<'a, PInput<'a>, BinOp, PExtra<'
 }
 
 /// Comparisons do not associate: `a < b < c` is reported at the second
-/// operator (and parsed left-associatively so that parsing goes on).
+/// operator, and the whole chain becomes an `Error` node (it has no meaning,
+/// and typing it as `(a < b) < c` would add a cascade such as
+/// ``cannot apply `<` to `bool` and `int` ``).
 fn comparison<'a>(next: P<'a, Expr>) -> P<'a, Expr> {
     let op = select_ref! {
         Token::EqEq => BinOp::Eq,
@@ -74,6 +77,8 @@ fn comparison<'a>(next: P<'a, Expr>) -> P<'a, Expr> {
         .validate(|(first, rest), _, emitter| {
             if let Some(((_, span), _)) = rest.get(1) {
                 emitter.emit(Rich::custom(*span, "comparison operators cannot be chained"));
+                let span = rest.last().map_or(first.span, |(_, r)| first.span.to(r.span));
+                return Expr { kind: ExprKind::Error, span };
             }
             rest.into_iter().fold(first, |l, ((op, _), r)| bin(op, l, r))
         })
