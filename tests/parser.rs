@@ -360,6 +360,13 @@ fn stray_tokens() {
 }
 
 #[test]
+fn statement_and_end_of_file_messages() {
+    assert_eq!(body_errs("else { }"), ["2:1: expected statement, found `else`"]);
+    assert_eq!(errs("fn main() { }\nlet"), ["2:4: expected identifier, found end of file"]);
+    assert_eq!(errs("fn main() { }\nfn f() -> int"), ["2:14: expected `{`, found end of file"]);
+}
+
+#[test]
 fn several_errors_in_one_file_are_all_reported() {
     let src = "\
 struct P { x: int y: int }

@@ -30,8 +30,7 @@ fn error_expr(cx: Cx<'_>, span: SimpleSpan) -> Expr {
 fn levels<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
     let atom = atom(cx, full.clone(), allow_struct);
     let postfix = postfix(cx, atom, full);
-    // Labelled so that a missing operand reads "expected expression".
-    let unary = unary(cx, postfix).labelled("expression").boxed();
+    let unary = unary(cx, postfix);
     let mul = binary(
         unary,
         select_ref! { Token::Star => BinOp::Mul, Token::Slash => BinOp::Div, Token::Percent => BinOp::Rem },
@@ -44,7 +43,9 @@ fn levels<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> 
     let cmp = comparison(bitor);
     let and = binary(cmp, select_ref! { Token::AndAnd => BinOp::And });
     let or = binary(and, select_ref! { Token::OrOr => BinOp::Or });
-    or.labelled("expression").boxed()
+    // No label here: the atom's label already makes an expression missing
+    // at any operand position read "expected expression".
+    or
 }
 
 fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {

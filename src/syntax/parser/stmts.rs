@@ -117,6 +117,7 @@ fn stmt<'a>(cx: Cx<'a>, full: P<'a, Expr>, no_struct: P<'a, Expr>, block: P<'a, 
         simple_stmt.map(Some),
         just(Token::Semi).to(None),
     ))
+    .labelled("statement")
     .recover_with(via_parser(missing_semi))
     .recover_with(via_parser(broken_let))
     .recover_with(via_parser(junk))
