@@ -167,6 +167,9 @@ impl<'a> Compiler<'a> {
         let call_conv = self.module.isa().default_call_conv();
         let mut texts = Vec::new();
         let ir = self.ir;
+        // `TOYC_DISASM=1`: print the machine code of every function to stderr.
+        let disasm = define && std::env::var_os("TOYC_DISASM").is_some_and(|v| v == "1");
+        ctx.set_disasm(disasm);
         for (i, code) in ir.funcs.iter().enumerate() {
             if !define && !want(code) {
                 continue;
@@ -183,6 +186,9 @@ impl<'a> Compiler<'a> {
                     };
                     format!("compiling `{}`: {detail}", code.name)
                 })?;
+                if let Some(text) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
+                    eprintln!("; fn {} (machine code)\n{text}", code.name);
+                }
             } else {
                 texts.push((code.name.clone(), ctx.func.display().to_string()));
             }

@@ -77,6 +77,8 @@ impl FnLower<'_> {
     /// explicit edge from every point of `body` that may throw; the locals
     /// in scope reach it through φᶜ nodes.
     pub fn try_catch(&mut self, body: &Block, catch_var: LocalId, handler: &Block, span: Span) {
+        let head = self.b.cur;
+        let mark = self.b.mark();
         let handler_b = self.b.new_block();
         let after = self.b.new_block();
         self.enter_try(handler_b, span);
@@ -101,6 +103,8 @@ impl FnLower<'_> {
                 self.b.jump(after, span);
             }
         }
+        let written = self.b.written_since(mark);
+        self.b.set_skip(after, head, written);
         self.b.seal(after);
         self.b.switch_to(after);
     }

@@ -15,7 +15,46 @@
 //!   than the entry) is dead: nothing placed in it is emitted.
 use crate::ir::{Flags, Inst, Operand, Type, Value};
 use crate::span::Span;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The Fx hash (as in rustc): fast for the small integer keys used here.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher {
+    hash: u64,
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(b as u64);
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, i: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+pub type FxSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
 
 /// A builder block index.
 pub type Blk = u32;
@@ -107,9 +146,13 @@ pub struct Builder {
     pub phi_users: Vec<Vec<u32>>,
     pub blocks: Vec<BBlock>,
     pub cur: Blk,
-    defs: HashMap<(Var, Blk), Operand>,
+    defs: FxMap<(Var, Blk), Operand>,
+    /// Every assignment of the program, in order (for `written_since`).
+    log: Vec<Var>,
+    skip: FxMap<Blk, (Blk, FxSet<Var>)>,
+    loops: FxMap<Blk, (Blk, FxSet<Var>)>,
     pub var_ty: Vec<Type>,
-    lvn: HashMap<(Blk, LvnKey), Operand>,
+    lvn: FxMap<(Blk, LvnKey), Operand>,
     next_seq: u32,
 }
 
@@ -122,9 +165,12 @@ impl Builder {
             phi_users: Vec::new(),
             blocks: Vec::new(),
             cur: 0,
-            defs: HashMap::new(),
+            defs: FxMap::default(),
+            log: Vec::new(),
+            skip: FxMap::default(),
+            loops: FxMap::default(),
             var_ty,
-            lvn: HashMap::new(),
+            lvn: FxMap::default(),
             next_seq: 0,
         };
         let entry = b.new_block();
@@ -260,8 +306,38 @@ impl Builder {
         op
     }
 
+    /// Defines `var` in `block` (an assignment of the program).
     pub fn write_var(&mut self, var: Var, block: Blk, value: Operand) {
+        self.log.push(var);
         self.defs.insert((var, block), value);
+    }
+
+    /// Records what a read found (not an assignment).
+    fn cache_var(&mut self, var: Var, block: Blk, value: Operand) {
+        self.defs.insert((var, block), value);
+    }
+
+    /// A position in the log of assignments.
+    pub fn mark(&self) -> usize {
+        self.log.len()
+    }
+
+    /// The variables assigned since `mark`.
+    pub fn written_since(&self, mark: usize) -> FxSet<Var> {
+        self.log.get(mark..).unwrap_or(&[]).iter().copied().collect()
+    }
+
+    /// `join` ends a structured region entered from `head` that assigns only
+    /// `written`: a read of any other variable at `join` skips the region.
+    pub fn set_skip(&mut self, join: Blk, head: Blk, written: FxSet<Var>) {
+        self.skip.insert(join, (head, written));
+    }
+
+    /// `header` heads a loop entered from `pre` whose body assigns only
+    /// `written`: its incomplete φs of other variables are the value at
+    /// `pre`, found without walking the back edges.
+    pub fn set_loop(&mut self, header: Blk, pre: Blk, written: FxSet<Var>) {
+        self.loops.insert(header, (pre, written));
     }
 
     /// The value of `var` at the end of what has been built of `block`.
@@ -285,11 +361,23 @@ impl Builder {
                         continue;
                     }
                     let blk = &self.blocks[b as usize];
+                    if blk.sealed {
+                        if let Some((head, written)) = self.skip.get(&b) {
+                            if !written.contains(&var) {
+                                // A structured region that does not write
+                                // `var`: its value is the one at the head.
+                                let head = *head;
+                                stack.push(Frame::Single(b));
+                                stack.push(Frame::Lookup(head));
+                                continue;
+                            }
+                        }
+                    }
                     if !blk.sealed {
                         let phi = self.new_phi(var, b);
                         self.blocks[b as usize].incomplete.push((var, phi));
                         let v = Operand::Value(Value(phi));
-                        self.write_var(var, b, v);
+                        self.cache_var(var, b, v);
                         ret = Some(v);
                     } else if blk.preds.len() == 1 {
                         let p = blk.preds[0];
@@ -299,18 +387,18 @@ impl Builder {
                         // Dead code or a read before any definition (sema
                         // rules the latter out): any value of the type.
                         let v = self.undef(var);
-                        self.write_var(var, b, v);
+                        self.cache_var(var, b, v);
                         ret = Some(v);
                     } else {
                         let phi = self.new_phi(var, b);
-                        self.write_var(var, b, Operand::Value(Value(phi)));
+                        self.cache_var(var, b, Operand::Value(Value(phi)));
                         ret = None;
                         stack.push(Frame::Phi { phi, block: b, next: 0 });
                     }
                 }
                 Frame::Single(b) => {
                     let v = ret.unwrap_or_else(|| self.undef(var));
-                    self.write_var(var, b, v);
+                    self.cache_var(var, b, v);
                     ret = Some(v);
                 }
                 Frame::Phi { phi, block: b, next } => {
@@ -402,7 +490,20 @@ impl Builder {
         }
         let incomplete = std::mem::take(&mut self.blocks[b as usize].incomplete);
         self.blocks[b as usize].sealed = true;
+        let invariant = self.loops.remove(&b);
         for (var, phi) in incomplete {
+            if let Some((pre, written)) = &invariant {
+                if !written.contains(&var) {
+                    let v = self.read_var(var, *pre);
+                    self.replace_phi(phi, v);
+                    for u in self.phi_users[phi as usize].clone() {
+                        if u != phi {
+                            self.try_remove_trivial_phi(u);
+                        }
+                    }
+                    continue;
+                }
+            }
             let preds = self.blocks[b as usize].preds.clone();
             for p in preds {
                 let v = self.read_var(var, p);

@@ -36,6 +36,8 @@ impl FnLower<'_> {
                 self.expr(e);
             }
             StmtKind::If { cond, then_block, else_block } => {
+                let head = self.b.cur;
+                let mark = self.b.mark();
                 let then_b = self.b.new_block();
                 let join = self.b.new_block();
                 let else_b = if else_block.stmts.is_empty() { join } else { self.b.new_block() };
@@ -54,6 +56,8 @@ impl FnLower<'_> {
                         self.b.jump(join, span);
                     }
                 }
+                let written = self.b.written_since(mark);
+                self.b.set_skip(join, head, written);
                 self.b.seal(join);
                 self.b.switch_to(join);
             }
@@ -61,11 +65,14 @@ impl FnLower<'_> {
                 let header = self.b.new_block();
                 let body_b = self.b.new_block();
                 let exit = self.b.new_block();
+                let pre = self.b.cur;
+                let mark = self.b.mark();
                 self.b.goto_and_switch(header, span);
                 self.cond(cond, body_b, exit);
                 self.b.seal(body_b);
                 self.b.switch_to(body_b);
                 self.loop_body(*id, header, exit, body, span);
+                self.loop_done(header, exit, pre, mark);
                 self.b.seal(header);
                 self.b.seal(exit);
                 self.b.switch_to(exit);
@@ -129,6 +136,14 @@ impl FnLower<'_> {
         }
     }
 
+    /// Before sealing a loop's header: the variables the loop does not
+    /// assign keep their value from `pre` in the whole loop and at `exit`.
+    fn loop_done(&mut self, header: u32, exit: u32, pre: u32, mark: usize) {
+        let written = self.b.written_since(mark);
+        self.b.set_loop(header, pre, written.clone());
+        self.b.set_skip(exit, pre, written);
+    }
+
     fn find_loop(&self, id: LoopId) -> Option<&LoopCtx> {
         self.loops.iter().rev().find(|l| l.id == id)
     }
@@ -167,6 +182,8 @@ impl FnLower<'_> {
         let body_b = self.b.new_block();
         let latch = self.b.new_block();
         let exit = self.b.new_block();
+        let pre = self.b.cur;
+        let mark = self.b.mark();
         self.b.goto_and_switch(header, span);
         let r = test(self);
         self.b.branch(r.cond, body_b, exit, span);
@@ -199,6 +216,7 @@ impl FnLower<'_> {
             self.b.write_var(counter, cur, next);
             self.b.jump(header, span);
         }
+        self.loop_done(header, exit, pre, mark);
         self.b.seal(header);
         self.b.seal(exit);
         self.b.switch_to(exit);
