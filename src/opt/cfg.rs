@@ -186,13 +186,12 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
                 }
             } else {
                 for s in bir.blocks[ti].phis_mut() {
-                    if let Inst::Phi { edges, values } = &mut s.inst {
-                        if let Some(i) = edges.iter().position(|x| x.0 == e) {
+                    if let Inst::Phi { edges, values } = &mut s.inst
+                        && let Some(i) = edges.iter().position(|x| x.0 == e) {
                             let v = values[i];
                             edges.push(BlockId(p));
                             values.push(v);
                         }
-                    }
                 }
             }
             bir.blocks[pi].term.retarget(e, t);
