@@ -213,3 +213,31 @@ fn short_circuit_floats_and_strings() {
 fn program_of(m: Module) -> Program {
     (*m.program).clone()
 }
+
+#[test]
+fn many_loops_are_canonicalised_in_few_rounds() {
+    // 2,000 sequential loops whose exits are shared with a raise path: the
+    // pass must fix them all (it works in rounds, not one fix per analysis).
+    let mut f = F::new();
+    let a = f.local("a", arr(Type::Int));
+    let s_ = f.local("s", Type::Int);
+    let mut body = vec![
+        let_(a, e(toyc::sema::hir::ExprKind::ArrayLit(vec![int(1), int(2), int(3)]), arr(Type::Int))),
+        let_(s_, int(0)),
+    ];
+    for k in 0..2000 {
+        let id = f.loop_id();
+        let i = f.local("i", Type::Int);
+        let cond = bin(BinOp::Gt, index(f.var(a), f.var(i), Type::Int), int(k % 3));
+        body.push(for_range(id, i, int(0), int(3), vec![if_(cond, vec![set(s_, bin(BinOp::Add, f.var(s_), f.var(i)))], vec![])]));
+    }
+    body.push(print(vec![f.var(s_)]));
+    body.push(ret(Some(int(0))));
+    let mut m = build(program(vec![f.finish("main", Type::Int, body)]));
+    let start = std::time::Instant::now();
+    let c = optimise(&mut m, opt::default_passes(2));
+    assert!(start.elapsed().as_secs() < 60, "the -O2 pipeline took {:?}", start.elapsed());
+    assert!(c.get("loops.exits") + c.get("loops.preheaders") > 0, "{}", c.render());
+    let (code, out, _) = interp(&m);
+    assert_eq!((code, out.as_str()), (0, "5334\n")); // per 3 loops 3 + 3 + 2; 666 groups and two more loops
+}

@@ -10,7 +10,10 @@
 //!   (an exit also entered from outside gets a new block between).
 //!
 //! Handler blocks (with `φᶜ`) and a loop headed by the entry block are left
-//! alone. One fix at a time, recomputing the analysis, until none is needed.
+//! alone. Fixes are made in rounds: one analysis, then every needed fix
+//! whose blocks no earlier fix of the round touched (new blocks are placed
+//! right before their target in one linear rebuild of the layout); rounds
+//! repeat until nothing is needed.
 //! Counters: `loops.preheaders`, `loops.exits`.
 
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
@@ -24,12 +27,15 @@ pub struct Doms {
     /// Immediate dominator position (the entry's is itself); `None` for
     /// unreachable blocks.
     pub idom: Vec<Option<usize>>,
-    pub rpo_index: Vec<usize>,
+    /// Preorder and postorder numbers in the dominator tree: `a` dominates
+    /// `b` iff `pre[a] <= pre[b] && post[b] <= post[a]` (O(1) queries).
+    pre: Vec<u32>,
+    post: Vec<u32>,
 }
 
 impl Doms {
-    pub fn compute(bir: &BlockIr, succs: &[Vec<usize>], preds: &[Vec<usize>]) -> Doms {
-        let n = bir.blocks.len();
+    pub fn compute(succs: &[Vec<usize>], preds: &[Vec<usize>]) -> Doms {
+        let n = succs.len();
         let mut rpo = Vec::with_capacity(n);
         let mut seen = vec![false; n];
         if n > 0 {
@@ -54,6 +60,7 @@ impl Doms {
         for (i, &b) in rpo.iter().enumerate() {
             rpo_index[b] = i;
         }
+        // Cooper, Harvey & Kennedy.
         let mut idom: Vec<Option<usize>> = vec![None; n];
         if n > 0 {
             idom[0] = Some(0);
@@ -89,28 +96,50 @@ impl Doms {
                 }
             }
         }
-        Doms { idom, rpo_index }
-    }
-
-    /// Whether `a` dominates `b` (both reachable).
-    pub fn dominates(&self, a: usize, mut b: usize) -> bool {
-        loop {
-            if a == b {
-                return true;
-            }
-            match self.idom[b] {
-                Some(p) if p != b => b = p,
-                _ => return false,
+        // Number the dominator tree.
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for &b in rpo.iter().skip(1) {
+            if let Some(p) = idom[b] {
+                children[p].push(b);
             }
         }
+        let (mut pre, mut post) = (vec![u32::MAX; n], vec![0u32; n]);
+        let (mut tick_pre, mut tick_post) = (1u32, 0u32);
+        if n > 0 {
+            let mut stack = vec![(0usize, 0usize)];
+            pre[0] = 0;
+            while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+                if let Some(&c) = children[b].get(*i) {
+                    *i += 1;
+                    pre[c] = tick_pre;
+                    tick_pre += 1;
+                    stack.push((c, 0));
+                } else {
+                    post[b] = tick_post;
+                    tick_post += 1;
+                    stack.pop();
+                }
+            }
+        }
+        Doms { idom, pre, post }
     }
+
+    /// Whether `a` dominates `b` (false when either is unreachable).
+    pub fn dominates(&self, a: usize, b: usize) -> bool {
+        self.idom[a].is_some() && self.idom[b].is_some() && self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
+    }
+}
+
+/// A natural loop: its header and body (positions, header included).
+struct Loop {
+    header: usize,
+    body: Vec<usize>,
 }
 
 struct Analysis {
     succs: Vec<Vec<usize>>,
     preds: Vec<Vec<usize>>,
-    /// (header, body) per natural loop, bodies as position flags.
-    loops: Vec<(usize, Vec<bool>)>,
+    loops: Vec<Loop>,
 }
 
 fn analyse(bir: &BlockIr) -> Analysis {
@@ -126,47 +155,47 @@ fn analyse(bir: &BlockIr) -> Analysis {
             }
         }
     }
-    let doms = Doms::compute(bir, &succs, &preds);
-    let mut loops: Vec<(usize, Vec<bool>)> = Vec::new();
+    let doms = Doms::compute(&succs, &preds);
+    // Latches per header, headers in block order.
+    let mut latches: Vec<Vec<usize>> = vec![Vec::new(); n];
     for t in 0..n {
-        if doms.idom[t].is_none() {
+        for &h in &succs[t] {
+            if doms.dominates(h, t) {
+                latches[h].push(t);
+            }
+        }
+    }
+    let mut loops = Vec::new();
+    let mut stamp = vec![usize::MAX; n];
+    for h in 0..n {
+        if latches[h].is_empty() {
             continue;
         }
-        for &h in &succs[t] {
-            if !doms.dominates(h, t) {
+        let id = loops.len();
+        stamp[h] = id;
+        let mut body = vec![h];
+        let mut work = latches[h].clone();
+        while let Some(b) = work.pop() {
+            if stamp[b] == id {
                 continue;
             }
-            let idx = match loops.iter().position(|(x, _)| *x == h) {
-                Some(i) => i,
-                None => {
-                    let mut body = vec![false; n];
-                    body[h] = true;
-                    loops.push((h, body));
-                    loops.len() - 1
-                }
-            };
-            let body = &mut loops[idx].1;
-            let mut work = vec![t];
-            while let Some(b) = work.pop() {
-                if body[b] {
-                    continue;
-                }
-                body[b] = true;
-                for &p in &preds[b] {
-                    if doms.idom[p].is_some() {
-                        work.push(p);
-                    }
+            stamp[b] = id;
+            body.push(b);
+            for &p in &preds[b] {
+                if doms.idom[p].is_some() && stamp[p] != id {
+                    work.push(p);
                 }
             }
         }
+        loops.push(Loop { header: h, body });
     }
     Analysis { succs, preds, loops }
 }
 
-/// Inserts a new block before position `before` that receives the edges
-/// from the positions `from` to the block at `target` (which keeps its φs,
-/// now with one operand on the new block).
-fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize, before: usize) {
+/// A new block that receives the edges from the positions `from` to the
+/// block at `target` (which keeps its φs, now with one operand on the new
+/// block); the caller places it in the layout.
+fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> BBlock {
     let t_label = bir.blocks[target].label;
     let from_labels: Vec<Label> = from.iter().map(|&f| bir.blocks[f].label).collect();
     let new_label = bir.fresh_label();
@@ -221,63 +250,86 @@ fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize, before: usize) 
     for &f in from {
         bir.blocks[f].term.retarget(t_label, new_label);
     }
-    bir.blocks.insert(before, BBlock { label: new_label, stmts: new_stmts, term: Term::Goto(t_label), term_span: span });
+    BBlock { label: new_label, stmts: new_stmts, term: Term::Goto(t_label), term_span: span }
 }
 
 fn is_handler(b: &BBlock) -> bool {
     b.stmts.iter().any(|s| matches!(s.inst, Inst::PhiC { .. }))
 }
 
-/// Makes one needed fix; returns which kind, or `None` when canonical.
-fn fix_one(bir: &mut BlockIr) -> Option<&'static str> {
+/// One round: every fix needed whose blocks no earlier fix of the round
+/// touched; new blocks go right before their target. Returns the number of
+/// (preheader, exit) fixes made.
+fn round(bir: &mut BlockIr) -> (u64, u64) {
     let a = analyse(bir);
-    for (h, body) in &a.loops {
-        let h = *h;
-        if h == 0 || is_handler(&bir.blocks[h]) {
-            continue;
+    let n = bir.blocks.len();
+    let mut touched = vec![false; n];
+    let mut member = vec![usize::MAX; n];
+    let mut new_blocks: Vec<(Label, BBlock)> = Vec::new();
+    let (mut preheaders, mut exits) = (0, 0);
+    for (id, lp) in a.loops.iter().enumerate() {
+        for &b in &lp.body {
+            member[b] = id;
         }
-        let outside: Vec<usize> = a.preds[h].iter().copied().filter(|&p| !body[p]).collect();
-        if outside.is_empty() {
-            continue;
-        }
-        let dedicated = outside.len() == 1 && a.succs[outside[0]].len() == 1;
-        if !dedicated {
-            split_edges(bir, &outside, h, h);
-            return Some("loops.preheaders");
-        }
-    }
-    for (_, body) in &a.loops {
-        for b in 0..body.len() {
-            if !body[b] {
-                continue;
+        let h = lp.header;
+        if h != 0 && !is_handler(&bir.blocks[h]) {
+            let outside: Vec<usize> = a.preds[h].iter().copied().filter(|&p| member[p] != id).collect();
+            let dedicated = outside.len() == 1 && a.succs[outside[0]].len() == 1;
+            if !outside.is_empty() && !dedicated && !touched[h] && outside.iter().all(|&p| !touched[p]) {
+                let label = bir.blocks[h].label;
+                new_blocks.push((label, split_edges(bir, &outside, h)));
+                touched[h] = true;
+                outside.iter().for_each(|&p| touched[p] = true);
+                preheaders += 1;
             }
+        }
+        for &b in &lp.body {
             for &x in &a.succs[b] {
-                if body[x] || is_handler(&bir.blocks[x]) {
+                if member[x] == id || touched[x] || is_handler(&bir.blocks[x]) {
                     continue;
                 }
-                if a.preds[x].iter().any(|&p| !body[p]) {
-                    let inside: Vec<usize> = a.preds[x].iter().copied().filter(|&p| body[p]).collect();
-                    split_edges(bir, &inside, x, x);
-                    return Some("loops.exits");
+                if a.preds[x].iter().any(|&p| member[p] != id) {
+                    let inside: Vec<usize> = a.preds[x].iter().copied().filter(|&p| member[p] == id).collect();
+                    if inside.iter().any(|&p| touched[p]) {
+                        continue;
+                    }
+                    let label = bir.blocks[x].label;
+                    new_blocks.push((label, split_edges(bir, &inside, x)));
+                    touched[x] = true;
+                    inside.iter().for_each(|&p| touched[p] = true);
+                    exits += 1;
                 }
             }
         }
     }
-    None
+    if !new_blocks.is_empty() {
+        let mut before: std::collections::HashMap<Label, Vec<BBlock>> = std::collections::HashMap::new();
+        for (anchor, blk) in new_blocks {
+            before.entry(anchor).or_default().push(blk);
+        }
+        let old = std::mem::take(&mut bir.blocks);
+        for blk in old {
+            if let Some(list) = before.remove(&blk.label) {
+                bir.blocks.extend(list);
+            }
+            bir.blocks.push(blk);
+        }
+    }
+    (preheaders, exits)
 }
 
 pub fn run(ir: &mut IrCode, counters: &mut Counters) {
     let mut bir = BlockIr::from_ir(ir);
-    let limit = 4 * bir.blocks.len() + 4;
+    let limit = 2 * bir.blocks.len() + 4;
     let mut changed = false;
     for _ in 0..limit {
-        match fix_one(&mut bir) {
-            Some(kind) => {
-                counters.add(kind, 1);
-                changed = true;
-            }
-            None => break,
+        let (p, x) = round(&mut bir);
+        counters.add("loops.preheaders", p);
+        counters.add("loops.exits", x);
+        if p == 0 && x == 0 {
+            break;
         }
+        changed = true;
     }
     if changed {
         *ir = bir.lower();

@@ -12,6 +12,7 @@
 //! `atan2`/`pow(float, float) -> float`.
 
 use super::hir::{self, Builtin, FuncId, Type};
+use super::suggest::Kind;
 use super::{ItemRef, Sema};
 use crate::diag::Diagnostic;
 use crate::span::Span;
@@ -48,10 +49,9 @@ impl Sema<'_> {
                     Some(_) => self.not_a_function(callee, args),
                     None if self.lookup_local(&id.name).is_some() => self.not_a_function(callee, args),
                     None => {
-                        self.error(
-                            Diagnostic::error(callee.span, format!("cannot find function `{}`", id.name))
-                                .with_label("not found in this module"),
-                        );
+                        let d = Diagnostic::error(callee.span, format!("cannot find function `{}`", id.name))
+                            .with_label("not found in this module");
+                        self.error(self.suggest(d, self.cx.module, &id.name, Kind::Function));
                         self.args_alone(args)
                     }
                 }
@@ -63,10 +63,10 @@ impl Sema<'_> {
                     Some(ItemRef::Func(f)) => self.user_call(f, args, span),
                     Some(_) => self.not_a_function(callee, args),
                     None => {
-                        self.error(
+                        let d =
                             Diagnostic::error(fname.span, format!("module `{}` has no item `{}`", m.name, fname.name))
-                                .with_label(format!("not defined in `{}`", m.name)),
-                        );
+                                .with_label(format!("not defined in `{}`", m.name));
+                        self.error(self.suggest_item(d, t, &fname.name));
                         self.args_alone(args)
                     }
                 }

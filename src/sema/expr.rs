@@ -5,6 +5,7 @@
 //! expression computes its own type and the caller compares.
 
 use super::hir::{self, BinOp, LocalId, StructId, Type, UnOp};
+use super::suggest::Kind;
 use super::{ItemRef, Sema};
 use crate::diag::Diagnostic;
 use crate::span::Span;
@@ -241,9 +242,10 @@ impl Sema<'_> {
                     }
                     _ => "not found in this scope".to_string(),
                 };
-                self.error(
-                    Diagnostic::error(span, format!("cannot find value `{shown}` in this scope")).with_label(label),
-                );
+                let d = Diagnostic::error(span, format!("cannot find value `{shown}` in this scope")).with_label(label);
+                let d =
+                    if other.is_none() && own_module { self.suggest(d, self.cx.module, shown, Kind::Value) } else { d };
+                self.error(d);
                 None
             }
         }
@@ -255,10 +257,9 @@ impl Sema<'_> {
             let ast::ExprKind::Name(m) = &obj.kind else { return None };
             let shown = format!("{}.{}", m.name, field.name);
             let Some(item) = self.modules[t].items.get(&field.name).map(|(i, _)| *i) else {
-                self.error(
-                    Diagnostic::error(field.span, format!("module `{}` has no item `{}`", m.name, field.name))
-                        .with_label(format!("not defined in `{}`", m.name)),
-                );
+                let d = Diagnostic::error(field.span, format!("module `{}` has no item `{}`", m.name, field.name))
+                    .with_label(format!("not defined in `{}`", m.name));
+                self.error(self.suggest_item(d, t, &field.name));
                 return None;
             };
             return self.item_value(Some(item), &shown, span, false);
@@ -284,11 +285,10 @@ impl Sema<'_> {
             return Some((i as u32, info.fields[i].1.clone()));
         }
         let (name, def) = (info.name.clone(), info.span);
-        self.error(
-            Diagnostic::error(field.span, format!("no field `{}` on `{name}`", field.name))
-                .with_label("unknown field")
-                .with_secondary(def, format!("`{name}` is defined here")),
-        );
+        let d = Diagnostic::error(field.span, format!("no field `{}` on `{name}`", field.name))
+            .with_label("unknown field")
+            .with_secondary(def, format!("`{name}` is defined here"));
+        self.error(self.suggest_field(d, s.0 as usize, &field.name));
         None
     }
 
@@ -458,10 +458,9 @@ impl Sema<'_> {
             None => match self.modules[m].items.get(&name.name) {
                 Some((ItemRef::Struct(s), _)) => Some(*s),
                 _ => {
-                    self.error(
-                        Diagnostic::error(name.span, format!("cannot find type `{}`", name.name))
-                            .with_label("no struct of this name in this module"),
-                    );
+                    let d = Diagnostic::error(name.span, format!("cannot find type `{}`", name.name))
+                        .with_label("no struct of this name in this module");
+                    self.error(self.suggest(d, m, &name.name, Kind::Type));
                     None
                 }
             },

@@ -3,6 +3,7 @@
 //! checking `main`.
 
 use super::hir::{self, Builtin, FuncId, GlobalId, LocalId, StructId, Type};
+use super::suggest::Kind;
 use super::{FnCx, FuncInfo, GlobalInfo, ItemRef, Sema, StructInfo};
 use crate::diag::Diagnostic;
 use crate::span::Span;
@@ -116,7 +117,9 @@ impl Sema<'_> {
                             Some((ItemRef::Global(_), _)) => format!("`{n}` is a global, not a type"),
                             _ => "not a type in this module".to_string(),
                         };
-                        self.error(Diagnostic::error(id.span, format!("cannot find type `{n}`")).with_label(label));
+                        let d = Diagnostic::error(id.span, format!("cannot find type `{n}`")).with_label(label);
+                        let d = if other.is_none() { self.suggest(d, m, n, Kind::Type) } else { d };
+                        self.error(d);
                         None
                     }
                 },
@@ -140,10 +143,9 @@ impl Sema<'_> {
                     None
                 }
                 None => {
-                    self.error(
-                        Diagnostic::error(ti.span, format!("module `{}` has no item `{}`", mi.name, ti.name))
-                            .with_label(format!("not defined in `{}`", mi.name)),
-                    );
+                    let d = Diagnostic::error(ti.span, format!("module `{}` has no item `{}`", mi.name, ti.name))
+                        .with_label(format!("not defined in `{}`", mi.name));
+                    self.error(self.suggest_item(d, t, &ti.name));
                     None
                 }
             },

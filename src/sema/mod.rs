@@ -33,6 +33,7 @@ mod expr;
 mod items;
 mod modules;
 mod stmt;
+mod suggest;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -14,6 +14,7 @@
 //! not either.
 
 use super::hir::{self, LoopId, Type};
+use super::suggest::Kind;
 use super::{ItemRef, LoopCx, Sema, label_name};
 use crate::diag::Diagnostic;
 use crate::span::Span;
@@ -283,10 +284,10 @@ impl Sema<'_> {
                     let shown = format!("{}.{}", m.name, field.name);
                     let item = self.modules[t].items.get(&field.name).map(|(i, _)| *i);
                     if item.is_none() {
-                        self.error(
+                        let d =
                             Diagnostic::error(field.span, format!("module `{}` has no item `{}`", m.name, field.name))
-                                .with_label(format!("not defined in `{}`", m.name)),
-                        );
+                                .with_label(format!("not defined in `{}`", m.name));
+                        self.error(self.suggest_item(d, t, &field.name));
                         return None;
                     }
                     return self.global_place(item, &shown, target);
@@ -361,10 +362,10 @@ impl Sema<'_> {
                 Some((hir::Place::Global(g), ty?))
             }
             None => {
-                self.error(
-                    Diagnostic::error(target.span, format!("cannot find value `{shown}` in this scope"))
-                        .with_label("not found in this scope"),
-                );
+                let d = Diagnostic::error(target.span, format!("cannot find value `{shown}` in this scope"))
+                    .with_label("not found in this scope");
+                let d = if shown.contains('.') { d } else { self.suggest(d, self.cx.module, shown, Kind::Value) };
+                self.error(d);
                 None
             }
             Some(_) => {

@@ -302,3 +302,22 @@ fn chained_comparisons_are_only_a_syntax_error() {
         ["2:17: comparison operators cannot be chained", "4:14: cannot apply `<` to `bool` and `int`"]
     );
 }
+
+#[test]
+fn unknown_names_get_suggestions() {
+    let src = "import math;\nstruct Point { x: float }\nfn main() {\n    let count = 1;\n    print(conut);\n    print(gcd(4, 6));\n    print(lenn(\"a\"));\n    let p = Point { x: 1.0 };\n    print(p.xx);\n    print(math.gdc(1, 2));\n    let q: Piont = nil;\n    print(zebra);\n}\n";
+    let Err(diags) = super::tests::check(src) else { panic!("no errors") };
+    let notes: Vec<String> = diags.iter().map(|d| d.notes.join("; ")).collect();
+    assert_eq!(
+        notes,
+        [
+            "did you mean `count`?",
+            "`gcd` is defined in module `math`: write `math.gcd`",
+            "did you mean `len`?",
+            "did you mean `x`?",
+            "did you mean `gcd`?",
+            "did you mean `Point`?",
+            "",
+        ]
+    );
+}
