@@ -325,7 +325,7 @@ fn unclosed_brace_points_at_the_opening_brace() {
     let (m, _) = run(src);
     assert_eq!(m.items.len(), 2, "the function after the unclosed brace is still parsed");
     assert_eq!(errs("fn main() {\n  f();\n"), ["1:11: unclosed `{`"]);
-    assert_eq!(errs("fn main() { let a = [1, 2; }"), ["1:21: unclosed `[`", "1:26: expected `,` or `]`, found `;`"]);
+    assert_eq!(errs("fn main() { let a = [1, 2; }"), ["1:21: unclosed `[`"]);
 }
 
 #[test]
@@ -340,6 +340,18 @@ fn unclosed_brace_found_by_indentation_and_at_item_keywords() {
     );
     // Without a telling indentation, the next `fn` closes what is open.
     assert_eq!(errs("fn a() { if x { f(); }\nfn b() { }"), ["1:8: unclosed `{`"]);
+}
+
+#[test]
+fn unclosed_paren_or_bracket_is_closed_before_the_end_of_its_statement() {
+    let src = "fn main() {\n    if (x > 1 {\n        print(x);\n    }\n    let y = foo(bar[1;\n    while (i < 3 { i += 1; }\n    print(\"a\";\n}\n";
+    assert_eq!(errs(src), ["2:8: unclosed `(`", "5:20: unclosed `[`", "6:11: unclosed `(`", "7:10: unclosed `(`"]);
+    let (m, _) = run(src);
+    assert_eq!(
+        sexpr::module(&m),
+        "(fn main () _ { (if (> x 1) { (expr (call print x)) }) (let y _ (call foo (index bar 1))) \
+         (while (< i 3) { (+= i 1) }) (expr (call print \"a\")) })"
+    );
 }
 
 #[test]

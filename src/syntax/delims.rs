@@ -5,11 +5,13 @@
 //! - Delimiters are matched with a stack. When they do not balance, the
 //!   stream is repaired: a stray closer is reported (``unexpected `}` ``)
 //!   and dropped; an opener left open is reported (``unclosed `{` ``, at the
-//!   opener; of several closed at the same point, the innermost) and closed
-//!   by a synthetic zero-width closer, placed before the next item keyword
-//!   (`fn`, `struct`, `import` cannot appear inside a body), before a closer
-//!   that matches an outer opener (a `}` that starts a line matches the
-//!   nearest `{` whose line is indented like it), or at the end.
+//!   opener; of several on one line, the innermost) and closed by a
+//!   synthetic zero-width closer. Openers are found unclosed before the next
+//!   item keyword (`fn`, `struct`, `import` cannot appear inside a body),
+//!   before a closer that matches an outer opener (a `}` that starts a line
+//!   matches the nearest `{` whose line is indented like it), or at the end.
+//!   The closer goes there, except that a `(` or `[` followed on its line
+//!   by `;` or `{` is closed just before that token (`f(x;`, `if (c {`).
 //! - Nesting depth (open brackets plus a run of prefix `-`/`!`) is limited
 //!   to [`MAX_NESTING`], so the recursive-descent parser's recursion depth
 //!   is bounded whatever the input.
@@ -22,6 +24,7 @@
 use super::lexer::{I64_MIN_MAGNITUDE, LexError};
 use super::token::Token;
 use chumsky::span::SimpleSpan;
+use std::collections::HashMap;
 
 /// The deepest nesting of brackets and prefix operators accepted.
 pub const MAX_NESTING: usize = 1000;
@@ -79,29 +82,33 @@ fn is_balanced(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
     stack.is_empty()
 }
 
-/// Line indentation, for matching a `}` that starts a line with the `{` on
-/// a line indented the same. Each line's indentation is computed once.
-struct Indents<'t> {
+/// Line numbers and indentation, for the repair heuristics. Each line's
+/// indentation is computed once.
+struct Lines<'t> {
     text: &'t str,
     line_starts: Vec<usize>,
-    cache: std::collections::HashMap<usize, usize>,
+    indent_cache: HashMap<usize, usize>,
 }
 
-impl Indents<'_> {
-    fn new(text: &str) -> Indents<'_> {
+impl Lines<'_> {
+    fn new(text: &str) -> Lines<'_> {
         let mut line_starts = vec![0];
         line_starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
-        Indents { text, line_starts, cache: Default::default() }
+        Lines { text, line_starts, indent_cache: HashMap::new() }
+    }
+
+    fn line(&self, pos: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= pos).saturating_sub(1)
     }
 
     /// (indentation in bytes of the line holding `pos`, whether `pos` is
     /// the first non-blank byte of its line).
-    fn at(&mut self, pos: usize) -> (usize, bool) {
-        let line = self.line_starts.partition_point(|&s| s <= pos).saturating_sub(1);
+    fn indent(&mut self, pos: usize) -> (usize, bool) {
+        let line = self.line(pos);
         let start = self.line_starts.get(line).copied().unwrap_or(0);
         let text = self.text;
         let indent = *self
-            .cache
+            .indent_cache
             .entry(line)
             .or_insert_with(|| text.as_bytes()[start..].iter().take_while(|b| matches!(b, b' ' | b'\t')).count());
         (indent, start + indent == pos)
@@ -115,6 +122,107 @@ struct Open {
     text: &'static str,
     /// Indentation of the opener's line.
     indent: usize,
+    /// Index of the opener in the output.
+    at: usize,
+}
+
+/// Lines longer than this many tokens are not searched for a place to
+/// close an unclosed `(` or `[` (keeps repair linear).
+const MAX_LINE_SCAN: usize = 200;
+
+struct Repair<'a, 't> {
+    out: Vec<(Token<'a>, SimpleSpan)>,
+    stack: Vec<Open>,
+    /// Synthetic closers to insert before `out[index]`, in insertion order.
+    inserts: Vec<(usize, Token<'static>)>,
+    lines: Lines<'t>,
+    errors: Vec<LexError>,
+}
+
+impl<'a> Repair<'a, '_> {
+    /// The index of the first `;` or `{` after `out[at]` on its line,
+    /// looking at most [`MAX_LINE_SCAN`] tokens ahead.
+    fn stop_on_line(&self, at: usize) -> Option<usize> {
+        let line = self.lines.line(self.out[at].1.start);
+        let limit = self.out.len().min(at + 1 + MAX_LINE_SCAN);
+        (at + 1..limit)
+            .take_while(|&j| self.lines.line(self.out[j].1.start) == line)
+            .find(|&j| matches!(self.out[j].0, Token::Semi | Token::LBrace))
+    }
+
+    /// Whether `out[from+1..to]` leaves exactly `open` brackets open.
+    fn depth_is(&self, from: usize, to: usize, open: usize) -> bool {
+        let mut depth = 0isize;
+        for (t, _) in &self.out[from + 1..to] {
+            if t.is_opener() {
+                depth += 1;
+            } else if t.is_closer() {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+        }
+        depth == open as isize
+    }
+
+    /// Closes every opener above `keep`, reached at byte `at`. An unclosed
+    /// `(` or `[` followed on its line by a `;` or `{` is closed before that
+    /// token (the usual typo: `f(x;`, `if (c {`) when that nests properly;
+    /// others are closed here.
+    /// One error per line of unclosed openers (the innermost on it).
+    fn close_above(&mut self, keep: usize, at: usize) {
+        // Openers of this group closed so far: (index, where closed; None
+        // for here).
+        let mut inner: Vec<(usize, Option<usize>)> = Vec::new();
+        let mut reported_line = None;
+        while self.stack.len() > keep {
+            let Some(open) = self.stack.pop() else { break };
+            let line = self.lines.line(open.span.start);
+            if reported_line != Some(line) {
+                self.errors.push(error(
+                    open.span,
+                    format!("unclosed `{}`", open.text),
+                    "this delimiter is never closed",
+                ));
+                reported_line = Some(line);
+            }
+            let mut placed = None;
+            if open.closer != Token::RBrace {
+                if let Some(p) = self.stop_on_line(open.at) {
+                    // Openers inside the new group must close there too.
+                    // `inner` is in decreasing index order, so those before
+                    // `p` are at its end (at most MAX_LINE_SCAN of them).
+                    let enclosed: Vec<_> = inner.iter().rev().take_while(|(i, _)| *i < p).collect();
+                    if enclosed.iter().all(|(_, q)| *q == Some(p)) && self.depth_is(open.at, p, enclosed.len()) {
+                        placed = Some(p);
+                    }
+                }
+            }
+            match placed {
+                Some(p) => self.inserts.push((p, open.closer)),
+                None => self.out.push((open.closer, SimpleSpan::from(at..at))),
+            }
+            inner.push((open.at, placed));
+        }
+    }
+
+    /// The output with the inserted closers in place.
+    fn finish(mut self) -> (Vec<(Token<'a>, SimpleSpan)>, Vec<LexError>) {
+        if self.inserts.is_empty() {
+            return (self.out, self.errors);
+        }
+        self.inserts.sort_by_key(|(i, _)| *i);
+        let mut out = Vec::with_capacity(self.out.len() + self.inserts.len());
+        let mut ins = self.inserts.into_iter().peekable();
+        for (i, (t, s)) in self.out.into_iter().enumerate() {
+            while let Some((_, closer)) = ins.next_if(|(j, _)| *j == i) {
+                out.push((closer, SimpleSpan::from(s.start..s.start)));
+            }
+            out.push((t, s));
+        }
+        (out, self.errors)
+    }
 }
 
 fn repair<'a>(
@@ -122,67 +230,51 @@ fn repair<'a>(
     text: &str,
     errors: &mut Vec<LexError>,
 ) -> Vec<(Token<'a>, SimpleSpan)> {
-    let text_len = text.len();
-    let mut indents = Indents::new(text);
-    let mut out = Vec::with_capacity(tokens.len() + 4);
-    let mut stack: Vec<Open> = Vec::new();
-    // Closes every opener above `keep` at byte `at`. Openers closed together
-    // are one mistake: the innermost is reported.
-    let close_all_above = |stack: &mut Vec<Open>,
-                           keep: usize,
-                           at: usize,
-                           out: &mut Vec<(Token<'a>, SimpleSpan)>,
-                           errors: &mut Vec<LexError>| {
-        let mut reported = false;
-        while stack.len() > keep {
-            if let Some(open) = stack.pop() {
-                if !reported {
-                    errors.push(error(
-                        open.span,
-                        format!("unclosed `{}`", open.text),
-                        "this delimiter is never closed",
-                    ));
-                    reported = true;
-                }
-                out.push((open.closer, SimpleSpan::from(at..at)));
-            }
-        }
+    let mut r = Repair {
+        out: Vec::with_capacity(tokens.len() + 4),
+        stack: Vec::new(),
+        inserts: Vec::new(),
+        lines: Lines::new(text),
+        errors: Vec::new(),
     };
     for (t, s) in tokens {
         if t.is_opener() {
-            let indent = indents.at(s.start).0;
-            stack.push(Open { closer: closer_of(&t), span: s, text: t.fixed_text().unwrap_or("?"), indent });
-            out.push((t, s));
+            let indent = r.lines.indent(s.start).0;
+            let at = r.out.len();
+            r.stack.push(Open { closer: closer_of(&t), span: s, text: t.fixed_text().unwrap_or("?"), indent, at });
+            r.out.push((t, s));
         } else if t.is_closer() {
-            match stack.iter().rposition(|o| o.closer == t) {
+            match r.stack.iter().rposition(|o| o.closer == t) {
                 Some(mut i) => {
                     // A `}` starting a line closes the `{` of a line indented
                     // like it: braces opened in between were left unclosed.
                     if t == Token::RBrace {
-                        let (indent, first) = indents.at(s.start);
-                        if first && stack[i].indent != indent {
-                            if let Some(j) = stack[..i].iter().rposition(|o| o.closer == t && o.indent == indent) {
+                        let (indent, first) = r.lines.indent(s.start);
+                        if first && r.stack[i].indent != indent {
+                            if let Some(j) = r.stack[..i].iter().rposition(|o| o.closer == t && o.indent == indent) {
                                 i = j;
                             }
                         }
                     }
-                    close_all_above(&mut stack, i + 1, s.start, &mut out, errors);
-                    stack.pop();
-                    out.push((t, s));
+                    r.close_above(i + 1, s.start);
+                    r.stack.pop();
+                    r.out.push((t, s));
                 }
                 None => {
                     let text = t.fixed_text().unwrap_or("?");
-                    errors.push(error(s, format!("unexpected `{text}`"), "no delimiter to close here"));
+                    r.errors.push(error(s, format!("unexpected `{text}`"), "no delimiter to close here"));
                 }
             }
         } else {
             if matches!(t, Token::Fn | Token::Struct | Token::Import) {
-                close_all_above(&mut stack, 0, s.start, &mut out, errors);
+                r.close_above(0, s.start);
             }
-            out.push((t, s));
+            r.out.push((t, s));
         }
     }
-    close_all_above(&mut stack, 0, text_len, &mut out, errors);
+    r.close_above(0, text.len());
+    let (out, errs) = r.finish();
+    errors.extend(errs);
     out
 }
 
