@@ -5,7 +5,8 @@ The program has many functions with nested loops (for/while, break and
 continue), if/else chains, int and float arithmetic, calls, and (unless
 --scalar) arrays, structs and try/catch. `main` calls every function once
 and prints a checksum; each call does little work, so running the program is
-short next to compiling it.
+short next to compiling it. `main` prints its checksum, then its own run
+time in milliseconds (from `clock()`).
 
 --scalar restricts the functions to int/float/bool locals, arithmetic,
 comparisons, `&&`/`||`, loops and calls (the subset that ssa_bench lowers
@@ -163,10 +164,13 @@ class Gen:
             self.function(n)
             n += 1
         self.emit(0, "fn main() {")
+        self.emit(1, "let t0 = clock();")
         self.emit(1, "var total = 0;")
         for i in range(n):
             self.emit(1, f"total ^= f{i}({i % 50}, {i % 7}.5);")
         self.emit(1, "print(total);")
+        self.emit(1, "// The run time of main in ms (bench/run subtracts it from codegen).")
+        self.emit(1, "print((clock() - t0) * 1000.0);")
         self.emit(0, "}")
         return "\n".join(self.lines) + "\n"
 
