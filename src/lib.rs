@@ -10,6 +10,7 @@ pub mod diag;
 pub mod driver;
 pub mod interp;
 pub mod ir;
+pub mod memssa;
 pub mod opt;
 pub mod runtime;
 pub mod sema;

@@ -37,6 +37,11 @@ pub enum Command {
         /// Print only this function.
         #[arg(long = "fn", value_name = "NAME")]
         func: Option<String>,
+        /// Interleave MemorySSA (LLVM `print<memoryssa>`); `--memssa=walker`
+        /// adds each access's clobber.
+        #[arg(long = "memssa", value_name = "MODE", num_args = 0..=1, default_missing_value = "plain",
+              value_parser = ["plain", "walker"])]
+        memssa: Option<String>,
     },
     /// Print the Cranelift IR that toyc generates.
     Clif {

@@ -61,9 +61,15 @@ fn run_command(cli: Cli) -> i32 {
             }),
             Err(code) => code,
         },
-        Command::Ir { build, func } => match build_ir(&build, &mut sources) {
+        Command::Ir { build, func, memssa } => match build_ir(&build, &mut sources) {
             Ok(module) => {
-                print!("{}", crate::ir::print::print_module(&module, &sources, func.as_deref()));
+                match memssa {
+                    Some(mode) => print!(
+                        "{}",
+                        crate::memssa::print::print_module(&module, &sources, func.as_deref(), mode == "walker")
+                    ),
+                    None => print!("{}", crate::ir::print::print_module(&module, &sources, func.as_deref())),
+                }
                 0
             }
             Err(code) => code,

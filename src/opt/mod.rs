@@ -135,12 +135,18 @@ pub fn run_pipeline(
             eprint!("*** IR before {name} ***\n{}", print(module));
         }
         let start = std::time::Instant::now();
+        crate::memssa::alias::set_current_summaries(Some(crate::memssa::alias::compute_summaries(module)));
         for f in &mut module.funcs {
             (pass.run)(f, counters);
         }
         timing::record(&format!("pass.{name}"), start.elapsed());
         if opts.print_after.selects(name) {
             eprint!("*** IR after {name} ***\n{}", print(module));
+        }
+        crate::memssa::alias::set_current_summaries(None);
+        let memssa_errors = crate::memssa::verify::take_errors();
+        if opts.verify && !memssa_errors.is_empty() {
+            return Err(memssa_errors.into_iter().map(|e| format!("after pass `{name}`: MemorySSA: {e}")).collect());
         }
         if opts.verify {
             crate::ir::verify::verify_module(module)

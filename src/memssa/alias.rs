@@ -1,0 +1,480 @@
+//! Toy-aware alias analysis. It reads only each instruction's [`Loc`] and
+//! its base/index operands (plus the types of those operands), never
+//! rediscovering locations.
+//!
+//! Facts used (each one sound for any two dynamic executions unless noted):
+//! - locations of different classes never alias: `[int]` elements vs
+//!   `[float]` elements, an array's length vs its elements, field `S.f` vs
+//!   `S.g` or another struct's fields, distinct globals;
+//! - two distinct allocation statements yield distinct objects; an
+//!   allocation's object is distinct from every argument's;
+//! - *within one iteration* (no loop back edge crossed by the walk): an
+//!   allocation is distinct from every value that existed before it (whose
+//!   definition strictly dominates it), the same SSA base is the same object,
+//!   and `a[x+c]` vs `a[x+d]` differ when `c != d`.
+//! - constant indices that differ name different elements of any arrays.
+//!
+//! Calls are summarised bottom-up over the call graph ([`Summaries`]): the
+//! classes a function may read and may write, iterated to a fixpoint so that
+//! recursion is handled. Runtime functions have a fixed table
+//! ([`runtime_effect`]).
+
+use crate::ir::dom::DomTree;
+use crate::ir::{BinaryOp, BlockId, Inst, IrCode, Loc, Module, Operand, RuntimeFn, Type, Value};
+use crate::sema::hir::FuncId;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+/// A location class: what a location is, ignoring which object.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    /// The length of arrays of this element type.
+    Len(TypeKey),
+    /// Elements of arrays of this element type.
+    Elem(TypeKey),
+    Field(u32, u32),
+    Global(u32),
+}
+
+/// An orderable rendering of a [`Type`] (for class sets).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TypeKey(pub String);
+
+impl TypeKey {
+    pub fn of(t: &Type) -> TypeKey {
+        TypeKey(format!("{t:?}"))
+    }
+}
+
+/// One concrete location: a class, the object (`base`) and for elements
+/// the index (`None`: any element).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemLoc {
+    pub class: Class,
+    pub base: Option<Operand>,
+    pub index: Option<Operand>,
+}
+
+/// A set of classes (`all`: every location).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClassSet {
+    pub all: bool,
+    pub set: BTreeSet<Class>,
+}
+
+impl ClassSet {
+    pub fn everything() -> ClassSet {
+        ClassSet { all: true, set: BTreeSet::new() }
+    }
+    pub fn is_empty(&self) -> bool {
+        !self.all && self.set.is_empty()
+    }
+    pub fn contains(&self, c: &Class) -> bool {
+        self.all || self.set.contains(c)
+    }
+    pub fn intersects(&self, o: &ClassSet) -> bool {
+        if self.is_empty() || o.is_empty() {
+            return false;
+        }
+        self.all || o.all || self.set.iter().any(|c| o.set.contains(c))
+    }
+    /// Adds `o`; returns whether anything changed.
+    pub fn union(&mut self, o: &ClassSet) -> bool {
+        if self.all {
+            return false;
+        }
+        if o.all {
+            self.all = true;
+            self.set.clear();
+            return true;
+        }
+        let n = self.set.len();
+        self.set.extend(o.set.iter().cloned());
+        self.set.len() != n
+    }
+}
+
+/// What an access reads (a use) or writes (a def).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    None,
+    Locs(Vec<MemLoc>),
+    Classes(ClassSet),
+}
+
+/// The memory behaviour of one instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstEffect {
+    pub reads: Effect,
+    pub writes: Effect,
+}
+
+/// Mod/ref summary of a function: the classes it (or its callees) may read
+/// and may write.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub reads: ClassSet,
+    pub writes: ClassSet,
+}
+
+/// Summaries of every function of a module, by `FuncId`.
+#[derive(Clone, Debug, Default)]
+pub struct Summaries(pub Vec<Summary>);
+
+thread_local! {
+    static CURRENT: RefCell<Option<Rc<Summaries>>> = const { RefCell::new(None) };
+}
+
+/// Makes `s` the summaries that call effects consult on this thread (the
+/// pipeline sets them before each pass; without them a call may read and
+/// write everything).
+pub fn set_current_summaries(s: Option<Summaries>) {
+    CURRENT.with(|c| *c.borrow_mut() = s.map(Rc::new));
+}
+
+fn current_summary(f: FuncId) -> Option<Summary> {
+    CURRENT.with(|c| c.borrow().as_ref().and_then(|s| s.0.get(f.0 as usize).cloned()))
+}
+
+pub fn operand_type(ir: &IrCode, op: &Operand) -> Option<Type> {
+    match op {
+        Operand::Value(v) => ir.stmts.ty.get(v.0 as usize).cloned(),
+        Operand::Arg(a) => ir.params.get(*a as usize).cloned(),
+        Operand::Int(_) => Some(Type::Int),
+        Operand::Float(_) => Some(Type::Float),
+        Operand::Bool(_) => Some(Type::Bool),
+        Operand::Nil => None,
+    }
+}
+
+fn elem_of(t: Option<Type>) -> Option<Type> {
+    match t {
+        Some(Type::Array(e)) => Some(*e),
+        _ => None,
+    }
+}
+
+/// The class of `loc` accessed through `base` (array classes need the
+/// base's element type; `None` if it is unknown).
+pub fn class_of(ir: &IrCode, loc: &Loc, base: Option<&Operand>) -> Option<Class> {
+    Some(match loc {
+        Loc::ArrayLen => Class::Len(TypeKey::of(&elem_of(base.and_then(|b| operand_type(ir, b)))?)),
+        Loc::ArrayElem(t) => Class::Elem(TypeKey::of(t)),
+        Loc::Field { strukt, field } => Class::Field(strukt.0, *field),
+        Loc::Global(g) => Class::Global(g.0),
+    })
+}
+
+fn all() -> Effect {
+    Effect::Classes(ClassSet::everything())
+}
+
+fn loc_effect(ir: &IrCode, loc: &Loc, base: &Option<Operand>, index: &Option<Operand>) -> Effect {
+    match class_of(ir, loc, base.as_ref()) {
+        Some(class) => Effect::Locs(vec![MemLoc { class, base: *base, index: *index }]),
+        None => all(),
+    }
+}
+
+/// The fixed mod/ref table of the runtime. Printing, maths and string
+/// functions touch no Toy-visible memory (strings are immutable);
+/// `PrintValue` reads everything reachable; `ArrayPush`/`ArrayPop` read and
+/// write that array's length and elements; `Args` returns a new array.
+pub fn runtime_effect(ir: &IrCode, f: RuntimeFn, args: &[Operand]) -> InstEffect {
+    use RuntimeFn::*;
+    let none = InstEffect { reads: Effect::None, writes: Effect::None };
+    match f {
+        PrintValue => InstEffect { reads: all(), writes: Effect::None },
+        ArrayPush | ArrayPop => {
+            let Some(arr) = args.first() else { return InstEffect { reads: all(), writes: all() } };
+            match elem_of(operand_type(ir, arr)) {
+                Some(e) => {
+                    let k = TypeKey::of(&e);
+                    let locs = Effect::Locs(vec![
+                        MemLoc { class: Class::Len(k.clone()), base: Some(*arr), index: None },
+                        MemLoc { class: Class::Elem(k), base: Some(*arr), index: None },
+                    ]);
+                    InstEffect { reads: locs.clone(), writes: locs }
+                }
+                None => InstEffect { reads: all(), writes: all() },
+            }
+        }
+        PrintInt | PrintFloat | PrintBool | PrintStr | PrintSpace | PrintNewline | Clock | Exit | Sqrt | Sin
+        | Cos | Tan | Atan | Atan2 | Exp | Ln | Pow | Floor | Ceil | Fabs | FMod | StrConcat | StrEq | StrCmp
+        | StrLen | StrByte | StrOfInt | StrOfFloat | StrOfBool | Substr | Chr | Fixed | ParseInt | ParseFloat
+        | Args => none,
+    }
+}
+
+fn classes_effect(s: &ClassSet) -> Effect {
+    if s.is_empty() { Effect::None } else { Effect::Classes(s.clone()) }
+}
+
+/// The memory effect of statement `inst` (`None` when it touches no memory).
+pub fn inst_effect(ir: &IrCode, v: Value, inst: &Inst) -> Option<InstEffect> {
+    let e = match inst {
+        Inst::Load { loc, base, index } => InstEffect { reads: loc_effect(ir, loc, base, index), writes: Effect::None },
+        Inst::Store { loc, base, index, .. } => {
+            InstEffect { reads: Effect::None, writes: loc_effect(ir, loc, base, index) }
+        }
+        Inst::NewArray { elem, .. } => {
+            let k = TypeKey::of(elem);
+            let b = Some(Operand::Value(v));
+            InstEffect {
+                reads: Effect::None,
+                writes: Effect::Locs(vec![
+                    MemLoc { class: Class::Len(k.clone()), base: b, index: None },
+                    MemLoc { class: Class::Elem(k), base: b, index: None },
+                ]),
+            }
+        }
+        Inst::NewStruct { strukt, fields } => InstEffect {
+            reads: Effect::None,
+            writes: Effect::Locs(
+                (0..fields.len() as u32)
+                    .map(|f| MemLoc { class: Class::Field(strukt.0, f), base: Some(Operand::Value(v)), index: None })
+                    .collect(),
+            ),
+        },
+        Inst::Call { func, .. } => match current_summary(*func) {
+            Some(s) => InstEffect { reads: classes_effect(&s.reads), writes: classes_effect(&s.writes) },
+            None => InstEffect { reads: all(), writes: all() },
+        },
+        Inst::Runtime { func, args } => runtime_effect(ir, *func, args),
+        _ => return None,
+    };
+    if e.reads == Effect::None && e.writes == Effect::None {
+        return None;
+    }
+    Some(e)
+}
+
+fn add_effect(set: &mut ClassSet, e: &Effect) {
+    match e {
+        Effect::None => {}
+        Effect::Classes(c) => {
+            set.union(c);
+        }
+        Effect::Locs(ls) => {
+            for l in ls {
+                if !set.all {
+                    set.set.insert(l.class.clone());
+                }
+            }
+        }
+    }
+}
+
+/// Computes every function's summary bottom-up, iterating to a fixpoint
+/// (recursive functions start empty and grow). Allocations are not effects
+/// a caller can see. Calls use the summaries of the round before.
+pub fn compute_summaries(module: &Module) -> Summaries {
+    let n = module.funcs.len();
+    let mut sums = vec![Summary::default(); n];
+    // Local effects once; calls are resolved per round.
+    let mut local = vec![Summary::default(); n];
+    let mut callees: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n];
+    for (i, f) in module.funcs.iter().enumerate() {
+        for (s, inst) in f.stmts.inst.iter().enumerate() {
+            match inst {
+                Inst::Call { func, .. } => {
+                    callees[i].insert(func.0);
+                }
+                Inst::NewArray { .. } | Inst::NewStruct { .. } => {}
+                _ => {
+                    if let Some(e) = inst_effect(f, Value(s as u32), inst) {
+                        add_effect(&mut local[i].reads, &e.reads);
+                        add_effect(&mut local[i].writes, &e.writes);
+                    }
+                }
+            }
+        }
+    }
+    let mut changed = true;
+    let mut rounds = 0;
+    while changed && rounds < 4 * n + 8 {
+        changed = false;
+        rounds += 1;
+        for i in 0..n {
+            let mut s = local[i].clone();
+            for &c in &callees[i] {
+                match sums.get(c as usize) {
+                    Some(cs) => {
+                        s.reads.union(&cs.reads);
+                        s.writes.union(&cs.writes);
+                    }
+                    None => {
+                        s.reads = ClassSet::everything();
+                        s.writes = ClassSet::everything();
+                    }
+                }
+            }
+            if s != sums[i] {
+                sums[i] = s;
+                changed = true;
+            }
+        }
+    }
+    if changed {
+        // No fixpoint within the bound (cannot happen: sets only grow and
+        // are finite); be conservative.
+        for s in &mut sums {
+            *s = Summary { reads: ClassSet::everything(), writes: ClassSet::everything() };
+        }
+    }
+    Summaries(sums)
+}
+
+/// Alias answer.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AliasResult {
+    No,
+    May,
+    Must,
+}
+
+/// What alias queries need to know about the function.
+pub struct AliasCtx<'a> {
+    pub ir: &'a IrCode,
+    pub dom: &'a DomTree,
+    pub block_of: &'a HashMap<Value, BlockId>,
+}
+
+fn is_alloc(ir: &IrCode, op: &Operand) -> Option<Value> {
+    match op {
+        Operand::Value(v) => match ir.stmts.inst.get(v.0 as usize) {
+            Some(Inst::NewArray { .. } | Inst::NewStruct { .. }) => Some(*v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// An operand with the same value in every execution of the function.
+fn invariant(op: &Operand) -> bool {
+    !matches!(op, Operand::Value(_))
+}
+
+impl AliasCtx<'_> {
+    /// Whether the definition of `a` strictly dominates statement `b`.
+    fn value_before(&self, a: &Operand, b: Value) -> bool {
+        match a {
+            Operand::Value(a) => {
+                let (Some(ba), Some(bb)) = (self.block_of.get(a), self.block_of.get(&b)) else { return false };
+                let n = self.ir.stmts.len() as u32;
+                if a.0 >= n || b.0 >= n {
+                    return false;
+                }
+                if ba == bb {
+                    a.0 < b.0
+                } else {
+                    self.dom.reachable(ba.0) && self.dom.reachable(bb.0) && self.dom.dominates(ba.0, bb.0)
+                }
+            }
+            Operand::Arg(_) => true,
+            _ => false,
+        }
+    }
+
+    fn bases(&self, a: &Operand, b: &Operand, imprecise: bool) -> AliasResult {
+        if matches!(a, Operand::Nil) || matches!(b, Operand::Nil) {
+            return AliasResult::No;
+        }
+        if a == b && (!imprecise || invariant(a)) {
+            return AliasResult::Must;
+        }
+        match (is_alloc(self.ir, a), is_alloc(self.ir, b)) {
+            (Some(x), Some(y)) if x != y => return AliasResult::No,
+            (Some(_), None) if matches!(b, Operand::Arg(_)) => return AliasResult::No,
+            (None, Some(_)) if matches!(a, Operand::Arg(_)) => return AliasResult::No,
+            (Some(x), None) if !imprecise && self.value_before(b, x) => return AliasResult::No,
+            (None, Some(y)) if !imprecise && self.value_before(a, y) => return AliasResult::No,
+            _ => {}
+        }
+        AliasResult::May
+    }
+
+    /// `(root, offset)` with `op == root + offset` (`root` None: constant).
+    fn decompose(&self, op: &Operand) -> (Option<Operand>, i64) {
+        let mut cur = *op;
+        let mut off: i64 = 0;
+        for _ in 0..8 {
+            match cur {
+                Operand::Int(c) => return (None, off.wrapping_add(c)),
+                Operand::Value(v) => match self.ir.stmts.inst.get(v.0 as usize) {
+                    Some(Inst::Binary(BinaryOp::IAdd, x, Operand::Int(c)))
+                    | Some(Inst::Binary(BinaryOp::IAdd, Operand::Int(c), x)) => {
+                        off = off.wrapping_add(*c);
+                        cur = *x;
+                    }
+                    Some(Inst::Binary(BinaryOp::ISub, x, Operand::Int(c))) => {
+                        off = off.wrapping_sub(*c);
+                        cur = *x;
+                    }
+                    _ => break,
+                },
+                _ => break,
+            }
+        }
+        (Some(cur), off)
+    }
+
+    /// Whether `a` and `b` may name the same memory. `imprecise`: the two
+    /// accesses may be in different iterations of a loop, so facts that
+    /// compare SSA values of one execution are off.
+    pub fn alias(&self, a: &MemLoc, b: &MemLoc, imprecise: bool) -> AliasResult {
+        if a.class != b.class {
+            return AliasResult::No;
+        }
+        if let Class::Global(_) = a.class {
+            return AliasResult::Must;
+        }
+        let base = match (&a.base, &b.base) {
+            (Some(x), Some(y)) => self.bases(x, y, imprecise),
+            _ => AliasResult::May,
+        };
+        if base == AliasResult::No {
+            return AliasResult::No;
+        }
+        match a.class {
+            Class::Elem(_) => match (&a.index, &b.index) {
+                (Some(i), Some(j)) => {
+                    let (ri, oi) = self.decompose(i);
+                    let (rj, oj) = self.decompose(j);
+                    let roots_same = match (ri, rj) {
+                        (None, None) => true,
+                        (Some(x), Some(y)) => x == y && (!imprecise || invariant(&x)),
+                        _ => false,
+                    };
+                    if roots_same {
+                        if oi != oj {
+                            return AliasResult::No;
+                        }
+                        if base == AliasResult::Must {
+                            return AliasResult::Must;
+                        }
+                    }
+                    AliasResult::May
+                }
+                _ => AliasResult::May,
+            },
+            _ => base,
+        }
+    }
+
+    /// Whether a write `w` may overlap the locations `r`.
+    pub fn overlaps(&self, w: &Effect, r: &Effect, imprecise: bool) -> bool {
+        match (w, r) {
+            (Effect::None, _) | (_, Effect::None) => false,
+            (Effect::Locs(a), Effect::Locs(b)) => {
+                a.iter().any(|x| b.iter().any(|y| self.alias(x, y, imprecise) != AliasResult::No))
+            }
+            (Effect::Locs(a), Effect::Classes(c)) | (Effect::Classes(c), Effect::Locs(a)) => {
+                a.iter().any(|x| c.contains(&x.class))
+            }
+            (Effect::Classes(a), Effect::Classes(b)) => a.intersects(b),
+        }
+    }
+}
+

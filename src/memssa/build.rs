@@ -1,0 +1,245 @@
+//! Construction: accesses in statement order, φs on the iterated dominance
+//! frontier of the blocks holding defs (the entry counts, for
+//! `liveOnEntry`), then renaming by an explicit-stack walk over the
+//! dominator tree (no recursion, whatever its depth).
+
+use super::alias::{inst_effect, Effect};
+use super::{Access, AccessId, AccessKind, MemorySsa, WalkStats, LIVE_ON_ENTRY};
+use crate::ir::dom::DomTree;
+use crate::ir::{BlockId, IrCode, Value};
+use std::collections::HashMap;
+
+/// Unique predecessors of `b`, in order.
+pub(crate) fn unique_preds(ir: &IrCode, b: usize) -> Vec<BlockId> {
+    let mut out: Vec<BlockId> = Vec::new();
+    for p in &ir.cfg.blocks[b].preds {
+        if !out.contains(p) {
+            out.push(*p);
+        }
+    }
+    out
+}
+
+/// Dominance frontiers (Cooper, Harvey & Kennedy) of the reachable blocks.
+pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> Vec<Vec<u32>> {
+    let n = ir.cfg.blocks.len();
+    let mut df: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for b in 0..n {
+        if !dom.reachable(b as u32) {
+            continue;
+        }
+        let preds = unique_preds(ir, b);
+        if preds.len() < 2 {
+            continue;
+        }
+        let Some(idom) = dom.idom[b] else { continue };
+        for p in preds {
+            let mut r = p.0;
+            let mut guard = 0;
+            while r != idom && dom.reachable(r) && guard <= n {
+                guard += 1;
+                if !df[r as usize].contains(&(b as u32)) {
+                    df[r as usize].push(b as u32);
+                }
+                match dom.idom[r as usize] {
+                    Some(d) if d != r => r = d,
+                    _ => break,
+                }
+            }
+        }
+    }
+    df
+}
+
+/// The iterated dominance frontier of `blocks`.
+pub(crate) fn idf(df: &[Vec<u32>], blocks: &[u32]) -> Vec<u32> {
+    let mut in_set = vec![false; df.len()];
+    let mut queued = vec![false; df.len()];
+    let mut work: Vec<u32> = Vec::new();
+    for &b in blocks {
+        if (b as usize) < df.len() && !queued[b as usize] {
+            queued[b as usize] = true;
+            work.push(b);
+        }
+    }
+    let mut out = Vec::new();
+    while let Some(b) = work.pop() {
+        for &f in &df[b as usize] {
+            if !in_set[f as usize] {
+                in_set[f as usize] = true;
+                out.push(f);
+                if !queued[f as usize] {
+                    queued[f as usize] = true;
+                    work.push(f);
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+pub fn build(ir: &IrCode) -> MemorySsa {
+    let n = ir.cfg.blocks.len();
+    let dom = DomTree::new(&ir.cfg);
+    let mut m = MemorySsa {
+        accesses: vec![Access {
+            kind: AccessKind::LiveOnEntry,
+            block: BlockId(0),
+            num: 0,
+            defining: None,
+            optimized: None,
+            effect: Effect::None,
+            removed: false,
+        }],
+        by_inst: HashMap::new(),
+        phis: vec![None; n],
+        lists: vec![Vec::new(); n],
+        users: vec![Vec::new()],
+        dom,
+        walk_limit: 100,
+        next_num: 1,
+        block_of: HashMap::new(),
+        stats: WalkStats::default(),
+    };
+    let mut def_blocks: Vec<u32> = vec![0];
+    for (b, blk) in ir.cfg.blocks.iter().enumerate() {
+        for s in blk.stmts.clone() {
+            let v = Value(s);
+            m.block_of.insert(v, BlockId(b as u32));
+            let Some(inst) = ir.stmts.inst.get(s as usize) else { continue };
+            let Some(eff) = inst_effect(ir, v, inst) else { continue };
+            let (kind, effect, num) = if eff.writes != Effect::None {
+                if def_blocks.last() != Some(&(b as u32)) {
+                    def_blocks.push(b as u32);
+                }
+                m.next_num += 1;
+                (AccessKind::Def { inst: v }, eff.writes, m.next_num - 1)
+            } else {
+                (AccessKind::Use { inst: v }, eff.reads, 0)
+            };
+            let id = m.push(Access { kind, block: BlockId(b as u32), num, defining: None, optimized: None, effect, removed: false });
+            m.by_inst.insert(v, id);
+            m.lists[b].push(id);
+        }
+    }
+    let df = frontiers(ir, &m.dom);
+    let reachable_defs: Vec<u32> = def_blocks.into_iter().filter(|&b| m.dom.reachable(b)).collect();
+    for b in idf(&df, &reachable_defs) {
+        m.new_phi(ir, BlockId(b));
+    }
+    rename(ir, &mut m);
+    m
+}
+
+impl MemorySsa {
+    pub(crate) fn push(&mut self, a: Access) -> AccessId {
+        self.accesses.push(a);
+        self.users.push(Vec::new());
+        AccessId(self.accesses.len() as u32 - 1)
+    }
+
+    /// Creates an empty φ (operands liveOnEntry) at the head of `b`.
+    pub(crate) fn new_phi(&mut self, ir: &IrCode, b: BlockId) -> AccessId {
+        if let Some(p) = self.phi_for(b) {
+            return p;
+        }
+        let incoming: Vec<(BlockId, AccessId)> =
+            unique_preds(ir, b.0 as usize).into_iter().map(|p| (p, LIVE_ON_ENTRY)).collect();
+        let num = self.next_num;
+        self.next_num += 1;
+        let id = self.push(Access {
+            kind: AccessKind::Phi { incoming: incoming.clone() },
+            block: b,
+            num,
+            defining: None,
+            optimized: None,
+            effect: Effect::None,
+            removed: false,
+        });
+        for (_, a) in incoming {
+            self.add_user(a, id);
+        }
+        self.phis[b.0 as usize] = Some(id);
+        self.lists[b.0 as usize].insert(0, id);
+        id
+    }
+}
+
+/// Sets every defining access and φ operand from the block lists, by a
+/// preorder walk of the dominator tree with an explicit stack. Caches of
+/// optimized clobbers are kept only where still dominating.
+pub(crate) fn rename(ir: &IrCode, m: &mut MemorySsa) {
+    let n = ir.cfg.blocks.len();
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for b in 1..n {
+        if let Some(d) = m.dom.idom[b] {
+            if d as usize != b {
+                children[d as usize].push(b as u32);
+            }
+        }
+    }
+    // Unreachable blocks: everything is liveOnEntry.
+    for b in 0..n {
+        if m.dom.reachable(b as u32) {
+            continue;
+        }
+        for a in m.lists[b].clone() {
+            if !matches!(m.access(a).kind, AccessKind::Phi { .. }) {
+                m.set_defining(a, LIVE_ON_ENTRY);
+            }
+        }
+    }
+    if n == 0 {
+        return;
+    }
+    let mut stack: Vec<(u32, AccessId)> = vec![(0, LIVE_ON_ENTRY)];
+    while let Some((b, incoming)) = stack.pop() {
+        let mut cur = incoming;
+        for a in m.lists[b as usize].clone() {
+            match m.access(a).kind {
+                AccessKind::Phi { .. } => cur = a,
+                AccessKind::Def { .. } => {
+                    m.set_defining(a, cur);
+                    cur = a;
+                }
+                AccessKind::Use { .. } => {
+                    let keep = m.access(a).optimized.is_some_and(|o| m.access(a).defining == Some(o));
+                    if !keep {
+                        m.set_defining(a, cur);
+                    }
+                }
+                AccessKind::LiveOnEntry => {}
+            }
+        }
+        for s in ir.cfg.blocks[b as usize].succs.clone() {
+            if let Some(p) = m.phi_for(s) {
+                m.set_phi_incoming(p, BlockId(b), cur);
+            }
+        }
+        for &c in children[b as usize].iter().rev() {
+            stack.push((c, cur));
+        }
+    }
+}
+
+impl MemorySsa {
+    /// Sets φ `p`'s operand for the edge from `pred`.
+    pub(crate) fn set_phi_incoming(&mut self, p: AccessId, pred: BlockId, val: AccessId) {
+        let mut old = None;
+        if let AccessKind::Phi { incoming } = &mut self.accesses[p.0 as usize].kind {
+            for e in incoming.iter_mut() {
+                if e.0 == pred {
+                    old = Some(e.1);
+                    e.1 = val;
+                }
+            }
+        }
+        if let Some(o) = old {
+            if o != val {
+                self.drop_user(o, p);
+            }
+            self.add_user(val, p);
+        }
+    }
+}

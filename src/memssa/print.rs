@@ -1,0 +1,118 @@
+//! LLVM's `print<memoryssa>` format interleaved with the IR printer's
+//! lines: before each statement with an access, `; 1 = MemoryDef(liveOnEntry)`
+//! or `; MemoryUse(1)`; before a block's first statement its φ,
+//! `; 3 = MemoryPhi({#1,liveOnEntry},{#3,2})`. An optimized def shows its
+//! cached clobber (`->N`). In walker mode every def and use also shows the
+//! walker's answer (` - clobbered by N`).
+
+use super::{AccessId, AccessKind, MemorySsa, LIVE_ON_ENTRY};
+use crate::ir::{IrCode, Value};
+use crate::sema::hir::Program;
+use crate::span::SourceMap;
+
+impl MemorySsa {
+    /// `liveOnEntry` or the access number.
+    pub fn name(&self, a: AccessId) -> String {
+        if a == LIVE_ON_ENTRY {
+            "liveOnEntry".to_string()
+        } else {
+            self.access(a).num.to_string()
+        }
+    }
+
+    /// One access as LLVM prints it (without `; `).
+    pub fn describe(&self, a: AccessId) -> String {
+        let acc = self.access(a);
+        let def = acc.defining.map_or_else(|| "liveOnEntry".to_string(), |d| self.name(d));
+        match &acc.kind {
+            AccessKind::LiveOnEntry => "liveOnEntry".to_string(),
+            AccessKind::Use { .. } => format!("MemoryUse({def})"),
+            AccessKind::Def { .. } => {
+                let mut s = format!("{} = MemoryDef({def})", acc.num);
+                if let Some(o) = acc.optimized {
+                    s.push_str(&format!("->{}", self.name(o)));
+                }
+                s
+            }
+            AccessKind::Phi { incoming } => {
+                let ops: Vec<String> = incoming.iter().map(|(b, x)| format!("{{{},{}}}", b, self.name(*x))).collect();
+                format!("{} = MemoryPhi({})", acc.num, ops.join(","))
+            }
+        }
+    }
+}
+
+/// Prints `ir` with its MemorySSA. `walker`: query the walker for every
+/// def and use first, and show its answers.
+pub fn print_function(ir: &IrCode, program: &Program, sources: Option<&SourceMap>, walker: bool) -> String {
+    let mut m = MemorySsa::build(ir);
+    let mut clobber: std::collections::HashMap<AccessId, AccessId> = std::collections::HashMap::new();
+    if walker {
+        for a in m.live_accesses().collect::<Vec<_>>() {
+            if !matches!(m.access(a).kind, AccessKind::Phi { .. }) {
+                let c = m.clobbering_access(ir, a);
+                clobber.insert(a, c);
+            }
+        }
+    } else {
+        m.ensure_optimized_uses(ir);
+    }
+    let text = crate::ir::print::print_function(ir, program, sources);
+    let mut out = String::new();
+    let mut lines = text.lines();
+    if let Some(h) = lines.next() {
+        out.push_str(h);
+        out.push('\n');
+    }
+    let mut block_start = vec![None; ir.stmts.len()];
+    for (b, blk) in ir.cfg.blocks.iter().enumerate() {
+        if let Some(x) = block_start.get_mut(blk.stmts.start as usize) {
+            *x = Some(b);
+        }
+    }
+    let col = text
+        .lines()
+        .filter_map(|l| l.chars().position(|c| matches!(c, '│' | '└')))
+        .min()
+        .unwrap_or(0);
+    let indent = " ".repeat(col);
+    for (i, line) in lines.enumerate() {
+        let mut notes = Vec::new();
+        if let Some(Some(b)) = block_start.get(i) {
+            if let Some(p) = m.phi_for(crate::ir::BlockId(*b as u32)) {
+                notes.push(m.describe(p));
+            }
+        }
+        if let Some(a) = m.access_for(Value(i as u32)) {
+            let mut s = m.describe(a);
+            if let Some(c) = clobber.get(&a) {
+                s.push_str(&format!(" - clobbered by {}", m.name(*c)));
+            }
+            notes.push(s);
+        }
+        for n in notes {
+            out.push_str(&format!("{indent}│ ; {n}\n"));
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// [`print_function`] for every function of `module` (or only `only`),
+/// with the call summaries of the module in effect.
+pub fn print_module(module: &crate::ir::Module, sources: &SourceMap, only: Option<&str>, walker: bool) -> String {
+    super::alias::set_current_summaries(Some(super::alias::compute_summaries(module)));
+    let mut out = String::new();
+    for f in &module.funcs {
+        if only.is_some_and(|n| n != f.name) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&print_function(f, &module.program, Some(sources), walker));
+    }
+    super::alias::set_current_summaries(None);
+    out
+}

@@ -1,0 +1,147 @@
+//! The MemorySSA verifier: the invariants of [`MemorySsa`](super) against
+//! the function. Run after every pass that uses MemorySSA when the IR
+//! verifier is on (tests, debug builds), before the pass's edits are
+//! compacted away.
+
+use super::alias::{inst_effect, Effect};
+use super::build::unique_preds;
+use super::{AccessId, AccessKind, MemorySsa, LIVE_ON_ENTRY};
+use crate::ir::{BlockId, IrCode, Value};
+
+/// Checks `m` against `ir`; `Err` lists every violation.
+pub fn verify(m: &MemorySsa, ir: &IrCode) -> Result<(), Vec<String>> {
+    let mut errs = Vec::new();
+    let n_stmts = ir.stmts.len() as u32;
+    for (b, list) in m.lists.iter().enumerate() {
+        let mut last: Option<u32> = None;
+        for (k, &a) in list.iter().enumerate() {
+            let acc = m.access(a);
+            if acc.removed {
+                errs.push(format!("block #{}: removed access {} listed", b + 1, a.0));
+            }
+            if acc.block != BlockId(b as u32) {
+                errs.push(format!("access {} listed in #{} but says #{}", a.0, b + 1, acc.block.0 + 1));
+            }
+            match &acc.kind {
+                AccessKind::Phi { .. } => {
+                    if k != 0 || m.phi_for(BlockId(b as u32)) != Some(a) {
+                        errs.push(format!("block #{}: φ {} not first or not the block's φ", b + 1, m.name(a)));
+                    }
+                }
+                AccessKind::Def { inst } | AccessKind::Use { inst } => {
+                    if m.block_of(*inst) != Some(BlockId(b as u32)) {
+                        errs.push(format!("access of {inst} listed in #{} but the statement is elsewhere", b + 1));
+                    }
+                    if inst.0 < n_stmts {
+                        if last.is_some_and(|l| l >= inst.0) {
+                            errs.push(format!("block #{}: accesses out of statement order at {inst}", b + 1));
+                        }
+                        last = Some(inst.0);
+                    }
+                }
+                AccessKind::LiveOnEntry => errs.push("liveOnEntry listed in a block".to_string()),
+            }
+        }
+    }
+    // Every memory statement has its access, of the right kind.
+    for (s, inst) in ir.stmts.inst.iter().enumerate() {
+        let v = Value(s as u32);
+        let want = inst_effect(ir, v, inst).map(|e| e.writes != Effect::None);
+        let have = m.access_for(v).map(|a| matches!(m.access(a).kind, AccessKind::Def { .. }));
+        if want != have {
+            errs.push(format!("{v}: expected {:?} access (def?), found {:?}", want, have));
+        }
+    }
+    for a in m.live_accesses() {
+        let acc = m.access(a);
+        let reachable = m.dom.reachable(acc.block.0);
+        match &acc.kind {
+            AccessKind::Def { .. } | AccessKind::Use { .. } => {
+                let Some(d) = acc.defining else {
+                    errs.push(format!("access {} has no defining access", a.0));
+                    continue;
+                };
+                if m.access(d).removed {
+                    errs.push(format!("access {} defined by removed access", a.0));
+                }
+                if !reachable && d != LIVE_ON_ENTRY {
+                    errs.push(format!("access {} in unreachable #{} not liveOnEntry", a.0, acc.block.0 + 1));
+                }
+                if reachable && (d == a || !m.dominates(d, a)) {
+                    errs.push(format!("{}: defining access {} does not dominate it", m.describe(a), m.name(d)));
+                }
+                if matches!(m.access(d).kind, AccessKind::Use { .. }) {
+                    errs.push(format!("{}: defined by a use", m.describe(a)));
+                }
+                if !m.users(d).contains(&a) {
+                    errs.push(format!("{}: missing from users of {}", m.describe(a), m.name(d)));
+                }
+                if let Some(o) = acc.optimized {
+                    let use_ok = !matches!(acc.kind, AccessKind::Use { .. }) || Some(o) == acc.defining;
+                    if !use_ok || m.access(o).removed || (reachable && (o == a || !m.dominates(o, a))) {
+                        errs.push(format!("{}: optimized clobber {} not sane", m.describe(a), m.name(o)));
+                    }
+                }
+            }
+            AccessKind::Phi { incoming } => {
+                let preds = unique_preds(ir, acc.block.0 as usize);
+                let got: Vec<BlockId> = incoming.iter().map(|(p, _)| *p).collect();
+                if got.len() != preds.len() || preds.iter().any(|p| !got.contains(p)) {
+                    errs.push(format!("{}: operands do not match predecessors", m.describe(a)));
+                }
+                for (p, x) in incoming {
+                    if m.access(*x).removed {
+                        errs.push(format!("{}: operand removed", m.describe(a)));
+                        continue;
+                    }
+                    if !m.users(*x).contains(&a) {
+                        errs.push(format!("{}: missing from users of {}", m.describe(a), m.name(*x)));
+                    }
+                    if !m.dom.reachable(p.0) {
+                        if *x != LIVE_ON_ENTRY {
+                            errs.push(format!("{}: operand from unreachable {p} not liveOnEntry", m.describe(a)));
+                        }
+                        continue;
+                    }
+                    let xb = m.access(*x).block;
+                    if *x != LIVE_ON_ENTRY && !m.dom.dominates(xb.0, p.0) {
+                        errs.push(format!("{}: operand {} does not dominate {p}", m.describe(a), m.name(*x)));
+                    }
+                }
+            }
+            AccessKind::LiveOnEntry => {}
+        }
+    }
+    for (d, us) in m.users.iter().enumerate() {
+        for &u in us {
+            let acc = m.access(u);
+            let refers = acc.defining == Some(AccessId(d as u32))
+                || matches!(&acc.kind, AccessKind::Phi { incoming } if incoming.iter().any(|(_, x)| x.0 == d as u32));
+            if !refers && !acc.removed {
+                errs.push(format!("users of {} list {} which does not use it", d, u.0));
+            }
+        }
+    }
+    if errs.is_empty() { Ok(()) } else { Err(errs) }
+}
+
+thread_local! {
+    static ERRORS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Verifies `m` when the verifier is enabled (tests, debug builds,
+/// `TOYC_VERIFY=1`) and records failures (prefixed with the function name)
+/// for the pipeline, which reports them after the pass.
+pub fn check(m: &MemorySsa, ir: &IrCode) {
+    if !crate::driver::verify_enabled() {
+        return;
+    }
+    if let Err(errs) = verify(m, ir) {
+        ERRORS.with(|e| e.borrow_mut().extend(errs.into_iter().map(|x| format!("in {}: {x}", ir.name))));
+    }
+}
+
+/// The failures recorded by [`check`] since the last call.
+pub fn take_errors() -> Vec<String> {
+    ERRORS.with(|e| std::mem::take(&mut *e.borrow_mut()))
+}
