@@ -10,9 +10,11 @@
 //! [`Counters`] (`pass.counter: N` lines with `--stats`).
 
 pub mod cfg;
+pub mod checks;
 pub mod dce;
 pub mod fold;
 pub mod loops;
+pub mod pi_insert;
 pub mod sccp;
 pub mod timing;
 
@@ -55,6 +57,8 @@ pub static PASSES: &[Pass] = &[
     Pass { name: "dce", run: dce::run, level: 1, doc: "dead code elimination (mark-sweep, removes dead phi cycles)" },
     Pass { name: "simplifycfg", run: cfg::run, level: 1, doc: "fold constant branches, thread empty blocks, merge straight-line blocks" },
     Pass { name: "loops", run: loops::run, level: 2, doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
+    Pass { name: "pi", run: pi_insert::run, level: 3, doc: "insert π facts after comparison branches (only via --passes; `checks` does it itself)" },
+    Pass { name: "checks", run: checks::run, level: 2, doc: "π-fact bounds/nil/division check elimination" },
 ];
 
 pub fn find_pass(name: &str) -> Option<&'static Pass> {
