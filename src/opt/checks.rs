@@ -198,6 +198,12 @@ impl<'a> Facts<'a> {
         if kh == kn {
             return true;
         }
+        // `m - c <= n` when `m <= n` and `c >= 0` (no wrap: `m >= 0`).
+        if let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(c))) = self.inst(&self.root(h)) {
+            if *c >= 0 && depth < MAX_DEPTH && self.lower(*m, depth + 1).is_some_and(|l| l >= 0) && self.le(*m, n, depth + 1) {
+                return true;
+            }
+        }
         if let Key::Op(Operand::Int(c)) = kh {
             let lower_n = match &kn {
                 Key::Op(o) => self.lower(*o, depth + 1),
