@@ -70,8 +70,8 @@ pub enum Operand {
     Int(i64),
     Float(f64),
     Bool(bool),
-    /// The null reference: `nil` of a struct type, and the placeholder of
-    /// an array or string value that is never read (an empty array's fill).
+    /// The null reference: `nil` of a struct type, and the fill value of an
+    /// empty array of arrays (never read).
     Nil,
 }
 
