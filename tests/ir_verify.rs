@@ -25,7 +25,10 @@ fn base() -> IrCode {
                 (Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)), Type::Int),
                 (Inst::GotoIfNot { cond: Operand::Arg(1), dest: BlockId(2) }, Type::Void),
             ],
-            vec![(Inst::Binary(BinaryOp::IMul, v(0), Operand::Int(2)), Type::Int), (Inst::Goto(BlockId(3)), Type::Void)],
+            vec![
+                (Inst::Binary(BinaryOp::IMul, v(0), Operand::Int(2)), Type::Int),
+                (Inst::Goto(BlockId(3)), Type::Void),
+            ],
             vec![(Inst::Binary(BinaryOp::ISub, v(0), Operand::Int(1)), Type::Int)],
             vec![
                 (Inst::Phi { edges: vec![BlockId(1), BlockId(2)], values: vec![v(2), v(4)] }, Type::Int),

@@ -208,3 +208,79 @@ fn arrays_structs_and_globals() {
     let (code, out) = run(&build(with_heap(program(vec![main]))));
     assert_eq!((code, out.as_str()), (101, "[5, 7, 5] 9 P { x: 7, y: 0.5 } 4 7\n"));
 }
+
+/// Nested loops with `break`/`continue`, loop-carried values read after
+/// the loops, and a `for x in a` loop whose header reads the length: the
+/// shapes that loop rotation (`-O2`) rewrites; `run` checks `-O0 == -O2`.
+#[test]
+fn nested_loops_with_break_and_continue() {
+    let mut m = F::new();
+    let total = m.local("total", Type::Int);
+    let i = m.local("i", Type::Int);
+    let j = m.local("j", Type::Int);
+    let a = m.local("a", arr(Type::Int));
+    let x = m.local("x", Type::Int);
+    let k = m.local("k", Type::Int);
+    let (outer, inner, each) = (m.loop_id(), m.loop_id(), m.loop_id());
+    let v = |l| e(ExprKind::Local(l), Type::Int);
+    let add = |l, ex| set_place(Place::Local(l), Some(BinOp::Add), ex);
+    let main = m.finish(
+        "main",
+        Type::Void,
+        vec![
+            let_(total, int(0)),
+            let_(i, int(0)),
+            while_(
+                outer,
+                bin(BinOp::Lt, v(i), int(12)),
+                vec![
+                    let_(j, int(0)),
+                    while_(
+                        inner,
+                        bin(BinOp::Lt, v(j), v(i)),
+                        vec![
+                            add(j, int(1)),
+                            if_(bin(BinOp::Eq, v(j), int(7)), vec![brk(inner)], vec![]),
+                            if_(bin(BinOp::Eq, bin(BinOp::Rem, v(j), int(2)), int(0)), vec![cont(inner)], vec![]),
+                            add(total, v(j)),
+                        ],
+                    ),
+                    add(total, bin(BinOp::Mul, v(j), int(100))),
+                    add(i, int(1)),
+                    if_(bin(BinOp::Gt, v(total), int(5000)), vec![brk(outer)], vec![]),
+                ],
+            ),
+            print(vec![v(total), v(i)]),
+            let_(a, e(ExprKind::ArrayLit(vec![int(3), int(4), int(5)]), arr(Type::Int))),
+            for_each(each, x, k, e(ExprKind::Local(a), arr(Type::Int)), vec![add(total, v(x))]),
+            print(vec![v(total), v(k)]),
+        ],
+    );
+    // The same computation in Rust.
+    let (mut t, mut ii) = (0i64, 0i64);
+    while ii < 12 {
+        let mut jj = 0;
+        while jj < ii {
+            jj += 1;
+            if jj == 7 {
+                break;
+            }
+            if jj % 2 == 0 {
+                continue;
+            }
+            t += jj;
+        }
+        t += jj * 100;
+        ii += 1;
+        if t > 5000 {
+            break;
+        }
+    }
+    let line1 = format!("{t} {ii}");
+    t += 3 + 4 + 5;
+    let (code, out) = run(&build(program(vec![main])));
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.first().copied(), Some(line1.as_str()));
+    assert!(lines.get(1).is_some_and(|l| l.starts_with(&format!("{t} "))), "{out}");
+}

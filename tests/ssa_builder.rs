@@ -151,7 +151,11 @@ fn phis_that_only_feed_each_other_are_removed() {
     let m = build(program(vec![f.finish("f", Type::Int, body)]));
     let code = &m.funcs[0];
     assert_eq!(phis(code), 0, "{}", text(&m, 0));
-    assert!(code.stmts.inst.contains(&Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Arg(0))), "{}", text(&m, 0));
+    assert!(
+        code.stmts.inst.contains(&Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Arg(0))),
+        "{}",
+        text(&m, 0)
+    );
 }
 
 #[test]

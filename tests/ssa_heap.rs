@@ -2,7 +2,7 @@
 //! explicit checks on cold paths, `Loc` info, globals, for-each, try/catch.
 mod ssa_support;
 use ssa_support::*;
-use toyc::ir::{Cmp, BinaryOp, Flags, Inst, Loc, Operand, RaiseKind};
+use toyc::ir::{BinaryOp, Cmp, Flags, Inst, Loc, Operand, RaiseKind};
 use toyc::sema::hir::{BinOp, ExprKind, Place, StructId, Type};
 
 fn raises(f: &toyc::ir::IrCode, kind: RaiseKind) -> usize {
@@ -19,9 +19,16 @@ fn array_index_is_bounds_checked_with_one_unsigned_compare() {
     let code = &m.funcs[0];
     assert_eq!(count(code, |x| matches!(x, Inst::Load { loc: Loc::ArrayLen, .. })), 1, "{}", text(&m, 0));
     assert_eq!(count(code, |x| matches!(x, Inst::Binary(BinaryOp::ICmp(Cmp::Ult), Operand::Arg(1), _))), 1);
-    let r = code.stmts.inst.iter().position(|x| matches!(x, Inst::Raise { kind: RaiseKind::IndexOutOfBounds, args } if args.len() == 2));
+    let r = code
+        .stmts
+        .inst
+        .iter()
+        .position(|x| matches!(x, Inst::Raise { kind: RaiseKind::IndexOutOfBounds, args } if args.len() == 2));
     assert!(code.stmts.flags[r.expect("raise")].contains(Flags::COLD));
-    assert_eq!(count(code, |x| matches!(x, Inst::Load { loc: Loc::ArrayElem(Type::Int), index: Some(Operand::Arg(1)), .. })), 1);
+    assert_eq!(
+        count(code, |x| matches!(x, Inst::Load { loc: Loc::ArrayElem(Type::Int), index: Some(Operand::Arg(1)), .. })),
+        1
+    );
 }
 
 #[test]
@@ -30,7 +37,10 @@ fn field_access_is_nil_checked_unless_the_struct_is_fresh() {
     let p = f.param("p", Type::Struct(StructId(0)));
     let q = f.local("q", Type::Struct(StructId(0)));
     let lit = e(
-        ExprKind::StructLit { strukt: StructId(0), fields: vec![(1, e(ExprKind::Float(2.0), Type::Float)), (0, int(1))] },
+        ExprKind::StructLit {
+            strukt: StructId(0),
+            fields: vec![(1, e(ExprKind::Float(2.0), Type::Float)), (0, int(1))],
+        },
         Type::Struct(StructId(0)),
     );
     let body = vec![
@@ -41,7 +51,11 @@ fn field_access_is_nil_checked_unless_the_struct_is_fresh() {
     let code = &m.funcs[0];
     assert_eq!(raises(code, RaiseKind::NilDereference), 1, "{}", text(&m, 0));
     // Fields in declaration order.
-    assert!(code.stmts.inst.contains(&Inst::NewStruct { strukt: StructId(0), fields: vec![Operand::Int(1), Operand::Float(2.0)] }));
+    assert!(
+        code.stmts
+            .inst
+            .contains(&Inst::NewStruct { strukt: StructId(0), fields: vec![Operand::Int(1), Operand::Float(2.0)] })
+    );
 }
 
 #[test]
@@ -73,7 +87,6 @@ fn globals_are_loads_and_stores() {
     let code = &m.funcs[0];
     assert_eq!(count(code, |x| matches!(x, Inst::Load { loc: Loc::Global(_), .. })), 2, "{}", text(&m, 0));
     assert_eq!(count(code, |x| matches!(x, Inst::Store { loc: Loc::Global(_), .. })), 1);
-
 }
 
 #[test]
@@ -138,5 +151,4 @@ fn nested_try_rethrows_to_the_outer_handler() {
     // Only the call may throw on the path to the inner handler; the
     // rethrow goes to the outer one; nothing unwinds out of main.
     assert_eq!(count(code, |i| matches!(i, Inst::Unwind)), 0, "{}", text(&m, 1));
-
 }

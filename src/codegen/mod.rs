@@ -14,6 +14,7 @@
 
 pub mod heap;
 pub mod ops;
+pub mod rotate;
 pub mod rtfn;
 pub mod run;
 pub mod translate;
@@ -93,6 +94,8 @@ pub(crate) struct Compiler<'a> {
     position_ids: HashMap<Span, u64>,
     pub types: Vec<TypeDesc>,
     type_ids: HashMap<ir::Type, u64>,
+    /// `-O2`: Cranelift `speed` and loop rotation in the translation.
+    pub optimize: bool,
 }
 
 fn jit_module(opts: &CodegenOptions) -> Result<JITModule, String> {
@@ -142,6 +145,7 @@ impl<'a> Compiler<'a> {
             position_ids: HashMap::new(),
             types: Vec::new(),
             type_ids: HashMap::new(),
+            optimize: opts.optimize,
         };
         // Tag 0 is the string type (the header word of every string).
         cx.type_tag(&ir::Type::Str);

@@ -411,3 +411,12 @@ fn arrays_structs_and_globals() {
         );
     }
 }
+
+#[test]
+fn the_while_loop_header_is_rotated() {
+    let code = sum_loop();
+    let order = super::translate::reverse_postorder(&code);
+    let plan = super::rotate::plan(&code, &order);
+    assert_eq!(plan.rotated, vec![false, true, false, false]);
+    assert!(plan.dominates(1, 2) && !plan.dominates(2, 3));
+}

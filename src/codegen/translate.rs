@@ -13,6 +13,7 @@
 
 use super::Compiler;
 use super::ops;
+use super::rotate;
 use super::rtfn::{self, Lowering, RtSig, RtTy};
 use crate::ir::{Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type};
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -109,13 +110,20 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     pub cx: &'c mut Compiler<'a>,
     pub b: FunctionBuilder<'f>,
     pub code: &'a IrCode,
-    blocks: Vec<Option<cl::Block>>,
-    vals: Vec<Option<cl::Value>>,
+    pub(super) blocks: Vec<Option<cl::Block>>,
+    pub(super) vals: Vec<Option<cl::Value>>,
     params: Vec<cl::Value>,
     phic_slot: HashMap<u32, StackSlot>,
     upsilon_slots: HashMap<u32, Vec<StackSlot>>,
     func_refs: HashMap<ClFuncId, cl::FuncRef>,
     data_gvs: HashMap<DataId, cl::GlobalValue>,
+    /// Loop rotation (`-O2`): the analysis, the extra parameters of each
+    /// body/exit block (φ statement of the header, parameter), the active
+    /// overrides of header φs, and the substitution while copying a header.
+    plan: Option<rotate::Plan>,
+    pub(super) extra: HashMap<usize, Vec<(u32, cl::Value)>>,
+    pub(super) ovr: HashMap<u32, cl::Value>,
+    pub(super) subst: HashMap<u32, cl::Value>,
 }
 
 /// Translates `code` into `b`'s function (whose signature is already set).
@@ -131,6 +139,10 @@ pub(super) fn translate<'a>(cx: &mut Compiler<'a>, code: &'a IrCode, b: Function
         upsilon_slots: HashMap::new(),
         func_refs: HashMap::new(),
         data_gvs: HashMap::new(),
+        plan: None,
+        extra: HashMap::new(),
+        ovr: HashMap::new(),
+        subst: HashMap::new(),
     };
     t.run()?;
     let config = t.cx.module.isa().frontend_config();
@@ -165,6 +177,31 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 }
             }
         }
+        if self.cx.optimize {
+            let plan = rotate::plan(code, &order);
+            for &h in &order {
+                if !plan.rotated[h] {
+                    continue;
+                }
+                let phis: Vec<(u32, cl::Type)> = code.cfg.blocks[h]
+                    .stmts
+                    .clone()
+                    .filter(|&s| matches!(code.stmts.inst[s as usize], Inst::Phi { .. }))
+                    .filter_map(|s| cl_type(&code.stmts.ty[s as usize]).map(|t| (s, t)))
+                    .collect();
+                let Some(Inst::GotoIfNot { dest, .. }) = code.cfg.blocks[h].stmts.clone().last().map(|s| &code.stmts.inst[s as usize]) else {
+                    continue;
+                };
+                for target in [h + 1, dest.0 as usize] {
+                    let blk = self.block(target)?;
+                    for &(phi, ty) in &phis {
+                        let param = self.b.append_block_param(blk, ty);
+                        self.extra.entry(target).or_default().push((phi, param));
+                    }
+                }
+            }
+            self.plan = Some(plan);
+        }
         for (s, inst) in code.stmts.inst.iter().enumerate() {
             if let Inst::PhiC { upsilons } = inst {
                 let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
@@ -195,18 +232,43 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             self.b.ins().jump(first, &args);
         }
 
-        for &bi in &order {
-            self.block_body(bi)?;
+        if let Some(plan) = self.plan.take() {
+            // Dominator-tree preorder, with each block's overrides in scope
+            // for its subtree.
+            let mut stack: Vec<(usize, usize, Vec<(u32, Option<cl::Value>)>)> = Vec::new();
+            let root = order[0];
+            let saved = self.enter_scope(root);
+            self.block_body_in(root, &plan)?;
+            stack.push((root, 0, saved));
+            while let Some((b, i, _)) = stack.last_mut() {
+                if let Some(&c) = plan.children[*b].get(*i) {
+                    *i += 1;
+                    let saved = self.enter_scope(c);
+                    self.block_body_in(c, &plan)?;
+                    stack.push((c, 0, saved));
+                } else if let Some((_, _, saved)) = stack.pop() {
+                    for (phi, old) in saved.into_iter().rev() {
+                        match old {
+                            Some(v) => self.ovr.insert(phi, v),
+                            None => self.ovr.remove(&phi),
+                        };
+                    }
+                }
+            }
+        } else {
+            for &bi in &order {
+                self.block_body(bi, None)?;
+            }
         }
         Ok(())
     }
 
-    fn block(&self, b: usize) -> Result<cl::Block, String> {
+    pub(super) fn block(&self, b: usize) -> Result<cl::Block, String> {
         self.blocks.get(b).copied().flatten().ok_or_else(|| format!("branch to missing block #{}", b + 1))
     }
 
     /// The block arguments for the edge `from → to` (one per `φ` of `to`).
-    fn edge_args(&mut self, from: usize, to: usize) -> Result<Vec<BlockArg>, String> {
+    pub(super) fn edge_args(&mut self, from: usize, to: usize) -> Result<Vec<BlockArg>, String> {
         let code = self.code;
         let mut args = Vec::new();
         let Some(bb) = code.cfg.blocks.get(to) else {
@@ -233,10 +295,16 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 _ => break,
             }
         }
+        if let Some(extra) = self.extra.get(&to).cloned() {
+            for (phi, _) in extra {
+                let v = self.operand(&Operand::Value(crate::ir::Value(phi)))?;
+                args.push(BlockArg::Value(v));
+            }
+        }
         Ok(args)
     }
 
-    fn block_body(&mut self, bi: usize) -> Result<(), String> {
+    pub(super) fn block_body(&mut self, bi: usize, plan: Option<&rotate::Plan>) -> Result<(), String> {
         let code = self.code;
         let blk = self.block(bi)?;
         self.b.switch_to_block(blk);
@@ -248,6 +316,13 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 cold = true;
             }
             match &code.stmts.inst[s] {
+                Inst::Goto(d) if plan.is_some_and(|p| {
+                    let h = d.0 as usize;
+                    h != bi && p.rotated.get(h).copied().unwrap_or(false) && p.dominates(h, bi)
+                }) =>
+                {
+                    self.rotated_latch(bi, d.0 as usize)?;
+                }
                 Inst::Goto(d) => {
                     let target = self.block(d.0 as usize)?;
                     let args = self.edge_args(bi, d.0 as usize)?;
@@ -297,6 +372,8 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     /// The Cranelift value of an operand (constants are materialised here).
     pub(super) fn operand(&mut self, op: &Operand) -> Result<cl::Value, String> {
         Ok(match op {
+            Operand::Value(v) if self.subst.contains_key(&v.0) => self.subst[&v.0],
+            Operand::Value(v) if self.ovr.contains_key(&v.0) => self.ovr[&v.0],
             Operand::Value(v) => self
                 .vals
                 .get(v.0 as usize)
@@ -376,7 +453,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         }
     }
 
-    fn stmt(&mut self, s: usize) -> Result<(), String> {
+    pub(super) fn stmt(&mut self, s: usize) -> Result<(), String> {
         let code = self.code;
         match &code.stmts.inst[s] {
             Inst::Nothing | Inst::Phi { .. } => {}

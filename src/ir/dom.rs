@@ -70,11 +70,11 @@ impl DomTree {
         }
         // Pre/post numbers of the dominator tree for O(1) queries.
         let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for b in 1..n {
-            if let Some(d) = idom[b] {
-                if d as usize != b {
-                    children[d as usize].push(b as u32);
-                }
+        for (b, d) in idom.iter().enumerate().skip(1) {
+            if let Some(d) = *d
+                && d as usize != b
+            {
+                children[d as usize].push(b as u32);
             }
         }
         let mut pre = vec![u32::MAX; n];

@@ -39,7 +39,8 @@ pub fn print_function(f: &IrCode, program: &Program, sources: Option<&SourceMap>
         let _ = write!(out, " -> {}", program.type_name(&f.ret));
     }
     out.push('\n');
-    let n = f.stmts.len();
+    // Robust to malformed IR (the verifier reports it): only whole rows.
+    let n = f.stmts.inst.len().min(f.stmts.ty.len()).min(f.stmts.span.len());
     let line_of = |i: usize| -> Option<u32> {
         let sources = sources?;
         if matches!(f.stmts.inst.get(i), Some(Inst::Phi { .. } | Inst::PhiC { .. })) {
@@ -206,7 +207,8 @@ impl Printer<'_> {
                 format!("{b}.{name}")
             }
             Loc::Global(g) => {
-                let name = self.program.globals.get(g.0 as usize).map_or_else(|| format!("g{}", g.0), |g| g.name.clone());
+                let name =
+                    self.program.globals.get(g.0 as usize).map_or_else(|| format!("g{}", g.0), |g| g.name.clone());
                 format!("@{name}")
             }
         }
@@ -219,7 +221,8 @@ impl Printer<'_> {
             Inst::Unary(op, a) => format!("{}({})", unary_name(*op), operand(a)),
             Inst::Binary(op, a, b) => format!("{}({}, {})", binary_name(*op), operand(a), operand(b)),
             Inst::Phi { edges, values } => {
-                let parts: Vec<String> = edges.iter().zip(values).map(|(e, v)| format!("{e} => {}", operand(v))).collect();
+                let parts: Vec<String> =
+                    edges.iter().zip(values).map(|(e, v)| format!("{e} => {}", operand(v))).collect();
                 format!("φ ({})", parts.join(", "))
             }
             Inst::PhiC { upsilons } => {
@@ -263,4 +266,3 @@ impl Printer<'_> {
         }
     }
 }
-

@@ -252,7 +252,12 @@ pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
         for (op, edge) in uses {
             match op {
                 Operand::Arg(a) if a as usize >= f.params.len() => {
-                    errs.push(format!("fn {name}: %{}: uses _{} but the function has {} parameters", i + 1, a + 1, f.params.len()));
+                    errs.push(format!(
+                        "fn {name}: %{}: uses _{} but the function has {} parameters",
+                        i + 1,
+                        a + 1,
+                        f.params.len()
+                    ));
                 }
                 Operand::Value(v) => {
                     let d = v.0 as usize;

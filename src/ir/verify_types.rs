@@ -37,11 +37,9 @@ impl Ctx<'_> {
     /// `op` must have type `want`.
     fn expect(&mut self, what: &str, op: &Operand, want: &Type) {
         match ty_of(self.f, op) {
-            None if matches!(op, Operand::Nil) => {
-                if !want.is_ref() {
-                    let w = self.name(want);
-                    self.err(format!("{what} is nil but must be {w}"));
-                }
+            None if matches!(op, Operand::Nil) && !want.is_ref() => {
+                let w = self.name(want);
+                self.err(format!("{what} is nil but must be {w}"));
             }
             None => {}
             Some(t) if t == *want => {}
@@ -313,7 +311,12 @@ fn loc_type(c: &mut Ctx, loc: &Loc, base: &Option<Operand>, index: &Option<Opera
             if base_ty.as_ref().is_some_and(|t| *t != Type::Struct(*strukt)) || base.is_none() {
                 c.err("a field location needs a base of its struct type".into());
             }
-            let t = c.program.structs.get(strukt.0 as usize).and_then(|s| s.fields.get(*field as usize)).map(|fd| fd.ty.clone());
+            let t = c
+                .program
+                .structs
+                .get(strukt.0 as usize)
+                .and_then(|s| s.fields.get(*field as usize))
+                .map(|fd| fd.ty.clone());
             if t.is_none() {
                 c.err("field that does not exist".into());
             }

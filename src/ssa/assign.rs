@@ -91,7 +91,8 @@ impl FnLower<'_> {
         if !self.b.is_dead(handler_b) {
             self.b.switch_to(handler_b);
             for (var, phic) in ctx.map(|c| c.vars).unwrap_or_default() {
-                self.b.write_var(var, handler_b, Operand::Value(crate::ir::Value(phic)));
+                let value = self.phic_value(phic);
+                self.b.write_var(var, handler_b, value);
             }
             let msg = self.emit(Inst::TakeException, Type::Str, span, Flags::NOTHROW);
             self.b.write_var(catch_var.0, handler_b, msg);
@@ -107,5 +108,26 @@ impl FnLower<'_> {
         self.b.set_skip(after, head, written);
         self.b.seal(after);
         self.b.switch_to(after);
+    }
+
+    /// What a local is at the handler: its φᶜ, or the one value every ϒ of
+    /// the φᶜ stores (then it is the value at the region's entry, which
+    /// dominates the handler, and the unused φᶜ is dropped).
+    fn phic_value(&mut self, phic: u32) -> Operand {
+        let ups = match &self.b.nodes[phic as usize].inst {
+            Inst::PhiC { upsilons } => upsilons.clone(),
+            _ => Vec::new(),
+        };
+        let mut same: Option<Operand> = None;
+        for u in ups {
+            let Inst::Upsilon(x) = self.b.nodes[u.0 as usize].inst else { continue };
+            let x = self.b.resolve(x);
+            match same {
+                None => same = Some(x),
+                Some(s) if super::builder::same_op(s, x) => {}
+                Some(_) => return Operand::Value(crate::ir::Value(phic)),
+            }
+        }
+        same.unwrap_or(Operand::Value(crate::ir::Value(phic)))
     }
 }

@@ -75,7 +75,11 @@ pub struct Node {
 pub enum Term {
     Goto(Blk),
     /// Goes to `then` when `cond` is true, else to `els`.
-    Branch { cond: Operand, then: Blk, els: Blk },
+    Branch {
+        cond: Operand,
+        then: Blk,
+        els: Blk,
+    },
     Return(Option<Operand>),
     Unwind,
     Unreachable,
@@ -361,17 +365,16 @@ impl Builder {
                         continue;
                     }
                     let blk = &self.blocks[b as usize];
-                    if blk.sealed {
-                        if let Some((head, written)) = self.skip.get(&b) {
-                            if !written.contains(&var) {
-                                // A structured region that does not write
-                                // `var`: its value is the one at the head.
-                                let head = *head;
-                                stack.push(Frame::Single(b));
-                                stack.push(Frame::Lookup(head));
-                                continue;
-                            }
-                        }
+                    if blk.sealed
+                        && let Some((head, written)) = self.skip.get(&b)
+                        && !written.contains(&var)
+                    {
+                        // A structured region that does not write
+                        // `var`: its value is the one at the head.
+                        let head = *head;
+                        stack.push(Frame::Single(b));
+                        stack.push(Frame::Lookup(head));
+                        continue;
                     }
                     if !blk.sealed {
                         let phi = self.new_phi(var, b);
@@ -492,17 +495,17 @@ impl Builder {
         self.blocks[b as usize].sealed = true;
         let invariant = self.loops.remove(&b);
         for (var, phi) in incomplete {
-            if let Some((pre, written)) = &invariant {
-                if !written.contains(&var) {
-                    let v = self.read_var(var, *pre);
-                    self.replace_phi(phi, v);
-                    for u in self.phi_users[phi as usize].clone() {
-                        if u != phi {
-                            self.try_remove_trivial_phi(u);
-                        }
+            if let Some((pre, written)) = &invariant
+                && !written.contains(&var)
+            {
+                let v = self.read_var(var, *pre);
+                self.replace_phi(phi, v);
+                for u in self.phi_users[phi as usize].clone() {
+                    if u != phi {
+                        self.try_remove_trivial_phi(u);
                     }
-                    continue;
                 }
+                continue;
             }
             let preds = self.blocks[b as usize].preds.clone();
             for p in preds {
@@ -557,7 +560,9 @@ impl Builder {
             let same = match same {
                 Some(s) => s,
                 None => {
-                    if self.phi_operands(p).is_empty() && !self.blocks[self.nodes[p as usize].block as usize].preds.is_empty() {
+                    if self.phi_operands(p).is_empty()
+                        && !self.blocks[self.nodes[p as usize].block as usize].preds.is_empty()
+                    {
                         continue;
                     }
                     let ty = self.nodes[p as usize].ty.clone();

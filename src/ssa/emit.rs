@@ -181,11 +181,11 @@ fn live_nodes(b: &Builder, live_blk: &[bool]) -> (Vec<bool>, Vec<bool>) {
     let mut ups = vec![false; n];
     let mut work: Vec<u32> = Vec::new();
     let mark = |op: Operand, live: &mut Vec<bool>, work: &mut Vec<u32>| {
-        if let Operand::Value(Value(v)) = b.resolve(op) {
-            if !live[v as usize] {
-                live[v as usize] = true;
-                work.push(v);
-            }
+        if let Operand::Value(Value(v)) = b.resolve(op)
+            && !live[v as usize]
+        {
+            live[v as usize] = true;
+            work.push(v);
         }
     };
     for (blk, bb) in b.blocks.iter().enumerate() {
@@ -240,11 +240,9 @@ fn live_nodes(b: &Builder, live_blk: &[bool]) -> (Vec<bool>, Vec<bool>) {
 fn layout(b: &Builder, live: &[bool]) -> Vec<Blk> {
     let nb = b.blocks.len();
     let mut is_then = vec![false; nb];
-    for blk in 0..nb {
-        if live[blk] {
-            if let Some(Term::Branch { then, .. }) = term_of(b, blk as u32) {
-                is_then[*then as usize] = true;
-            }
+    for (blk, &l) in live.iter().enumerate() {
+        if l && let Some(Term::Branch { then, .. }) = term_of(b, blk as u32) {
+            is_then[*then as usize] = true;
         }
     }
     let mut starts: Vec<Blk> = (0..nb as u32).filter(|&x| live[x as usize] && !is_then[x as usize]).collect();
@@ -330,7 +328,11 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
                     values: values.iter().map(|v| op(*v)).collect(),
                 },
                 Inst::PhiC { upsilons } => Inst::PhiC {
-                    upsilons: upsilons.iter().filter(|u| live_ups[u.0 as usize]).map(|u| Value(map[u.0 as usize])).collect(),
+                    upsilons: upsilons
+                        .iter()
+                        .filter(|u| live_ups[u.0 as usize])
+                        .map(|u| Value(map[u.0 as usize]))
+                        .collect(),
                 },
                 other => map_operands(other, &op),
             };
@@ -350,9 +352,7 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
         if emit_term[i] {
             let inst = match term {
                 Term::Goto(t) => Inst::Goto(fb(t)),
-                Term::Branch { cond, els, .. } => {
-                    Inst::GotoIfNot { cond: op(cond), dest: fb(els) }
-                }
+                Term::Branch { cond, els, .. } => Inst::GotoIfNot { cond: op(cond), dest: fb(els) },
                 Term::Return(v) => Inst::Return(v.map(op)),
                 Term::Unwind => Inst::Unwind,
                 Term::Unreachable => Inst::Unreachable,
@@ -367,15 +367,7 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
             succs: succs.into_iter().map(fb).collect(),
         });
     }
-    IrCode {
-        name: h.name,
-        func: h.func,
-        params: h.params,
-        ret: h.ret,
-        span: h.span,
-        stmts,
-        cfg: Cfg { blocks },
-    }
+    IrCode { name: h.name, func: h.func, params: h.params, ret: h.ret, span: h.span, stmts, cfg: Cfg { blocks } }
 }
 
 /// `inst` with every operand passed through `f`.

@@ -5,7 +5,7 @@
 //! 64, `MIN / -1 == MIN`, IEEE floats, saturating float → int), so a folded
 //! program prints what the unfolded one would. Division by a constant zero
 //! is never folded: the explicit check raises before the division.
-use super::builder::{op_key, same_op, Builder, LvnKey};
+use super::builder::{Builder, LvnKey, op_key, same_op};
 use crate::ir::{BinaryOp, Cmp, Inst, Operand, Type, UnaryOp};
 use crate::span::Span;
 
@@ -78,9 +78,11 @@ pub fn fold_binary(op: BinaryOp, a: Operand, b: Operand) -> Option<Operand> {
         (BinaryOp::FRem, Float(x), Float(y)) => Some(Float(x % y)),
         (op, Int(x), Int(y)) => int_binary(op, x, y).map(Int),
         // Identities that hold for every value of the other operand.
-        (BinaryOp::IAdd | BinaryOp::ISub | BinaryOp::IOr | BinaryOp::IXor | BinaryOp::IShl | BinaryOp::IShr, x, Int(0)) => {
-            Some(x)
-        }
+        (
+            BinaryOp::IAdd | BinaryOp::ISub | BinaryOp::IOr | BinaryOp::IXor | BinaryOp::IShl | BinaryOp::IShr,
+            x,
+            Int(0),
+        ) => Some(x),
         (BinaryOp::IAdd | BinaryOp::IOr | BinaryOp::IXor, Int(0), y) => Some(y),
         (BinaryOp::IMul | BinaryOp::IDiv, x, Int(1)) => Some(x),
         (BinaryOp::IMul, Int(1), y) => Some(y),
@@ -118,12 +120,12 @@ impl Builder {
             return v;
         }
         // `!!x` and `--x` are `x`.
-        if let Operand::Value(v) = a {
-            if let Inst::Unary(inner, x) = &self.nodes[v.0 as usize].inst {
-                if *inner == op && matches!(op, UnaryOp::Not | UnaryOp::INeg) {
-                    return self.resolve(*x);
-                }
-            }
+        if let Operand::Value(v) = a
+            && let Inst::Unary(inner, x) = &self.nodes[v.0 as usize].inst
+            && *inner == op
+            && matches!(op, UnaryOp::Not | UnaryOp::INeg)
+        {
+            return self.resolve(*x);
         }
         self.push_pure(LvnKey::Unary(op, op_key(a)), Inst::Unary(op, a), ty, span)
     }

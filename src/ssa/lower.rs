@@ -47,7 +47,8 @@ pub const PURE: Flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
 impl<'a> FnLower<'a> {
     pub fn new(_prog: &'a Program, func: &'a Function, may_throw: &'a [bool]) -> FnLower<'a> {
         let var_ty: Vec<Type> = func.locals.iter().map(|l| l.ty.clone()).collect();
-        let params: Vec<Type> = func.params.iter().map(|p| var_ty.get(p.0 as usize).cloned().unwrap_or(Type::Int)).collect();
+        let params: Vec<Type> =
+            func.params.iter().map(|p| var_ty.get(p.0 as usize).cloned().unwrap_or(Type::Int)).collect();
         let mut b = Builder::new(var_ty);
         for (i, p) in func.params.iter().enumerate() {
             b.write_var(p.0, 0, Operand::Arg(i as u32));

@@ -145,7 +145,12 @@ impl FnLower<'_> {
                         if let Some(v) = fold_binary(BinaryOp::FRem, self.b.resolve(x), self.b.resolve(y)) {
                             return v;
                         }
-                        return self.emit(Inst::Runtime { func: RuntimeFn::FMod, args: vec![x, y] }, T::Float, span, PURE);
+                        return self.emit(
+                            Inst::Runtime { func: RuntimeFn::FMod, args: vec![x, y] },
+                            T::Float,
+                            span,
+                            PURE,
+                        );
                     }
                 };
                 self.b.binary(fop, x, y, T::Float, span)
@@ -262,10 +267,10 @@ impl FnLower<'_> {
     /// Raises NilDereference when `o` is nil (skipped for a fresh struct).
     pub fn nil_check(&mut self, o: Operand, span: Span) {
         let o = self.b.resolve(o);
-        if let Operand::Value(v) = o {
-            if matches!(self.b.nodes[v.0 as usize].inst, Inst::NewStruct { .. }) {
-                return;
-            }
+        if let Operand::Value(v) = o
+            && matches!(self.b.nodes[v.0 as usize].inst, Inst::NewStruct { .. })
+        {
+            return;
         }
         let ok = self.b.binary(BinaryOp::ICmp(Cmp::Ne), o, Operand::Nil, T::Bool, span);
         self.check(ok, RaiseKind::NilDereference, Vec::new(), span);

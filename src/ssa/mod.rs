@@ -4,8 +4,8 @@
 //! `lower*`, `assign` and `builtins` walk the HIR; `fold` simplifies on the
 //! fly; `throws` decides which functions may throw; `scc` and `emit` finish
 //! a function into [`IrCode`](crate::ir::IrCode).
-pub mod builder;
 mod assign;
+pub mod builder;
 mod builtins;
 mod emit;
 pub mod fold;

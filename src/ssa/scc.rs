@@ -7,7 +7,7 @@
 //! order Tarjan's algorithm emits them); an SCC with exactly one outside
 //! operand is replaced by it, one with several is searched again among its
 //! inner φs (those with no outside operand). Iterative throughout.
-use super::builder::{op_key, Builder, OpKey};
+use super::builder::{Builder, OpKey, op_key};
 use crate::ir::{Inst, Operand, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -30,10 +30,10 @@ pub fn remove_redundant_phis(b: &mut Builder) {
             for &p in &scc {
                 let mut is_inner = true;
                 for op in b.phi_operands(p) {
-                    if let Operand::Value(Value(n)) = op {
-                        if members.contains(&n) {
-                            continue;
-                        }
+                    if let Operand::Value(Value(n)) = op
+                        && members.contains(&n)
+                    {
+                        continue;
                     }
                     is_inner = false;
                     if seen.insert(op_key(op)) {

@@ -77,10 +77,10 @@ fn walk_stmt(s: &Stmt, in_try: bool, facts: &mut Facts) {
                     throws_here(in_try, facts);
                 }
             }
-            if let Some(op) = op {
-                if divides(*op, &value.ty, value) {
-                    throws_here(in_try, facts);
-                }
+            if let Some(op) = op
+                && divides(*op, &value.ty, value)
+            {
+                throws_here(in_try, facts);
             }
             walk_expr(value, in_try, facts);
         }
@@ -161,7 +161,12 @@ fn walk_expr(e: &Expr, in_try: bool, facts: &mut Facts) {
             }
             if matches!(
                 builtin,
-                Builtin::Pop | Builtin::Assert | Builtin::ParseInt | Builtin::ParseFloat | Builtin::Chr | Builtin::Substr
+                Builtin::Pop
+                    | Builtin::Assert
+                    | Builtin::ParseInt
+                    | Builtin::ParseFloat
+                    | Builtin::Chr
+                    | Builtin::Substr
             ) {
                 throws_here(in_try, facts);
             }

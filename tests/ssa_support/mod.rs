@@ -179,3 +179,25 @@ pub fn with_heap(mut p: Program) -> Program {
     p.globals.push(GlobalDef { name: "counter".into(), ty: Type::Int, mutable: true, span: Span::default() });
     p
 }
+
+/// Type-checks Toy source `src`, builds its IR and runs the verifier (and
+/// the backend's translation, via [`build`]).
+pub fn ir_of(src: &str) -> Module {
+    let mut sources = toyc::span::SourceMap::new();
+    let text = if src.contains("fn main(") { src.to_string() } else { format!("{src}\nfn main() {{}}\n") };
+    let file = sources.add("test.toy".into(), None, text);
+    let program = match toyc::sema::analyze(&mut sources, file) {
+        Ok(p) => p,
+        Err(diags) => panic!("does not compile:\n{}", toyc::diag::render(&sources, &diags, false)),
+    };
+    build(program)
+}
+
+/// The IR of the function named `name`.
+pub fn func<'a>(m: &'a Module, name: &str) -> &'a IrCode {
+    m.funcs.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no function {name}"))
+}
+
+pub fn show(m: &Module, name: &str) -> String {
+    toyc::ir::print::print_function(func(m, name), &m.program, None)
+}
