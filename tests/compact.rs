@@ -393,11 +393,10 @@ fn incremental_compact_rewrites_during_the_sweep() {
     while let Some(x) = ic.next_value() {
         seen.push(x.0 + 1);
         // A pass that knows `_1 < 10` is false here.
-        if matches!(ic.inst(x), Inst::Binary(BinaryOp::ICmp(_), ..)) {
-            if let Some(i) = ic.inst_mut(x) {
+        if matches!(ic.inst(x), Inst::Binary(BinaryOp::ICmp(_), ..))
+            && let Some(i) = ic.inst_mut(x) {
                 *i = Inst::Copy(Operand::Bool(false));
             }
-        }
         // Operands already forwarded through the copy seen before.
         if let Inst::GotoIfNot { cond, .. } = ic.inst(x) {
             assert_eq!(*cond, Operand::Bool(false));

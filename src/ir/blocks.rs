@@ -181,11 +181,10 @@ impl BlockIr {
         let mut preds: Vec<Vec<Label>> = vec![Vec::new(); self.next_label as usize];
         for b in &self.blocks {
             for s in b.term.succs() {
-                if let Some(list) = preds.get_mut(s as usize) {
-                    if !list.contains(&b.label) {
+                if let Some(list) = preds.get_mut(s as usize)
+                    && !list.contains(&b.label) {
                         list.push(b.label);
                     }
-                }
             }
         }
         preds
@@ -198,8 +197,8 @@ impl BlockIr {
         let mut i = 0;
         while i < self.blocks.len() {
             let next = self.blocks.get(i + 1).map(|b| b.label);
-            if let Term::Branch { then, els, .. } = self.blocks[i].term.clone() {
-                if Some(then) != next && then != els {
+            if let Term::Branch { then, els, .. } = self.blocks[i].term.clone()
+                && Some(then) != next && then != els {
                     let tramp = self.fresh_label();
                     let from = self.blocks[i].label;
                     if let Term::Branch { then: t, .. } = &mut self.blocks[i].term {
@@ -211,7 +210,6 @@ impl BlockIr {
                     }
                     self.blocks.insert(i + 1, BBlock { label: tramp, stmts: Vec::new(), term: Term::Goto(then), term_span: span });
                 }
-            }
             i += 1;
         }
         let pos = self.positions();

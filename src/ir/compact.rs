@@ -177,11 +177,10 @@ impl<'a> IncrementalCompact<'a> {
     }
 
     fn record_last(&mut self) {
-        if let Some(v) = self.last.take() {
-            if let Some(Inst::Copy(op)) = self.insts.get(v as usize) {
+        if let Some(v) = self.last.take()
+            && let Some(Inst::Copy(op)) = self.insts.get(v as usize) {
                 self.subst[v as usize] = Some(*op);
             }
-        }
     }
 
     /// The successor blocks of old block `b` as its terminator says, the
@@ -285,11 +284,10 @@ impl<'a> IncrementalCompact<'a> {
         for &p in &phis {
             if let Inst::Phi { values, .. } = &self.insts[p as usize] {
                 for val in values {
-                    if let Operand::Value(w) = val {
-                        if let Some(list) = phi_users.get_mut(w.0 as usize) {
+                    if let Operand::Value(w) = val
+                        && let Some(list) = phi_users.get_mut(w.0 as usize) {
                             list.push(p);
                         }
-                    }
                 }
             }
         }

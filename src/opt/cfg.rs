@@ -106,6 +106,8 @@ fn remove_unreachable(bir: &mut BlockIr) {
 fn round(bir: &mut BlockIr) -> (u64, u64) {
     remove_unreachable(bir);
     let preds = bir.preds();
+    let edges: std::collections::HashSet<(Label, Label)> =
+        preds.iter().enumerate().flat_map(|(t, ps)| ps.iter().map(move |&p| (p, t as Label))).collect();
     let pos = bir.positions();
     let at = |l: Label| pos.get(l as usize).copied().flatten();
     let mut dirty = vec![false; pos.len()];
@@ -174,7 +176,7 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
                 all = false;
                 continue;
             }
-            if preds[t as usize].contains(&p) {
+            if edges.contains(&(p, t)) {
                 match phi_values_on(bir, ti, p) {
                     Some(on_p) if on_p.iter().zip(&on_e).all(|(x, y)| same_operand(x, y)) => {}
                     _ => {
@@ -184,13 +186,12 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
                 }
             } else {
                 for s in bir.blocks[ti].phis_mut() {
-                    if let Inst::Phi { edges, values } = &mut s.inst {
-                        if let Some(i) = edges.iter().position(|x| x.0 == e) {
+                    if let Inst::Phi { edges, values } = &mut s.inst
+                        && let Some(i) = edges.iter().position(|x| x.0 == e) {
                             let v = values[i];
                             edges.push(BlockId(p));
                             values.push(v);
                         }
-                    }
                 }
             }
             bir.blocks[pi].term.retarget(e, t);

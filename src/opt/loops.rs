@@ -231,8 +231,8 @@ fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> BBlock {
         replacements.push((phi.id, incoming));
     }
     for s in bir.blocks[target].stmts.iter_mut() {
-        if let Some((_, inc)) = replacements.iter().find(|(id, _)| *id == s.id) {
-            if let Inst::Phi { edges, values } = &mut s.inst {
+        if let Some((_, inc)) = replacements.iter().find(|(id, _)| *id == s.id)
+            && let Inst::Phi { edges, values } = &mut s.inst {
                 let mut i = 0;
                 while i < edges.len() {
                     if from_labels.contains(&edges[i].0) {
@@ -245,7 +245,6 @@ fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> BBlock {
                 edges.push(BlockId(new_label));
                 values.push(*inc);
             }
-        }
     }
     for &f in from {
         bir.blocks[f].term.retarget(t_label, new_label);

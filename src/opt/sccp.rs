@@ -223,11 +223,10 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
         let Some(inst) = ic.inst_mut(v) else { continue };
         match inst {
             Inst::GotoIfNot { cond, .. } => {
-                if let Operand::Value(c) = cond {
-                    if let Some(Lattice::Const(k @ Operand::Bool(_))) = sol.values.get(c.0 as usize) {
+                if let Operand::Value(c) = cond
+                    && let Some(Lattice::Const(k @ Operand::Bool(_))) = sol.values.get(c.0 as usize) {
                         *cond = *k;
                     }
-                }
                 if matches!(cond, Operand::Bool(_)) {
                     branches += 1;
                 }
