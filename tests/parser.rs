@@ -433,6 +433,20 @@ fn missing_commas_between_entries_are_recovered() {
 }
 
 #[test]
+fn missing_colons_and_broken_parameters_keep_the_names() {
+    let src = "fn f(a int) { }\nfn g(a, b: [int]) { }\nstruct P { x int, y: int }";
+    assert_eq!(
+        errs(src),
+        ["1:8: expected `:`, found `int`", "2:7: expected `:`, found `,`", "3:14: expected `:`, found `int`"]
+    );
+    let (m, _) = run(src);
+    assert_eq!(
+        sexpr::module(&m),
+        "(fn f ((a int)) _ { })\n(fn g ((a <error>) (b <error>)) _ { })\n(struct P (x int) (y int))"
+    );
+}
+
+#[test]
 fn missing_types_keep_the_declaration() {
     let (m, e) = run("fn f() -> { }\nfn g() { let x: = 1; }");
     assert_eq!(e, ["1:11: expected type, found `{`", "2:17: expected type, found `=`"]);

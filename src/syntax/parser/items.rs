@@ -2,7 +2,7 @@
 
 use super::exprs::exprs;
 use super::stmts::block;
-use super::{Cx, P, entry_comma, ident, semi_may_be_missing, skip_group, skip_junk};
+use super::{Cx, P, entry_comma, ident, semi_may_be_missing, skip_group, skip_junk, skip_to_comma, type_colon};
 use crate::syntax::ast::{
     Expr, ExprKind, FieldDef, FnDef, GlobalDef, Import, Item, Module, Param, StructDef, TypeExpr, TypeExprKind,
 };
@@ -47,7 +47,7 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
         });
     let semi_item = choice((import_core, global_core)).boxed();
 
-    let field = ident(cx).then_ignore(just(Token::Colon)).then(ty.clone()).map(|(name, ty)| FieldDef { name, ty });
+    let field = ident(cx).then_ignore(type_colon()).then(ty.clone()).map(|(name, ty)| FieldDef { name, ty });
     let fields = field
         .separated_by(entry_comma())
         .allow_trailing()
@@ -59,12 +59,23 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
         .then(fields)
         .map_with(move |(name, fields), e| Item::Struct(StructDef { name, fields, span: cx.span(e.span()) }));
 
-    let param = ident(cx).then_ignore(just(Token::Colon)).then(ty.clone()).map(|(name, ty)| Param { name, ty });
+    let param = ident(cx).then_ignore(type_colon()).then(ty.clone()).map(|(name, ty)| Param { name, ty });
+    // When the list does not parse, the parameter names are still kept
+    // (with error types), so uses and calls do not cascade.
+    let lenient_param = ident(cx)
+        .then(skip_to_comma().map_with(move |_, e| cx.span(e.span())))
+        .map(|(name, span)| Param { name, ty: TypeExpr { kind: TypeExprKind::Error, span } });
+    let lenient_params = lenient_param
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LParen), just(Token::RParen));
     let params = param
         .separated_by(entry_comma())
         .allow_trailing()
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LParen), just(Token::RParen))
+        .recover_with(via_parser(lenient_params))
         .recover_with(via_parser(skip_group(Token::LParen).map(|_| Vec::new())));
     let fn_def = just(Token::Fn)
         .ignore_then(ident(cx))

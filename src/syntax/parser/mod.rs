@@ -159,6 +159,41 @@ pub(crate) fn entry_comma<'a>() -> P<'a, ()> {
     just(Token::Comma).ignored().recover_with(via_parser(next_is_entry)).boxed()
 }
 
+/// The `:` between a name and its type in fields and parameters. A missing
+/// `:` before something that starts a type is reported and parsing goes on.
+pub(crate) fn type_colon<'a>() -> P<'a, ()> {
+    let type_follows = custom(|inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
+        let save = inp.save();
+        let ok = inp.next_maybe().is_some_and(|t| matches!(*t, Token::Ident(_) | Token::LBracket));
+        inp.rewind(save);
+        if ok { Ok(()) } else { Err(no_match(inp)) }
+    });
+    just(Token::Colon).ignored().recover_with(via_parser(type_follows)).boxed()
+}
+
+/// Skips tokens (bracket groups as units) up to a `,` or closing bracket
+/// at the current level; may skip nothing.
+pub(crate) fn skip_to_comma<'a>() -> P<'a, ()> {
+    custom(|inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
+        let mut depth = 0usize;
+        loop {
+            let save = inp.save();
+            let Some(t) = inp.next_maybe() else { break };
+            if depth == 0 && (*t == Token::Comma || t.is_closer()) {
+                inp.rewind(save);
+                break;
+            }
+            if t.is_opener() {
+                depth += 1;
+            } else if t.is_closer() {
+                depth -= 1;
+            }
+        }
+        Ok(())
+    })
+    .boxed()
+}
+
 /// A bracket group `open ... close` skipped as a unit (the stream is
 /// balanced), for recovering the contents of a bracketed construct.
 pub(crate) fn skip_group<'a>(open: Token<'static>) -> P<'a, SimpleSpan> {
