@@ -166,6 +166,10 @@ impl<'a> Facts<'a> {
                 }
             }
             Inst::Load { loc: Loc::ArrayLen, .. } => Some(0),
+            // `x + 1` cannot wrap when `x` has an upper bound.
+            Inst::Binary(BinaryOp::IAdd, x, Operand::Int(1)) if self.bounded_above(*x) => {
+                self.lower(*x, depth + 1).and_then(|l| l.checked_add(1))
+            }
             Inst::Phi { values, .. } => {
                 let mut best: Option<i64> = None;
                 for v in values {
@@ -189,7 +193,12 @@ impl<'a> Facts<'a> {
             (x, Operand::Int(1)) | (Operand::Int(1), x) => *x,
             _ => return false,
         };
-        self.root(x) == phi && self.chain(x).iter().any(|f| matches!(f, Fact::Range { hi: Some(_), .. }))
+        self.root(x) == phi && self.bounded_above(x)
+    }
+
+    /// Whether `x` is under a π with an upper bound (so `x + 1` cannot wrap).
+    fn bounded_above(&self, x: Operand) -> bool {
+        self.chain(x).iter().any(|f| matches!(f, Fact::Range { hi: Some(_), .. }))
     }
 
     /// Whether `h <= n` is known.
@@ -246,11 +255,24 @@ impl<'a> Facts<'a> {
         false
     }
 
-    fn non_nil(&self, p: Operand) -> bool {
+    /// Whether `p` is known not to be nil: a `NonNil` π on its chain, an
+    /// allocation, or a φ of such values (no cycles: a φ met again is not
+    /// assumed non-nil).
+    fn non_nil(&self, p: Operand, depth: u32) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
         if self.chain(p).iter().any(|f| matches!(f, Fact::NonNil)) {
             return true;
         }
-        matches!(self.inst(&self.root(p)), Some(Inst::NewStruct { .. } | Inst::NewArray { .. }))
+        match self.inst(&self.root(p)) {
+            Some(Inst::NewStruct { .. } | Inst::NewArray { .. }) => true,
+            Some(Inst::Phi { values, .. }) => {
+                let me = self.root(p);
+                values.iter().all(|v| self.root(*v) != me && self.non_nil(*v, depth + 4))
+            }
+            _ => false,
+        }
     }
 
     fn non_zero(&self, d: Operand) -> bool {
@@ -352,7 +374,7 @@ pub fn eliminate(ir: &mut IrCode) -> (u64, u64, u64) {
             (RaiseKind::IndexOutOfBounds, Cmp::Ult) => {
                 facts.lower(x, 0).is_some_and(|l| l >= 0) && facts.lt(x, y, 0)
             }
-            (RaiseKind::NilDereference, Cmp::Ne) if y == Operand::Nil => facts.non_nil(x),
+            (RaiseKind::NilDereference, Cmp::Ne) if y == Operand::Nil => facts.non_nil(x, 0),
             (RaiseKind::DivisionByZero, Cmp::Ne) if y == Operand::Int(0) => facts.non_zero(x),
             _ => false,
         } || facts.dominated_by_same(&dom, b, cmp, x, y);
