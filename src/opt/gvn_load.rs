@@ -44,7 +44,9 @@ fn initial_value(ir: &IrCode, alloc: Value, loc: &Loc, base: &Option<Operand>) -
 }
 
 pub fn run(ir: &mut IrCode, counters: &mut Counters) {
-    let mut m = MemorySsa::build(ir);
+    let mut m = crate::opt::timing::time("memssa.build", || MemorySsa::build(ir));
+    // Every use's clobber at once (cached in the accesses).
+    crate::opt::timing::time("memssa.walk", || m.ensure_optimized_uses(ir));
     let loads: Vec<Value> = (0..ir.stmts.len() as u32)
         .map(Value)
         .filter(|v| matches!(ir.stmts.inst[v.0 as usize], Inst::Load { .. }))

@@ -113,7 +113,7 @@ struct State {
 }
 
 pub fn run(ir: &mut IrCode, counters: &mut Counters) {
-    let mut m = MemorySsa::build(ir);
+    let mut m = crate::opt::timing::time("memssa.build", || MemorySsa::build(ir));
     let loops = find_loops(ir, &m.dom);
     if loops.is_empty() {
         return;
