@@ -428,24 +428,27 @@ impl Case {
         problems
     }
 
-    /// Pairs every expected error with a distinct reported one; returns a
-    /// description of the mismatch, if any.
+    /// Pairs every expected error with a distinct reported one (a maximum
+    /// bipartite matching, so a vague expectation cannot steal the report a
+    /// precise one needs); returns a description of the mismatch, if any.
     fn match_errors(&self, actual: &[Headline]) -> Option<String> {
-        let mut used = vec![false; actual.len()];
-        let mut missing = Vec::new();
-        for e in &self.spec.errors {
-            let found = actual.iter().enumerate().position(|(i, a)| {
-                !used[i]
-                    && a.line == e.line
-                    && a.col == e.col
-                    && a.message.contains(&e.substring)
-                    && self.file_matches(&a.file, e.file.as_deref())
-            });
-            match found {
-                Some(i) => used[i] = true,
-                None => missing.push(e),
-            }
+        let fits = |e: &ExpectedError, a: &Headline| {
+            a.line == e.line
+                && a.col == e.col
+                && a.message.contains(&e.substring)
+                && self.file_matches(&a.file, e.file.as_deref())
+        };
+        let edges: Vec<Vec<usize>> =
+            self.spec.errors.iter().map(|e| (0..actual.len()).filter(|&i| fits(e, &actual[i])).collect()).collect();
+        // owner[i]: the expected error paired with reported error i.
+        let mut owner: Vec<Option<usize>> = vec![None; actual.len()];
+        for e in 0..edges.len() {
+            let mut seen = vec![false; actual.len()];
+            augment(e, &edges, &mut owner, &mut seen);
         }
+        let used: Vec<bool> = owner.iter().map(Option::is_some).collect();
+        let missing: Vec<&ExpectedError> =
+            (0..edges.len()).filter(|e| !owner.contains(&Some(*e))).map(|e| &self.spec.errors[e]).collect();
         let extra: Vec<&Headline> = actual.iter().zip(&used).filter(|(_, u)| !**u).map(|(a, _)| a).collect();
         if missing.is_empty() && extra.is_empty() {
             return None;
@@ -538,6 +541,26 @@ impl Case {
         let Some(file) = pos.strip_suffix(&suffix) else { return false };
         self.file_matches(file, Some(f))
     }
+}
+
+/// Kuhn's augmenting path: tries to pair expected error `e` with a
+/// reported one, re-pairing earlier expectations when needed.
+fn augment(e: usize, edges: &[Vec<usize>], owner: &mut [Option<usize>], seen: &mut [bool]) -> bool {
+    for &a in &edges[e] {
+        if seen[a] {
+            continue;
+        }
+        seen[a] = true;
+        let free = match owner[a] {
+            None => true,
+            Some(other) => augment(other, edges, owner, seen),
+        };
+        if free {
+            owner[a] = Some(e);
+            return true;
+        }
+    }
+    false
 }
 
 /// One compile-error headline: `Error: FILE:LINE:COL: MESSAGE`.

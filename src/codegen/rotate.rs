@@ -22,8 +22,9 @@
 //! dominator-tree children are only `B` and `X`. A back edge qualifies
 //! when `L` ends in `goto H` and `H` dominates `L`.
 
-use super::translate::successors;
+use super::translate::{FnTrans, cl_type, successors};
 use crate::ir::{Inst, IrCode, Operand};
+use cranelift_codegen::ir::{self as cl, InstBuilder};
 
 /// Most statements of a header test that are copied to each latch.
 pub const MAX_COPY: usize = 8;
@@ -209,4 +210,74 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
         p.rotated[h] = true;
     }
     p
+}
+
+/// Emission of rotated loops.
+impl FnTrans<'_, '_, '_> {
+    /// Puts the overrides of block `b` in scope; returns what they replaced.
+    pub(super) fn enter_scope(&mut self, b: usize) -> Vec<(u32, Option<cl::Value>)> {
+        let mut saved = Vec::new();
+        if let Some(list) = self.extra.get(&b).cloned() {
+            for (phi, param) in list {
+                saved.push((phi, self.ovr.insert(phi, param)));
+            }
+        }
+        saved
+    }
+
+    pub(super) fn block_body_in(&mut self, bi: usize, plan: &Plan) -> Result<(), String> {
+        self.block_body(bi, Some(plan))
+    }
+
+    /// The end of a latch `l` whose back edge goes to the rotated header
+    /// `h`: a copy of `h`'s test, branching to `h`'s body and exit.
+    pub(super) fn rotated_latch(&mut self, l: usize, h: usize) -> Result<(), String> {
+        let code = self.code;
+        let range = code.cfg.blocks[h].stmts.clone();
+        let mut edge_vals = Vec::new();
+        for s in range.clone() {
+            if let Inst::Phi { edges, values } = &code.stmts.inst[s as usize] {
+                if cl_type(&code.stmts.ty[s as usize]).is_none() {
+                    continue;
+                }
+                let i = edges.iter().position(|e| e.0 as usize == l).ok_or_else(|| format!("φ %{} lacks the edge from #{}", s + 1, l + 1))?;
+                edge_vals.push((s, self.operand(&values[i])?));
+            }
+        }
+        self.subst = edge_vals.into_iter().collect();
+        let mut result = Ok(());
+        let last = range.end as usize - 1;
+        for s in range.clone() {
+            let s = s as usize;
+            if s == last || matches!(code.stmts.inst[s], Inst::Phi { .. } | Inst::Nothing) {
+                continue;
+            }
+            let before = self.vals[s];
+            result = self.stmt(s);
+            if let Some(v) = self.vals[s] {
+                self.subst.insert(s as u32, v);
+            }
+            self.vals[s] = before;
+            if result.is_err() {
+                break;
+            }
+        }
+        if result.is_ok() {
+            result = (|| {
+                let Inst::GotoIfNot { cond, dest } = &code.stmts.inst[last] else {
+                    return Err("rotated header without a conditional exit".to_string());
+                };
+                let c = self.operand(cond)?;
+                let then = self.block(h + 1)?;
+                let then_args = self.edge_args(h, h + 1)?;
+                let other = self.block(dest.0 as usize)?;
+                let other_args = self.edge_args(h, dest.0 as usize)?;
+                self.b.ins().brif(c, then, &then_args, other, &other_args);
+                Ok(())
+            })();
+        }
+        self.subst.clear();
+        result
+    }
+
 }

@@ -110,8 +110,8 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     pub cx: &'c mut Compiler<'a>,
     pub b: FunctionBuilder<'f>,
     pub code: &'a IrCode,
-    blocks: Vec<Option<cl::Block>>,
-    vals: Vec<Option<cl::Value>>,
+    pub(super) blocks: Vec<Option<cl::Block>>,
+    pub(super) vals: Vec<Option<cl::Value>>,
     params: Vec<cl::Value>,
     phic_slot: HashMap<u32, StackSlot>,
     upsilon_slots: HashMap<u32, Vec<StackSlot>>,
@@ -121,9 +121,9 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     /// body/exit block (φ statement of the header, parameter), the active
     /// overrides of header φs, and the substitution while copying a header.
     plan: Option<rotate::Plan>,
-    extra: HashMap<usize, Vec<(u32, cl::Value)>>,
-    ovr: HashMap<u32, cl::Value>,
-    subst: HashMap<u32, cl::Value>,
+    pub(super) extra: HashMap<usize, Vec<(u32, cl::Value)>>,
+    pub(super) ovr: HashMap<u32, cl::Value>,
+    pub(super) subst: HashMap<u32, cl::Value>,
 }
 
 /// Translates `code` into `b`'s function (whose signature is already set).
@@ -263,12 +263,12 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         Ok(())
     }
 
-    fn block(&self, b: usize) -> Result<cl::Block, String> {
+    pub(super) fn block(&self, b: usize) -> Result<cl::Block, String> {
         self.blocks.get(b).copied().flatten().ok_or_else(|| format!("branch to missing block #{}", b + 1))
     }
 
     /// The block arguments for the edge `from → to` (one per `φ` of `to`).
-    fn edge_args(&mut self, from: usize, to: usize) -> Result<Vec<BlockArg>, String> {
+    pub(super) fn edge_args(&mut self, from: usize, to: usize) -> Result<Vec<BlockArg>, String> {
         let code = self.code;
         let mut args = Vec::new();
         let Some(bb) = code.cfg.blocks.get(to) else {
@@ -304,73 +304,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         Ok(args)
     }
 
-    /// Puts the overrides of block `b` in scope; returns what they replaced.
-    fn enter_scope(&mut self, b: usize) -> Vec<(u32, Option<cl::Value>)> {
-        let mut saved = Vec::new();
-        if let Some(list) = self.extra.get(&b).cloned() {
-            for (phi, param) in list {
-                saved.push((phi, self.ovr.insert(phi, param)));
-            }
-        }
-        saved
-    }
-
-    fn block_body_in(&mut self, bi: usize, plan: &rotate::Plan) -> Result<(), String> {
-        self.block_body(bi, Some(plan))
-    }
-
-    /// The end of a latch `l` whose back edge goes to the rotated header
-    /// `h`: a copy of `h`'s test, branching to `h`'s body and exit.
-    fn rotated_latch(&mut self, l: usize, h: usize) -> Result<(), String> {
-        let code = self.code;
-        let range = code.cfg.blocks[h].stmts.clone();
-        let mut edge_vals = Vec::new();
-        for s in range.clone() {
-            if let Inst::Phi { edges, values } = &code.stmts.inst[s as usize] {
-                if cl_type(&code.stmts.ty[s as usize]).is_none() {
-                    continue;
-                }
-                let i = edges.iter().position(|e| e.0 as usize == l).ok_or_else(|| format!("φ %{} lacks the edge from #{}", s + 1, l + 1))?;
-                edge_vals.push((s, self.operand(&values[i])?));
-            }
-        }
-        self.subst = edge_vals.into_iter().collect();
-        let mut result = Ok(());
-        let last = range.end as usize - 1;
-        for s in range.clone() {
-            let s = s as usize;
-            if s == last || matches!(code.stmts.inst[s], Inst::Phi { .. } | Inst::Nothing) {
-                continue;
-            }
-            let before = self.vals[s];
-            result = self.stmt(s);
-            if let Some(v) = self.vals[s] {
-                self.subst.insert(s as u32, v);
-            }
-            self.vals[s] = before;
-            if result.is_err() {
-                break;
-            }
-        }
-        if result.is_ok() {
-            result = (|| {
-                let Inst::GotoIfNot { cond, dest } = &code.stmts.inst[last] else {
-                    return Err("rotated header without a conditional exit".to_string());
-                };
-                let c = self.operand(cond)?;
-                let then = self.block(h + 1)?;
-                let then_args = self.edge_args(h, h + 1)?;
-                let other = self.block(dest.0 as usize)?;
-                let other_args = self.edge_args(h, dest.0 as usize)?;
-                self.b.ins().brif(c, then, &then_args, other, &other_args);
-                Ok(())
-            })();
-        }
-        self.subst.clear();
-        result
-    }
-
-    fn block_body(&mut self, bi: usize, plan: Option<&rotate::Plan>) -> Result<(), String> {
+    pub(super) fn block_body(&mut self, bi: usize, plan: Option<&rotate::Plan>) -> Result<(), String> {
         let code = self.code;
         let blk = self.block(bi)?;
         self.b.switch_to_block(blk);
@@ -519,7 +453,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         }
     }
 
-    fn stmt(&mut self, s: usize) -> Result<(), String> {
+    pub(super) fn stmt(&mut self, s: usize) -> Result<(), String> {
         let code = self.code;
         match &code.stmts.inst[s] {
             Inst::Nothing | Inst::Phi { .. } => {}

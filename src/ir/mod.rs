@@ -70,7 +70,8 @@ pub enum Operand {
     Int(i64),
     Float(f64),
     Bool(bool),
-    /// The null reference, of any struct type.
+    /// The null reference: `nil` of a struct type, and the fill value of an
+    /// empty array of arrays (never read).
     Nil,
 }
 

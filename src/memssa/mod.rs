@@ -245,3 +245,10 @@ impl MemorySsa {
         (1..self.accesses.len() as u32).map(AccessId).filter(|a| !self.access(*a).removed)
     }
 }
+
+impl MemorySsa {
+    /// The alias analysis context of this function.
+    pub fn alias_ctx<'a>(&'a self, ir: &'a IrCode) -> alias::AliasCtx<'a> {
+        alias::AliasCtx { ir, dom: &self.dom, block_of: &self.block_of }
+    }
+}

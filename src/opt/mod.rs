@@ -11,8 +11,12 @@
 
 pub mod cfg;
 pub mod dce;
+pub mod dse;
 pub mod fold;
+pub mod gvn_load;
+pub mod licm;
 pub mod loops;
+pub mod memloops;
 pub mod sccp;
 pub mod timing;
 
@@ -55,6 +59,9 @@ pub static PASSES: &[Pass] = &[
     Pass { name: "dce", run: dce::run, level: 1, doc: "dead code elimination (mark-sweep, removes dead phi cycles)" },
     Pass { name: "simplifycfg", run: cfg::run, level: 1, doc: "fold constant branches, thread empty blocks, merge straight-line blocks" },
     Pass { name: "loops", run: loops::run, level: 2, doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
+    Pass { name: "gvn_load", run: gvn_load::run, level: 2, doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)" },
+    Pass { name: "licm", run: licm::run, level: 2, doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)" },
+    Pass { name: "dse", run: dse::run, level: 2, doc: "dead-store elimination (overwritten before any read; stores into unread allocations)" },
 ];
 
 pub fn find_pass(name: &str) -> Option<&'static Pass> {

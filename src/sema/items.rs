@@ -87,6 +87,7 @@ impl Sema<'_> {
                             mutable: g.mutable,
                             ty: None,
                             ready: false,
+                            init_pos: None,
                             span: g.span,
                         });
                         self.define(m, &g.name, ItemRef::Global(id));
@@ -222,6 +223,7 @@ impl Sema<'_> {
     /// Types every global initialiser, modules dependencies first, globals
     /// in source order, appending the assignments to `<init>`.
     pub(super) fn check_globals(&mut self, asts: &[ast::Module]) {
+        let mut next_pos = 0usize;
         for m in self.order.clone() {
             for gi in 0..self.globals.len() {
                 if self.globals[gi].module != m {
@@ -245,6 +247,8 @@ impl Sema<'_> {
                 };
                 self.globals[gi].ty = ty;
                 self.globals[gi].ready = true;
+                self.globals[gi].init_pos = Some(next_pos);
+                next_pos += 1;
                 if let Some(value) = value {
                     self.init_stmts.push(hir::Stmt {
                         kind: hir::StmtKind::Assign { place: hir::Place::Global(GlobalId(gi as u32)), op: None, value },

@@ -30,6 +30,7 @@ pub mod hir;
 
 mod builtins;
 mod expr;
+mod init_order;
 mod items;
 mod modules;
 mod stmt;
@@ -56,6 +57,7 @@ pub fn analyze(sources: &mut SourceMap, main: FileId) -> Result<hir::Program, Ve
     sema.resolve_signatures(&asts);
     sema.check_globals(&asts);
     sema.check_functions(&asts);
+    sema.check_init_reads();
     sema.check_main(&asts);
     sema.finish()
 }
@@ -118,6 +120,9 @@ struct GlobalInfo {
     ty: Option<Type>,
     /// Set once `<init>` has assigned it (for the use-before-init check).
     ready: bool,
+    /// Its place in the initialisation order (set when its initialiser is
+    /// typed).
+    init_pos: Option<usize>,
     span: Span,
 }
 

@@ -321,3 +321,25 @@ fn unknown_names_get_suggestions() {
         ]
     );
 }
+
+#[test]
+fn globals_read_before_initialisation_through_calls() {
+    // Through a chain of calls, including a recursive cycle.
+    one(
+        "let a = f(1);\nlet b = [1];\nfn f(n: int) -> int { if n > 0 { return g(n - 1); } return 0; }\nfn g(n: int) -> int { if n > 5 { return len(b); } return f(n); }\nfn main() {}",
+        "1:9: cannot use global `b` before it is initialised",
+    );
+    // A compound assignment reads; a global reading itself through a call.
+    one(
+        "var c = bump();\nfn bump() -> int { c += 1; return c; }\nfn main() {}",
+        "1:9: cannot use global `c` before it is initialised",
+    );
+    // Reading earlier globals and writing later ones is fine; functions of
+    // imported modules are initialised first.
+    assert_eq!(
+        errs(
+            "import math;\nlet x = 2;\nlet y = twice() + math.abs(-1);\nvar z = 0;\nfn twice() -> int { z = 1; return 2 * x; }\nfn main() {}"
+        ),
+        ["<no errors>"]
+    );
+}

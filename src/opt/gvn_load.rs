@@ -1,0 +1,98 @@
+//! Redundant load elimination and store-to-load forwarding, across
+//! blocks, through the MemorySSA walker (the load part of LLVM's GVN).
+//!
+//! For each load `L` with clobber `C` (the walker's answer; it dominates
+//! `L` and nothing between may write `L`'s location):
+//! - `C` a store to the same location (same class, same SSA base and
+//!   index): `L` is the stored value (`gvn_load.forwarded`);
+//! - `C` the allocation of `L`'s base: `L` is the initial value — a field's
+//!   initialiser, the length, or the fill (`gvn_load.forwarded_alloc`);
+//! - otherwise, an earlier load of the same location with the same clobber
+//!   that dominates `L`: `L` is that load (`gvn_load.redundant`).
+//!
+//! Same SSA operands and dominance make both accesses name the same
+//! memory cell in the same execution, so the location must-aliases. A
+//! removed load's access is removed through the updater; MemorySSA is
+//! verified before compaction.
+
+use crate::ir::compact::compact;
+use crate::ir::edit::{replace_uses, NewNodes};
+use crate::ir::{Inst, IrCode, Loc, Operand, Value};
+use crate::memssa::alias::{AliasResult, Effect};
+use crate::memssa::{AccessId, AccessKind, MemorySsa};
+use crate::opt::Counters;
+use std::collections::HashMap;
+
+fn same_loc(m: &MemorySsa, ir: &IrCode, a: &Effect, b: &Effect) -> bool {
+    let (Effect::Locs(x), Effect::Locs(y)) = (a, b) else { return false };
+    let ([x], [y]) = (x.as_slice(), y.as_slice()) else { return false };
+    let ctx = m.alias_ctx(ir);
+    x.index.is_some() == y.index.is_some() && ctx.alias(x, y, false) == AliasResult::Must
+}
+
+/// What a load of `loc`/`base`/`index` reads right after allocation `alloc`.
+fn initial_value(ir: &IrCode, alloc: Value, loc: &Loc, base: &Option<Operand>) -> Option<Operand> {
+    if *base != Some(Operand::Value(alloc)) {
+        return None;
+    }
+    match (ir.stmts.inst.get(alloc.0 as usize)?, loc) {
+        (Inst::NewStruct { strukt, fields }, Loc::Field { strukt: s, field }) if s == strukt => fields.get(*field as usize).copied(),
+        (Inst::NewArray { len, .. }, Loc::ArrayLen) => Some(*len),
+        (Inst::NewArray { fill, .. }, Loc::ArrayElem(_)) => Some(*fill),
+        _ => None,
+    }
+}
+
+pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+    let mut m = MemorySsa::build(ir);
+    let loads: Vec<Value> = (0..ir.stmts.len() as u32)
+        .map(Value)
+        .filter(|v| matches!(ir.stmts.inst[v.0 as usize], Inst::Load { .. }))
+        .filter(|v| m.block_of(*v).is_some_and(|b| m.dom.reachable(b.0)))
+        .collect();
+    // Loads by clobber, for the redundancy check.
+    let mut by_clobber: HashMap<AccessId, Vec<(Value, AccessId)>> = HashMap::new();
+    let mut changed = false;
+    // Statement order: a dominating load usually comes first (one that does
+    // not is only a missed opportunity).
+    for v in loads {
+        let Some(a) = m.access_for(v) else { continue };
+        let c = m.clobbering_access(ir, a);
+        let Some(Inst::Load { loc, base, .. }) = ir.stmts.inst.get(v.0 as usize).cloned() else { continue };
+        let eff = m.access(a).effect.clone();
+        let mut with: Option<(Operand, &str)> = None;
+        if let AccessKind::Def { inst: d } = m.access(c).kind {
+            match ir.stmts.inst.get(d.0 as usize) {
+                Some(Inst::Store { value, .. }) if same_loc(&m, ir, &m.access(c).effect, &eff) => {
+                    with = Some((*value, "gvn_load.forwarded"));
+                }
+                Some(Inst::NewArray { .. } | Inst::NewStruct { .. }) => {
+                    with = initial_value(ir, d, &loc, &base).map(|x| (x, "gvn_load.forwarded_alloc"));
+                }
+                _ => {}
+            }
+        }
+        if with.is_none() {
+            let list = by_clobber.entry(c).or_default();
+            for &(w, wa) in list.iter() {
+                if m.dominates(wa, a) && same_loc(&m, ir, &m.access(wa).effect, &eff) {
+                    with = Some((Operand::Value(w), "gvn_load.redundant"));
+                    break;
+                }
+            }
+        }
+        match with {
+            Some((x, counter)) => {
+                m.remove_access(a);
+                replace_uses(ir, v, x);
+                counters.add(counter, 1);
+                changed = true;
+            }
+            None => by_clobber.entry(c).or_default().push((v, a)),
+        }
+    }
+    crate::memssa::verify::check(&m, ir);
+    if changed {
+        compact(ir, NewNodes::new(ir));
+    }
+}

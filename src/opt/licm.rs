@@ -1,0 +1,208 @@
+//! Loop-invariant code motion with MemorySSA (LLVM's LICM, hoisting part).
+//!
+//! Loops are visited innermost first; each needs a dedicated preheader
+//! (the `loops` pass makes them). A statement of the loop moves to the end
+//! of the preheader when every operand is defined outside the loop and:
+//! - it is a pure operation that cannot trap (no φ, π — its fact holds only
+//!   below its branch — or `no_exception`; division only by a constant
+//!   other than 0 and -1). Comparisons that feed runtime checks are hoisted
+//!   this way (counter `licm.hoisted_checks`); the branch stays.
+//! - or it is a load whose clobber (the MemorySSA walker) lies outside the
+//!   loop and which cannot fault at the preheader: array lengths and
+//!   globals always; a field only when its base is known non-nil there (a
+//!   fresh struct, a `π` non-nil, or a dominating `ine(base, nil)` check).
+//!   Element loads are not hoisted: their bounds check would have to move
+//!   with them.
+//!
+//! Moved loads keep their MemorySSA access (moved by the updater), so a
+//! load hoisted out of an inner loop is considered again for the outer one.
+//! Counters: `licm.hoisted`, `licm.hoisted_loads`, `licm.hoisted_checks`.
+
+use crate::ir::compact::compact;
+use crate::ir::edit::{for_each_operand, is_pure, replace_uses, NewNodes};
+use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, Type, Value};
+use crate::memssa::{MemorySsa, LIVE_ON_ENTRY};
+use crate::opt::memloops::{find_loops, LoopInfo};
+use crate::opt::Counters;
+use std::collections::HashMap;
+
+/// The instruction of `v`, original or new.
+fn inst_of<'a>(ir: &'a IrCode, new: &'a NewNodes, v: Value) -> Option<&'a Inst> {
+    if (v.0 as usize) < ir.stmts.len() { ir.stmts.inst.get(v.0 as usize) } else { new.nodes.get((v.0 - new.base) as usize).map(|n| &n.inst) }
+}
+
+fn ty_of(ir: &IrCode, new: &NewNodes, v: Value) -> Type {
+    if (v.0 as usize) < ir.stmts.len() {
+        ir.stmts.ty[v.0 as usize].clone()
+    } else {
+        new.nodes.get((v.0 - new.base) as usize).map_or(Type::Void, |n| n.ty.clone())
+    }
+}
+
+/// Blocks `F` entered only from a check `goto … if not ine(x, nil)` that
+/// falls through to `F`, with the checked operand `x`.
+pub(crate) fn nonnil_guards(ir: &IrCode) -> Vec<(u32, Operand)> {
+    let mut out = Vec::new();
+    for (b, blk) in ir.cfg.blocks.iter().enumerate() {
+        let Some(last) = blk.stmts.end.checked_sub(1) else { continue };
+        let Some(Inst::GotoIfNot { cond: Operand::Value(c), .. }) = ir.stmts.inst.get(last as usize) else { continue };
+        let x = match ir.stmts.inst.get(c.0 as usize) {
+            Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), x, Operand::Nil)) | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), Operand::Nil, x)) => *x,
+            _ => continue,
+        };
+        let f = b + 1;
+        if f < ir.cfg.blocks.len() && ir.cfg.blocks[f].preds.iter().all(|p| p.0 == b as u32) {
+            out.push((f as u32, x));
+        }
+    }
+    out
+}
+
+/// Whether `base` is known non-nil at the end of block `at`.
+pub(crate) fn known_nonnil(ir: &IrCode, new: &NewNodes, m: &MemorySsa, guards: &[(u32, Operand)], base: &Operand, at: u32) -> bool {
+    if let Operand::Value(v) = base {
+        match inst_of(ir, new, *v) {
+            Some(Inst::NewStruct { .. }) => return true,
+            Some(Inst::Pi { fact: Fact::NonNil, .. }) => return true,
+            _ => {}
+        }
+    }
+    guards.iter().any(|(f, x)| x == base && m.dom.reachable(*f) && m.dom.dominates(*f, at))
+}
+
+/// Whether the pure `inst` can be executed where it was not (no trap).
+fn speculatable(inst: &Inst) -> bool {
+    match inst {
+        Inst::Phi { .. } | Inst::PhiC { .. } | Inst::Pi { .. } | Inst::NoException | Inst::Nothing | Inst::Copy(_) => false,
+        Inst::Binary(BinaryOp::IDiv | BinaryOp::IRem, _, d) => matches!(d, Operand::Int(c) if *c != 0 && *c != -1),
+        other => is_pure(other),
+    }
+}
+
+struct State {
+    new: NewNodes,
+    place: HashMap<Value, BlockId>,
+    extra: Vec<Vec<Value>>,
+}
+
+pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+    let mut m = MemorySsa::build(ir);
+    let loops = find_loops(ir, &m.dom);
+    if loops.is_empty() {
+        return;
+    }
+    let guards = nonnil_guards(ir);
+    let mut st = State { new: NewNodes::new(ir), place: HashMap::new(), extra: vec![Vec::new(); ir.cfg.blocks.len()] };
+    for (b, blk) in ir.cfg.blocks.iter().enumerate() {
+        for s in blk.stmts.clone() {
+            st.place.insert(Value(s), BlockId(b as u32));
+        }
+    }
+    let mut changed = false;
+    for l in &loops {
+        changed |= hoist_loop(ir, &mut m, &mut st, l, &guards, counters);
+    }
+    crate::memssa::verify::check(&m, ir);
+    if changed {
+        compact(ir, st.new);
+    }
+}
+
+fn hoist_loop(ir: &mut IrCode, m: &mut MemorySsa, st: &mut State, l: &LoopInfo, guards: &[(u32, Operand)], counters: &mut Counters) -> bool {
+    let Some(ph) = l.preheader else { return false };
+    let header = &ir.cfg.blocks[l.header as usize];
+    if header.stmts.clone().any(|s| matches!(ir.stmts.inst.get(s as usize), Some(Inst::PhiC { .. }))) {
+        return false;
+    }
+    let Some(ph_term) = ir.cfg.blocks[ph as usize].stmts.end.checked_sub(1).map(Value) else { return false };
+    // A preheader ends in `goto` or falls through into the header.
+    let after = !matches!(ir.stmts.inst.get(ph_term.0 as usize), Some(Inst::Goto(_)));
+    if after && ir.stmts.inst.get(ph_term.0 as usize).is_none_or(Inst::is_terminator) {
+        return false;
+    }
+    let mut any = false;
+    for _round in 0..4 {
+        let mut changed = false;
+        for &b in &l.blocks {
+            let mut stmts: Vec<Value> = ir.cfg.blocks[b as usize].stmts.clone().map(Value).collect();
+            stmts.extend(st.extra[b as usize].iter().copied());
+            for v in stmts {
+                if try_hoist(ir, m, st, l, (ph, ph_term, after), guards, v, counters) {
+                    changed = true;
+                }
+            }
+        }
+        any |= changed;
+        if !changed {
+            break;
+        }
+    }
+    any
+}
+
+#[allow(clippy::too_many_arguments)]
+fn try_hoist(
+    ir: &mut IrCode,
+    m: &mut MemorySsa,
+    st: &mut State,
+    l: &LoopInfo,
+    (ph, ph_term, after): (u32, Value, bool),
+    guards: &[(u32, Operand)],
+    v: Value,
+    counters: &mut Counters,
+) -> bool {
+    let Some(inst) = inst_of(ir, &st.new, v).cloned() else { return false };
+    let mut invariant = true;
+    for_each_operand(&inst, |op| {
+        if let Operand::Value(x) = op {
+            if st.place.get(x).is_none_or(|b| l.contains(*b)) {
+                invariant = false;
+            }
+        }
+    });
+    if !invariant {
+        return false;
+    }
+    let mut is_load = false;
+    if let Inst::Load { loc, base, .. } = &inst {
+        let safe = match loc {
+            Loc::ArrayLen | Loc::Global(_) => true,
+            Loc::Field { .. } => base.as_ref().is_some_and(|b| known_nonnil(ir, &st.new, m, guards, b, ph)),
+            Loc::ArrayElem(_) => false,
+        };
+        if !safe {
+            return false;
+        }
+        let Some(a) = m.access_for(v) else { return false };
+        let c = m.clobbering_access(ir, a);
+        if c != LIVE_ON_ENTRY && l.contains(m.access(c).block) {
+            return false;
+        }
+        is_load = true;
+    } else if !speculatable(&inst) {
+        return false;
+    }
+    let ty = ty_of(ir, &st.new, v);
+    let feeds_check = matches!(inst, Inst::Binary(BinaryOp::ICmp(_), ..));
+    let nv = st.new.insert_node(ir, ph_term, inst, ty, after);
+    if (v.0 as usize) < ir.stmts.len() {
+        replace_uses(ir, v, Operand::Value(nv));
+    } else if let Some(n) = st.new.nodes.get_mut((v.0 - st.new.base) as usize) {
+        n.inst = Inst::Copy(Operand::Value(nv));
+    }
+    st.place.insert(nv, BlockId(ph));
+    st.place.insert(v, BlockId(ph));
+    st.extra[ph as usize].push(nv);
+    if is_load {
+        if let Some(a) = m.access_for(v) {
+            m.move_access(ir, a, nv, BlockId(ph), usize::MAX);
+        }
+        counters.add("licm.hoisted_loads", 1);
+    } else {
+        counters.add("licm.hoisted", 1);
+        if feeds_check {
+            counters.add("licm.hoisted_checks", 1);
+        }
+    }
+    true
+}
