@@ -444,6 +444,9 @@ fn missing_colons_and_broken_parameters_keep_the_names() {
         sexpr::module(&m),
         "(fn f ((a int)) _ { })\n(fn g ((a <error>) (b <error>)) _ { })\n(struct P (x int) (y int))"
     );
+    let (m, e) = run("struct Q { a, b: int }");
+    assert_eq!(e, ["1:13: expected `:`, found `,`"]);
+    assert_eq!(sexpr::module(&m), "(struct Q (a <error>) (b <error>))");
 }
 
 #[test]

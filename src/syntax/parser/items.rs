@@ -48,11 +48,22 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
     let semi_item = choice((import_core, global_core)).boxed();
 
     let field = ident(cx).then_ignore(type_colon()).then(ty.clone()).map(|(name, ty)| FieldDef { name, ty });
+    // When the list does not parse, the field names are still kept (with
+    // error types), so field accesses do not cascade.
+    let lenient_field = ident(cx)
+        .then(skip_to_comma().map_with(move |_, e| cx.span(e.span())))
+        .map(|(name, span)| FieldDef { name, ty: TypeExpr { kind: TypeExprKind::Error, span } });
+    let lenient_fields = lenient_field
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LBrace), just(Token::RBrace));
     let fields = field
         .separated_by(entry_comma())
         .allow_trailing()
         .collect::<Vec<_>>()
         .delimited_by(just(Token::LBrace), just(Token::RBrace))
+        .recover_with(via_parser(lenient_fields))
         .recover_with(via_parser(skip_group(Token::LBrace).map(|_| Vec::new())));
     let struct_def = just(Token::Struct)
         .ignore_then(ident(cx))
