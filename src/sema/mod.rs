@@ -9,6 +9,10 @@
 //! 3. [`items`]: type the global initialisers, modules in dependencies-first
 //!    order, each module's globals in source order, into `<init>`.
 //! 4. [`stmt`] / [`expr`] / [`builtins`]: type every function body.
+//! 5. [`init_order`]: reject global initialisers that reach, through calls,
+//!    a read of a global not yet initialised.
+//!
+//! Unknown names get "did you mean" notes ([`suggest`]).
 //!
 //! Language decisions taken here (LANGUAGE.md is silent on them):
 //! - Calls resolve the callee among functions only: the builtins first, then
@@ -18,8 +22,11 @@
 //!   module) named like a builtin is a `duplicate definition` error, so a
 //!   call's meaning never depends on which module it is in.
 //! - Parameters are mutable locals (as in Go and Java).
-//! - A global initialiser may not read a global of its own module that is
-//!   defined later (or itself): it would see an uninitialised value.
+//! - A global initialiser may not read a global initialised at the same
+//!   point or later (itself, a later global of its module), directly or
+//!   through the functions it calls: it would see an uninitialised value.
+//! - A file `D/m.toy` importing `m` gets the stdlib module `m` if there is
+//!   one, not itself.
 //! - `exit(..)` does not end a path for the missing-return analysis.
 //! - Statements after `return`/`break`/... are type-checked and kept.
 //!
