@@ -95,7 +95,8 @@ pub fn build(ir: &IrCode) -> MemorySsa {
         by_inst: HashMap::new(),
         phis: vec![None; n],
         lists: vec![Vec::new(); n],
-        users: vec![Vec::new()],
+        users: vec![Default::default()],
+        n_stmts: ir.stmts.len() as u32,
         dom,
         walk_limit: 100,
         next_num: 1,
@@ -135,7 +136,7 @@ pub fn build(ir: &IrCode) -> MemorySsa {
 impl MemorySsa {
     pub(crate) fn push(&mut self, a: Access) -> AccessId {
         self.accesses.push(a);
-        self.users.push(Vec::new());
+        self.users.push(Default::default());
         AccessId(self.accesses.len() as u32 - 1)
     }
 

@@ -32,7 +32,7 @@ pub mod walker;
 use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, IrCode, Value};
 use alias::Effect;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// An access, indexed in [`MemorySsa::accesses`]. `AccessId(0)` is `liveOnEntry`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -74,7 +74,10 @@ pub struct MemorySsa {
     pub(crate) by_inst: HashMap<Value, AccessId>,
     pub(crate) phis: Vec<Option<AccessId>>,
     pub(crate) lists: Vec<Vec<AccessId>>,
-    pub(crate) users: Vec<Vec<AccessId>>,
+    pub(crate) users: Vec<HashSet<AccessId>>,
+    /// Number of statements of the stream when built (statement order is
+    /// value order below it).
+    pub(crate) n_stmts: u32,
     pub dom: DomTree,
     /// Step budget of one walker query (LLVM's `memssa-check-limit`).
     pub walk_limit: u32,
@@ -122,9 +125,16 @@ impl MemorySsa {
         self.access(a).defining
     }
 
-    /// The accesses naming `a` as defining access or φ operand.
-    pub fn users(&self, a: AccessId) -> &[AccessId] {
-        &self.users[a.0 as usize]
+    /// The accesses naming `a` as defining access or φ operand, in id
+    /// order.
+    pub fn users(&self, a: AccessId) -> Vec<AccessId> {
+        let mut v: Vec<AccessId> = self.users[a.0 as usize].iter().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    pub(crate) fn has_user(&self, a: AccessId, u: AccessId) -> bool {
+        self.users[a.0 as usize].contains(&u)
     }
 
     pub fn is_def_or_phi(&self, a: AccessId) -> bool {
@@ -138,9 +148,10 @@ impl MemorySsa {
         }
     }
 
-    /// `optimized` of LLVM: the cached clobber, if still valid.
+    /// `optimized` of LLVM: the cached clobber, if still valid (a cache
+    /// naming a removed access counts as dropped).
     pub fn optimized(&self, a: AccessId) -> Option<AccessId> {
-        self.access(a).optimized
+        self.access(a).optimized.filter(|o| !self.access(*o).removed)
     }
 
     /// Records `clobber` as `a`'s clobber. For a use this also makes it the
@@ -170,10 +181,7 @@ impl MemorySsa {
     }
 
     pub(crate) fn add_user(&mut self, d: AccessId, user: AccessId) {
-        let u = &mut self.users[d.0 as usize];
-        if !u.contains(&user) {
-            u.push(user);
-        }
+        self.users[d.0 as usize].insert(user);
     }
 
     /// Removes `user` from `d`'s users unless it still refers to `d`.
@@ -183,7 +191,7 @@ impl MemorySsa {
             _ => false,
         } || self.access(user).defining == Some(d);
         if !still {
-            self.users[d.0 as usize].retain(|&x| x != user);
+            self.users[d.0 as usize].remove(&user);
         }
     }
 
@@ -207,6 +215,17 @@ impl MemorySsa {
         let (ba, bb) = (self.access(a).block, self.access(b).block);
         if ba != bb {
             return self.dom.dominates(ba.0, bb.0) && self.dom.reachable(ba.0);
+        }
+        if let (Some(x), Some(y)) = (self.inst_of(a), self.inst_of(b)) {
+            if x.0 < self.n_stmts && y.0 < self.n_stmts {
+                return x.0 <= y.0;
+            }
+        }
+        if matches!(self.access(a).kind, AccessKind::Phi { .. }) {
+            return true;
+        }
+        if matches!(self.access(b).kind, AccessKind::Phi { .. }) {
+            return false;
         }
         match (self.position(a), self.position(b)) {
             (Some(pa), Some(pb)) => pa <= pb,

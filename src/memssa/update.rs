@@ -138,7 +138,7 @@ impl MemorySsa {
             }
             _ => self.access(a).defining.unwrap_or(LIVE_ON_ENTRY),
         };
-        let users = self.users[a.0 as usize].clone();
+        let users = self.users(a);
         for u in users {
             if u == a {
                 continue;
@@ -157,13 +157,9 @@ impl MemorySsa {
                 }
             }
         }
-        for acc in &mut self.accesses {
-            if acc.optimized == Some(a) {
-                acc.optimized = None;
-            }
-        }
-        // Uses optimized past `a` stay valid: removing a def only removes
-        // a possible clobber.
+        // Caches of defs naming `a` read as dropped (see `optimized`); uses
+        // optimized past `a` stay valid: removing a def only removes a
+        // possible clobber.
         if let Some(d) = self.access(a).defining {
             self.accesses[a.0 as usize].defining = None;
             self.drop_user(d, a);

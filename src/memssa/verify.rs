@@ -73,10 +73,10 @@ pub fn verify(m: &MemorySsa, ir: &IrCode) -> Result<(), Vec<String>> {
                 if matches!(m.access(d).kind, AccessKind::Use { .. }) {
                     errs.push(format!("{}: defined by a use", m.describe(a)));
                 }
-                if !m.users(d).contains(&a) {
+                if !m.has_user(d, a) {
                     errs.push(format!("{}: missing from users of {}", m.describe(a), m.name(d)));
                 }
-                if let Some(o) = acc.optimized {
+                if let Some(o) = m.optimized(a) {
                     let use_ok = !matches!(acc.kind, AccessKind::Use { .. }) || Some(o) == acc.defining;
                     if !use_ok || m.access(o).removed || (reachable && (o == a || !m.dominates(o, a))) {
                         errs.push(format!("{}: optimized clobber {} not sane", m.describe(a), m.name(o)));
@@ -94,7 +94,7 @@ pub fn verify(m: &MemorySsa, ir: &IrCode) -> Result<(), Vec<String>> {
                         errs.push(format!("{}: operand removed", m.describe(a)));
                         continue;
                     }
-                    if !m.users(*x).contains(&a) {
+                    if !m.has_user(*x, a) {
                         errs.push(format!("{}: missing from users of {}", m.describe(a), m.name(*x)));
                     }
                     if !m.dom.reachable(p.0) {
@@ -113,7 +113,7 @@ pub fn verify(m: &MemorySsa, ir: &IrCode) -> Result<(), Vec<String>> {
         }
     }
     for (d, us) in m.users.iter().enumerate() {
-        for &u in us {
+        for &u in us.iter() {
             let acc = m.access(u);
             let refers = acc.defining == Some(AccessId(d as u32))
                 || matches!(&acc.kind, AccessKind::Phi { incoming } if incoming.iter().any(|(_, x)| x.0 == d as u32));

@@ -29,7 +29,7 @@ impl MemorySsa {
         if a == LIVE_ON_ENTRY || matches!(self.access(a).kind, AccessKind::Phi { .. }) {
             return a;
         }
-        if let Some(c) = self.access(a).optimized {
+        if let Some(c) = self.optimized(a) {
             self.stats.cache_hits += 1;
             return c;
         }

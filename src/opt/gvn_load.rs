@@ -44,14 +44,16 @@ fn initial_value(ir: &IrCode, alloc: Value, loc: &Loc, base: &Option<Operand>) -
 }
 
 pub fn run(ir: &mut IrCode, counters: &mut Counters) {
-    let mut m = MemorySsa::build(ir);
+    let mut m = crate::opt::timing::time("memssa.build", || MemorySsa::build(ir));
+    // Every use's clobber at once (cached in the accesses).
+    crate::opt::timing::time("memssa.walk", || m.ensure_optimized_uses(ir));
     let loads: Vec<Value> = (0..ir.stmts.len() as u32)
         .map(Value)
         .filter(|v| matches!(ir.stmts.inst[v.0 as usize], Inst::Load { .. }))
         .filter(|v| m.block_of(*v).is_some_and(|b| m.dom.reachable(b.0)))
         .collect();
     // Loads by clobber, for the redundancy check.
-    let mut by_clobber: HashMap<AccessId, Vec<(Value, AccessId)>> = HashMap::new();
+    let mut by_clobber: HashMap<(AccessId, String), Vec<(Value, AccessId)>> = HashMap::new();
     let mut changed = false;
     // Statement order: a dominating load usually comes first (one that does
     // not is only a missed opportunity).
@@ -73,8 +75,9 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
             }
         }
         if with.is_none() {
-            let list = by_clobber.entry(c).or_default();
-            for &(w, wa) in list.iter() {
+            let list = by_clobber.entry((c, format!("{eff:?}"))).or_default();
+            // The most recent candidates only (bounded work per load).
+            for &(w, wa) in list.iter().rev().take(16) {
                 if m.dominates(wa, a) && same_loc(&m, ir, &m.access(wa).effect, &eff) {
                     with = Some((Operand::Value(w), "gvn_load.redundant"));
                     break;
@@ -88,7 +91,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
                 counters.add(counter, 1);
                 changed = true;
             }
-            None => by_clobber.entry(c).or_default().push((v, a)),
+            None => by_clobber.entry((c, format!("{eff:?}"))).or_default().push((v, a)),
         }
     }
     crate::memssa::verify::check(&m, ir);

@@ -24,7 +24,7 @@ use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, Type, 
 use crate::memssa::{MemorySsa, LIVE_ON_ENTRY};
 use crate::opt::memloops::{find_loops, LoopInfo};
 use crate::opt::Counters;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// The instruction of `v`, original or new.
 fn inst_of<'a>(ir: &'a IrCode, new: &'a NewNodes, v: Value) -> Option<&'a Inst> {
@@ -39,10 +39,19 @@ fn ty_of(ir: &IrCode, new: &NewNodes, v: Value) -> Type {
     }
 }
 
+/// A hashable key of a reference operand (values and arguments).
+fn ref_key(op: &Operand) -> Option<(u8, u32)> {
+    match op {
+        Operand::Value(v) => Some((0, v.0)),
+        Operand::Arg(a) => Some((1, *a)),
+        _ => None,
+    }
+}
+
 /// Blocks `F` entered only from a check `goto … if not ine(x, nil)` that
 /// falls through to `F`, with the checked operand `x`.
-pub(crate) fn nonnil_guards(ir: &IrCode) -> Vec<(u32, Operand)> {
-    let mut out = Vec::new();
+pub(crate) fn nonnil_guards(ir: &IrCode) -> HashSet<(u32, (u8, u32))> {
+    let mut out = HashSet::new();
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
         let Some(last) = blk.stmts.end.checked_sub(1) else { continue };
         let Some(Inst::GotoIfNot { cond: Operand::Value(c), .. }) = ir.stmts.inst.get(last as usize) else { continue };
@@ -52,14 +61,19 @@ pub(crate) fn nonnil_guards(ir: &IrCode) -> Vec<(u32, Operand)> {
         };
         let f = b + 1;
         if f < ir.cfg.blocks.len() && ir.cfg.blocks[f].preds.iter().all(|p| p.0 == b as u32) {
-            out.push((f as u32, x));
+            if let Some(k) = ref_key(&x) {
+                out.insert((f as u32, k));
+            }
         }
     }
     out
 }
 
 /// Whether `base` is known non-nil at the end of block `at`.
-pub(crate) fn known_nonnil(ir: &IrCode, new: &NewNodes, m: &MemorySsa, guards: &[(u32, Operand)], base: &Operand, at: u32) -> bool {
+/// A guard is searched up the dominator tree from `at`, at most this far.
+const GUARD_SEARCH: usize = 256;
+
+pub(crate) fn known_nonnil(ir: &IrCode, new: &NewNodes, m: &MemorySsa, guards: &Guards, base: &Operand, at: u32) -> bool {
     if let Operand::Value(v) = base {
         match inst_of(ir, new, *v) {
             Some(Inst::NewStruct { .. }) => return true,
@@ -67,8 +81,21 @@ pub(crate) fn known_nonnil(ir: &IrCode, new: &NewNodes, m: &MemorySsa, guards: &
             _ => {}
         }
     }
-    guards.iter().any(|(f, x)| x == base && m.dom.reachable(*f) && m.dom.dominates(*f, at))
+    let Some(k) = ref_key(base) else { return false };
+    let mut b = at;
+    for _ in 0..GUARD_SEARCH {
+        if guards.contains(&(b, k)) {
+            return true;
+        }
+        match m.dom.idom.get(b as usize).copied().flatten() {
+            Some(d) if d != b => b = d,
+            _ => return false,
+        }
+    }
+    false
 }
+
+pub(crate) type Guards = HashSet<(u32, (u8, u32))>;
 
 /// Whether the pure `inst` can be executed where it was not (no trap).
 fn speculatable(inst: &Inst) -> bool {
@@ -86,7 +113,7 @@ struct State {
 }
 
 pub fn run(ir: &mut IrCode, counters: &mut Counters) {
-    let mut m = MemorySsa::build(ir);
+    let mut m = crate::opt::timing::time("memssa.build", || MemorySsa::build(ir));
     let loops = find_loops(ir, &m.dom);
     if loops.is_empty() {
         return;
@@ -108,7 +135,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
     }
 }
 
-fn hoist_loop(ir: &mut IrCode, m: &mut MemorySsa, st: &mut State, l: &LoopInfo, guards: &[(u32, Operand)], counters: &mut Counters) -> bool {
+fn hoist_loop(ir: &mut IrCode, m: &mut MemorySsa, st: &mut State, l: &LoopInfo, guards: &Guards, counters: &mut Counters) -> bool {
     let Some(ph) = l.preheader else { return false };
     let header = &ir.cfg.blocks[l.header as usize];
     if header.stmts.clone().any(|s| matches!(ir.stmts.inst.get(s as usize), Some(Inst::PhiC { .. }))) {
@@ -147,7 +174,7 @@ fn try_hoist(
     st: &mut State,
     l: &LoopInfo,
     (ph, ph_term, after): (u32, Value, bool),
-    guards: &[(u32, Operand)],
+    guards: &Guards,
     v: Value,
     counters: &mut Counters,
 ) -> bool {

@@ -7,11 +7,13 @@
 
 use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, IrCode};
+use std::collections::HashSet;
 
 pub struct LoopInfo {
     pub header: u32,
-    /// Membership flag per block.
-    pub body: Vec<bool>,
+    /// The blocks of the loop (a set: no per-function array per loop, so
+    /// many loops stay linear).
+    pub body: HashSet<u32>,
     pub blocks: Vec<u32>,
     pub preheader: Option<u32>,
     /// Blocks outside the loop with a predecessor inside.
@@ -20,7 +22,7 @@ pub struct LoopInfo {
 
 impl LoopInfo {
     pub fn contains(&self, b: BlockId) -> bool {
-        self.body.get(b.0 as usize).copied().unwrap_or(false)
+        self.body.contains(&b.0)
     }
 }
 
@@ -39,8 +41,8 @@ pub fn find_loops(ir: &IrCode, dom: &DomTree) -> Vec<LoopInfo> {
             let idx = match loops.iter().position(|l| l.header == h) {
                 Some(i) => i,
                 None => {
-                    let mut body = vec![false; n];
-                    body[h as usize] = true;
+                    let mut body = HashSet::new();
+                    body.insert(h);
                     loops.push(LoopInfo { header: h, body, blocks: Vec::new(), preheader: None, exits: Vec::new() });
                     loops.len() - 1
                 }
@@ -48,10 +50,9 @@ pub fn find_loops(ir: &IrCode, dom: &DomTree) -> Vec<LoopInfo> {
             let body = &mut loops[idx].body;
             let mut work = vec![t as u32];
             while let Some(b) = work.pop() {
-                if body[b as usize] {
+                if !body.insert(b) {
                     continue;
                 }
-                body[b as usize] = true;
                 for p in &ir.cfg.blocks[b as usize].preds {
                     if dom.reachable(p.0) {
                         work.push(p.0);
@@ -61,9 +62,11 @@ pub fn find_loops(ir: &IrCode, dom: &DomTree) -> Vec<LoopInfo> {
         }
     }
     for l in &mut loops {
-        l.blocks = (0..n as u32).filter(|&b| l.body[b as usize]).collect();
+        let mut blocks: Vec<u32> = l.body.iter().copied().collect();
+        blocks.sort_unstable();
+        l.blocks = blocks;
         let outside: Vec<u32> =
-            ir.cfg.blocks[l.header as usize].preds.iter().map(|p| p.0).filter(|&p| !l.body[p as usize]).collect();
+            ir.cfg.blocks[l.header as usize].preds.iter().map(|p| p.0).filter(|p| !l.body.contains(p)).collect();
         if let [p] = outside.as_slice() {
             let succs = &ir.cfg.blocks[*p as usize].succs;
             if succs.len() == 1 && succs[0].0 == l.header && dom.reachable(*p) {
@@ -73,7 +76,7 @@ pub fn find_loops(ir: &IrCode, dom: &DomTree) -> Vec<LoopInfo> {
         let mut exits = Vec::new();
         for &b in &l.blocks {
             for s in &ir.cfg.blocks[b as usize].succs {
-                if !l.body[s.0 as usize] && !exits.contains(&s.0) {
+                if !l.body.contains(&s.0) && !exits.contains(&s.0) {
                     exits.push(s.0);
                 }
             }
