@@ -19,7 +19,7 @@ fn toyc(args: &[&str], src: &str) -> (String, String, i32) {
         .expect("toyc runs");
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+        String::from_utf8_lossy(&out.stderr).replace(&*path.to_string_lossy(), "<file>"),
         out.status.code().unwrap_or(-1),
     )
 }
