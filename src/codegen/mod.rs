@@ -29,9 +29,11 @@ use crate::span::{SourceMap, Span};
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{DataDescription, DataId, FuncId as ClFuncId, Linkage, Module};
+use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
+use cranelift_module::{DataDescription, DataId, FuncId as ClFuncId, Linkage, Module, ModuleReloc};
+use crate::opt::timing::record;
 use std::collections::HashMap;
+use std::time::Instant;
 
 #[derive(Clone, Debug)]
 pub struct CodegenOptions {
@@ -96,9 +98,32 @@ pub(crate) struct Compiler<'a> {
     type_ids: HashMap<ir::Type, u64>,
     /// `-O2`: Cranelift `speed` and loop rotation in the translation.
     pub optimize: bool,
+    /// The ISA for functions over [`LARGE_FUNCTION_INSTS`] (single-pass
+    /// register allocation; built on first use).
+    large_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
+    opts: CodegenOptions,
+    /// How many functions were compiled with the large-function ISA.
+    pub large_functions: usize,
 }
 
-fn jit_module(opts: &CodegenOptions) -> Result<JITModule, String> {
+/// Functions with more Cranelift instructions than this are register-
+/// allocated with Cranelift's single-pass allocator instead of the
+/// backtracking one. The backtracking allocator (regalloc2 "ion") is
+/// super-linear on one giant function — a value live across thousands of
+/// blocks is split and re-split — e.g. 4,000 / 16,000 `if`s in one function
+/// took 1.7 s / 21 s, against 0.12 s / 0.5 s single-pass. As production
+/// JITs do for huge methods, we bound compile time and accept more spills
+/// in such functions; at this size a function's allocation costs well
+/// under a second either way.
+pub const LARGE_FUNCTION_INSTS: usize = 12_000;
+
+/// Address space reserved for the code and data of one compiled module.
+/// One arena keeps all of them within the ±2 GiB reach of the 32-bit
+/// PC-relative relocations Cranelift uses between them; it is only address
+/// space (pages are committed as the JIT fills them).
+const JIT_ARENA_BYTES: usize = 1 << 30;
+
+fn isa_for(opts: &CodegenOptions, regalloc: &str) -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
     let mut flags = settings::builder();
     let set = |flags: &mut settings::Builder, k: &str, v: &str| {
         flags.set(k, v).map_err(|e| format!("cranelift setting {k}={v}: {e}"))
@@ -106,13 +131,21 @@ fn jit_module(opts: &CodegenOptions) -> Result<JITModule, String> {
     set(&mut flags, "opt_level", if opts.optimize { "speed" } else { "none" })?;
     set(&mut flags, "is_pic", "false")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
+    set(&mut flags, "regalloc_algorithm", regalloc)?;
     // Cranelift's IR verifier checks the translation; it runs whenever our
     // own IR verifier does (debug builds, tests, `TOYC_VERIFY=1`).
     set(&mut flags, "enable_verifier", if crate::driver::verify_enabled() { "true" } else { "false" })?;
     let isa_builder = cranelift_native::builder().map_err(|e| format!("host machine not supported: {e}"))?;
-    let isa = isa_builder.finish(settings::Flags::new(flags)).map_err(|e| format!("cranelift ISA: {e}"))?;
+    isa_builder.finish(settings::Flags::new(flags)).map_err(|e| format!("cranelift ISA: {e}"))
+}
+
+fn jit_module(opts: &CodegenOptions) -> Result<JITModule, String> {
+    let isa = isa_for(opts, "backtracking")?;
     let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
     jb.symbols(crate::runtime::symbols());
+    let arena = ArenaMemoryProvider::new_with_size(JIT_ARENA_BYTES)
+        .map_err(|e| format!("cannot reserve JIT memory: {e}"))?;
+    jb.memory_provider(Box::new(arena));
     Ok(JITModule::new(jb))
 }
 
@@ -146,6 +179,9 @@ impl<'a> Compiler<'a> {
             types: Vec::new(),
             type_ids: HashMap::new(),
             optimize: opts.optimize,
+            large_isa: None,
+            opts: opts.clone(),
+            large_functions: 0,
         };
         // Tag 0 is the string type (the header word of every string).
         cx.type_tag(&ir::Type::Str);
@@ -180,10 +216,20 @@ impl<'a> Compiler<'a> {
             }
             ctx.func.signature = translate::toy_signature(code, call_conv);
             ctx.func.name = UserFuncName::user(0, i as u32);
+            let start = Instant::now();
             let b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-            translate::translate(self, code, b).map_err(|e| format!("in `{}`: {e}", code.name))?;
+            let translated = translate::translate(self, code, b).map_err(|e| format!("in `{}`: {e}", code.name));
+            record("clif", start.elapsed());
+            translated?;
             if define {
-                self.module.define_function(self.funcs[i], &mut ctx).map_err(|e| {
+                let start = Instant::now();
+                let defined = if ctx.func.dfg.num_insts() > LARGE_FUNCTION_INSTS {
+                    self.define_large(self.funcs[i], &mut ctx)
+                } else {
+                    self.module.define_function(self.funcs[i], &mut ctx)
+                };
+                record("cranelift", start.elapsed());
+                defined.map_err(|e| {
                     let detail = match &e {
                         cranelift_module::ModuleError::Compilation(ce) => format!("{ce:?}"),
                         other => other.to_string(),
@@ -199,9 +245,39 @@ impl<'a> Compiler<'a> {
             self.module.clear_context(&mut ctx);
         }
         if define {
-            self.module.finalize_definitions().map_err(|e| e.to_string())?;
+            let start = Instant::now();
+            let finalized = self.module.finalize_definitions().map_err(|e| e.to_string());
+            record("jit", start.elapsed());
+            finalized?;
         }
         Ok(texts)
+    }
+
+    /// Compiles `ctx`'s function with the large-function ISA and defines
+    /// it as `id` (what `define_function` does with the module's ISA).
+    fn define_large(
+        &mut self,
+        id: ClFuncId,
+        ctx: &mut cranelift_codegen::Context,
+    ) -> Result<(), cranelift_module::ModuleError> {
+        let isa = match self.large_isa.take() {
+            Some(isa) => isa,
+            None => isa_for(&self.opts, "single_pass").map_err(|e| {
+                cranelift_module::ModuleError::Compilation(cranelift_codegen::CodegenError::Unsupported(e))
+            })?,
+        };
+        self.large_functions += 1;
+        let mut ctrl = cranelift_codegen::control::ControlPlane::default();
+        let compiled = ctx.compile(&*isa, &mut ctrl).map(|_| ()).map_err(|e| cranelift_module::ModuleError::Compilation(e.inner));
+        self.large_isa = Some(isa);
+        compiled?;
+        let Some(code) = ctx.compiled_code() else {
+            let msg = "no compiled code after compilation".to_string();
+            return Err(cranelift_module::ModuleError::Compilation(cranelift_codegen::CodegenError::Unsupported(msg)));
+        };
+        let relocs: Vec<ModuleReloc> =
+            code.buffer.relocs().iter().map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id)).collect();
+        self.module.define_function_bytes(id, code.buffer.alignment as u64, code.code_buffer(), &relocs)
     }
 
     /// The declared id of a runtime function (declared on first use).

@@ -37,20 +37,49 @@ pub struct Plan {
     pub children: Vec<Vec<usize>>,
     /// For each block: is it a rotated header?
     pub rotated: Vec<bool>,
+    /// Preorder and postorder numbers of each reachable block in the
+    /// dominator tree (`usize::MAX`: unreachable); `a` dominates `b` iff
+    /// `pre[a] <= pre[b]` and `post[b] <= post[a]` — O(1), so no query
+    /// walks the (possibly very deep) tree.
+    pre: Vec<usize>,
+    post: Vec<usize>,
 }
 
 impl Plan {
-    pub fn dominates(&self, a: usize, mut b: usize) -> bool {
-        loop {
-            if a == b {
-                return true;
+    pub fn dominates(&self, a: usize, b: usize) -> bool {
+        match (self.pre.get(a), self.pre.get(b), self.post.get(a), self.post.get(b)) {
+            (Some(&pa), Some(&pb), Some(&qa), Some(&qb)) => {
+                pa != usize::MAX && pb != usize::MAX && pa <= pb && qb <= qa
             }
-            match self.idom.get(b).copied().flatten() {
-                Some(p) if p != b => b = p,
-                _ => return false,
-            }
+            _ => false,
         }
     }
+}
+
+/// Preorder and postorder numbers of the dominator tree rooted at `root`.
+fn number_tree(root: usize, children: &[Vec<usize>]) -> (Vec<usize>, Vec<usize>) {
+    let n = children.len();
+    let (mut pre, mut post) = (vec![usize::MAX; n], vec![usize::MAX; n]);
+    if root >= n {
+        return (pre, post);
+    }
+    let (mut next_pre, mut next_post) = (0, 0);
+    let mut stack = vec![(root, 0usize)];
+    pre[root] = next_pre;
+    next_pre += 1;
+    while let Some((b, i)) = stack.last_mut() {
+        if let Some(&c) = children[*b].get(*i) {
+            *i += 1;
+            pre[c] = next_pre;
+            next_pre += 1;
+            stack.push((c, 0));
+        } else {
+            post[*b] = next_post;
+            next_post += 1;
+            stack.pop();
+        }
+    }
+    (pre, post)
 }
 
 /// The `Value` operands an instruction reads.
@@ -135,7 +164,8 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
             children[p].push(b);
         }
     }
-    let mut p = Plan { idom, children, rotated: vec![false; n] };
+    let (pre, post) = number_tree(order.first().copied().unwrap_or(0), &children);
+    let mut p = Plan { idom, children, rotated: vec![false; n], pre, post };
 
     // Which block holds each statement.
     let mut block_of = vec![usize::MAX; code.stmts.len()];
@@ -240,7 +270,7 @@ impl FnTrans<'_, '_, '_> {
                 if cl_type(&code.stmts.ty[s as usize]).is_none() {
                     continue;
                 }
-                let i = edges.iter().position(|e| e.0 as usize == l).ok_or_else(|| format!("φ %{} lacks the edge from #{}", s + 1, l + 1))?;
+                let i = self.phi_edge(s, edges, l).ok_or_else(|| format!("φ %{} lacks the edge from #{}", s + 1, l + 1))?;
                 edge_vals.push((s, self.operand(&values[i])?));
             }
         }

@@ -47,6 +47,7 @@ pub fn run(
     }
 
     let main_returns_int = matches!(main_ret, ir::Type::Int);
+    let start = std::time::Instant::now();
     let handle = std::thread::Builder::new()
         .name("toy-main".into())
         .stack_size(RUN_STACK)
@@ -54,9 +55,12 @@ pub fn run(
         .map_err(|e| format!("cannot start the program thread: {e}"))?;
     let code = handle.join().map_err(|_| "the program thread panicked".to_string())?;
     runtime::output::flush();
+    crate::opt::timing::record("run", start.elapsed());
     let out = if capture { runtime::output::set_capture(false) } else { Vec::new() };
-    // The JIT memory must outlive the run; it is released with the module.
-    drop(cx);
+    // SAFETY: the program thread has ended, so no compiled code runs any
+    // more, and the runtime keeps no pointer into the module's data (its
+    // per-run state is replaced by the next `reset`/`install`).
+    unsafe { cx.module.free_memory() };
     Ok((code, out))
 }
 

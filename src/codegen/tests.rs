@@ -13,6 +13,8 @@ fn with_compiled(funcs: &[IrCode], f: impl Fn(&[usize])) {
         cx.compile(true, |_| true).expect("compile");
         let ptrs: Vec<usize> = cx.funcs.iter().map(|id| cx.module.get_finalized_function(*id) as usize).collect();
         f(&ptrs);
+        // SAFETY: no compiled function runs after `f` returned.
+        unsafe { cx.module.free_memory() };
     }
 }
 
@@ -419,4 +421,31 @@ fn the_while_loop_header_is_rotated() {
     let plan = super::rotate::plan(&code, &order);
     assert_eq!(plan.rotated, vec![false, true, false, false]);
     assert!(plan.dominates(1, 2) && !plan.dominates(2, 3));
+}
+
+/// `(x + 1) + 1 ... ` `n` times: about `2n` Cranelift instructions.
+fn add_chain(n: usize) -> IrCode {
+    let mut b = FnBuilder::new("chain", vec![Type::Int, Type::Int], Type::Int);
+    let mut v = Operand::Arg(0);
+    for _ in 0..n {
+        v = b.push(Inst::Binary(BinaryOp::IAdd, v, Operand::Int(1)), Type::Int);
+    }
+    b.push(Inst::Return(Some(v)), Type::Void);
+    b.finish()
+}
+
+#[test]
+fn only_huge_functions_use_the_large_function_allocator() {
+    for (n, large) in [(100, 0), (super::LARGE_FUNCTION_INSTS, 1)] {
+        for optimize in [false, true] {
+            let (m, sources) = module(vec![add_chain(n)], 0, 0, "x");
+            let mut cx = Compiler::new(&m, &sources, &CodegenOptions { optimize }).expect("compiler");
+            cx.compile(true, |_| true).expect("compile");
+            assert_eq!(cx.large_functions, large, "{n} additions, optimize={optimize}");
+            let p = cx.module.get_finalized_function(cx.funcs[0]) as usize;
+            assert_eq!(call2(p, 5, 0), 5 + n as i64);
+            // SAFETY: nothing compiled runs any more.
+            unsafe { cx.module.free_memory() };
+        }
+    }
 }

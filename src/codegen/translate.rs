@@ -124,7 +124,13 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     pub(super) extra: HashMap<usize, Vec<(u32, cl::Value)>>,
     pub(super) ovr: HashMap<u32, cl::Value>,
     pub(super) subst: HashMap<u32, cl::Value>,
+    /// For each `φ` with many edges: its operand index per source block,
+    /// so that passing the arguments of all `k` edges costs O(k), not O(k²).
+    phi_edges: HashMap<u32, HashMap<usize, usize>>,
 }
+
+/// A `φ` with more edges than this gets an edge index in `phi_edges`.
+const PHI_EDGE_SCAN: usize = 8;
 
 /// Translates `code` into `b`'s function (whose signature is already set).
 pub(super) fn translate<'a>(cx: &mut Compiler<'a>, code: &'a IrCode, b: FunctionBuilder<'_>) -> Result<(), String> {
@@ -143,6 +149,7 @@ pub(super) fn translate<'a>(cx: &mut Compiler<'a>, code: &'a IrCode, b: Function
         extra: HashMap::new(),
         ovr: HashMap::new(),
         subst: HashMap::new(),
+        phi_edges: HashMap::new(),
     };
     t.run()?;
     let config = t.cx.module.isa().frontend_config();
@@ -280,7 +287,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     if cl_type(&code.stmts.ty[s as usize]).is_none() {
                         continue;
                     }
-                    let Some(i) = edges.iter().position(|e| e.0 as usize == from) else {
+                    let Some(i) = self.phi_edge(s, edges, from) else {
                         return Err(format!(
                             "φ %{} in #{} has no operand for the edge from #{}",
                             s + 1,
@@ -302,6 +309,22 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             }
         }
         Ok(args)
+    }
+
+    /// The index in `edges` (those of `φ` statement `s`) of the edge from
+    /// block `from`.
+    pub(super) fn phi_edge(&mut self, s: u32, edges: &[crate::ir::BlockId], from: usize) -> Option<usize> {
+        if edges.len() <= PHI_EDGE_SCAN {
+            return edges.iter().position(|e| e.0 as usize == from);
+        }
+        let index = self.phi_edges.entry(s).or_insert_with(|| {
+            let mut m = HashMap::with_capacity(edges.len());
+            for (i, e) in edges.iter().enumerate() {
+                m.entry(e.0 as usize).or_insert(i);
+            }
+            m
+        });
+        index.get(&from).copied()
     }
 
     pub(super) fn block_body(&mut self, bi: usize, plan: Option<&rotate::Plan>) -> Result<(), String> {

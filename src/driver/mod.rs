@@ -56,9 +56,8 @@ fn run_command(cli: Cli) -> i32 {
             Ok(module) if interp => {
                 crate::opt::timing::time("interp", || crate::interp::run_module(&module, &sources, &args, profile))
             }
-            Ok(module) => crate::opt::timing::time("codegen+run", || {
-                crate::codegen::run_module(&module, &sources, &codegen_options(&build), &args)
-            }),
+            // The backend records its own phases: clif, cranelift, jit, run.
+            Ok(module) => crate::codegen::run_module(&module, &sources, &codegen_options(&build), &args),
             Err(code) => code,
         },
         Command::Ir { build, func, memssa } => match build_ir(&build, &mut sources) {

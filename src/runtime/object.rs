@@ -11,8 +11,10 @@
 //! - struct: `[tag, field0, field1, ...]` — one 8-byte slot per field.
 //!
 //! String constants are emitted by codegen as read-only data with the same
-//! layout. Objects are never freed (there is no collector yet); memory comes
-//! from a per-thread bump arena of large chunks.
+//! layout. There is no collector yet: memory comes from a per-thread bump
+//! arena of large chunks, and all of a thread's chunks are freed together
+//! when the thread ends (a run's program thread ends with the run, and no
+//! object outlives it), so a process can run many programs.
 
 use std::cell::Cell;
 
@@ -33,6 +35,20 @@ const CHUNK: usize = 1 << 20;
 
 thread_local! {
     static ARENA: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    static CHUNKS: std::cell::RefCell<Chunks> = const { std::cell::RefCell::new(Chunks(Vec::new())) };
+}
+
+/// Every block `big_alloc` made on this thread, freed when the thread ends.
+struct Chunks(Vec<(*mut u8, std::alloc::Layout)>);
+
+impl Drop for Chunks {
+    fn drop(&mut self) {
+        for (p, layout) in self.0.drain(..) {
+            // SAFETY: `p` was allocated with `layout` and is freed once; the
+            // thread that used it is ending.
+            unsafe { std::alloc::dealloc(p, layout) };
+        }
+    }
 }
 
 fn alloc_raw(size: usize) -> *mut u8 {
@@ -61,6 +77,8 @@ fn big_alloc(size: usize) -> *mut u8 {
     if p.is_null() {
         out_of_memory();
     }
+    // If the thread is already tearing its locals down, the block leaks.
+    let _ = CHUNKS.try_with(|c| c.borrow_mut().0.push((p, layout)));
     p
 }
 

@@ -1,18 +1,18 @@
 //! Names and types: AST modules → the typed [`hir::Program`].
 //!
 //! The phases, in order (each reports every error it finds and goes on):
-//! 1. [`modules`]: load the main file and, depth first, every import; detect
+//! 1. `modules`: load the main file and, depth first, every import; detect
 //!    import cycles; record the dependencies-first order of modules.
-//! 2. [`items`]: register every top-level name of every module (one
+//! 2. `items`: register every top-level name of every module (one
 //!    namespace per module: imports, structs, functions, globals), then
 //!    resolve struct field types and function signatures.
-//! 3. [`items`]: type the global initialisers, modules in dependencies-first
+//! 3. `items`: type the global initialisers, modules in dependencies-first
 //!    order, each module's globals in source order, into `<init>`.
-//! 4. [`stmt`] / [`expr`] / [`builtins`]: type every function body.
-//! 5. [`init_order`]: reject global initialisers that reach, through calls,
+//! 4. `stmt` / `expr` / `builtins`: type every function body.
+//! 5. `init_order`: reject global initialisers that reach, through calls,
 //!    a read of a global not yet initialised.
 //!
-//! Unknown names get "did you mean" notes ([`suggest`]).
+//! Unknown names get "did you mean" notes (`suggest`).
 //!
 //! Language decisions taken here (LANGUAGE.md is silent on them):
 //! - Calls resolve the callee among functions only: the builtins first, then
