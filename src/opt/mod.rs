@@ -19,6 +19,7 @@ pub mod licm;
 pub mod loops;
 pub mod memloops;
 pub mod pi_insert;
+pub mod promote;
 pub mod sccp;
 pub mod timing;
 
