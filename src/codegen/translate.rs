@@ -127,8 +127,6 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     /// For each `φ` with many edges: its operand index per source block,
     /// so that passing the arguments of all `k` edges costs O(k), not O(k²).
     phi_edges: HashMap<u32, HashMap<usize, usize>>,
-    /// Blocks to lay out at the end of the function (error paths).
-    cold: Vec<cl::Block>,
 }
 
 /// A `φ` with more edges than this gets an edge index in `phi_edges`.
@@ -152,19 +150,8 @@ pub(super) fn translate<'a>(cx: &mut Compiler<'a>, code: &'a IrCode, b: Function
         ovr: HashMap::new(),
         subst: HashMap::new(),
         phi_edges: HashMap::new(),
-        cold: Vec::new(),
     };
     t.run()?;
-    // Cold blocks go to the end of the layout. Not in a function that gets
-    // the single-pass register allocator: it walks the layout backwards and
-    // keeps each value used in a cold block live from there back to its
-    // definition, so values of every error path of a huge function would
-    // be live across all of it (quadratic time).
-    if t.b.func.dfg.num_insts() <= super::LARGE_FUNCTION_INSTS {
-        for blk in std::mem::take(&mut t.cold) {
-            t.b.set_cold_block(blk);
-        }
-    }
     let config = t.cx.module.isa().frontend_config();
     t.b.seal_all_blocks();
     t.b.finalize(config);
@@ -241,7 +228,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             let limit = self.b.ins().load(types::I64, MemFlagsData::trusted(), addr, 0);
             let over = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
             let cold = self.b.create_block();
-            self.cold.push(cold);
+            self.b.set_cold_block(cold);
             let args = self.edge_args(usize::MAX, 0)?;
             self.b.ins().brif(over, cold, &[], first, &args);
             self.b.switch_to_block(cold);
@@ -394,7 +381,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             }
         }
         if cold && bi != 0 {
-            self.cold.push(blk);
+            self.b.set_cold_block(blk);
         }
         let last = range.end as usize - 1;
         if !code.stmts.inst[last].is_terminator() {
