@@ -273,3 +273,98 @@ fn assert_and_exit() {
 "#,
     );
 }
+
+/// ϒ/φᶜ placement, shape 1: `x` is assigned before the try and twice inside
+/// it, and read in the handler. Each call that may throw inside the try is
+/// preceded by a ϒ of the value `x` has at that point, and the handler's
+/// φᶜ for `x` lists those ϒ nodes (one per throwing point).
+#[test]
+fn upsilon_assigned_before_and_in_try() {
+    snap(
+        "upsilon_assigned_before_and_in_try",
+        r#"fn f(n: int) -> int {
+    if n > 1 {
+        throw "big";
+    }
+    return n;
+}
+
+fn main() {
+    var x = 10;
+    try {
+        x = f(0);
+        x = f(1) + x;
+        x = f(2);
+    } catch e {
+        print(e, x);
+    }
+    print(x);
+}
+"#,
+    );
+}
+
+/// ϒ/φᶜ placement, shape 2: a try inside a loop whose handler breaks or
+/// continues. The handler's φᶜ merges the ϒ values of the current iteration;
+/// the loop header's φ merges the values coming from the body, the handler's
+/// `continue` and the entry.
+#[test]
+fn upsilon_try_in_loop_break_continue() {
+    snap(
+        "upsilon_try_in_loop_break_continue",
+        r#"fn main() {
+    var sum = 0;
+    var i = 0;
+    while i < 10 {
+        i += 1;
+        try {
+            sum += 100 / (i - 3);
+        } catch e {
+            if sum > 50 {
+                break;
+            }
+            sum += 1000;
+            continue;
+        }
+        sum += 1;
+    }
+    print(sum, i);
+}
+"#,
+    );
+}
+
+/// ϒ/φᶜ placement, shape 3: nested tries where the inner handler rethrows.
+/// The inner handler's φᶜ sees the inner try's ϒ values; the outer handler's
+/// φᶜ sees ϒ values from the outer body, from the inner body (whose throwing
+/// points are also inside the outer try) and from the inner handler's throw.
+#[test]
+fn upsilon_nested_try_rethrow() {
+    snap(
+        "upsilon_nested_try_rethrow",
+        r#"fn g(n: int) -> int {
+    if n == 2 {
+        throw "two";
+    }
+    return n * 10;
+}
+
+fn main() {
+    var x = 0;
+    try {
+        x = g(1);
+        try {
+            x = g(2);
+        } catch e {
+            x += 1;
+            throw "re: " + e;
+        }
+        x = 5;
+    } catch e2 {
+        print(e2, x);
+    }
+    print(x);
+}
+"#,
+    );
+}
