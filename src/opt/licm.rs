@@ -16,6 +16,7 @@
 //!
 //! Moved loads keep their MemorySSA access (moved by the updater), so a
 //! load hoisted out of an inner loop is considered again for the outer one.
+//! Then scalar promotion ([`crate::opt::promote`]) runs on the result.
 //! Counters: `licm.hoisted`, `licm.hoisted_loads`, `licm.hoisted_checks`.
 
 use crate::ir::compact::compact;
@@ -49,17 +50,18 @@ fn ref_key(op: &Operand) -> Option<(u8, u32)> {
 }
 
 /// Blocks `F` entered only from a check `goto … if not ine(x, nil)` that
-/// falls through to `F`, with the checked operand `x`.
+/// falls through to `F`, or from `goto F if not ieq(x, nil)`, with the
+/// checked operand `x`.
 pub(crate) fn nonnil_guards(ir: &IrCode) -> HashSet<(u32, (u8, u32))> {
     let mut out = HashSet::new();
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
         let Some(last) = blk.stmts.end.checked_sub(1) else { continue };
-        let Some(Inst::GotoIfNot { cond: Operand::Value(c), .. }) = ir.stmts.inst.get(last as usize) else { continue };
-        let x = match ir.stmts.inst.get(c.0 as usize) {
-            Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), x, Operand::Nil)) | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), Operand::Nil, x)) => *x,
+        let Some(Inst::GotoIfNot { cond: Operand::Value(c), dest }) = ir.stmts.inst.get(last as usize) else { continue };
+        let (x, f) = match ir.stmts.inst.get(c.0 as usize) {
+            Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), x, Operand::Nil)) | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), Operand::Nil, x)) => (*x, b + 1),
+            Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), x, Operand::Nil)) | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), Operand::Nil, x)) => (*x, dest.0 as usize),
             _ => continue,
         };
-        let f = b + 1;
         if f < ir.cfg.blocks.len() && ir.cfg.blocks[f].preds.iter().all(|p| p.0 == b as u32) {
             if let Some(k) = ref_key(&x) {
                 out.insert((f as u32, k));
@@ -133,6 +135,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
     if changed {
         compact(ir, st.new);
     }
+    crate::opt::promote::run(ir, counters);
 }
 
 fn hoist_loop(ir: &mut IrCode, m: &mut MemorySsa, st: &mut State, l: &LoopInfo, guards: &Guards, counters: &mut Counters) -> bool {

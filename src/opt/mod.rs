@@ -17,6 +17,7 @@ pub mod gvn_load;
 pub mod licm;
 pub mod loops;
 pub mod memloops;
+pub mod promote;
 pub mod sccp;
 pub mod timing;
 

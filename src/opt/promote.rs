@@ -1,0 +1,380 @@
+//! Scalar promotion (LLVM's LICM promotion), run at the end of `licm`.
+//!
+//! A location `L` — a global, or field `f` of a base defined outside the
+//! loop and known non-nil at the preheader — is promoted in loop `P` when:
+//! - `P` stores to `L`, and every statement of `P` whose memory effect may
+//!   overlap `L` (alias analysis across iterations; calls through their
+//!   summaries, `print` of a composite reads everything) is a load or a
+//!   store of exactly `L` (same location, same base operand);
+//! - `P` has a dedicated preheader and every exit block has all its
+//!   predecessors inside `P` (the `loops` pass makes both).
+//!
+//! Then: one load of `L` at the end of the preheader, a φ at the header and
+//! at every other block of `P` (and exit block) with two or more
+//! predecessors, loads replaced by the value reaching them, stores removed,
+//! and one store of the reaching value at the start of every exit block.
+//!
+//! Why this is sound (LLVM issue 195513's condition): the exit store is
+//! executed even on paths where the loop stored nothing. It then writes the
+//! value loaded in the preheader back, unchanged, which is only allowed
+//! because `L` is dereferenceable and writable at the preheader (globals
+//! always; a field of a base known non-nil there) and the program is single
+//! threaded; a field of a base not known non-nil is never promoted, even
+//! when stored on every path, since the loop may run zero times.
+//! Exceptions: a `raise` (or a call that may throw) inside the loop leaves
+//! it by an explicit edge to a handler or `unwind` block, an exit block,
+//! whose store materialises the value before anything can observe memory;
+//! a call that may read or write `L` is an overlapping access and blocks
+//! promotion. `return`/`unwind` blocks cannot be inside a loop (they reach
+//! no latch). Counter: `licm.promoted` (locations).
+
+use crate::ir::compact::compact;
+use crate::ir::edit::{delete, replace_uses, NewNodes};
+use crate::ir::{BlockId, Inst, IrCode, Loc, Operand, Type, Value};
+use crate::memssa::alias::{inst_effect, operand_type, AliasCtx, AliasResult, Class, Effect, MemLoc};
+use crate::memssa::MemorySsa;
+use crate::opt::licm::{known_nonnil, nonnil_guards};
+use crate::opt::memloops::{find_loops, LoopInfo};
+use crate::opt::Counters;
+use std::collections::{HashMap, HashSet};
+
+/// Rounds of (promote in disjoint loops, compact): an outer loop can
+/// promote what an inner one promoted (its preheader load and exit stores).
+const MAX_ROUNDS: usize = 8;
+/// Candidate locations considered per loop.
+const MAX_CANDIDATES: usize = 32;
+
+pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+    for _ in 0..MAX_ROUNDS {
+        let m = MemorySsa::build(ir);
+        let loops = find_loops(ir, &m.dom);
+        if loops.is_empty() {
+            return;
+        }
+        let guards = nonnil_guards(ir);
+        let mut new = NewNodes::new(ir);
+        let mut touched: HashSet<u32> = HashSet::new();
+        let mut stores: Vec<(Value, Inst)> = Vec::new();
+        let mut n = 0;
+        for l in &loops {
+            if l.blocks.iter().chain(&l.exits).chain(&l.preheader).any(|b| touched.contains(b)) {
+                continue;
+            }
+            let k = promote_loop(ir, &m, &guards, &mut new, &mut stores, l);
+            if k > 0 {
+                n += k;
+                touched.extend(l.blocks.iter().copied());
+                touched.extend(l.exits.iter().copied());
+                touched.extend(l.preheader);
+            }
+        }
+        if n == 0 {
+            return;
+        }
+        counters.add("licm.promoted", n as u64);
+        // Exit stores after every φ of the round, so φs stay at block heads.
+        for (at, st) in stores {
+            new.insert_node(ir, at, st, Type::Void, false);
+        }
+        compact(ir, new);
+    }
+}
+
+/// The location a load or store of `inst` names, when it is promotable in
+/// shape (global or field).
+fn loc_of(inst: &Inst) -> Option<(Loc, Option<Operand>)> {
+    match inst {
+        Inst::Load { loc: loc @ (Loc::Global(_) | Loc::Field { .. }), base, .. }
+        | Inst::Store { loc: loc @ (Loc::Global(_) | Loc::Field { .. }), base, .. } => Some((loc.clone(), *base)),
+        _ => None,
+    }
+}
+
+/// Statements of the loop in block order.
+fn loop_stmts(ir: &IrCode, l: &LoopInfo) -> Vec<(u32, Value)> {
+    let mut out = Vec::new();
+    for &b in &l.blocks {
+        for s in ir.cfg.blocks[b as usize].stmts.clone() {
+            out.push((b, Value(s)));
+        }
+    }
+    out
+}
+
+fn effect_overlaps(ctx: &AliasCtx, e: &Effect, target: &MemLoc) -> bool {
+    match e {
+        Effect::None => false,
+        Effect::Locs(ls) => ls.iter().any(|x| ctx.alias(x, target, true) != AliasResult::No),
+        Effect::Classes(c) => c.contains(&target.class),
+    }
+}
+
+/// Promotes every eligible location of `l`; returns how many.
+fn promote_loop(
+    ir: &mut IrCode,
+    m: &MemorySsa,
+    guards: &crate::opt::licm::Guards,
+    new: &mut NewNodes,
+    stores: &mut Vec<(Value, Inst)>,
+    l: &LoopInfo,
+) -> usize {
+    let Some(ph) = l.preheader else { return 0 };
+    let header = &ir.cfg.blocks[l.header as usize];
+    if header.stmts.is_empty()
+        || header.stmts.clone().any(|s| matches!(ir.stmts.inst.get(s as usize), Some(Inst::PhiC { .. })))
+    {
+        return 0;
+    }
+    let Some(ph_term) = ir.cfg.blocks[ph as usize].stmts.end.checked_sub(1).map(Value) else { return 0 };
+    let after = !matches!(ir.stmts.inst.get(ph_term.0 as usize), Some(Inst::Goto(_)));
+    if after && ir.stmts.inst.get(ph_term.0 as usize).is_none_or(Inst::is_terminator) {
+        return 0;
+    }
+    // Exits: dedicated, with a statement to attach the store before.
+    for &x in &l.exits {
+        let blk = &ir.cfg.blocks[x as usize];
+        if blk.preds.iter().any(|p| !l.body.contains(&p.0)) || first_non_head(ir, x).is_none() {
+            return 0;
+        }
+    }
+    // Body blocks other than the header are entered from the body only;
+    // the header from the preheader and the body.
+    for &b in &l.blocks {
+        for p in &ir.cfg.blocks[b as usize].preds {
+            if !l.body.contains(&p.0) && !(b == l.header && p.0 == ph) {
+                return 0;
+            }
+        }
+    }
+    let stmts = loop_stmts(ir, l);
+    // Candidate locations: stored in the loop.
+    let mut cands: Vec<(Loc, Option<Operand>)> = Vec::new();
+    for &(_, v) in &stmts {
+        let Some(inst @ Inst::Store { .. }) = ir.stmts.inst.get(v.0 as usize) else { continue };
+        if let Some(c) = loc_of(inst) {
+            if !cands.contains(&c) && cands.len() < MAX_CANDIDATES {
+                cands.push(c);
+            }
+        }
+    }
+    let mut done = 0;
+    for (loc, base) in cands {
+        let mark = (new.nodes.len(), stores.len());
+        if promote_one(ir, m, guards, new, stores, l, (ph, ph_term, after), &stmts, &loc, base) {
+            done += 1;
+        } else {
+            new.nodes.truncate(mark.0);
+            stores.truncate(mark.1);
+        }
+    }
+    done
+}
+
+/// The first statement of `b` that is not a φ/φᶜ.
+fn first_non_head(ir: &IrCode, b: u32) -> Option<Value> {
+    ir.cfg.blocks[b as usize]
+        .stmts
+        .clone()
+        .find(|&s| !matches!(ir.stmts.inst.get(s as usize), Some(Inst::Phi { .. } | Inst::PhiC { .. })))
+        .map(Value)
+}
+
+fn unique_preds(ir: &IrCode, b: u32) -> Vec<BlockId> {
+    crate::memssa::build::unique_preds(ir, b as usize)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn promote_one(
+    ir: &mut IrCode,
+    m: &MemorySsa,
+    guards: &crate::opt::licm::Guards,
+    new: &mut NewNodes,
+    stores: &mut Vec<(Value, Inst)>,
+    l: &LoopInfo,
+    (ph, ph_term, after): (u32, Value, bool),
+    stmts: &[(u32, Value)],
+    loc: &Loc,
+    base: Option<Operand>,
+) -> bool {
+    // The base: invariant and known non-nil at the preheader.
+    if let Loc::Field { .. } = loc {
+        let Some(b) = &base else { return false };
+        if let Operand::Value(v) = b {
+            if m.block_of(*v).is_none_or(|bb| l.contains(bb)) || (v.0 as usize) >= ir.stmts.len() {
+                return false;
+            }
+        }
+        if !known_nonnil(ir, new, m, guards, b, ph) {
+            return false;
+        }
+    }
+    let Some(class) = crate::memssa::alias::class_of(ir, loc, base.as_ref()) else { return false };
+    if !matches!(class, Class::Global(_) | Class::Field(..)) {
+        return false;
+    }
+    let target = MemLoc { class, base, index: None };
+    let ctx = m.alias_ctx(ir);
+    let mut mine: HashSet<Value> = HashSet::new();
+    let mut ty: Option<Type> = None;
+    for &(_, v) in stmts {
+        let Some(inst) = ir.stmts.inst.get(v.0 as usize) else { continue };
+        let Some(e) = inst_effect(ir, v, inst) else { continue };
+        if !effect_overlaps(&ctx, &e.reads, &target) && !effect_overlaps(&ctx, &e.writes, &target) {
+            continue;
+        }
+        match loc_of(inst) {
+            Some((l2, b2)) if &l2 == loc && b2 == base => {
+                mine.insert(v);
+                match inst {
+                    Inst::Load { .. } => ty = Some(ir.stmts.ty[v.0 as usize].clone()),
+                    Inst::Store { value, .. } if ty.is_none() => ty = operand_type(ir, value),
+                    _ => {}
+                }
+            }
+            _ => return false,
+        }
+    }
+    let Some(ty) = ty else { return false };
+    if mine.is_empty() {
+        return false;
+    }
+    // The preheader load and the header φ.
+    let init = new.insert_node(ir, ph_term, Inst::Load { loc: loc.clone(), base, index: None }, ty.clone(), after);
+    // φs: header and every other loop block with two or more predecessors.
+    let mut phi_of: HashMap<u32, (Value, Vec<BlockId>)> = HashMap::new();
+    for &b in &l.blocks {
+        let preds = unique_preds(ir, b);
+        if b == l.header || preds.len() >= 2 {
+            let Some(first) = ir.cfg.blocks[b as usize].stmts.clone().next() else { return false };
+            // Attached before the block's first statement: new φs precede
+            // every statement the round attaches there.
+            let phi = new.insert_node(ir, Value(first), Inst::Phi { edges: preds.clone(), values: Vec::new() }, ty.clone(), false);
+            phi_of.insert(b, (phi, preds));
+        }
+    }
+    // The value at the end of each loop block (the last store, else the
+    // value at entry), and loads replaced by the reaching value.
+    let mut entry: HashMap<u32, Operand> = HashMap::new();
+    let mut out: HashMap<u32, Operand> = HashMap::new();
+    let mut stored_in: HashMap<u32, Operand> = HashMap::new();
+    for &b in &l.blocks {
+        let mut cur: Option<Operand> = None;
+        for s in ir.cfg.blocks[b as usize].stmts.clone() {
+            if !mine.contains(&Value(s)) {
+                continue;
+            }
+            if let Some(Inst::Store { value, .. }) = ir.stmts.inst.get(s as usize) {
+                cur = Some(*value);
+            }
+        }
+        if let Some(c) = cur {
+            stored_in.insert(b, c);
+        }
+    }
+    // Entry values: a φ, or the single predecessor's end value (following
+    // single-predecessor chains; each cycle of the loop passes the header φ).
+    let value_in = |b: u32, entry: &mut HashMap<u32, Operand>, out: &mut HashMap<u32, Operand>| -> Option<Operand> {
+        let mut chain = Vec::new();
+        let mut x = b;
+        let mut val;
+        loop {
+            if let Some(v) = entry.get(&x) {
+                val = *v;
+                break;
+            }
+            if let Some((phi, _)) = phi_of.get(&x) {
+                val = Operand::Value(*phi);
+                entry.insert(x, val);
+                break;
+            }
+            chain.push(x);
+            let preds = unique_preds(ir, x);
+            let [p] = preds.as_slice() else { return None };
+            if p.0 == ph {
+                val = Operand::Value(init);
+                break;
+            }
+            if !l.body.contains(&p.0) || chain.len() > l.blocks.len() {
+                return None;
+            }
+            if let Some(o) = out.get(&p.0) {
+                val = *o;
+                break;
+            }
+            if let Some(sv) = stored_in.get(&p.0) {
+                val = *sv;
+                out.insert(p.0, val);
+                break;
+            }
+            x = p.0;
+        }
+        for c in chain.into_iter().rev() {
+            entry.insert(c, val);
+            val = stored_in.get(&c).copied().unwrap_or(val);
+            out.insert(c, val);
+        }
+        let e = entry.get(&b).copied();
+        e.or(Some(val))
+    };
+    let mut block_out: HashMap<u32, Operand> = HashMap::new();
+    let mut block_in: HashMap<u32, Operand> = HashMap::new();
+    for &b in &l.blocks {
+        let Some(vin) = value_in(b, &mut entry, &mut out) else { return false };
+        block_in.insert(b, vin);
+        block_out.insert(b, stored_in.get(&b).copied().unwrap_or(vin));
+    }
+    // Fill the φs.
+    for (phi, preds) in phi_of.values() {
+        let mut values = Vec::new();
+        for p in preds {
+            if p.0 == ph {
+                values.push(Operand::Value(init));
+            } else {
+                let Some(v) = block_out.get(&p.0) else { return false };
+                values.push(*v);
+            }
+        }
+        if let Some(n) = new.nodes.get_mut((phi.0 - new.base) as usize) {
+            if let Inst::Phi { values: vs, .. } = &mut n.inst {
+                *vs = values;
+            }
+        }
+    }
+    // Exit stores (a φ first when the exit has several predecessors).
+    for &x in &l.exits {
+        let Some(at) = first_non_head(ir, x) else { return false };
+        let preds = unique_preds(ir, x);
+        let val = if let [p] = preds.as_slice() {
+            let Some(v) = block_out.get(&p.0) else { return false };
+            *v
+        } else {
+            let mut values = Vec::new();
+            for p in &preds {
+                let Some(v) = block_out.get(&p.0) else { return false };
+                values.push(*v);
+            }
+            let Some(first) = ir.cfg.blocks[x as usize].stmts.clone().next() else { return false };
+            Operand::Value(new.insert_node(ir, Value(first), Inst::Phi { edges: preds.clone(), values }, ty.clone(), false))
+        };
+        stores.push((at, Inst::Store { loc: loc.clone(), base, index: None, value: val }));
+    }
+    // Rewrite the loop's loads and stores.
+    for &b in &l.blocks {
+        let Some(mut cur) = block_in.get(&b).copied() else { return false };
+        for s in ir.cfg.blocks[b as usize].stmts.clone() {
+            let v = Value(s);
+            if !mine.contains(&v) {
+                continue;
+            }
+            match ir.stmts.inst.get(s as usize) {
+                Some(Inst::Store { value, .. }) => {
+                    cur = *value;
+                    delete(ir, v);
+                }
+                Some(Inst::Load { .. }) => replace_uses(ir, v, cur),
+                _ => {}
+            }
+        }
+    }
+    true
+}
