@@ -21,4 +21,5 @@ nbody $B/nbody.toy 5000000 20000
 matmul $B/matmul.toy 400 60
 sim bench/memssa/sim.toy 0 0
 sums bench/memssa/sums.toy 0 0
+accum bench/memssa/accum.toy 200000 20
 LIST
