@@ -10,6 +10,7 @@
 //! [`Counters`] (`pass.counter: N` lines with `--stats`).
 
 pub mod cfg;
+pub mod checks;
 pub mod dce;
 pub mod dse;
 pub mod fold;
@@ -17,6 +18,7 @@ pub mod gvn_load;
 pub mod licm;
 pub mod loops;
 pub mod memloops;
+pub mod pi_insert;
 pub mod promote;
 pub mod sccp;
 pub mod timing;
@@ -60,6 +62,8 @@ pub static PASSES: &[Pass] = &[
     Pass { name: "dce", run: dce::run, level: 1, doc: "dead code elimination (mark-sweep, removes dead phi cycles)" },
     Pass { name: "simplifycfg", run: cfg::run, level: 1, doc: "fold constant branches, thread empty blocks, merge straight-line blocks" },
     Pass { name: "loops", run: loops::run, level: 2, doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
+    Pass { name: "pi", run: pi_insert::run, level: 3, doc: "insert π facts after comparison branches (only via --passes; `checks` does it itself)" },
+    Pass { name: "checks", run: checks::run, level: 2, doc: "π-fact bounds/nil/division check elimination" },
     Pass { name: "gvn_load", run: gvn_load::run, level: 2, doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)" },
     Pass { name: "licm", run: licm::run, level: 2, doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)" },
     Pass { name: "dse", run: dse::run, level: 2, doc: "dead-store elimination (overwritten before any read; stores into unread allocations)" },
@@ -116,6 +120,11 @@ pub fn default_passes(opt: u8) -> Vec<&'static str> {
 /// known passes.
 pub fn parse_pass_list(list: &str) -> Result<Vec<&'static str>, String> {
     let mut out = Vec::new();
+    // `--passes=none` (or an empty list) runs no pass of ours; Cranelift
+    // still optimises at the `-O` level given.
+    if list.trim() == "none" {
+        return Ok(out);
+    }
     for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match find_pass(name) {
             Some(p) => out.push(p.name),

@@ -1,0 +1,415 @@
+//! Check elimination: folds a runtime check (a `goto #cold if not %c` whose
+//! target raises `index_out_of_bounds`, `nil_dereference` or
+//! `division_by_zero`) to its fast path when the facts dominating it imply
+//! `%c`. Runs [`pi_insert`](crate::opt::pi_insert) first, and strips every π
+//! at the end, so the pass leaves no π behind.
+//!
+//! What implies what (each rule sound on every execution reaching the check):
+//! - bounds `i <ᵤ n`: `0 <= i` ([`Facts::lower`]) and `i < n` ([`Facts::lt`]);
+//! - nil `p != nil`: a `NonNil` π on `p`'s chain, or `p` is an allocation;
+//! - division `d != 0`: a constant lower bound `>= 1`, a π `d < c` with
+//!   `c <= 0`, or a nonzero constant;
+//! - any check: a dominating edge on which the same comparison (of the same
+//!   values up to π) was true, or its negation false.
+//!
+//! Lengths: `len(a)` loads of one array are treated as equal, and the length
+//! of `new [T](len n)` as `n`, only when nothing in the function may change
+//! the length of a `[T]` array: no `push`/`pop` of a `[T]`, no store to a
+//! length, no call whose summary may write `[T]` lengths
+//! ([`crate::memssa::alias`]). This is flow-insensitive and conservative.
+
+use crate::ir::dom::DomTree;
+use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type};
+use crate::memssa::alias::{inst_effect, operand_type, Class, Effect, TypeKey};
+use crate::opt::pi_insert;
+use crate::opt::Counters;
+use std::collections::BTreeSet;
+
+/// How deep the fact queries recurse (bounds the work per check).
+const MAX_DEPTH: u32 = 24;
+
+/// Which array lengths may change in the function.
+struct Unstable {
+    all: bool,
+    elems: BTreeSet<TypeKey>,
+}
+
+impl Unstable {
+    fn of(ir: &IrCode) -> Unstable {
+        let mut u = Unstable { all: false, elems: BTreeSet::new() };
+        for (i, inst) in ir.stmts.inst.iter().enumerate() {
+            if matches!(inst, Inst::NewArray { .. } | Inst::Load { .. }) {
+                continue;
+            }
+            let Some(e) = inst_effect(ir, crate::ir::Value(i as u32), inst) else { continue };
+            match e.writes {
+                Effect::None => {}
+                Effect::Classes(cs) => {
+                    if cs.all {
+                        u.all = true;
+                    }
+                    for c in cs.set {
+                        if let Class::Len(k) = c {
+                            u.elems.insert(k);
+                        }
+                    }
+                }
+                Effect::Locs(ls) => {
+                    for l in ls {
+                        if let Class::Len(k) = l.class {
+                            u.elems.insert(k);
+                        }
+                    }
+                }
+            }
+        }
+        u
+    }
+    fn stable(&self, ir: &IrCode, array: &Operand) -> bool {
+        if self.all {
+            return false;
+        }
+        match operand_type(ir, array) {
+            Some(Type::Array(e)) => !self.elems.contains(&TypeKey::of(&e)),
+            _ => false,
+        }
+    }
+}
+
+/// A canonical name for an int value, for equality of bounds.
+#[derive(Clone, Debug, PartialEq)]
+enum Key {
+    Op(Operand),
+    /// The (stable) length of this array object.
+    LenOf(Operand),
+}
+
+struct Facts<'a> {
+    ir: &'a IrCode,
+    unstable: Unstable,
+}
+
+impl<'a> Facts<'a> {
+    fn inst(&self, o: &Operand) -> Option<&'a Inst> {
+        match o {
+            Operand::Value(v) => self.ir.stmts.inst.get(v.0 as usize),
+            _ => None,
+        }
+    }
+
+    /// `o` with copies and πs looked through.
+    fn root(&self, o: Operand) -> Operand {
+        let mut o = o;
+        for _ in 0..64 {
+            match self.inst(&o) {
+                Some(Inst::Pi { value, .. }) | Some(Inst::Copy(value)) => o = *value,
+                _ => break,
+            }
+        }
+        o
+    }
+
+    /// The facts on `o`'s π chain, innermost first.
+    fn chain(&self, o: Operand) -> Vec<&'a Fact> {
+        let mut out = Vec::new();
+        let mut o = o;
+        for _ in 0..64 {
+            match self.inst(&o) {
+                Some(Inst::Pi { value, fact }) => {
+                    out.push(fact);
+                    o = *value;
+                }
+                Some(Inst::Copy(value)) => o = *value,
+                _ => break,
+            }
+        }
+        out
+    }
+
+    fn key(&self, o: Operand, depth: u32) -> Key {
+        let r = self.root(o);
+        if depth < MAX_DEPTH {
+            if let Some(Inst::Load { loc: Loc::ArrayLen, base: Some(b), .. }) = self.inst(&r) {
+                let base = self.root(*b);
+                if self.unstable.stable(self.ir, &base) {
+                    if let Some(Inst::NewArray { len, .. }) = self.inst(&base) {
+                        return self.key(*len, depth + 1);
+                    }
+                    return Key::LenOf(base);
+                }
+            }
+        }
+        Key::Op(r)
+    }
+
+    /// A constant lower bound of the int `o`.
+    fn lower(&self, o: Operand, depth: u32) -> Option<i64> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match o {
+            Operand::Int(c) => return Some(c),
+            Operand::Value(_) => {}
+            _ => return None,
+        }
+        match self.inst(&o)? {
+            Inst::Copy(a) => self.lower(*a, depth + 1),
+            Inst::Pi { value, fact } => {
+                let inner = self.lower(*value, depth + 1);
+                let own = match fact {
+                    Fact::Range { lo: Some(l), .. } => self.lower(*l, depth + 1),
+                    _ => None,
+                };
+                match (inner, own) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                }
+            }
+            Inst::Load { loc: Loc::ArrayLen, .. } => Some(0),
+            // `x + 1` cannot wrap when `x` has an upper bound.
+            Inst::Binary(BinaryOp::IAdd, x, Operand::Int(1)) if self.bounded_above(*x) => {
+                self.lower(*x, depth + 1).and_then(|l| l.checked_add(1))
+            }
+            Inst::Phi { values, .. } => {
+                let mut best: Option<i64> = None;
+                for v in values {
+                    if self.is_bounded_increment_of(*v, o) {
+                        continue;
+                    }
+                    let l = self.lower(*v, depth + 1)?;
+                    best = Some(best.map_or(l, |b: i64| b.min(l)));
+                }
+                best
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `v` is `x + 1` where `x` is `phi` under a π with an upper
+    /// bound (so the add cannot wrap and the value only grows).
+    fn is_bounded_increment_of(&self, v: Operand, phi: Operand) -> bool {
+        let Some(Inst::Binary(BinaryOp::IAdd, a, b)) = self.inst(&v) else { return false };
+        let x = match (a, b) {
+            (x, Operand::Int(1)) | (Operand::Int(1), x) => *x,
+            _ => return false,
+        };
+        self.root(x) == phi && self.bounded_above(x)
+    }
+
+    /// Whether `x` is under a π with an upper bound (so `x + 1` cannot wrap).
+    fn bounded_above(&self, x: Operand) -> bool {
+        self.chain(x).iter().any(|f| matches!(f, Fact::Range { hi: Some(_), .. }))
+    }
+
+    /// Whether `h <= n` is known.
+    fn le(&self, h: Operand, n: Operand, depth: u32) -> bool {
+        let (kh, kn) = (self.key(h, depth), self.key(n, depth));
+        if kh == kn {
+            return true;
+        }
+        // `m - c <= n` when `m <= n` and `c >= 0` (no wrap: `m >= 0`).
+        if let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(c))) = self.inst(&self.root(h)) {
+            if *c >= 0 && depth < MAX_DEPTH && self.lower(*m, depth + 1).is_some_and(|l| l >= 0) && self.le(*m, n, depth + 1) {
+                return true;
+            }
+        }
+        if let Key::Op(Operand::Int(c)) = kh {
+            let lower_n = match &kn {
+                Key::Op(o) => self.lower(*o, depth + 1),
+                Key::LenOf(_) => Some(0),
+            };
+            return lower_n.is_some_and(|l| l >= c);
+        }
+        false
+    }
+
+    /// Whether `i < n` is known.
+    fn lt(&self, i: Operand, n: Operand, depth: u32) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        if let Operand::Int(c) = self.root(i) {
+            if c < i64::MAX && self.le(Operand::Int(c + 1), n, depth + 1) {
+                return true;
+            }
+        }
+        for f in self.chain(i) {
+            if let Fact::Range { hi: Some(h), .. } = f {
+                if self.le(*h, n, depth + 1) {
+                    return true;
+                }
+            }
+        }
+        // `x + 1 < n` when `x < m - 1` and `m <= n`.
+        if let Some(Inst::Binary(BinaryOp::IAdd, a, Operand::Int(1))) = self.inst(&self.root(i)) {
+            for f in self.chain(*a) {
+                if let Fact::Range { hi: Some(h), .. } = f {
+                    if let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(1))) = self.inst(&self.root(*h)) {
+                        if self.le(*m, n, depth + 1) {
+                            return true;
+                        }
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether `p` is known not to be nil: a `NonNil` π on its chain, an
+    /// allocation, or a φ of such values (no cycles: a φ met again is not
+    /// assumed non-nil).
+    fn non_nil(&self, p: Operand, depth: u32) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        if self.chain(p).iter().any(|f| matches!(f, Fact::NonNil)) {
+            return true;
+        }
+        match self.inst(&self.root(p)) {
+            Some(Inst::NewStruct { .. } | Inst::NewArray { .. }) => true,
+            Some(Inst::Phi { values, .. }) => {
+                let me = self.root(p);
+                values.iter().all(|v| self.root(*v) != me && self.non_nil(*v, depth + 4))
+            }
+            _ => false,
+        }
+    }
+
+    fn non_zero(&self, d: Operand) -> bool {
+        if let Operand::Int(c) = self.root(d) {
+            return c != 0;
+        }
+        if self.lower(d, 0).is_some_and(|l| l >= 1) {
+            return true;
+        }
+        self.chain(d).iter().any(|f| match f {
+            Fact::Range { hi: Some(h), .. } => matches!(self.root(*h), Operand::Int(c) if c <= 0),
+            _ => false,
+        })
+    }
+
+    /// Whether comparison `(cmp, x, y)` equals the comparison of `c`
+    /// (up to π), or its negation when `negated`.
+    fn same_cmp(&self, c: &Operand, cmp: Cmp, x: Operand, y: Operand, negated: bool) -> bool {
+        let Some(Inst::Binary(BinaryOp::ICmp(c2), x2, y2)) = self.inst(c) else { return false };
+        let want = if negated {
+            match cmp {
+                Cmp::Ne => Cmp::Eq,
+                Cmp::Eq => Cmp::Ne,
+                Cmp::Lt => Cmp::Ge,
+                Cmp::Ge => Cmp::Lt,
+                Cmp::Gt => Cmp::Le,
+                Cmp::Le => Cmp::Gt,
+                Cmp::Ult => return false,
+            }
+        } else {
+            cmp
+        };
+        *c2 == want && self.root(*x2) == self.root(x) && self.root(*y2) == self.root(y)
+    }
+
+    /// Whether a branch dominating block `b` (along an edge into a
+    /// single-predecessor block) already established `(cmp, x, y)`.
+    fn dominated_by_same(&self, dom: &DomTree, b: u32, cmp: Cmp, x: Operand, y: Operand) -> bool {
+        let mut cur = b;
+        for _ in 0..self.ir.cfg.blocks.len() + 1 {
+            let blk = &self.ir.cfg.blocks[cur as usize];
+            if blk.preds.len() == 1 {
+                let p = blk.preds[0].0;
+                let pb = &self.ir.cfg.blocks[p as usize];
+                if let Some(last) = pb.stmts.end.checked_sub(1) {
+                    if let Some(Inst::GotoIfNot { cond, dest }) = self.ir.stmts.inst.get(last as usize) {
+                        if dest.0 != p + 1 {
+                            let taken_true = cur == p + 1;
+                            if self.same_cmp(cond, cmp, x, y, !taken_true) {
+                                return true;
+                            }
+                        }
+                    }
+                }
+            }
+            match dom.idom.get(cur as usize).copied().flatten() {
+                Some(d) if d != cur => cur = d,
+                _ => break,
+            }
+        }
+        false
+    }
+}
+
+/// The kind of runtime error block `b` raises first, if it starts with a
+/// `Raise`.
+fn raise_kind(ir: &IrCode, b: u32) -> Option<RaiseKind> {
+    let r = ir.cfg.blocks.get(b as usize)?.stmts.clone();
+    for s in r {
+        match &ir.stmts.inst[s as usize] {
+            Inst::Nothing => continue,
+            Inst::Raise { kind, .. } => return Some(*kind),
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Removed checks by kind: (bounds, nil, division).
+pub fn eliminate(ir: &mut IrCode) -> (u64, u64, u64) {
+    let dom = DomTree::new(&ir.cfg);
+    let facts = Facts { ir, unstable: Unstable::of(ir) };
+    let mut fold = Vec::new();
+    let mut counts = (0, 0, 0);
+    for b in 0..ir.cfg.blocks.len() as u32 {
+        if !dom.reachable(b) {
+            continue;
+        }
+        let blk = &ir.cfg.blocks[b as usize];
+        let Some(last) = blk.stmts.end.checked_sub(1) else { continue };
+        if blk.stmts.is_empty() {
+            continue;
+        }
+        let Inst::GotoIfNot { cond, dest } = &ir.stmts.inst[last as usize] else { continue };
+        let Some(kind) = raise_kind(ir, dest.0) else { continue };
+        let Some(Inst::Binary(BinaryOp::ICmp(cmp), x, y)) = facts.inst(cond) else { continue };
+        let (cmp, x, y) = (*cmp, *x, *y);
+        let proven = match (kind, cmp) {
+            (RaiseKind::IndexOutOfBounds, Cmp::Ult) => {
+                facts.lower(x, 0).is_some_and(|l| l >= 0) && facts.lt(x, y, 0)
+            }
+            (RaiseKind::NilDereference, Cmp::Ne) if y == Operand::Nil => facts.non_nil(x, 0),
+            (RaiseKind::DivisionByZero, Cmp::Ne) if y == Operand::Int(0) => facts.non_zero(x),
+            _ => false,
+        } || facts.dominated_by_same(&dom, b, cmp, x, y);
+        if !proven {
+            continue;
+        }
+        match kind {
+            RaiseKind::IndexOutOfBounds => counts.0 += 1,
+            RaiseKind::NilDereference => counts.1 += 1,
+            RaiseKind::DivisionByZero => counts.2 += 1,
+            _ => continue,
+        }
+        fold.push(last);
+    }
+    for s in &fold {
+        if let Some(Inst::GotoIfNot { cond, .. }) = ir.stmts.inst.get_mut(*s as usize) {
+            *cond = Operand::Bool(true);
+        }
+    }
+    if !fold.is_empty() {
+        crate::ir::compact::compact_only(ir);
+    }
+    counts
+}
+
+/// The `checks` pass: π insertion, check elimination, π removal.
+pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+    pi_insert::insert_pis(ir);
+    let (bounds, nil, div) = eliminate(ir);
+    pi_insert::strip_pis(ir);
+    if bounds + nil + div > 0 {
+        // Merge the blocks the folded branches left behind.
+        crate::opt::cfg::run(ir, &mut Counters::default());
+    }
+    counters.add("checks.bounds_removed", bounds);
+    counters.add("checks.nil_removed", nil);
+    counters.add("checks.div_removed", div);
+}

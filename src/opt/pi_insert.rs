@@ -1,0 +1,235 @@
+//! π insertion (Julia's `PiNode`): after a conditional branch on an integer
+//! or reference comparison, the successor where the comparison's outcome is
+//! known gets a `π (x, fact)` for the compared value, and every use of `x`
+//! dominated by that successor reads the π instead. Later passes
+//! ([`crate::opt::checks`]) read the facts off the operands they see.
+//!
+//! Invariants of the result:
+//! - A π is placed at the head of a successor `S` (after its φs) only when
+//!   `S` has the branching block as its single predecessor and is not the
+//!   other successor too, so the fact holds on every path into `S`.
+//! - Uses are renamed only in statements of blocks dominated by `S` (and φ
+//!   operands whose incoming edge starts in such a block), so every renamed
+//!   use is dominated by its π.
+//! - Blocks are visited in reverse postorder, so an outer π is in place
+//!   before an inner branch is looked at: inner πs refine outer ones
+//!   (`π (π (x, f1), f2)`), and a fact holds for the whole chain.
+//!
+//! Facts made (`true`/`false` edge):
+//! `x < y`: `x ∈ [-, y)` / `x ∈ [y, -)`; `x >= y` the converse;
+//! `x > y`: `y ∈ [-, x)` / `y ∈ [x, -)`; `x <= y` the converse;
+//! `x <ᵤ y`: `x ∈ [0, y)` on the true edge; `x != nil`: `x` non-nil on the
+//! true edge, `x == nil` on the false edge.
+
+use crate::ir::compact::compact;
+use crate::ir::dom::DomTree;
+use crate::ir::edit::{for_each_operand_mut, NewNodes};
+use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Operand, Type, Value};
+use crate::opt::Counters;
+
+/// Reverse postorder of the reachable blocks.
+pub fn rpo(ir: &IrCode) -> Vec<u32> {
+    let n = ir.cfg.blocks.len();
+    let mut post = Vec::with_capacity(n);
+    if n == 0 {
+        return post;
+    }
+    let mut seen = vec![false; n];
+    let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
+    seen[0] = true;
+    while let Some(top) = stack.last_mut() {
+        let (b, i) = (top.0, top.1);
+        let succs = &ir.cfg.blocks[b as usize].succs;
+        if i < succs.len() {
+            top.1 += 1;
+            let s = succs[i].0;
+            if (s as usize) < n && !seen[s as usize] {
+                seen[s as usize] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// The facts a branch on `cond` gives its (true, false) successors: lists
+/// of (value, fact).
+fn branch_facts(ir: &IrCode, cond: &Operand) -> (Vec<(Operand, Fact)>, Vec<(Operand, Fact)>) {
+    let mut t = Vec::new();
+    let mut f = Vec::new();
+    let Operand::Value(c) = cond else { return (t, f) };
+    let Some(Inst::Binary(BinaryOp::ICmp(cmp), x, y)) = ir.stmts.inst.get(c.0 as usize) else { return (t, f) };
+    let cmp = *cmp;
+    let (x, y) = (*x, *y);
+    let is_int = |o: &Operand| operand_is_int(ir, o);
+    let hi = |v: Operand, h: Operand| (v, Fact::Range { lo: None, hi: Some(h) });
+    let lo = |v: Operand, l: Operand| (v, Fact::Range { lo: Some(l), hi: None });
+    let var = |o: &Operand| matches!(o, Operand::Value(_) | Operand::Arg(_));
+    match cmp {
+        Cmp::Ne | Cmp::Eq => {
+            let p = if y == Operand::Nil && var(&x) {
+                Some(x)
+            } else if x == Operand::Nil && var(&y) {
+                Some(y)
+            } else {
+                None
+            };
+            if let Some(p) = p {
+                if cmp == Cmp::Ne { t.push((p, Fact::NonNil)) } else { f.push((p, Fact::NonNil)) }
+            }
+            return (t, f);
+        }
+        _ => {}
+    }
+    if !is_int(&x) || !is_int(&y) {
+        return (t, f);
+    }
+    match cmp {
+        Cmp::Lt | Cmp::Ge => {
+            let (yes, no) = if cmp == Cmp::Lt { (&mut t, &mut f) } else { (&mut f, &mut t) };
+            if var(&x) {
+                yes.push(hi(x, y));
+                no.push(lo(x, y));
+            }
+        }
+        Cmp::Gt | Cmp::Le => {
+            let (yes, no) = if cmp == Cmp::Gt { (&mut t, &mut f) } else { (&mut f, &mut t) };
+            if var(&y) {
+                yes.push(hi(y, x));
+                no.push(lo(y, x));
+            }
+        }
+        Cmp::Ult => {
+            if var(&x) {
+                t.push((x, Fact::Range { lo: Some(Operand::Int(0)), hi: Some(y) }));
+            }
+        }
+        Cmp::Eq | Cmp::Ne => {}
+    }
+    (t, f)
+}
+
+fn operand_is_int(ir: &IrCode, o: &Operand) -> bool {
+    match o {
+        Operand::Int(_) => true,
+        Operand::Value(v) => ir.stmts.ty.get(v.0 as usize) == Some(&Type::Int),
+        Operand::Arg(a) => ir.params.get(*a as usize) == Some(&Type::Int),
+        _ => false,
+    }
+}
+
+fn operand_type(ir: &IrCode, o: &Operand) -> Option<Type> {
+    match o {
+        Operand::Value(v) => ir.stmts.ty.get(v.0 as usize).cloned(),
+        Operand::Arg(a) => ir.params.get(*a as usize).cloned(),
+        Operand::Int(_) => Some(Type::Int),
+        _ => None,
+    }
+}
+
+/// The first statement of block `b` that is not a φ (where πs go, before
+/// it), or `None` if the block holds only φs (never: it has a terminator or
+/// falls through to a statement).
+fn first_non_phi(ir: &IrCode, b: u32) -> Option<Value> {
+    let r = ir.cfg.blocks.get(b as usize)?.stmts.clone();
+    r.into_iter()
+        .find(|&s| !matches!(ir.stmts.inst[s as usize], Inst::Phi { .. } | Inst::PhiC { .. }))
+        .map(Value)
+}
+
+/// Inserts πs after every comparison branch; returns how many.
+pub fn insert_pis(ir: &mut IrCode) -> u64 {
+    let dom = DomTree::new(&ir.cfg);
+    let order = rpo(ir);
+    let mut new = NewNodes::new(ir);
+    let mut count = 0u64;
+    for &b in &order {
+        let blk = &ir.cfg.blocks[b as usize];
+        let Some(last) = blk.stmts.end.checked_sub(1) else { continue };
+        if blk.stmts.is_empty() {
+            continue;
+        }
+        let Inst::GotoIfNot { cond, dest } = ir.stmts.inst[last as usize].clone() else { continue };
+        let fall = b + 1;
+        if dest.0 == fall {
+            continue;
+        }
+        let (tf, ff) = branch_facts(ir, &cond);
+        for (succ, facts) in [(fall, tf), (dest.0, ff)] {
+            if facts.is_empty() {
+                continue;
+            }
+            let Some(sb) = ir.cfg.blocks.get(succ as usize) else { continue };
+            if succ == b {
+                continue;
+            }
+            if sb.preds.len() != 1 || sb.preds[0] != BlockId(b) {
+                continue;
+            }
+            let Some(at) = first_non_phi(ir, succ) else { continue };
+            for (x, fact) in facts {
+                let Some(ty) = operand_type(ir, &x) else { continue };
+                let p = new.insert_node(ir, at, Inst::Pi { value: x, fact }, ty, false);
+                rename_dominated(ir, &dom, succ, x, Operand::Value(p));
+                count += 1;
+            }
+        }
+    }
+    if count > 0 {
+        compact(ir, new);
+    }
+    count
+}
+
+/// Replaces `x` by `p` in every statement of a block dominated by `s`, and
+/// in φ operands whose edge leaves such a block.
+fn rename_dominated(ir: &mut IrCode, dom: &DomTree, s: u32, x: Operand, p: Operand) {
+    for b in 0..ir.cfg.blocks.len() as u32 {
+        let in_sub = dom.reachable(b) && dom.dominates(s, b);
+        let range = ir.cfg.blocks[b as usize].stmts.clone();
+        for st in range {
+            let inst = &mut ir.stmts.inst[st as usize];
+            if let Inst::Phi { edges, values } = inst {
+                for (e, v) in edges.iter().zip(values.iter_mut()) {
+                    if *v == x && dom.reachable(e.0) && dom.dominates(s, e.0) {
+                        *v = p;
+                    }
+                }
+                continue;
+            }
+            if !in_sub {
+                continue;
+            }
+            for_each_operand_mut(inst, |o| {
+                if *o == x {
+                    *o = p;
+                }
+            });
+        }
+    }
+}
+
+/// Replaces every π by its value (compacted away).
+pub fn strip_pis(ir: &mut IrCode) -> u64 {
+    let mut n = 0;
+    for inst in ir.stmts.inst.iter_mut() {
+        if let Inst::Pi { value, .. } = inst {
+            *inst = Inst::Copy(*value);
+            n += 1;
+        }
+    }
+    if n > 0 {
+        crate::ir::compact::compact_only(ir);
+    }
+    n
+}
+
+/// The `pi` pass: inserts π facts (kept until `checks` strips them).
+pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+    let n = insert_pis(ir);
+    counters.add("pi.inserted", n);
+}
