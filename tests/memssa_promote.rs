@@ -161,3 +161,20 @@ fn promotion_survives_the_full_pipeline() {
     assert_eq!(out, "1330 190\n");
     assert_eq!(c.get("licm.promoted"), 2);
 }
+
+#[test]
+fn does_not_promote_in_a_loop_with_many_exits() {
+    // Twenty bounds checks are twenty exits: promotion would add a store to
+    // each (code size bound `MAX_EXITS`).
+    let mut body = String::new();
+    for k in 0..20 {
+        body.push_str(&format!("g = g + a[i + {k}]; "));
+    }
+    let src = format!(
+        "var g = 0;\nfn f(a: [int]) {{ var i = 0; while i + 20 < len(a) {{ {body}i = i + 1; }} }}\n\
+         fn main() {{ f([1; 30]); print(g); }}\n"
+    );
+    let (c, out, _) = check("p11", &src, LICM, "f");
+    assert_eq!(out, "200\n");
+    assert_eq!(c.get("licm.promoted"), 0);
+}

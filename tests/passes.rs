@@ -309,6 +309,9 @@ fn pipeline_table_levels_and_pass_lists() {
     assert_eq!(opt::default_passes(1), vec!["sccp", "dce", "simplifycfg"]);
     assert_eq!(opt::default_passes(2), vec!["sccp", "dce", "simplifycfg", "loops", "checks", "gvn_load", "licm", "dse"]);
     assert_eq!(opt::parse_pass_list("dce,sccp"), Ok(vec!["dce", "sccp"]));
+    assert_eq!(opt::parse_pass_list("none"), Ok(vec![]));
+    assert_eq!(opt::parse_pass_list(""), Ok(vec![]));
+    assert!(opt::parse_pass_list("none,dce").is_err());
     let err = opt::parse_pass_list("dce,bogus").unwrap_err();
     assert!(err.contains("unknown pass `bogus`"), "{err}");
     let mut c = Counters::default();

@@ -58,11 +58,11 @@ pub enum Command {
 pub struct BuildArgs {
     /// The `.toy` file.
     pub file: PathBuf,
-    /// Optimization level: `-O0` (no passes, Cranelift `none`) or `-O2`.
+    /// Optimization level: `-O0` (no passes, Cranelift `none`), `-O1` or `-O2`.
     #[arg(short = 'O', default_value = "2", value_parser = clap::value_parser!(u8).range(0..=2))]
     pub opt: u8,
     /// Run exactly these IR passes, in this order (comma-separated), instead
-    /// of the `-O` level's pipeline.
+    /// of the `-O` level's pipeline; `none` runs no pass of ours.
     #[arg(long, value_name = "PASS,...")]
     pub passes: Option<String>,
     /// Print the IR (to stderr) after this pass, or after every pass (`all`).

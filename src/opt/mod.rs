@@ -120,6 +120,11 @@ pub fn default_passes(opt: u8) -> Vec<&'static str> {
 /// known passes.
 pub fn parse_pass_list(list: &str) -> Result<Vec<&'static str>, String> {
     let mut out = Vec::new();
+    // `--passes=none` (or an empty list) runs no pass of ours; Cranelift
+    // still optimises at the `-O` level given.
+    if list.trim() == "none" {
+        return Ok(out);
+    }
     for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match find_pass(name) {
             Some(p) => out.push(p.name),

@@ -9,6 +9,9 @@
 //! - `P` has a dedicated preheader and every exit block has all its
 //!   predecessors inside `P` (the `loops` pass makes both).
 //!
+//! - the loop has at most `MAX_EXITS` exits (code size: every exit gets
+//!   a store per promoted location, at most `MAX_EXIT_STORES` per loop).
+//!
 //! Then: one load of `L` at the end of the preheader, a φ at the header and
 //! at every other block of `P` (and exit block) with two or more
 //! predecessors, loads replaced by the value reaching them, stores removed,
@@ -31,7 +34,7 @@
 use crate::ir::compact::compact;
 use crate::ir::edit::{delete, replace_uses, NewNodes};
 use crate::ir::{BlockId, Inst, IrCode, Loc, Operand, Type, Value};
-use crate::memssa::alias::{inst_effect, operand_type, AliasCtx, AliasResult, Class, Effect, MemLoc};
+use crate::memssa::alias::{inst_effect, operand_type, AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc};
 use crate::memssa::MemorySsa;
 use crate::opt::licm::{known_nonnil, nonnil_guards};
 use crate::opt::memloops::{find_loops, LoopInfo};
@@ -43,6 +46,11 @@ use std::collections::{HashMap, HashSet};
 const MAX_ROUNDS: usize = 8;
 /// Candidate locations considered per loop.
 const MAX_CANDIDATES: usize = 32;
+/// Code-size bounds: a loop with more exits than this (each runtime check
+/// inside it is an exit to its raise block) is not promoted, and at most
+/// `MAX_EXIT_STORES` exit stores are added per loop.
+const MAX_EXITS: usize = 16;
+const MAX_EXIT_STORES: usize = 64;
 
 pub fn run(ir: &mut IrCode, counters: &mut Counters) {
     for _ in 0..MAX_ROUNDS {
@@ -157,10 +165,25 @@ fn promote_loop(
             }
         }
     }
+    if cands.is_empty() || l.exits.len() > MAX_EXITS {
+        return 0;
+    }
+    // The memory effects of the loop, computed once; the accesses of a
+    // promoted location are dropped from it.
+    let mut effects: Vec<(Value, InstEffect)> = Vec::new();
+    for &(_, v) in &stmts {
+        if let Some(e) = ir.stmts.inst.get(v.0 as usize).and_then(|i| inst_effect(ir, v, i)) {
+            effects.push((v, e));
+        }
+    }
     let mut done = 0;
     for (loc, base) in cands {
+        if (done + 1) * l.exits.len() > MAX_EXIT_STORES {
+            break;
+        }
         let mark = (new.nodes.len(), stores.len());
-        if promote_one(ir, m, guards, new, stores, l, (ph, ph_term, after), &stmts, &loc, base) {
+        if let Some(mine) = promote_one(ir, m, guards, new, stores, l, (ph, ph_term, after), &effects, &loc, base) {
+            effects.retain(|(v, _)| !mine.contains(v));
             done += 1;
         } else {
             new.nodes.truncate(mark.0);
@@ -192,33 +215,33 @@ fn promote_one(
     stores: &mut Vec<(Value, Inst)>,
     l: &LoopInfo,
     (ph, ph_term, after): (u32, Value, bool),
-    stmts: &[(u32, Value)],
+    effects: &[(Value, InstEffect)],
     loc: &Loc,
     base: Option<Operand>,
-) -> bool {
+) -> Option<HashSet<Value>> {
     // The base: invariant and known non-nil at the preheader.
     if let Loc::Field { .. } = loc {
-        let Some(b) = &base else { return false };
+        let Some(b) = &base else { return None };
         if let Operand::Value(v) = b {
             if m.block_of(*v).is_none_or(|bb| l.contains(bb)) || (v.0 as usize) >= ir.stmts.len() {
-                return false;
+                return None;
             }
         }
         if !known_nonnil(ir, new, m, guards, b, ph) {
-            return false;
+            return None;
         }
     }
-    let Some(class) = crate::memssa::alias::class_of(ir, loc, base.as_ref()) else { return false };
+    let Some(class) = crate::memssa::alias::class_of(ir, loc, base.as_ref()) else { return None };
     if !matches!(class, Class::Global(_) | Class::Field(..)) {
-        return false;
+        return None;
     }
     let target = MemLoc { class, base, index: None };
     let ctx = m.alias_ctx(ir);
     let mut mine: HashSet<Value> = HashSet::new();
     let mut ty: Option<Type> = None;
-    for &(_, v) in stmts {
+    for (v, e) in effects {
+        let v = *v;
         let Some(inst) = ir.stmts.inst.get(v.0 as usize) else { continue };
-        let Some(e) = inst_effect(ir, v, inst) else { continue };
         if !effect_overlaps(&ctx, &e.reads, &target) && !effect_overlaps(&ctx, &e.writes, &target) {
             continue;
         }
@@ -231,12 +254,12 @@ fn promote_one(
                     _ => {}
                 }
             }
-            _ => return false,
+            _ => return None,
         }
     }
-    let Some(ty) = ty else { return false };
+    let Some(ty) = ty else { return None };
     if mine.is_empty() {
-        return false;
+        return None;
     }
     // The preheader load and the header φ.
     let init = new.insert_node(ir, ph_term, Inst::Load { loc: loc.clone(), base, index: None }, ty.clone(), after);
@@ -245,7 +268,7 @@ fn promote_one(
     for &b in &l.blocks {
         let preds = unique_preds(ir, b);
         if b == l.header || preds.len() >= 2 {
-            let Some(first) = ir.cfg.blocks[b as usize].stmts.clone().next() else { return false };
+            let Some(first) = ir.cfg.blocks[b as usize].stmts.clone().next() else { return None };
             // Attached before the block's first statement: new φs precede
             // every statement the round attaches there.
             let phi = new.insert_node(ir, Value(first), Inst::Phi { edges: preds.clone(), values: Vec::new() }, ty.clone(), false);
@@ -319,7 +342,7 @@ fn promote_one(
     let mut block_out: HashMap<u32, Operand> = HashMap::new();
     let mut block_in: HashMap<u32, Operand> = HashMap::new();
     for &b in &l.blocks {
-        let Some(vin) = value_in(b, &mut entry, &mut out) else { return false };
+        let Some(vin) = value_in(b, &mut entry, &mut out) else { return None };
         block_in.insert(b, vin);
         block_out.insert(b, stored_in.get(&b).copied().unwrap_or(vin));
     }
@@ -330,7 +353,7 @@ fn promote_one(
             if p.0 == ph {
                 values.push(Operand::Value(init));
             } else {
-                let Some(v) = block_out.get(&p.0) else { return false };
+                let Some(v) = block_out.get(&p.0) else { return None };
                 values.push(*v);
             }
         }
@@ -342,25 +365,25 @@ fn promote_one(
     }
     // Exit stores (a φ first when the exit has several predecessors).
     for &x in &l.exits {
-        let Some(at) = first_non_head(ir, x) else { return false };
+        let Some(at) = first_non_head(ir, x) else { return None };
         let preds = unique_preds(ir, x);
         let val = if let [p] = preds.as_slice() {
-            let Some(v) = block_out.get(&p.0) else { return false };
+            let Some(v) = block_out.get(&p.0) else { return None };
             *v
         } else {
             let mut values = Vec::new();
             for p in &preds {
-                let Some(v) = block_out.get(&p.0) else { return false };
+                let Some(v) = block_out.get(&p.0) else { return None };
                 values.push(*v);
             }
-            let Some(first) = ir.cfg.blocks[x as usize].stmts.clone().next() else { return false };
+            let Some(first) = ir.cfg.blocks[x as usize].stmts.clone().next() else { return None };
             Operand::Value(new.insert_node(ir, Value(first), Inst::Phi { edges: preds.clone(), values }, ty.clone(), false))
         };
         stores.push((at, Inst::Store { loc: loc.clone(), base, index: None, value: val }));
     }
     // Rewrite the loop's loads and stores.
     for &b in &l.blocks {
-        let Some(mut cur) = block_in.get(&b).copied() else { return false };
+        let Some(mut cur) = block_in.get(&b).copied() else { return None };
         for s in ir.cfg.blocks[b as usize].stmts.clone() {
             let v = Value(s);
             if !mine.contains(&v) {
@@ -376,5 +399,5 @@ fn promote_one(
             }
         }
     }
-    true
+    Some(mine)
 }
