@@ -11,8 +11,10 @@
 //!    block left with a single predecessor — with a worklist over φ users.
 //! 4. Removes dead statements: unused and removable ([`removable`]), with a
 //!    worklist on use counts, so chains of dead statements go at once.
-//! 5. Emits the live blocks in their old order with new numbers: a constant
-//!    `GotoIfNot` becomes a `Goto` (false) or disappears (true, fallthrough);
+//! 5. Emits the live blocks in their old order with new numbers: a
+//!    `GotoIfNot` found constant in step 2 becomes a `Goto` (false) or
+//!    disappears (true, fallthrough); one whose condition became constant
+//!    only by step 3's φ folding stays (its edges were live for the φs);
 //!    a block left empty keeps one `Nothing`; a block that falls through into
 //!    a block that no longer follows it gets an explicit `Goto`.
 //! 6. Renames every operand, φ edge and branch target, and rebuilds
@@ -231,8 +233,18 @@ impl<'a> IncrementalCompact<'a> {
             live[0] = true;
             stack.push(0usize);
         }
+        // The constant branches folded here; a condition that becomes
+        // constant only when φs fold below keeps its branch (its dead edge
+        // is still an edge for the φs; the next compaction folds it).
+        let mut folded: Vec<Option<bool>> = vec![None; nblocks];
         while let Some(b) = stack.pop() {
             succs[b] = self.succs_of(b);
+            if let Some(&last) = self.order[b].last()
+                && let Inst::GotoIfNot { cond, .. } = self.insts[last as usize]
+                && let Operand::Bool(k) = resolve(&mut self.subst, cond)
+            {
+                folded[b] = Some(k);
+            }
             for &s in &succs[b] {
                 if !live[s as usize] {
                     live[s as usize] = true;
@@ -391,16 +403,16 @@ impl<'a> IncrementalCompact<'a> {
                 }
                 let mut inst = std::mem::replace(&mut self.insts[v], Inst::Nothing);
                 match &mut inst {
-                    Inst::GotoIfNot { cond, dest } => match resolve(&mut self.subst, *cond) {
-                        Operand::Bool(true) => {
+                    Inst::GotoIfNot { dest, .. } => match folded[b] {
+                        Some(true) => {
                             stats.branches_folded += 1;
                             continue;
                         }
-                        Operand::Bool(false) => {
+                        Some(false) => {
                             stats.branches_folded += 1;
                             inst = Inst::Goto(map_block(*dest));
                         }
-                        _ => *dest = map_block(*dest),
+                        None => *dest = map_block(*dest),
                     },
                     Inst::Goto(d) => *d = map_block(*d),
                     Inst::Phi { edges, .. } => edges.iter_mut().for_each(|e| *e = map_block(*e)),
