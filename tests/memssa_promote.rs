@@ -178,3 +178,15 @@ fn does_not_promote_in_a_loop_with_many_exits() {
     assert_eq!(out, "200\n");
     assert_eq!(c.get("licm.promoted"), 0);
 }
+
+#[test]
+fn promotes_across_a_handler_inside_the_loop() {
+    // The try/catch is inside the loop: its handler is a loop block, and the
+    // value stored before the throw reaches it through the promoted φs.
+    let src = "var g = 0;\n\
+        fn f(a: [int]) -> int { var bad = 0; for x in a { try { g = g + 1; if x == 0 { throw \"zero\"; } g = g + 100 / x; } catch e { bad = bad + g; } } return bad; }\n\
+        fn main() { print(f([1, 0, 5, 0, 2])); print(g); }\n";
+    let (c, out, _) = check("p12", src, LICM, "f");
+    assert_eq!(out, "226\n175\n");
+    assert_eq!(c.get("licm.promoted"), 1);
+}
