@@ -2,7 +2,8 @@
 //! programs, random semantics-preserving edits (dead pure inserts, inserted
 //! equivalents that uses are redirected to, replacing a statement by a copy
 //! of an inserted duplicate, deletions of unused pure statements, and edge
-//! kills: a branch condition known at that point replaced by its constant),
+//! kills: a branch condition known at that point replaced by its constant,
+//! and a `goto N if not true` guarding a new dead block `N` that feeds φs),
 //! several per compaction and two rounds of compaction per function. After
 //! each compaction the verifier must accept every function and the
 //! interpreter must print and exit exactly as on the unedited program.
@@ -251,6 +252,7 @@ struct Tally {
     dup_copies: u32,
     deletions: u32,
     edge_kills: u32,
+    guarded_blocks: u32,
 }
 
 /// One random semantics-preserving edit of `ir` (pending in `new`).
@@ -357,6 +359,48 @@ fn random_edit(rng: &mut Rng, ir: &mut IrCode, new: &mut NewNodes, t: &mut Tally
     }
 }
 
+/// Appends a block `N` (`print(999); goto D`) that only a new
+/// `GotoIfNot true, N` at the end of a fall-through block `P` reaches, and
+/// gives `D`'s φs an operand for `N`: compaction must kill the edge, drop
+/// `N` and `D`'s φ operands for it. Appending keeps every value's number;
+/// returns where the guard goes (after P's last statement) and `N`: the
+/// caller inserts it as the buffer's last node, so that it ends `P`.
+fn add_guarded_dead_block(rng: &mut Rng, ir: &mut IrCode, t: &mut Tally) -> Option<(u32, BlockId)> {
+    let nb = ir.cfg.blocks.len();
+    let start = rng.below(nb as u64) as usize;
+    let p = (0..nb).map(|k| (start + k) % nb).find(|&b| {
+        let last = ir.cfg.blocks[b].stmts.end as usize - 1;
+        !ir.stmts.inst[last].is_terminator() && b + 1 < nb
+    });
+    let d = (0..nb).map(|k| (start + 7 * k) % nb).find(|&b| {
+        let r = ir.cfg.blocks[b].stmts.clone();
+        b != 0
+            && !r.clone().any(|s| matches!(ir.stmts.inst[s as usize], Inst::PhiC { .. } | Inst::TakeException))
+            && r.clone().any(|s| matches!(ir.stmts.inst[s as usize], Inst::Phi { .. }))
+            && r.clone().all(|s| !matches!(ir.stmts.inst[s as usize], Inst::Phi { .. }) || matches!(ir.stmts.ty[s as usize], Type::Int | Type::Bool))
+    });
+    let (Some(p), Some(d)) = (p, d) else { return None };
+    let n_label = BlockId(nb as u32);
+    let first = ir.stmts.len() as u32;
+    let span = ir.span;
+    let flags = toyc::ir::Flags::default();
+    let print = Inst::Runtime { func: toyc::ir::RuntimeFn::PrintInt, args: vec![Operand::Int(999)] };
+    ir.stmts.push(print, Type::Void, span, flags);
+    ir.stmts.push(Inst::Goto(BlockId(d as u32)), Type::Void, span, flags);
+    ir.cfg.blocks.push(toyc::ir::BasicBlock { stmts: first..first + 2, preds: vec![BlockId(p as u32)], succs: vec![BlockId(d as u32)] });
+    ir.cfg.blocks[p].succs.push(n_label);
+    ir.cfg.blocks[d].preds.push(n_label);
+    for s in ir.cfg.blocks[d].stmts.clone() {
+        let ty = ir.stmts.ty[s as usize].clone();
+        if let Inst::Phi { edges, values } = &mut ir.stmts.inst[s as usize] {
+            edges.push(n_label);
+            values.push(if ty == Type::Int { Operand::Int(777) } else { Operand::Bool(true) });
+        }
+    }
+    t.guarded_blocks += 1;
+    Some((ir.cfg.blocks[p].stmts.end - 1, n_label))
+}
+
 // ------------------------------------------------------------------- tests
 
 fn sources() -> toyc::span::SourceMap {
@@ -406,10 +450,16 @@ fn random_edits_then_compaction_preserve_semantics() {
                 if f.stmts.is_empty() {
                     continue;
                 }
+                let guard = if rng.chance(40) { add_guarded_dead_block(&mut rng, f, &mut t) } else { None };
                 let mut new = NewNodes::new(f);
                 let edits = 1 + rng.below(12);
                 for _ in 0..edits {
                     random_edit(&mut rng, f, &mut new, &mut t);
+                }
+                // Last, so that it ends its block after the other nodes.
+                if let Some((pos, n_label)) = guard {
+                    let guard = Inst::GotoIfNot { cond: Operand::Bool(true), dest: n_label };
+                    new.insert_node(f, Value(pos), guard, Type::Void, true);
                 }
                 if std::env::var_os("TOYC_COMPACT_DUMP").is_some() {
                     eprintln!("{}\nnew nodes (base {}): {:?}", toyc::ir::print::print_function(f, &program, None), new.base, new.nodes);
@@ -428,6 +478,7 @@ fn random_edits_then_compaction_preserve_semantics() {
             ("dup_copies", t.dup_copies),
             ("deletions", t.deletions),
             ("edge_kills", t.edge_kills),
+            ("guarded_blocks", t.guarded_blocks),
         ] {
             assert!(n > 0, "edit kind {name} never applied: {t:?}");
         }
