@@ -5,7 +5,7 @@
 
 use super::Prepared;
 use crate::ir::{BinaryOp, Inst, IrCode, Loc, Module, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
-use crate::opt::fold;
+use crate::ir::fold;
 use crate::runtime::{self, heap, math, object, output, strings};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;

@@ -7,7 +7,7 @@
 //! arrays, structs have the same layout, printing uses the same functions,
 //! exceptions the same pending state and messages, so the output is
 //! byte-identical to the JIT's. Integer and float operations go through
-//! [`crate::opt::fold`], the constant folder SCCP uses.
+//! [`crate::ir::fold`], the constant folder SSA construction and SCCP use.
 //!
 //! Like the JIT, it runs `<init>` then `main` on a thread with a large
 //! stack; running out of it prints `error: stack overflow` (exit 101).

@@ -38,6 +38,7 @@ pub mod compact;
 pub mod dom;
 pub mod edit;
 pub mod handbuild;
+pub mod fold;
 pub mod print;
 pub mod verify;
 

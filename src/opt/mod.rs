@@ -13,7 +13,6 @@ pub mod cfg;
 pub mod checks;
 pub mod dce;
 pub mod dse;
-pub mod fold;
 pub mod gvn_load;
 pub mod licm;
 pub mod loops;

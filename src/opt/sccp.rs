@@ -19,7 +19,7 @@
 use crate::ir::compact::{block_succs, IncrementalCompact};
 use crate::ir::edit::{for_each_value_use, is_pure, NewNodes};
 use crate::ir::{Inst, IrCode, Operand};
-use crate::opt::fold;
+use crate::ir::fold;
 use crate::opt::Counters;
 
 #[derive(Copy, Clone, Debug, PartialEq)]

@@ -6,77 +6,18 @@
 //! program prints what the unfolded one would. Division by a constant zero
 //! is never folded: the explicit check raises before the division.
 use super::builder::{Builder, LvnKey, op_key, same_op};
+use crate::ir::fold;
 use crate::ir::{BinaryOp, Cmp, Inst, Operand, Type, UnaryOp};
 use crate::span::Span;
 
-pub fn fold_unary(op: UnaryOp, a: Operand) -> Option<Operand> {
-    Some(match (op, a) {
-        (UnaryOp::INeg, Operand::Int(x)) => Operand::Int(x.wrapping_neg()),
-        (UnaryOp::FNeg, Operand::Float(x)) => Operand::Float(-x),
-        (UnaryOp::Not, Operand::Bool(x)) => Operand::Bool(!x),
-        (UnaryOp::IntToFloat, Operand::Int(x)) => Operand::Float(x as f64),
-        (UnaryOp::FloatToInt, Operand::Float(x)) => Operand::Int(x as i64),
-        _ => return None,
-    })
-}
-
-fn cmp_ord<T: PartialOrd>(c: Cmp, a: T, b: T) -> bool {
-    match c {
-        Cmp::Eq => a == b,
-        Cmp::Ne => a != b,
-        Cmp::Lt | Cmp::Ult => a < b,
-        Cmp::Le => a <= b,
-        Cmp::Gt => a > b,
-        Cmp::Ge => a >= b,
-    }
-}
-
-/// Integer semantics of the IR (see [`BinaryOp`]). `None` for a zero
-/// divisor.
-pub fn int_binary(op: BinaryOp, x: i64, y: i64) -> Option<i64> {
-    Some(match op {
-        BinaryOp::IAdd => x.wrapping_add(y),
-        BinaryOp::ISub => x.wrapping_sub(y),
-        BinaryOp::IMul => x.wrapping_mul(y),
-        BinaryOp::IDiv => {
-            if y == 0 {
-                return None;
-            }
-            x.wrapping_div(y)
-        }
-        BinaryOp::IRem => {
-            if y == 0 {
-                return None;
-            }
-            x.wrapping_rem(y)
-        }
-        BinaryOp::IAnd => x & y,
-        BinaryOp::IOr => x | y,
-        BinaryOp::IXor => x ^ y,
-        BinaryOp::IShl => x.wrapping_shl((y & 63) as u32),
-        BinaryOp::IShr => x.wrapping_shr((y & 63) as u32),
-        _ => return None,
-    })
-}
-
+/// Folds `a op b` to a constant ([`crate::ir::fold::binary`]) or, by an
+/// algebraic identity, to one of its operands.
 pub fn fold_binary(op: BinaryOp, a: Operand, b: Operand) -> Option<Operand> {
     use Operand::*;
+    if let Some(c) = fold::binary(op, a, b) {
+        return Some(c);
+    }
     match (op, a, b) {
-        (BinaryOp::ICmp(c), Int(x), Int(y)) => {
-            let r = if c == Cmp::Ult { (x as u64) < (y as u64) } else { cmp_ord(c, x, y) };
-            Some(Bool(r))
-        }
-        (BinaryOp::ICmp(Cmp::Eq), Bool(x), Bool(y)) => Some(Bool(x == y)),
-        (BinaryOp::ICmp(Cmp::Ne), Bool(x), Bool(y)) => Some(Bool(x != y)),
-        (BinaryOp::ICmp(Cmp::Eq), Nil, Nil) => Some(Bool(true)),
-        (BinaryOp::ICmp(Cmp::Ne), Nil, Nil) => Some(Bool(false)),
-        (BinaryOp::FCmp(c), Float(x), Float(y)) => Some(Bool(cmp_ord(c, x, y))),
-        (BinaryOp::FAdd, Float(x), Float(y)) => Some(Float(x + y)),
-        (BinaryOp::FSub, Float(x), Float(y)) => Some(Float(x - y)),
-        (BinaryOp::FMul, Float(x), Float(y)) => Some(Float(x * y)),
-        (BinaryOp::FDiv, Float(x), Float(y)) => Some(Float(x / y)),
-        (BinaryOp::FRem, Float(x), Float(y)) => Some(Float(x % y)),
-        (op, Int(x), Int(y)) => int_binary(op, x, y).map(Int),
         // Identities that hold for every value of the other operand.
         (
             BinaryOp::IAdd | BinaryOp::ISub | BinaryOp::IOr | BinaryOp::IXor | BinaryOp::IShl | BinaryOp::IShr,
@@ -116,7 +57,7 @@ impl Builder {
     /// A pure unary operation: folded, or numbered locally.
     pub fn unary(&mut self, op: UnaryOp, a: Operand, ty: Type, span: Span) -> Operand {
         let a = self.resolve(a);
-        if let Some(v) = fold_unary(op, a) {
+        if let Some(v) = fold::unary(op, a) {
             return v;
         }
         // `!!x` and `--x` are `x`.
@@ -172,8 +113,8 @@ mod tests {
         assert_eq!(f(BinaryOp::IShl, 1, 65), Some(Operand::Int(2)));
         assert_eq!(f(BinaryOp::IShr, -8, 1), Some(Operand::Int(-4)));
         assert_eq!(f(BinaryOp::ICmp(Cmp::Ult), -1, 3), Some(Operand::Bool(false)));
-        assert_eq!(fold_unary(UnaryOp::FloatToInt, Operand::Float(f64::NAN)), Some(Operand::Int(0)));
-        assert_eq!(fold_unary(UnaryOp::FloatToInt, Operand::Float(1e300)), Some(Operand::Int(i64::MAX)));
+        assert_eq!(fold::unary(UnaryOp::FloatToInt, Operand::Float(f64::NAN)), Some(Operand::Int(0)));
+        assert_eq!(fold::unary(UnaryOp::FloatToInt, Operand::Float(1e300)), Some(Operand::Int(i64::MAX)));
         assert_eq!(
             fold_binary(BinaryOp::FCmp(Cmp::Ne), Operand::Float(f64::NAN), Operand::Float(f64::NAN)),
             Some(Operand::Bool(true))

@@ -1,8 +1,9 @@
 //! Constant evaluation of the pure operations, with LANGUAGE.md's integer
 //! semantics: wrapping arithmetic, `MIN / -1 == MIN`, `MIN % -1 == 0`, shift
 //! counts mod 64, arithmetic `>>`; floats are IEEE, `FRem` is C `fmod`,
-//! float → int truncates and saturates (NaN gives 0). Shared by SCCP and the
-//! IR interpreter so both agree with the JIT.
+//! float → int truncates and saturates (NaN gives 0). The one definition of
+//! these semantics at compile time: SSA construction, SCCP and the IR
+//! interpreter all fold with it, so they agree with the JIT.
 
 use crate::ir::{BinaryOp, Cmp, Operand, UnaryOp};
 
