@@ -61,6 +61,7 @@ fn run_command(cli: Cli) -> i32 {
             Err(code) => code,
         },
         Command::Ir { build, func, memssa } => match build_ir(&build, &mut sources) {
+            Ok(module) if !has_function(&module, func.as_deref()) => unknown_function(&module, func.as_deref()),
             Ok(module) => {
                 match memssa {
                     Some(mode) => print!(
@@ -74,6 +75,7 @@ fn run_command(cli: Cli) -> i32 {
             Err(code) => code,
         },
         Command::Clif { build, func } => match build_ir(&build, &mut sources) {
+            Ok(module) if !has_function(&module, func.as_deref()) => unknown_function(&module, func.as_deref()),
             Ok(module) => {
                 match crate::codegen::clif_text(&module, &sources, &codegen_options(&build), func.as_deref()) {
                     Ok(text) => {
@@ -89,6 +91,19 @@ fn run_command(cli: Cli) -> i32 {
             Err(code) => code,
         },
     }
+}
+
+/// Whether `--fn NAME` (if given) names a function of the program.
+fn has_function(module: &crate::ir::Module, name: Option<&str>) -> bool {
+    name.is_none_or(|n| module.funcs.iter().any(|f| f.name == n))
+}
+
+/// `--fn NAME` names no function: a command-line error (exit 2) that lists
+/// the names there are.
+fn unknown_function(module: &crate::ir::Module, name: Option<&str>) -> i32 {
+    let names: Vec<&str> = module.funcs.iter().map(|f| f.name.as_str()).collect();
+    eprintln!("error: --fn: no function named `{}` (functions: {})", name.unwrap_or(""), names.join(", "));
+    2
 }
 
 fn codegen_options(build: &BuildArgs) -> crate::codegen::CodegenOptions {

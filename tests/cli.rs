@@ -1,0 +1,41 @@
+//! Command-line behaviour not tied to one stage.
+use std::process::Command;
+
+fn toyc(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_toyc")).args(args).env("NO_COLOR", "1").output().expect("run toyc")
+}
+
+#[test]
+fn fn_filter_prints_only_that_function() {
+    for cmd in ["ir", "clif"] {
+        let out = toyc(&[cmd, "--fn", "fib", "examples/fib.toy"]);
+        assert_eq!(out.status.code(), Some(0), "{cmd}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("fib"), "{cmd}: {text}");
+        assert!(!text.contains("fn main"), "{cmd} printed main too: {text}");
+    }
+}
+
+#[test]
+fn fn_filter_with_an_unknown_name_is_a_command_line_error() {
+    for cmd in ["ir", "clif"] {
+        let out = toyc(&[cmd, "--fn", "nosuch", "examples/fib.toy"]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        assert!(out.stdout.is_empty(), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("no function named `nosuch`") && err.contains("main"), "{cmd}: {err}");
+    }
+}
+
+#[test]
+fn passes_none_runs_no_pass() {
+    // At -O2, fib.toy gives LICM something to hoist; with `--passes=none`
+    // no pass runs, so no counter is printed and the output is the same.
+    let with = toyc(&["run", "--stats", "examples/fib.toy"]);
+    let without = toyc(&["run", "--passes=none", "--stats", "examples/fib.toy"]);
+    assert_eq!(with.status.code(), Some(0));
+    assert_eq!(without.status.code(), Some(0));
+    assert_eq!(with.stdout, without.stdout);
+    assert!(String::from_utf8_lossy(&with.stderr).contains("licm.hoisted:"));
+    assert_eq!(String::from_utf8_lossy(&without.stderr), "");
+}
