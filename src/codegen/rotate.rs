@@ -23,6 +23,7 @@
 //! when `L` ends in `goto H` and `H` dominates `L`.
 
 use super::translate::{FnTrans, cl_type, successors};
+use crate::ir::verify::operands;
 use crate::ir::{Inst, IrCode, Operand};
 use cranelift_codegen::ir::{self as cl, InstBuilder};
 
@@ -80,24 +81,6 @@ fn number_tree(root: usize, children: &[Vec<usize>]) -> (Vec<usize>, Vec<usize>)
         }
     }
     (pre, post)
-}
-
-/// The `Value` operands an instruction reads.
-pub fn operands(inst: &Inst) -> Vec<Operand> {
-    match inst {
-        Inst::Nothing | Inst::StrConst(_) | Inst::NoException | Inst::TakeException | Inst::Goto(_) => vec![],
-        Inst::Unwind | Inst::Unreachable | Inst::PhiC { .. } => vec![],
-        Inst::Copy(o) | Inst::Unary(_, o) | Inst::Upsilon(o) | Inst::Pi { value: o, .. } => vec![*o],
-        Inst::Binary(_, a, b) => vec![*a, *b],
-        Inst::Phi { values, .. } => values.clone(),
-        Inst::Call { args, .. } | Inst::Runtime { args, .. } | Inst::Raise { args, .. } => args.clone(),
-        Inst::NewStruct { fields, .. } => fields.clone(),
-        Inst::Load { base, index, .. } => base.iter().chain(index.iter()).copied().collect(),
-        Inst::Store { base, index, value, .. } => base.iter().chain(index.iter()).copied().chain([*value]).collect(),
-        Inst::NewArray { len, fill, .. } => vec![*len, *fill],
-        Inst::GotoIfNot { cond, .. } => vec![*cond],
-        Inst::Return(o) => o.iter().copied().collect(),
-    }
 }
 
 fn idoms(n: usize, order: &[usize], preds: &[Vec<usize>]) -> Vec<Option<usize>> {
