@@ -307,7 +307,7 @@ fn loops_merge_two_outside_entries_in_a_preheader_phi() {
 fn pipeline_table_levels_and_pass_lists() {
     assert!(opt::default_passes(0).is_empty());
     assert_eq!(opt::default_passes(1), vec!["sccp", "dce", "simplifycfg"]);
-    assert_eq!(opt::default_passes(2), vec!["sccp", "dce", "simplifycfg", "loops", "checks", "gvn_load", "licm", "dse"]);
+    assert_eq!(opt::default_passes(2), vec!["sccp", "dce", "simplifycfg", "loops", "checks", "rotate", "gvn_load", "licm", "dse"]);
     assert_eq!(opt::parse_pass_list("dce,sccp"), Ok(vec!["dce", "sccp"]));
     assert_eq!(opt::parse_pass_list("none"), Ok(vec![]));
     assert_eq!(opt::parse_pass_list(""), Ok(vec![]));

@@ -19,6 +19,7 @@ pub mod loops;
 pub mod memloops;
 pub mod pi_insert;
 pub mod promote;
+pub mod rotate;
 pub mod sccp;
 pub mod timing;
 
@@ -63,6 +64,7 @@ pub static PASSES: &[Pass] = &[
     Pass { name: "loops", run: loops::run, level: 2, doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
     Pass { name: "pi", run: pi_insert::run, level: 3, doc: "insert π facts after comparison branches (only via --passes; `checks` does it itself)" },
     Pass { name: "checks", run: checks::run, level: 2, doc: "π-fact bounds/nil/division check elimination" },
+    Pass { name: "rotate", run: rotate::run, level: 2, doc: "loop rotation: `while c {..}` becomes a guard `if c` around `do {..} while c`" },
     Pass { name: "gvn_load", run: gvn_load::run, level: 2, doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)" },
     Pass { name: "licm", run: licm::run, level: 2, doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)" },
     Pass { name: "dse", run: dse::run, level: 2, doc: "dead-store elimination (overwritten before any read; stores into unread allocations)" },
