@@ -12,11 +12,13 @@
 //! pass when [`crate::driver::verify_enabled`]. Passes count what they did in
 //! [`Counters`] (`pass.counter: N` lines with `--stats`).
 
+pub mod callgraph;
 pub mod cfg;
 pub mod checks;
 pub mod dce;
 pub mod dse;
 pub mod gvn_load;
+pub mod inline;
 pub mod licm;
 pub mod loops;
 pub mod memloops;
@@ -82,11 +84,16 @@ impl Pass {
     }
 }
 
-/// Every pass, in default pipeline order.
+/// Every pass, in default pipeline order. A name may have several rows (a
+/// pass run again later in the pipeline); they run the same function, and
+/// `--passes`, `find_pass` and the flags know a name once.
 pub static PASSES: &[Pass] = &[
     Pass { name: "sccp", run: PassFn::Function(sccp::run), level: 1, doc: "sparse conditional constant propagation (Wegman-Zadeck)" },
     Pass { name: "dce", run: PassFn::Function(dce::run), level: 1, doc: "dead code elimination (mark-sweep, removes dead phi cycles)" },
     Pass { name: "simplifycfg", run: PassFn::Function(cfg::run), level: 1, doc: "fold constant branches, thread empty blocks, merge straight-line blocks" },
+    Pass { name: "inline", run: PassFn::Module(inline::run), level: 2, doc: "inline calls of small non-recursive functions (bottom-up over the call graph)" },
+    Pass { name: "sccp", run: PassFn::Function(sccp::run), level: 2, doc: "again after inlining: constant arguments" },
+    Pass { name: "simplifycfg", run: PassFn::Function(cfg::run), level: 2, doc: "again after inlining: merge the blocks split at inlined calls" },
     Pass { name: "loops", run: PassFn::Function(loops::run), level: 2, doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
     Pass { name: "pi", run: PassFn::Function(pi_insert::run), level: 3, doc: "insert π facts after comparison branches (only via --passes; `checks` does it itself)" },
     Pass { name: "checks", run: PassFn::Function(checks::run), level: 2, doc: "π-fact bounds/nil/division check elimination" },
@@ -155,7 +162,12 @@ pub fn parse_pass_list(list: &str) -> Result<Vec<&'static str>, String> {
         match find_pass(name) {
             Some(p) => out.push(p.name),
             None => {
-                let known: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
+                let mut known: Vec<&str> = Vec::new();
+                for p in PASSES {
+                    if !known.contains(&p.name) {
+                        known.push(p.name);
+                    }
+                }
                 return Err(format!("unknown pass `{name}` (known passes: {})", known.join(", ")));
             }
         }
