@@ -279,6 +279,7 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
                     let join = bir.fresh_label();
                     let copy = copy_callee(&mut bir, callee, args, join, site.check.map(|c| c.1));
                     cur.term = Term::Goto(copy.entry);
+                    cur.term_span = st.span;
                     out.push(cur);
                     out.extend(copy.blocks);
                     cur = BBlock { label: join, stmts: Vec::new(), term: Term::Unreachable, term_span };
