@@ -55,8 +55,8 @@ fn analyse(bir: &BlockIr) -> Analysis {
     );
     // Latches per header, headers in block order.
     let mut latches: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for t in 0..n {
-        for &h in &succs[t] {
+    for (t, ss) in succs.iter().enumerate() {
+        for &h in ss {
             if doms.dominates_reachable(h as u32, t as u32) {
                 latches[h].push(t);
             }
