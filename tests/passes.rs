@@ -45,7 +45,10 @@ fn text(lines: &[&str]) -> String {
 }
 fn run(pass: &str, ir: &mut IrCode) -> Counters {
     let mut c = Counters::default();
-    (opt::find_pass(pass).expect("pass exists").run)(ir, &mut c);
+    match opt::find_pass(pass).expect("pass exists").run {
+        opt::PassFn::Function(run) => run(ir, &mut c),
+        opt::PassFn::Module(_) => panic!("`{pass}` is a module pass; run it on a Module"),
+    }
     c
 }
 
