@@ -65,7 +65,7 @@ pub static PASSES: &[Pass] = &[
     Pass { name: "checks", run: checks::run, level: 2, doc: "π-fact bounds/nil/division check elimination" },
     Pass { name: "gvn_load", run: gvn_load::run, level: 2, doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)" },
     Pass { name: "licm", run: licm::run, level: 2, doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)" },
-    Pass { name: "dse", run: dse::run, level: 2, doc: "dead-store elimination (overwritten before any read; stores into unread allocations)" },
+    Pass { name: "dse", run: dse::run, level: 2, doc: "dead-store elimination across blocks with MemorySSA (overwritten on every path before any read; stores into non-escaping unread allocations)" },
 ];
 
 pub fn find_pass(name: &str) -> Option<&'static Pass> {
