@@ -12,16 +12,19 @@
 //! pass when [`crate::driver::verify_enabled`]. Passes count what they did in
 //! [`Counters`] (`pass.counter: N` lines with `--stats`).
 
+pub mod callgraph;
 pub mod cfg;
 pub mod checks;
 pub mod dce;
 pub mod dse;
 pub mod gvn_load;
+pub mod inline;
 pub mod licm;
 pub mod loops;
 pub mod memloops;
 pub mod pi_insert;
 pub mod promote;
+pub mod rotate;
 pub mod sccp;
 pub mod timing;
 
@@ -82,17 +85,23 @@ impl Pass {
     }
 }
 
-/// Every pass, in default pipeline order.
+/// Every pass, in default pipeline order. A name may have several rows (a
+/// pass run again later in the pipeline); they run the same function, and
+/// `--passes`, `find_pass` and the flags know a name once.
 pub static PASSES: &[Pass] = &[
     Pass { name: "sccp", run: PassFn::Function(sccp::run), level: 1, doc: "sparse conditional constant propagation (Wegman-Zadeck)" },
     Pass { name: "dce", run: PassFn::Function(dce::run), level: 1, doc: "dead code elimination (mark-sweep, removes dead phi cycles)" },
     Pass { name: "simplifycfg", run: PassFn::Function(cfg::run), level: 1, doc: "fold constant branches, thread empty blocks, merge straight-line blocks" },
+    Pass { name: "inline", run: PassFn::Module(inline::run), level: 2, doc: "inline calls of small non-recursive functions (bottom-up over the call graph)" },
+    Pass { name: "sccp", run: PassFn::Function(sccp::run), level: 2, doc: "again after inlining: constant arguments" },
+    Pass { name: "simplifycfg", run: PassFn::Function(cfg::run), level: 2, doc: "again after inlining: merge the blocks split at inlined calls" },
     Pass { name: "loops", run: PassFn::Function(loops::run), level: 2, doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
     Pass { name: "pi", run: PassFn::Function(pi_insert::run), level: 3, doc: "insert π facts after comparison branches (only via --passes; `checks` does it itself)" },
     Pass { name: "checks", run: PassFn::Function(checks::run), level: 2, doc: "π-fact bounds/nil/division check elimination" },
+    Pass { name: "rotate", run: PassFn::Function(rotate::run), level: 2, doc: "loop rotation: `while c {..}` becomes a guard `if c` around `do {..} while c`" },
     Pass { name: "gvn_load", run: PassFn::Function(gvn_load::run), level: 2, doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)" },
     Pass { name: "licm", run: PassFn::Function(licm::run), level: 2, doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)" },
-    Pass { name: "dse", run: PassFn::Function(dse::run), level: 2, doc: "dead-store elimination (overwritten before any read; stores into unread allocations)" },
+    Pass { name: "dse", run: PassFn::Function(dse::run), level: 2, doc: "dead-store elimination across blocks with MemorySSA (overwritten on every path before any read; stores into non-escaping unread allocations)" },
 ];
 
 pub fn find_pass(name: &str) -> Option<&'static Pass> {
@@ -155,7 +164,12 @@ pub fn parse_pass_list(list: &str) -> Result<Vec<&'static str>, String> {
         match find_pass(name) {
             Some(p) => out.push(p.name),
             None => {
-                let known: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
+                let mut known: Vec<&str> = Vec::new();
+                for p in PASSES {
+                    if !known.contains(&p.name) {
+                        known.push(p.name);
+                    }
+                }
                 return Err(format!("unknown pass `{name}` (known passes: {})", known.join(", ")));
             }
         }
