@@ -2,7 +2,7 @@
 //! invariant on purpose and expects the verifier to name it.
 use toyc::ir::handbuild::ir_from_blocks;
 use toyc::ir::verify::verify_function;
-use toyc::ir::{BinaryOp, BlockId, Inst, IrCode, Operand, Type, Value};
+use toyc::ir::{BinaryOp, BlockId, Fact, Inst, IrCode, Operand, Type, Value};
 use toyc::sema::hir::Program;
 
 fn v(n: u32) -> Operand {
@@ -204,6 +204,54 @@ fn phi_operands_dominate_the_end_of_their_edge() {
     // The value flowing in from #2 is defined in #3.
     f.stmts.inst[5] = Inst::Phi { edges: vec![BlockId(1), BlockId(2)], values: vec![v(4), v(4)] };
     rejects(&f, "%6: use of %5 is not dominated by its definition (at the end of the edge from #2)");
+}
+
+/// [`base`] with `%7 = π (%6, lo <= %6 < hi)` before the return, which
+/// returns `%7`.
+fn with_pi(lo: Operand, hi: Operand) -> IrCode {
+    let mut blocks = vec![
+        vec![
+            (Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)), Type::Int),
+            (Inst::GotoIfNot { cond: Operand::Arg(1), dest: BlockId(2) }, Type::Void),
+        ],
+        vec![(Inst::Binary(BinaryOp::IMul, v(0), Operand::Int(2)), Type::Int), (Inst::Goto(BlockId(3)), Type::Void)],
+        vec![(Inst::Binary(BinaryOp::ISub, v(0), Operand::Int(1)), Type::Int)],
+    ];
+    blocks.push(vec![
+        (Inst::Phi { edges: vec![BlockId(1), BlockId(2)], values: vec![v(2), v(4)] }, Type::Int),
+        (Inst::Pi { value: v(5), fact: Fact::Range { lo: Some(lo), hi: Some(hi) } }, Type::Int),
+        (Inst::Return(Some(v(6))), Type::Void),
+    ]);
+    ir_from_blocks("f", vec![Type::Int, Type::Bool], Type::Int, blocks)
+}
+
+#[test]
+fn pi_fact_bounds_are_uses_that_definitions_dominate() {
+    // %1 (in #1) dominates the π in #4; _1 is an argument.
+    assert_eq!(errors(&with_pi(v(0), Operand::Arg(0))), Vec::<String>::new());
+    // %3 is defined in #2, which does not dominate #4: the bound would not
+    // be available where the π stands.
+    rejects(&with_pi(v(0), v(2)), "%7: use of %3 (a π fact bound) is not dominated by its definition");
+    rejects(&with_pi(v(8), Operand::Arg(0)), "%7: uses %9 (a π fact bound), out of range");
+    let mut f = with_pi(v(0), Operand::Arg(0));
+    // A bound that is the π itself (a use before its definition).
+    f.stmts.inst[6] = Inst::Pi { value: v(5), fact: Fact::Range { lo: Some(v(6)), hi: None } };
+    rejects(&f, "%7: use of %7 (a π fact bound) is not dominated by its definition");
+    // The bound is a value, not a terminator.
+    rejects(&with_pi(v(3), Operand::Arg(0)), "%7: uses %4 (a π fact bound), which defines no value");
+}
+
+#[test]
+fn pi_facts_follow_their_type_rule() {
+    rejects(&with_pi(v(0), Operand::Arg(1)), "%7: a π fact bound has type bool but must be int");
+    let mut f = with_pi(v(0), Operand::Arg(0));
+    f.stmts.inst[6] = Inst::Pi { value: v(5), fact: Fact::NonNil };
+    rejects(&f, "%7: a π non-nil fact on a value of type int, which cannot be nil");
+    let mut g = with_pi(v(0), Operand::Arg(0));
+    g.stmts.inst[6] = Inst::Pi { value: Operand::Arg(1), fact: Fact::Range { lo: None, hi: None } };
+    g.stmts.ty[6] = Type::Bool;
+    g.stmts.inst[7] = Inst::Return(Some(Operand::Int(0)));
+    rejects(&g, "%7: a π range fact on a value of type bool (ranges are on int)");
 }
 
 #[test]

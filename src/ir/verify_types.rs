@@ -2,7 +2,7 @@
 //!
 //! `nil` is accepted wherever a reference type (struct, array, str) is
 //! expected: all three are pointers and `nil` is the null pointer.
-use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
+use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
 use crate::sema::hir::Program;
 
 /// An operand's type; `None` for `nil` (fits any reference) or a bad
@@ -185,9 +185,26 @@ fn check_inst(c: &mut Ctx, inst: &Inst) {
             c.result(&Void);
             check_effect(c, inst);
         }
-        Inst::Pi { value, .. } => {
+        Inst::Pi { value, fact } => {
             let t = f.stmts.ty[c.i].clone();
             c.expect("the π operand", value, &t);
+            match fact {
+                Fact::Range { lo, hi } => {
+                    if t != Int {
+                        let n = c.name(&t);
+                        c.err(format!("a π range fact on a value of type {n} (ranges are on int)"));
+                    }
+                    for b in lo.iter().chain(hi.iter()) {
+                        c.expect("a π fact bound", b, &Int);
+                    }
+                }
+                Fact::NonNil => {
+                    if !t.is_ref() {
+                        let n = c.name(&t);
+                        c.err(format!("a π non-nil fact on a value of type {n}, which cannot be nil"));
+                    }
+                }
+            }
         }
         Inst::StrConst(_) | Inst::TakeException => c.result(&Str),
         Inst::NoException => c.result(&Bool),
