@@ -28,11 +28,10 @@
 //!   end (`a.len == used`) and the room suffices: it writes `b` at
 //!   `data + used`, bumps `used`, and returns a new object `[tag, a.len +
 //!   b.len, data]`; `a` still sees its own `len` bytes, which did not
-//!   change. Otherwise it copies both into a fresh buffer: exact if `a`'s
-//!   bytes were inline (a first `+` is often the only one), else with room
-//!   for as much again (capacity doubles, as Go's `append`), so `n` appends
-//!   to the newest string copy O(total length) bytes. A second `a + c`
-//!   finds `used > a.len` and copies.
+//!   change. Otherwise it copies both into a fresh buffer with room for as
+//!   much again (capacity doubles, as Go's `append`), so `n` appends to the
+//!   newest string copy O(total length) bytes. A second `a + c` finds
+//!   `used > a.len` and copies.
 //! - Strings made by anything but `+` (constants, `str(x)`, `substr`, ...)
 //!   have inline bytes, so the first append to them copies. String constants
 //!   are emitted by codegen as read-only data with the same layout (`[tag,
