@@ -1,14 +1,30 @@
 //! Scalar promotion (LLVM's LICM promotion), run at the end of `licm`.
 //!
-//! A location `L` — a global, or field `f` of a base defined outside the
-//! loop and known non-nil at the preheader — is promoted in loop `P` when:
-//! - `P` stores to `L`, and every statement of `P` whose memory effect may
-//!   overlap `L` (alias analysis across iterations; calls through their
-//!   summaries, `print` of a composite reads everything) is a load or a
-//!   store of exactly `L` (same location, same base operand);
-//! - `P` has a dedicated preheader and every exit block has all its
-//!   predecessors inside `P` (the `loops` pass makes both).
+//! A location `L` is promoted in loop `P` when it is one of
+//! - a global;
+//! - field `f` of a base defined outside `P` and known non-nil at the
+//!   preheader ([`known_nonnil`]);
+//! - element `a[i]` of an array `a` and an index `i` both defined outside
+//!   `P` (so the same in every iteration), with `0 <= i < len(a)` known at
+//!   the preheader ([`known_inbounds`]: a dominating bounds check, a π
+//!   fact, or a constant index below the constant length of a fresh
+//!   allocation, and no array of `a`'s type ever shrinks in the function);
 //!
+//! and:
+//! - `P` stores to `L`, and every statement of `P` whose memory effect may
+//!   overlap `L` in *any* iteration is a load or a store of exactly `L`.
+//!   Fields and globals use the alias analysis in its cross-iteration mode;
+//!   elements use [`elem_overlaps`]: another array of the same element type
+//!   blocks unless the two are provably different objects (distinct
+//!   allocations, an allocation in the loop, an allocation against an
+//!   argument), `a[j]` blocks unless `j` and `i` are `r + c` and `r + d`
+//!   with `c != d` and the same invariant root `r` (or both constant), and
+//!   a write to the length of an array that may be `a` blocks (the exit
+//!   stores rely on `i` staying in bounds). Calls count through their
+//!   summaries, `print` of a composite reads everything. Accesses of `L`
+//!   with an index that is the same value (`r + c` again) count as `L`;
+//! - `P` has a dedicated preheader and every exit block has all its
+//!   predecessors inside `P` (the `loops` pass makes both);
 //! - the loop has at most `MAX_EXITS` exits (code size: every exit gets
 //!   a store per promoted location, at most `MAX_EXIT_STORES` per loop).
 //!
@@ -17,19 +33,43 @@
 //! predecessors, loads replaced by the value reaching them, stores removed,
 //! and one store of the reaching value at the start of every exit block.
 //!
-//! Why this is sound (LLVM issue 195513's condition): the exit store is
-//! executed even on paths where the loop stored nothing. It then writes the
-//! value loaded in the preheader back, unchanged, which is only allowed
-//! because `L` is dereferenceable and writable at the preheader (globals
-//! always; a field of a base known non-nil there) and the program is single
-//! threaded; a field of a base not known non-nil is never promoted, even
-//! when stored on every path, since the loop may run zero times.
-//! Exceptions: a `raise` (or a call that may throw) inside the loop leaves
-//! it by an explicit edge to a handler or `unwind` block, an exit block,
-//! whose store materialises the value before anything can observe memory;
-//! a call that may read or write `L` is an overlapping access and blocks
-//! promotion. `return`/`unwind` blocks cannot be inside a loop (they reach
-//! no latch). Counter: `licm.promoted` (locations).
+//! Why this is sound:
+//! - The preheader load cannot fault (the conditions above) and reads what
+//!   the first iteration would have read: nothing between them writes `L`.
+//! - Every access of `P` that may touch `L` in some iteration is one of the
+//!   promoted loads and stores, so the register holds exactly what memory
+//!   would hold at each of them; nothing else in `P` can observe memory at
+//!   `L` before the exit store. This is the condition of LLVM issue #195513
+//!   (fixed by reverting PR #187529, PR #195606): a load whose clobber walk
+//!   answers "outside the loop" may still read the stored location in one
+//!   iteration only — its address varies, e.g. an array variable `p`
+//!   assigned `a` before the loop and `b` inside it reads `a[0]` in the
+//!   first iteration only — so the clobber walk (which translates `p`
+//!   across the back edge and finds no clobber) must not be what clears
+//!   a load. LLVM's store hoisting therefore requires every load of the
+//!   loop to be dominated by the hoisted store; promotion here asks more:
+//!   each possibly-aliasing load is one of `L`'s own (replaced by the
+//!   register) or proven disjoint from `L` in every iteration, by alias
+//!   facts that hold across iterations, never by the walker.
+//!   (`licm` itself hoists no stores.)
+//! - The exit store runs even on paths where the loop stored nothing; it
+//!   then writes back the value loaded in the preheader, unchanged. That is
+//!   allowed because `L` is dereferenceable and writable at every exit
+//!   (globals always; the field of a base known non-nil; the element, in
+//!   bounds at the preheader, with no length change in the loop) and the
+//!   program is single threaded. So a store on some paths only is
+//!   promoted; a location not known dereferenceable is never promoted,
+//!   even when stored on every path, since the loop may run zero times.
+//! - Exceptions: a `raise` (or a call that may throw) inside the loop
+//!   leaves it by an explicit edge to a handler or `unwind` block, an exit
+//!   block, whose store materialises the value before anything can observe
+//!   memory; a call that may read or write `L` is an overlapping access and
+//!   blocks promotion. `return`/`unwind` blocks cannot be inside a loop
+//!   (they reach no latch).
+//!
+//! Runtime checks of the promoted accesses stay where they are (the
+//! `checks` pass removes those it can prove). Counter: `licm.promoted`
+//! (locations).
 
 use crate::ir::compact::compact;
 use crate::ir::edit::{delete, replace_uses, NewNodes};
