@@ -28,7 +28,9 @@
 //! - the loop has at most `MAX_EXITS` exits (code size: every exit gets
 //!   a store per promoted location, at most `MAX_EXIT_STORES` per loop).
 //!
-//! Then: one load of `L` at the end of the preheader, a φ at the header and
+//! Then: one load of `L` at the end of the preheader (none when the
+//! preheader stores `L` with nothing that may write memory after that
+//! store: the stored value enters the loop), a φ at the header and
 //! at every other block of `P` (and exit block) with two or more
 //! predecessors, loads replaced by the value reaching them, stores removed,
 //! and one store of the reaching value at the start of every exit block.
@@ -318,6 +320,24 @@ fn promote_loop(
     done
 }
 
+/// The value the preheader `ph` itself last stored to `key`, when no
+/// statement after that store may write memory: the promoted value starts
+/// as that operand instead of a load.
+fn stored_in_preheader(ir: &IrCode, ph: u32, key: &Key) -> Option<Operand> {
+    for s in ir.cfg.blocks[ph as usize].stmts.clone().rev() {
+        let inst = ir.stmts.inst.get(s as usize)?;
+        if let Inst::Store { value, .. } = inst {
+            if loc_of(inst).as_ref() == Some(key) {
+                return Some(*value);
+            }
+        }
+        if inst_effect(ir, Value(s), inst).is_some_and(|e| e.writes != Effect::None) {
+            return None;
+        }
+    }
+    None
+}
+
 /// The first statement of `b` that is not a φ/φᶜ.
 fn first_non_head(ir: &IrCode, b: u32) -> Option<Value> {
     ir.cfg.blocks[b as usize]
@@ -398,7 +418,10 @@ fn promote_one(
         return None;
     }
     // The preheader load and the header φ.
-    let init = new.insert_node(ir, ph_term, Inst::Load { loc: loc.clone(), base, index }, ty.clone(), after);
+    let init = match stored_in_preheader(ir, ph, key) {
+        Some(v) => v,
+        None => Operand::Value(new.insert_node(ir, ph_term, Inst::Load { loc: loc.clone(), base, index }, ty.clone(), after)),
+    };
     // φs: header and every other loop block with two or more predecessors.
     let mut phi_of: HashMap<u32, (Value, Vec<BlockId>)> = HashMap::new();
     for &b in &l.blocks {
@@ -450,7 +473,7 @@ fn promote_one(
             let preds = unique_preds(ir, x);
             let [p] = preds.as_slice() else { return None };
             if p.0 == ph {
-                val = Operand::Value(init);
+                val = init;
                 break;
             }
             if !l.body.contains(&p.0) || chain.len() > l.blocks.len() {
@@ -487,7 +510,7 @@ fn promote_one(
         let mut values = Vec::new();
         for p in preds {
             if p.0 == ph {
-                values.push(Operand::Value(init));
+                values.push(init);
             } else {
                 let Some(v) = block_out.get(&p.0) else { return None };
                 values.push(*v);
