@@ -26,8 +26,13 @@ fn pipeline_text(name: &str, source: &str) -> String {
     for pass in opt::default_passes(2) {
         let mut c = Counters::default();
         let p = opt::find_pass(pass).expect("pass");
-        for &i in &user {
-            (p.run)(&mut module.funcs[i], &mut c);
+        match p.run {
+            opt::PassFn::Function(run) => {
+                for &i in &user {
+                    run(&mut module.funcs[i], &mut c);
+                }
+            }
+            opt::PassFn::Module(run) => run(&mut module, &mut c),
         }
         if let Err(e) = toyc::ir::verify::verify_module(&module) {
             panic!("verifier after {pass}: {e:?}\n{}", show(&module));

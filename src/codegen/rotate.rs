@@ -23,6 +23,7 @@
 //! when `L` ends in `goto H` and `H` dominates `L`.
 
 use super::translate::{FnTrans, cl_type, successors};
+use crate::ir::dom::DomTree;
 use crate::ir::verify::operands;
 use crate::ir::{Inst, IrCode, Operand};
 use cranelift_codegen::ir::{self as cl, InstBuilder};
@@ -32,97 +33,23 @@ pub const MAX_COPY: usize = 8;
 
 /// The result of the analysis.
 pub struct Plan {
-    /// Immediate dominators (the root's is itself); `None`: unreachable.
-    pub idom: Vec<Option<usize>>,
-    /// Dominator-tree children of each block.
+    /// The dominator tree of the function's CFG.
+    pub dom: DomTree,
+    /// Dominator-tree children of each block, in the order of the reverse
+    /// postorder the plan was made for (the order blocks are emitted in).
     pub children: Vec<Vec<usize>>,
     /// For each block: is it a rotated header?
     pub rotated: Vec<bool>,
-    /// Preorder and postorder numbers of each reachable block in the
-    /// dominator tree (`usize::MAX`: unreachable); `a` dominates `b` iff
-    /// `pre[a] <= pre[b]` and `post[b] <= post[a]` — O(1), so no query
-    /// walks the (possibly very deep) tree.
-    pre: Vec<usize>,
-    post: Vec<usize>,
 }
 
 impl Plan {
+    /// Whether `a` dominates `b`, both reachable (O(1)).
     pub fn dominates(&self, a: usize, b: usize) -> bool {
-        match (self.pre.get(a), self.pre.get(b), self.post.get(a), self.post.get(b)) {
-            (Some(&pa), Some(&pb), Some(&qa), Some(&qb)) => {
-                pa != usize::MAX && pb != usize::MAX && pa <= pb && qb <= qa
-            }
+        match (u32::try_from(a), u32::try_from(b)) {
+            (Ok(a), Ok(b)) => self.dom.dominates_reachable(a, b),
             _ => false,
         }
     }
-}
-
-/// Preorder and postorder numbers of the dominator tree rooted at `root`.
-fn number_tree(root: usize, children: &[Vec<usize>]) -> (Vec<usize>, Vec<usize>) {
-    let n = children.len();
-    let (mut pre, mut post) = (vec![usize::MAX; n], vec![usize::MAX; n]);
-    if root >= n {
-        return (pre, post);
-    }
-    let (mut next_pre, mut next_post) = (0, 0);
-    let mut stack = vec![(root, 0usize)];
-    pre[root] = next_pre;
-    next_pre += 1;
-    while let Some((b, i)) = stack.last_mut() {
-        if let Some(&c) = children[*b].get(*i) {
-            *i += 1;
-            pre[c] = next_pre;
-            next_pre += 1;
-            stack.push((c, 0));
-        } else {
-            post[*b] = next_post;
-            next_post += 1;
-            stack.pop();
-        }
-    }
-    (pre, post)
-}
-
-fn idoms(n: usize, order: &[usize], preds: &[Vec<usize>]) -> Vec<Option<usize>> {
-    let mut rpo_idx = vec![usize::MAX; n];
-    for (i, &b) in order.iter().enumerate() {
-        rpo_idx[b] = i;
-    }
-    let mut idom: Vec<Option<usize>> = vec![None; n];
-    let Some(&root) = order.first() else { return idom };
-    idom[root] = Some(root);
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &b in &order[1..] {
-            let mut new: Option<usize> = None;
-            for &p in &preds[b] {
-                if idom[p].is_none() {
-                    continue;
-                }
-                new = Some(match new {
-                    None => p,
-                    Some(mut x) => {
-                        let mut y = p;
-                        while x != y {
-                            while rpo_idx[x] > rpo_idx[y] {
-                                x = idom[x].unwrap_or(root);
-                            }
-                            while rpo_idx[y] > rpo_idx[x] {
-                                y = idom[y].unwrap_or(root);
-                            }
-                        }
-                        x
-                    }
-                });
-            }
-            if new.is_some() && new != idom[b] {
-                idom[b] = new;
-                changed = true;
-            }
-        }
-    }
-    idom
 }
 
 /// Analyses `code` (whose reachable blocks in reverse postorder are `order`).
@@ -140,15 +67,14 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
             }
         }
     }
-    let idom = idoms(n, order, &preds);
+    let dom = DomTree::new(&code.cfg);
     let mut children = vec![Vec::new(); n];
     for &b in order.iter().skip(1) {
-        if let Some(p) = idom[b] {
-            children[p].push(b);
+        if let Some(p) = dom.idom.get(b).copied().flatten() {
+            children[p as usize].push(b);
         }
     }
-    let (pre, post) = number_tree(order.first().copied().unwrap_or(0), &children);
-    let mut p = Plan { idom, children, rotated: vec![false; n], pre, post };
+    let mut p = Plan { dom, children, rotated: vec![false; n] };
 
     // Which block holds each statement.
     let mut block_of = vec![usize::MAX; code.stmts.len()];
@@ -202,7 +128,7 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
         if !pure || has_phic(h) || has_phic(b) || has_phic(x) {
             continue;
         }
-        if preds[b] != [h] || p.idom[x] != Some(h) || !preds[x].iter().all(|&q| p.dominates(h, q)) {
+        if preds[b] != [h] || p.dom.idom[x] != Some(h as u32) || !preds[x].iter().all(|&q| p.dominates(h, q)) {
             continue;
         }
         if !p.children[h].iter().all(|&c| c == b || c == x) {

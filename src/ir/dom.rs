@@ -1,40 +1,67 @@
 //! Dominators (Cooper, Harvey and Kennedy, "A Simple, Fast Dominance
 //! Algorithm"): immediate dominators over the reverse postorder, iterated
-//! to a fixpoint; then `dominates` answers in O(1) with DFS numbering of
-//! the dominator tree.
+//! to a fixpoint; then the dominator tree's children lists and its
+//! preorder/postorder numbers, so `dominates` answers in O(1) and no query
+//! walks the (possibly very deep) tree.
 //!
-//! Blocks unreachable from the entry (block 0) have no dominator; every
-//! query involving one answers `true` (their code never runs).
+//! The one implementation for every client: [`DomTree::new`] for an
+//! IrCode's CFG, [`DomTree::from_graph`] for any graph given by successor
+//! and predecessor lists (the block view of `opt/loops.rs`, a reversed CFG).
+//! Block 0 is the entry.
+//!
+//! Blocks unreachable from the entry have no dominator; `dominates` answers
+//! `true` for any query involving one (their code never runs); callers that
+//! must not treat them so check [`DomTree::reachable`] first.
 use crate::ir::Cfg;
 
 pub struct DomTree {
     /// Immediate dominator; the entry is its own; `None` if unreachable.
     pub idom: Vec<Option<u32>>,
+    /// Dominator-tree children of each block, in increasing block order
+    /// (the entry is not its own child; unreachable blocks have none and
+    /// are nobody's).
+    children: Vec<Vec<u32>>,
+    /// Preorder and postorder numbers in the dominator tree (`u32::MAX`:
+    /// unreachable): `a` dominates `b` iff `pre[a] <= pre[b]` and
+    /// `post[b] <= post[a]`.
     pre: Vec<u32>,
     post: Vec<u32>,
 }
 
 impl DomTree {
+    /// The dominator tree of an IrCode's CFG (its `succs` and `preds`).
     pub fn new(cfg: &Cfg) -> DomTree {
-        let n = cfg.blocks.len();
+        let blocks = &cfg.blocks;
+        DomTree::from_graph(
+            blocks.len(),
+            |b| blocks[b as usize].succs.iter().map(|s| s.0),
+            |b| blocks[b as usize].preds.iter().map(|p| p.0),
+        )
+    }
+
+    /// The dominator tree of the graph of `n` nodes rooted at node 0 whose
+    /// edges `succs` lists and `preds` lists backwards (the two must agree;
+    /// out-of-range nodes are ignored).
+    pub fn from_graph<S, P>(n: usize, succs: impl Fn(u32) -> S, preds: impl Fn(u32) -> P) -> DomTree
+    where
+        S: IntoIterator<Item = u32>,
+        P: IntoIterator<Item = u32>,
+    {
         // Reverse postorder by an iterative DFS.
         let mut rpo_num = vec![u32::MAX; n];
         let mut postorder = Vec::with_capacity(n);
         if n > 0 {
             let mut seen = vec![false; n];
-            let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
+            let mut stack: Vec<(u32, S::IntoIter)> = vec![(0, succs(0).into_iter())];
             seen[0] = true;
-            while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-                let succs = &cfg.blocks[b as usize].succs;
-                if *i < succs.len() {
-                    let s = succs[*i].0;
-                    *i += 1;
+            while let Some((b, it)) = stack.last_mut() {
+                if let Some(s) = it.next() {
                     if (s as usize) < n && !seen[s as usize] {
                         seen[s as usize] = true;
-                        stack.push((s, 0));
+                        stack.push((s, succs(s).into_iter()));
                     }
                 } else {
-                    postorder.push(b);
+                    postorder.push(*b);
                     stack.pop();
                 }
             }
@@ -52,8 +79,7 @@ impl DomTree {
             changed = false;
             for &b in rpo.iter().skip(1) {
                 let mut new: Option<u32> = None;
-                for p in &cfg.blocks[b as usize].preds {
-                    let p = p.0;
+                for p in preds(b) {
                     if (p as usize) >= n || idom[p as usize].is_none() {
                         continue;
                     }
@@ -68,7 +94,6 @@ impl DomTree {
                 }
             }
         }
-        // Pre/post numbers of the dominator tree for O(1) queries.
         let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (b, d) in idom.iter().enumerate().skip(1) {
             if let Some(d) = *d
@@ -98,11 +123,16 @@ impl DomTree {
                 }
             }
         }
-        DomTree { idom, pre, post }
+        DomTree { idom, children, pre, post }
     }
 
     pub fn reachable(&self, b: u32) -> bool {
         self.idom.get(b as usize).is_some_and(|d| d.is_some())
+    }
+
+    /// The dominator-tree children of `b`, in increasing block order.
+    pub fn children(&self, b: u32) -> &[u32] {
+        self.children.get(b as usize).map_or(&[], |c| c.as_slice())
     }
 
     /// Whether block `a` dominates block `b` (reflexive).
@@ -111,6 +141,11 @@ impl DomTree {
             return true;
         }
         self.pre[a as usize] <= self.pre[b as usize] && self.post[b as usize] <= self.post[a as usize]
+    }
+
+    /// Whether `a` dominates `b` and both are reachable.
+    pub fn dominates_reachable(&self, a: u32, b: u32) -> bool {
+        self.reachable(a) && self.reachable(b) && self.dominates(a, b)
     }
 }
 
@@ -157,5 +192,227 @@ mod tests {
         let chain = DomTree::new(&cfg(&[(0, 1), (1, 2), (2, 3)], 4));
         assert!(chain.dominates(1, 3));
         assert!(!chain.dominates(3, 1));
+        assert_eq!(d.children(0), &[1, 2, 3]);
+        assert!(d.children(4).is_empty() && d.children(99).is_empty());
+        assert!(d.dominates(4, 1) && !d.dominates_reachable(4, 1) && !d.dominates_reachable(0, 4));
+    }
+
+    #[test]
+    fn from_graph_matches_new_and_ignores_out_of_range_nodes() {
+        let edges = [(0, 1), (1, 2), (2, 1), (1, 3), (0, 3)];
+        let c = cfg(&edges, 5);
+        let a = DomTree::new(&c);
+        let succs: Vec<Vec<u32>> = (0..5u32).map(|b| edges.iter().filter(|e| e.0 == b).map(|e| e.1).chain([77]).collect()).collect();
+        let preds: Vec<Vec<u32>> = (0..5u32).map(|b| edges.iter().filter(|e| e.1 == b).map(|e| e.0).collect()).collect();
+        let b = DomTree::from_graph(5, |x| succs[x as usize].clone(), |x| preds[x as usize].clone());
+        assert_eq!(a.idom, b.idom);
+        assert_eq!(a.idom, vec![Some(0), Some(0), Some(1), Some(0), None]);
+        assert_eq!(b.children(1), &[2]);
+        assert!(b.dominates(1, 2) && !b.dominates(1, 3));
+        let empty = DomTree::from_graph(0, |_| Vec::new(), |_| Vec::new());
+        assert!(!empty.reachable(0));
+    }
+}
+
+/// Post-dominators: the dominator tree of the reversed CFG rooted at a
+/// virtual exit whose predecessors are the blocks `is_exit` selects
+/// (Cooper, Harvey and Kennedy again, iterated over the reverse postorder
+/// of the reversed graph; explicit stacks only, no recursion).
+///
+/// Block `a` post-dominates block `b` when every path from the start of `b`
+/// to an exit block's end passes through `a`. Blocks from which no exit
+/// block is reachable (infinite loops, `unreachable` ends) are not in the
+/// tree: [`PostDomTree::reaches_exit`] is false for them and every query
+/// involving one answers `false` / `None`.
+pub struct PostDomTree {
+    /// Immediate post-dominator; `Some(VIRTUAL)` (= the block count) for
+    /// blocks whose only post-dominator is the virtual exit; `None` for
+    /// blocks that reach no exit.
+    pub ipdom: Vec<Option<u32>>,
+    pre: Vec<u32>,
+    post: Vec<u32>,
+    /// Reverse-postorder number in the reversed graph (virtual exit = 0).
+    order: Vec<u32>,
+}
+
+impl PostDomTree {
+    /// `is_exit(b)`: control leaves the function at the end of block `b`.
+    pub fn new(cfg: &Cfg, is_exit: impl Fn(u32) -> bool) -> PostDomTree {
+        let n = cfg.blocks.len();
+        let virt = n as u32;
+        let exits: Vec<u32> = (0..n as u32).filter(|&b| is_exit(b)).collect();
+        let is_exit_v: Vec<bool> = {
+            let mut v = vec![false; n];
+            for &e in &exits {
+                v[e as usize] = true;
+            }
+            v
+        };
+        // Successors in the reversed graph: CFG predecessors (the virtual
+        // exit's are the exit blocks).
+        let rsuccs = |b: u32| -> &[crate::ir::BlockId] { &cfg.blocks[b as usize].preds };
+        let mut order = vec![u32::MAX; n + 1];
+        let mut postorder: Vec<u32> = Vec::with_capacity(n + 1);
+        let mut seen = vec![false; n + 1];
+        seen[n] = true;
+        for &e in &exits {
+            if seen[e as usize] {
+                continue;
+            }
+            seen[e as usize] = true;
+            let mut stack: Vec<(u32, usize)> = vec![(e, 0)];
+            while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+                let succs = rsuccs(b);
+                if *i < succs.len() {
+                    let s = succs[*i].0;
+                    *i += 1;
+                    if (s as usize) < n && !seen[s as usize] {
+                        seen[s as usize] = true;
+                        stack.push((s, 0));
+                    }
+                } else {
+                    postorder.push(b);
+                    stack.pop();
+                }
+            }
+        }
+        postorder.push(virt);
+        let rpo: Vec<u32> = postorder.iter().rev().copied().collect();
+        for (i, &b) in rpo.iter().enumerate() {
+            order[b as usize] = i as u32;
+        }
+        let mut ipdom: Vec<Option<u32>> = vec![None; n + 1];
+        ipdom[n] = Some(virt);
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in rpo.iter().skip(1) {
+                let mut new: Option<u32> = None;
+                // Predecessors in the reversed graph: CFG successors, and
+                // the virtual exit for exit blocks.
+                let virt_pred = is_exit_v[b as usize].then_some(virt);
+                let succs = cfg.blocks[b as usize].succs.iter().map(|s| s.0);
+                for p in virt_pred.into_iter().chain(succs) {
+                    if (p as usize) > n || ipdom[p as usize].is_none() {
+                        continue;
+                    }
+                    new = Some(match new {
+                        None => p,
+                        Some(x) => intersect(&ipdom, &order, p, x),
+                    });
+                }
+                if new.is_some() && ipdom[b as usize] != new {
+                    ipdom[b as usize] = new;
+                    changed = true;
+                }
+            }
+        }
+        let mut children: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
+        for (b, d) in ipdom.iter().enumerate().take(n) {
+            if let Some(d) = *d {
+                children[d as usize].push(b as u32);
+            }
+        }
+        let mut pre = vec![u32::MAX; n + 1];
+        let mut post = vec![u32::MAX; n + 1];
+        let mut clock = 0u32;
+        let mut stack: Vec<(u32, usize)> = vec![(virt, 0)];
+        pre[n] = clock;
+        clock += 1;
+        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+            if *i < children[b as usize].len() {
+                let c = children[b as usize][*i];
+                *i += 1;
+                pre[c as usize] = clock;
+                clock += 1;
+                stack.push((c, 0));
+            } else {
+                post[b as usize] = clock;
+                clock += 1;
+                stack.pop();
+            }
+        }
+        ipdom.truncate(n);
+        PostDomTree { ipdom, pre, post, order }
+    }
+
+    /// Whether an exit block is reachable from block `b`.
+    pub fn reaches_exit(&self, b: u32) -> bool {
+        self.ipdom.get(b as usize).is_some_and(|d| d.is_some())
+    }
+
+    /// Whether block `a` post-dominates block `b` (reflexive); `false` if
+    /// either reaches no exit.
+    pub fn post_dominates(&self, a: u32, b: u32) -> bool {
+        if !self.reaches_exit(a) || !self.reaches_exit(b) {
+            return false;
+        }
+        self.pre[a as usize] <= self.pre[b as usize] && self.post[b as usize] <= self.post[a as usize]
+    }
+
+    /// The nearest block post-dominating both `a` and `b`; `None` when only
+    /// the virtual exit does, or either reaches no exit.
+    pub fn nearest_common(&self, a: u32, b: u32) -> Option<u32> {
+        if !self.reaches_exit(a) || !self.reaches_exit(b) {
+            return None;
+        }
+        let n = self.ipdom.len() as u32;
+        let parent = |x: u32| -> u32 { if x == n { n } else { self.ipdom[x as usize].unwrap_or(n) } };
+        let (mut x, mut y) = (a, b);
+        let mut guard = 0usize;
+        while x != y && guard < 4 * self.order.len() + 4 {
+            guard += 1;
+            while self.order[x as usize] > self.order[y as usize] {
+                x = parent(x);
+            }
+            while self.order[y as usize] > self.order[x as usize] {
+                y = parent(y);
+            }
+        }
+        (x != n && x == y).then_some(x)
+    }
+}
+
+#[cfg(test)]
+mod postdom_tests {
+    use super::*;
+    use crate::ir::{BasicBlock, BlockId};
+
+    fn cfg(edges: &[(u32, u32)], n: usize) -> Cfg {
+        let mut blocks: Vec<BasicBlock> = (0..n).map(|_| BasicBlock::default()).collect();
+        for &(a, b) in edges {
+            blocks[a as usize].succs.push(BlockId(b));
+            blocks[b as usize].preds.push(BlockId(a));
+        }
+        Cfg { blocks }
+    }
+
+    #[test]
+    fn diamond_loop_two_exits_and_an_infinite_loop() {
+        // 0 → 1, 0 → 2, 1 → 3, 2 → 3, 3 → 4 (exit); 3 → 1 (a loop);
+        // 2 → 5 (a second exit); 0 → 6, 6 → 6 (an infinite loop).
+        let c = cfg(&[(0, 1), (0, 2), (1, 3), (2, 3), (3, 4), (3, 1), (2, 5), (0, 6), (6, 6)], 7);
+        let p = PostDomTree::new(&c, |b| b == 4 || b == 5);
+        assert!(p.post_dominates(3, 1));
+        assert!(p.post_dominates(4, 3));
+        assert!(p.post_dominates(4, 1));
+        assert!(!p.post_dominates(3, 2), "2 may leave through 5");
+        assert!(!p.post_dominates(3, 0));
+        assert!(!p.post_dominates(4, 0));
+        assert!(p.post_dominates(0, 0));
+        assert!(!p.reaches_exit(6));
+        assert!(!p.post_dominates(6, 6));
+        assert_eq!(p.ipdom[1], Some(3));
+        assert_eq!(p.ipdom[3], Some(4));
+        assert_eq!(p.ipdom[2], Some(7), "only the virtual exit");
+        assert_eq!(p.nearest_common(1, 3), Some(3));
+        assert_eq!(p.nearest_common(1, 2), None);
+        assert_eq!(p.nearest_common(1, 6), None);
+        // One exit: the chain 0 → 1 → 2 with a side branch 0 → 2.
+        let c = cfg(&[(0, 1), (1, 2), (0, 2)], 3);
+        let p = PostDomTree::new(&c, |b| b == 2);
+        assert!(p.post_dominates(2, 0));
+        assert!(!p.post_dominates(1, 0));
+        assert_eq!(p.nearest_common(0, 1), Some(2));
     }
 }

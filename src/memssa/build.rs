@@ -172,14 +172,6 @@ impl MemorySsa {
 /// optimized clobbers are kept only where still dominating.
 pub(crate) fn rename(ir: &IrCode, m: &mut MemorySsa) {
     let n = ir.cfg.blocks.len();
-    let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for b in 1..n {
-        if let Some(d) = m.dom.idom[b] {
-            if d as usize != b {
-                children[d as usize].push(b as u32);
-            }
-        }
-    }
     // Unreachable blocks: everything is liveOnEntry.
     for b in 0..n {
         if m.dom.reachable(b as u32) {
@@ -218,7 +210,7 @@ pub(crate) fn rename(ir: &IrCode, m: &mut MemorySsa) {
                 m.set_phi_incoming(p, BlockId(b), cur);
             }
         }
-        for &c in children[b as usize].iter().rev() {
+        for &c in m.dom.children(b).iter().rev() {
             stack.push((c, cur));
         }
     }

@@ -1,8 +1,8 @@
 //! Loop canonicalisation on the block view ([`BlockIr`]).
 //!
 //! Natural loops come from back edges `t → h` where `h` dominates `t`
-//! (dominators by Cooper, Harvey & Kennedy's iterative algorithm over the
-//! reverse postorder). Each loop is given:
+//! (dominators from [`DomTree`] over the block view's positions). Each loop
+//! is given:
 //! - a dedicated preheader: a block that is the header's only predecessor
 //!   from outside the loop and has the header as its only successor
 //!   (several outside predecessors are merged by φs in the preheader);
@@ -18,117 +18,10 @@
 
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
+use crate::ir::dom::DomTree;
 use crate::ir::edit::default_flags;
 use crate::ir::{BlockId, Inst, IrCode, Operand};
 use crate::opt::Counters;
-
-/// Dominator information of a [`BlockIr`], by position in `blocks`.
-pub struct Doms {
-    /// Immediate dominator position (the entry's is itself); `None` for
-    /// unreachable blocks.
-    pub idom: Vec<Option<usize>>,
-    /// Preorder and postorder numbers in the dominator tree: `a` dominates
-    /// `b` iff `pre[a] <= pre[b] && post[b] <= post[a]` (O(1) queries).
-    pre: Vec<u32>,
-    post: Vec<u32>,
-}
-
-impl Doms {
-    pub fn compute(succs: &[Vec<usize>], preds: &[Vec<usize>]) -> Doms {
-        let n = succs.len();
-        let mut rpo = Vec::with_capacity(n);
-        let mut seen = vec![false; n];
-        if n > 0 {
-            // Iterative DFS postorder.
-            let mut stack = vec![(0usize, 0usize)];
-            seen[0] = true;
-            while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-                if let Some(&s) = succs[b].get(*i) {
-                    *i += 1;
-                    if !seen[s] {
-                        seen[s] = true;
-                        stack.push((s, 0));
-                    }
-                } else {
-                    rpo.push(b);
-                    stack.pop();
-                }
-            }
-            rpo.reverse();
-        }
-        let mut rpo_index = vec![usize::MAX; n];
-        for (i, &b) in rpo.iter().enumerate() {
-            rpo_index[b] = i;
-        }
-        // Cooper, Harvey & Kennedy.
-        let mut idom: Vec<Option<usize>> = vec![None; n];
-        if n > 0 {
-            idom[0] = Some(0);
-        }
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in rpo.iter().skip(1) {
-                let mut new: Option<usize> = None;
-                for &p in &preds[b] {
-                    if idom[p].is_none() {
-                        continue;
-                    }
-                    new = Some(match new {
-                        None => p,
-                        Some(mut x) => {
-                            let mut y = p;
-                            while x != y {
-                                while rpo_index[x] > rpo_index[y] {
-                                    x = idom[x].unwrap_or(0);
-                                }
-                                while rpo_index[y] > rpo_index[x] {
-                                    y = idom[y].unwrap_or(0);
-                                }
-                            }
-                            x
-                        }
-                    });
-                }
-                if new.is_some() && idom[b] != new {
-                    idom[b] = new;
-                    changed = true;
-                }
-            }
-        }
-        // Number the dominator tree.
-        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for &b in rpo.iter().skip(1) {
-            if let Some(p) = idom[b] {
-                children[p].push(b);
-            }
-        }
-        let (mut pre, mut post) = (vec![u32::MAX; n], vec![0u32; n]);
-        let (mut tick_pre, mut tick_post) = (1u32, 0u32);
-        if n > 0 {
-            let mut stack = vec![(0usize, 0usize)];
-            pre[0] = 0;
-            while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-                if let Some(&c) = children[b].get(*i) {
-                    *i += 1;
-                    pre[c] = tick_pre;
-                    tick_pre += 1;
-                    stack.push((c, 0));
-                } else {
-                    post[b] = tick_post;
-                    tick_post += 1;
-                    stack.pop();
-                }
-            }
-        }
-        Doms { idom, pre, post }
-    }
-
-    /// Whether `a` dominates `b` (false when either is unreachable).
-    pub fn dominates(&self, a: usize, b: usize) -> bool {
-        self.idom[a].is_some() && self.idom[b].is_some() && self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
-    }
-}
 
 /// A natural loop: its header and body (positions, header included).
 struct Loop {
@@ -155,12 +48,16 @@ fn analyse(bir: &BlockIr) -> Analysis {
             }
         }
     }
-    let doms = Doms::compute(&succs, &preds);
+    let doms = DomTree::from_graph(
+        n,
+        |b| succs[b as usize].iter().map(|&s| s as u32),
+        |b| preds[b as usize].iter().map(|&p| p as u32),
+    );
     // Latches per header, headers in block order.
     let mut latches: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for t in 0..n {
-        for &h in &succs[t] {
-            if doms.dominates(h, t) {
+    for (t, ss) in succs.iter().enumerate() {
+        for &h in ss {
+            if doms.dominates_reachable(h as u32, t as u32) {
                 latches[h].push(t);
             }
         }
@@ -182,7 +79,7 @@ fn analyse(bir: &BlockIr) -> Analysis {
             stamp[b] = id;
             body.push(b);
             for &p in &preds[b] {
-                if doms.idom[p].is_some() && stamp[p] != id {
+                if doms.reachable(p as u32) && stamp[p] != id {
                     work.push(p);
                 }
             }

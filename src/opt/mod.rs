@@ -4,16 +4,21 @@
 //! whose level is at most theirs, in table order; `--passes=a,b` runs
 //! exactly the named passes in the given order.
 //!
-//! Each pass takes one function and leaves it compacted (no pending new
+//! A pass runs over one function at a time ([`PassFn::Function`]) or over
+//! the whole module ([`PassFn::Module`], for passes that must see callees,
+//! like the inliner); both kinds sit in the same table and get the same
+//! flags. Each pass leaves every function it changed compacted (no pending new
 //! nodes, every statement numbered) and valid; the verifier runs after every
 //! pass when [`crate::driver::verify_enabled`]. Passes count what they did in
 //! [`Counters`] (`pass.counter: N` lines with `--stats`).
 
+pub mod callgraph;
 pub mod cfg;
 pub mod checks;
 pub mod dce;
 pub mod dse;
 pub mod gvn_load;
+pub mod inline;
 pub mod licm;
 pub mod loops;
 pub mod memloops;
@@ -44,8 +49,17 @@ impl Counters {
     }
 }
 
-/// A pass over one function.
-pub type PassFn = fn(&mut IrCode, &mut Counters);
+/// How a pass runs.
+#[derive(Copy, Clone)]
+pub enum PassFn {
+    /// Once per function, in module order; sees only that function.
+    Function(fn(&mut IrCode, &mut Counters)),
+    /// Once over the whole module; may read every function and change any
+    /// function's body, but must keep the function list and every
+    /// signature (`funcs[i]` stays the `FuncId(i)` function), and leave
+    /// every function compacted and valid.
+    Module(fn(&mut Module, &mut Counters)),
+}
 
 pub struct Pass {
     pub name: &'static str,
@@ -55,17 +69,37 @@ pub struct Pass {
     pub doc: &'static str,
 }
 
-/// Every pass, in default pipeline order.
+impl Pass {
+    /// Runs the pass over `module`: a function pass over every function in
+    /// order, a module pass once.
+    pub fn run_module(&self, module: &mut Module, counters: &mut Counters) {
+        match self.run {
+            PassFn::Function(run) => {
+                for f in &mut module.funcs {
+                    run(f, counters);
+                }
+            }
+            PassFn::Module(run) => run(module, counters),
+        }
+    }
+}
+
+/// Every pass, in default pipeline order. A name may have several rows (a
+/// pass run again later in the pipeline); they run the same function, and
+/// `--passes`, `find_pass` and the flags know a name once.
 pub static PASSES: &[Pass] = &[
-    Pass { name: "sccp", run: sccp::run, level: 1, doc: "sparse conditional constant propagation (Wegman-Zadeck)" },
-    Pass { name: "dce", run: dce::run, level: 1, doc: "dead code elimination (mark-sweep, removes dead phi cycles)" },
-    Pass { name: "simplifycfg", run: cfg::run, level: 1, doc: "fold constant branches, thread empty blocks, merge straight-line blocks" },
-    Pass { name: "loops", run: loops::run, level: 2, doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
-    Pass { name: "pi", run: pi_insert::run, level: 3, doc: "insert π facts after comparison branches (only via --passes; `checks` does it itself)" },
-    Pass { name: "checks", run: checks::run, level: 2, doc: "π-fact bounds/nil/division check elimination" },
-    Pass { name: "gvn_load", run: gvn_load::run, level: 2, doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)" },
-    Pass { name: "licm", run: licm::run, level: 2, doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)" },
-    Pass { name: "dse", run: dse::run, level: 2, doc: "dead-store elimination (overwritten before any read; stores into unread allocations)" },
+    Pass { name: "sccp", run: PassFn::Function(sccp::run), level: 1, doc: "sparse conditional constant propagation (Wegman-Zadeck)" },
+    Pass { name: "dce", run: PassFn::Function(dce::run), level: 1, doc: "dead code elimination (mark-sweep, removes dead phi cycles)" },
+    Pass { name: "simplifycfg", run: PassFn::Function(cfg::run), level: 1, doc: "fold constant branches, thread empty blocks, merge straight-line blocks" },
+    Pass { name: "inline", run: PassFn::Module(inline::run), level: 2, doc: "inline calls of small non-recursive functions (bottom-up over the call graph)" },
+    Pass { name: "sccp", run: PassFn::Function(sccp::run), level: 2, doc: "again after inlining: constant arguments" },
+    Pass { name: "simplifycfg", run: PassFn::Function(cfg::run), level: 2, doc: "again after inlining: merge the blocks split at inlined calls" },
+    Pass { name: "loops", run: PassFn::Function(loops::run), level: 2, doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
+    Pass { name: "pi", run: PassFn::Function(pi_insert::run), level: 3, doc: "insert π facts after comparison branches (only via --passes; `checks` does it itself)" },
+    Pass { name: "checks", run: PassFn::Function(checks::run), level: 2, doc: "π-fact bounds/nil/division check elimination" },
+    Pass { name: "gvn_load", run: PassFn::Function(gvn_load::run), level: 2, doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)" },
+    Pass { name: "licm", run: PassFn::Function(licm::run), level: 2, doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)" },
+    Pass { name: "dse", run: PassFn::Function(dse::run), level: 2, doc: "dead-store elimination across blocks with MemorySSA (overwritten on every path before any read; stores into non-escaping unread allocations)" },
 ];
 
 pub fn find_pass(name: &str) -> Option<&'static Pass> {
@@ -128,7 +162,12 @@ pub fn parse_pass_list(list: &str) -> Result<Vec<&'static str>, String> {
         match find_pass(name) {
             Some(p) => out.push(p.name),
             None => {
-                let known: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
+                let mut known: Vec<&str> = Vec::new();
+                for p in PASSES {
+                    if !known.contains(&p.name) {
+                        known.push(p.name);
+                    }
+                }
                 return Err(format!("unknown pass `{name}` (known passes: {})", known.join(", ")));
             }
         }
@@ -152,9 +191,7 @@ pub fn run_pipeline(
         }
         let start = std::time::Instant::now();
         crate::memssa::alias::set_current_summaries(Some(crate::memssa::alias::compute_summaries(module)));
-        for f in &mut module.funcs {
-            (pass.run)(f, counters);
-        }
+        pass.run_module(module, counters);
         timing::record(&format!("pass.{name}"), start.elapsed());
         if opts.print_after.selects(name) {
             eprint!("*** IR after {name} ***\n{}", print(module));

@@ -1,0 +1,343 @@
+//! Inlining of small functions: a module pass ([`super::PassFn::Module`]).
+//!
+//! Functions are visited bottom-up over the call graph (callees before
+//! callers, [`callgraph::sccs`]), so a callee is final — with its own small
+//! callees already inlined — before any caller copies it. A call
+//! `%r = invoke g(a, b)` is inlined when all of these hold:
+//! - `g` is not recursive: its call-graph component has one member and no
+//!   self call (else `inline.skipped_recursive`). Recursion is never
+//!   inlined, so every recursive call stays a real call and the stack-limit
+//!   check in its prologue still detects a stack overflow.
+//! - `g` has at most [`MAX_CALLEE_STMTS`] IR statements, counted as they
+//!   stand when the caller is visited (else `inline.skipped_too_big`).
+//! - The caller's growth budget allows it: a caller may gain at most
+//!   `max(its size, MIN_GROWTH)` statements in total (call sites are taken
+//!   in statement order until the budget is spent; else
+//!   `inline.skipped_budget`). So every function ends at most
+//!   `2 × its size + MIN_GROWTH` statements, and the module and the work of
+//!   this pass (which is linear in what it copies) stay linear in the size
+//!   of the program.
+//! - The shape is one the splice handles (else `inline.skipped_shape`): the
+//!   argument count matches, `g` has a `return`, its entry block has no
+//!   predecessor, and, if `g` contains an `unwind`, the call is a checked
+//!   call: followed by `%ok = no_exception()` and `goto #H if not %ok`,
+//!   which end its block (SSA construction emits every call of a function
+//!   that may throw so).
+//!
+//! The splice (one rebuild of the caller through [`BlockIr`], then one
+//! compaction, per caller with at least one inlined call):
+//! - the call's block is split at the call: the statements before it jump
+//!   to a copy of `g`'s blocks, the statements after it move to a new join
+//!   block that also takes over the block's terminator (φ edges in its
+//!   successors are renamed);
+//! - `g`'s statements get fresh values and its blocks fresh labels; its
+//!   arguments `_i` become the call's operands; every `return x` becomes
+//!   `goto join`, and the join block starts with `φ` of the returned values,
+//!   which keeps the call's value number, so the call's uses need no
+//!   rewrite;
+//! - exceptions: at a checked call, every `unwind` of `g` becomes `goto #H`
+//!   — the caller's own exception target for that call (its `catch`
+//!   handler, or its `unwind` block). A φ of `#H` gets, for each such new
+//!   edge, the value it had on the old edge from the call's block. The
+//!   handler's φᶜ are unchanged and stay exact: a `ϒ` is a store into the
+//!   φᶜ's slot, the inlined code runs no `ϒ` of the caller's, so the slot
+//!   holds on the new edges what it held at the call. The `no_exception()`
+//!   becomes `true` and the branch a `goto` to the continuation: a call
+//!   that returns normally never leaves an exception pending;
+//! - every copied statement keeps its span (which names its file), so a
+//!   runtime error raised in inlined code reports the callee's position.
+//!
+//! In the default pipeline the pass runs after the first `sccp`, `dce` and
+//! `simplifycfg` (callees are already small and clean when they are
+//! measured and copied) and before `loops`, `checks`, `gvn_load`, `licm`
+//! and `dse`, which then see the inlined code in its caller's loops; a
+//! second `sccp` and `simplifycfg` fold constant arguments and merge the
+//! split blocks. MemorySSA and the alias summaries are rebuilt by the later
+//! passes as usual.
+
+use super::{Counters, callgraph};
+use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
+use crate::ir::compact::compact_only;
+use crate::ir::edit::for_each_operand_mut;
+use crate::ir::{BlockId, Flags, Inst, IrCode, Module, Operand, Type, Value};
+use std::collections::HashMap;
+
+/// The largest callee inlined, in IR statements (every statement counts:
+/// φs, checks and their cold `raise` blocks, terminators). 40 takes
+/// accessors, small arithmetic helpers (`eval_a` of spectral-norm is 12)
+/// and short loops, and keeps one inlined call far below a typical caller.
+pub const MAX_CALLEE_STMTS: usize = 40;
+
+/// A caller may grow by `max(its size, MIN_GROWTH)` statements.
+pub const MIN_GROWTH: usize = 128;
+
+const PURE: Flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
+
+/// A call chosen for inlining.
+struct Site {
+    /// The `invoke` statement; the join φ takes its value number.
+    call: Value,
+    callee: usize,
+    /// For a checked call: its `no_exception()` and its exception target.
+    check: Option<(Value, Label)>,
+}
+
+/// Runs the inliner over `module` (see the module doc).
+pub fn run(module: &mut Module, counters: &mut Counters) {
+    let succ = callgraph::callees(module);
+    let comps = callgraph::sccs(&succ);
+    let recursive = callgraph::recursive(&succ, &comps);
+    for comp in &comps {
+        for &f in comp {
+            let sites = plan(module, f, &recursive, counters);
+            if sites.is_empty() {
+                continue;
+            }
+            let code = splice_all(module, f, &sites);
+            counters.add("inline.inlined", sites.len() as u64);
+            module.funcs[f] = code;
+        }
+    }
+}
+
+/// What the splice needs to know about a callee.
+struct Shape {
+    returns: bool,
+    unwinds: bool,
+    entry_has_preds: bool,
+}
+
+impl Shape {
+    fn of(code: &IrCode) -> Shape {
+        Shape {
+            returns: code.stmts.inst.iter().any(|i| matches!(i, Inst::Return(_))),
+            unwinds: code.stmts.inst.iter().any(|i| matches!(i, Inst::Unwind)),
+            entry_has_preds: code.cfg.blocks.first().is_none_or(|b| !b.preds.is_empty()),
+        }
+    }
+}
+
+/// For the call `s` in block `b`: its `no_exception()` and exception
+/// target when it is a checked call (the block ends `s`, `%ok =
+/// no_exception()`, `goto #H if not %ok`, with `#H` not the fallthrough).
+fn checked_call(code: &IrCode, b: usize, s: u32) -> Option<(Value, Label)> {
+    let end = code.cfg.blocks.get(b)?.stmts.end;
+    if s + 3 != end || !matches!(code.stmts.inst.get(s as usize + 1), Some(Inst::NoException)) {
+        return None;
+    }
+    match code.stmts.inst.get(s as usize + 2) {
+        Some(Inst::GotoIfNot { cond: Operand::Value(ok), dest }) if ok.0 == s + 1 && dest.0 as usize != b + 1 => {
+            Some((*ok, dest.0))
+        }
+        _ => None,
+    }
+}
+
+/// The calls of function `f` to inline, in statement order, counting the
+/// ones left.
+fn plan(module: &Module, f: usize, recursive: &[bool], counters: &mut Counters) -> Vec<Site> {
+    let caller = &module.funcs[f];
+    let budget = caller.stmts.len().max(MIN_GROWTH);
+    let mut used = 0usize;
+    let mut sites = Vec::new();
+    for (b, bb) in caller.cfg.blocks.iter().enumerate() {
+        for s in bb.stmts.clone() {
+            let Some(Inst::Call { func, args }) = caller.stmts.inst.get(s as usize) else { continue };
+            let g = func.0 as usize;
+            let Some(callee) = module.funcs.get(g) else {
+                counters.add("inline.skipped_shape", 1);
+                continue;
+            };
+            if recursive.get(g).copied().unwrap_or(true) {
+                counters.add("inline.skipped_recursive", 1);
+                continue;
+            }
+            let size = callee.stmts.len();
+            if size > MAX_CALLEE_STMTS {
+                counters.add("inline.skipped_too_big", 1);
+                continue;
+            }
+            let shape = Shape::of(callee);
+            let check = checked_call(caller, b, s);
+            let ret_ok = callee.ret == Type::Void || caller.stmts.ty.get(s as usize) == Some(&callee.ret);
+            if args.len() != callee.params.len()
+                || !ret_ok
+                || !shape.returns
+                || shape.entry_has_preds
+                || (shape.unwinds && check.is_none())
+            {
+                counters.add("inline.skipped_shape", 1);
+                continue;
+            }
+            if used + size > budget {
+                counters.add("inline.skipped_budget", 1);
+                continue;
+            }
+            used += size;
+            sites.push(Site { call: Value(s), callee: g, check });
+        }
+    }
+    sites
+}
+
+/// `callee`'s blocks with fresh labels and values, ready to splice.
+struct Copied {
+    entry: Label,
+    blocks: Vec<BBlock>,
+    /// (block, returned value) of every `return`.
+    rets: Vec<(Label, Option<Operand>)>,
+    /// The blocks whose `unwind` became `goto` the exception target.
+    unwinds: Vec<Label>,
+}
+
+/// Copies `callee` into `bir`'s label and value space: arguments become
+/// `args`, `return` becomes `goto join`, `unwind` becomes `goto unwind_to`
+/// (kept when `None`).
+fn copy_callee(bir: &mut BlockIr, callee: &IrCode, args: &[Operand], join: Label, unwind_to: Option<Label>) -> Copied {
+    let src = BlockIr::from_ir(callee);
+    let lbase = bir.fresh_label();
+    for _ in 1..src.blocks.len() {
+        bir.fresh_label();
+    }
+    let vbase = bir.fresh_value().0;
+    for _ in 1..callee.stmts.len() {
+        bir.fresh_value();
+    }
+    let label = |l: Label| lbase + l;
+    let value = |v: Value| Value(vbase + v.0);
+    let operand = |op: Operand| match op {
+        Operand::Value(v) => Operand::Value(value(v)),
+        Operand::Arg(i) => args.get(i as usize).copied().unwrap_or(op),
+        other => other,
+    };
+    let mut out = Copied { entry: lbase, blocks: Vec::with_capacity(src.blocks.len()), rets: Vec::new(), unwinds: Vec::new() };
+    for block in src.blocks {
+        let l = label(block.label);
+        let stmts = block
+            .stmts
+            .into_iter()
+            .map(|s| {
+                let mut inst = s.inst;
+                for_each_operand_mut(&mut inst, |op| *op = operand(*op));
+                match &mut inst {
+                    Inst::Phi { edges, .. } => edges.iter_mut().for_each(|e| *e = BlockId(label(e.0))),
+                    Inst::PhiC { upsilons } => upsilons.iter_mut().for_each(|u| *u = value(*u)),
+                    _ => {}
+                }
+                BStmt { id: value(s.id), inst, ty: s.ty, span: s.span, flags: s.flags }
+            })
+            .collect();
+        let term = match block.term {
+            Term::Goto(t) => Term::Goto(label(t)),
+            Term::Branch { cond, then, els } => Term::Branch { cond: operand(cond), then: label(then), els: label(els) },
+            Term::Return(r) => {
+                out.rets.push((l, r.map(operand)));
+                Term::Goto(join)
+            }
+            Term::Unwind => match unwind_to {
+                Some(h) => {
+                    out.unwinds.push(l);
+                    Term::Goto(h)
+                }
+                None => Term::Unwind,
+            },
+            Term::Unreachable => Term::Unreachable,
+        };
+        out.blocks.push(BBlock { label: l, stmts, term, term_span: block.term_span });
+    }
+    out
+}
+
+/// The caller `f` with every call of `sites` inlined, compacted.
+fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
+    let caller = &module.funcs[f];
+    let mut bir = BlockIr::from_ir(caller);
+    let orig = std::mem::take(&mut bir.blocks);
+    // owner[b]: the label of the block that ends with original block b's
+    // terminator (the last join block when b was split).
+    let mut owner: Vec<Label> = (0..orig.len() as Label).collect();
+    // (exception target, old predecessor) -> the blocks that replace the
+    // predecessor in the target's φs.
+    let mut handler_edges: HashMap<(Label, Label), Vec<Label>> = HashMap::new();
+    let mut out: Vec<BBlock> = Vec::with_capacity(orig.len());
+    let mut next = 0usize;
+    for block in orig {
+        let has_site = sites.get(next).is_some_and(|site| block.stmts.iter().any(|s| s.id == site.call));
+        if !has_site {
+            out.push(block);
+            continue;
+        }
+        let BBlock { label: orig_label, stmts, mut term, term_span } = block;
+        let mut cur = BBlock { label: orig_label, stmts: Vec::new(), term: Term::Unreachable, term_span };
+        let mut check_stmt: Option<Value> = None;
+        for st in stmts {
+            let site = sites.get(next).filter(|site| site.call == st.id);
+            match (site, &st.inst) {
+                (Some(site), Inst::Call { args, .. }) => {
+                    next += 1;
+                    let callee = &module.funcs[site.callee];
+                    let join = bir.fresh_label();
+                    let copy = copy_callee(&mut bir, callee, args, join, site.check.map(|c| c.1));
+                    cur.term = Term::Goto(copy.entry);
+                    cur.term_span = st.span;
+                    out.push(cur);
+                    out.extend(copy.blocks);
+                    cur = BBlock { label: join, stmts: Vec::new(), term: Term::Unreachable, term_span };
+                    if callee.ret != Type::Void {
+                        let (edges, values) = copy
+                            .rets
+                            .iter()
+                            .map(|(l, v)| (BlockId(*l), v.unwrap_or(Operand::Nil)))
+                            .unzip();
+                        let phi = Inst::Phi { edges, values };
+                        cur.stmts.push(BStmt { id: st.id, inst: phi, ty: st.ty, span: st.span, flags: PURE });
+                    }
+                    if let Some((ok, target)) = site.check {
+                        check_stmt = Some(ok);
+                        handler_edges.insert((target, orig_label), copy.unwinds);
+                        if let Term::Branch { then, .. } = term {
+                            term = Term::Goto(then);
+                        }
+                    }
+                }
+                _ if check_stmt == Some(st.id) => {
+                    let inst = Inst::Copy(Operand::Bool(true));
+                    cur.stmts.push(BStmt { id: st.id, inst, ty: st.ty, span: st.span, flags: PURE });
+                }
+                _ => cur.stmts.push(st),
+            }
+        }
+        cur.term = term;
+        owner[orig_label as usize] = cur.label;
+        out.push(cur);
+    }
+    for block in &mut out {
+        let target = block.label;
+        for s in block.phis_mut() {
+            let Inst::Phi { edges, values } = &mut s.inst else { continue };
+            let mut new_edges = Vec::with_capacity(edges.len());
+            let mut new_values = Vec::with_capacity(values.len());
+            for (e, v) in edges.iter().zip(values.iter()) {
+                match handler_edges.get(&(target, e.0)) {
+                    Some(unwinds) => {
+                        for u in unwinds {
+                            new_edges.push(BlockId(*u));
+                            new_values.push(*v);
+                        }
+                    }
+                    None => {
+                        let l = owner.get(e.0 as usize).copied().unwrap_or(e.0);
+                        new_edges.push(BlockId(l));
+                        new_values.push(*v);
+                    }
+                }
+            }
+            *edges = new_edges;
+            *values = new_values;
+        }
+    }
+    bir.blocks = out;
+    let mut code = bir.lower();
+    compact_only(&mut code);
+    code
+}
