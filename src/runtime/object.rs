@@ -6,11 +6,15 @@
 //! Layouts (all fields 8 bytes, little-endian, 8-byte aligned):
 //! - string: `[tag, len, data]` — `data` points to the string's `len` bytes
 //!   (not NUL-terminated, any bytes: Toy strings are byte strings). The bytes
-//!   live in a *string buffer* `[cap, used, bytes...]`: `data` is the
-//!   buffer's first byte, so the buffer's `cap` and `used` words sit at
+//!   are either *inline*, right after the object (`data == self + 24`), or
+//!   in a *string buffer* `[cap, used, bytes...]` made by `+`, where `data`
+//!   is the buffer's first byte, so its `cap` and `used` words sit at
 //!   `data - 16` and `data - 8` ([`BUF_CAP_OFFSET`], [`BUF_USED_OFFSET`]).
-//! - array: `[tag, len, cap, data]` — `data` points to `cap` 8-byte slots
-//!   (see [`super::heap`]).
+//!   A buffer never starts at `self + 24` (it would overlap the object), so
+//!   the two cases are told apart by `data` alone.
+//! - array: `[tag, len, cap, data, elem_size]` — `data` points to `cap`
+//!   elements of `elem_size` bytes: 1 for `[bool]`, else 8 (see
+//!   [`super::heap`]).
 //! - struct: `[tag, field0, field1, ...]` — one 8-byte slot per field.
 //!
 //! String invariants (strings are immutable values, yet `+` appends in place):
@@ -20,19 +24,19 @@
 //! - Every string sharing a buffer is a prefix of it: `data` is the buffer's
 //!   start and `len <= used <= cap`. Bytes `used..cap` are unwritten room.
 //! - `a + b` ([`super::strings::toy_str_concat`]) appends `b` *in place*
-//!   when `a` ends exactly at its buffer's used end (`a.len == used`) and
-//!   the room suffices: it writes `b` at `data + used`, bumps `used`, and
-//!   returns a new object `[tag, a.len + b.len, data]`; `a` still sees its
-//!   own `len` bytes, which did not change. Otherwise it copies both into a
-//!   fresh buffer with room for as much again (capacity doubles, as Go's
-//!   `append`), so `n` appends to the newest string copy O(total length)
-//!   bytes. A second `a + c` finds `used > a.len` and copies.
-//! - Buffers made by anything but `+` (constants, `str(x)`, `substr`, ...)
-//!   are full (`cap == used == len`), so the first append copies. String
-//!   constants are emitted by codegen as read-only data with the same layout
-//!   (`[tag, len, data, cap, used, bytes...]`, `data` relocated to point at
-//!   its own bytes, see [`str_const_image`]); being full, they are never
-//!   written.
+//!   when `a`'s bytes are in a buffer, `a` ends exactly at the buffer's used
+//!   end (`a.len == used`) and the room suffices: it writes `b` at
+//!   `data + used`, bumps `used`, and returns a new object `[tag, a.len +
+//!   b.len, data]`; `a` still sees its own `len` bytes, which did not
+//!   change. Otherwise it copies both into a fresh buffer with room for as
+//!   much again (capacity doubles, as Go's `append`), so `n` appends to the
+//!   newest string copy O(total length) bytes. A second `a + c` finds
+//!   `used > a.len` and copies.
+//! - Strings made by anything but `+` (constants, `str(x)`, `substr`, ...)
+//!   have inline bytes, so the first append to them copies. String constants
+//!   are emitted by codegen as read-only data with the same layout (`[tag,
+//!   len, data, bytes...]`, `data` relocated to point at its own bytes, see
+//!   [`str_const_image`]) and are never written.
 //!
 //! There is no collector yet: memory comes from a per-thread bump arena of
 //! large chunks, and all of a thread's chunks are freed together when the
@@ -179,7 +183,7 @@ pub(crate) fn new_buffer(cap: usize) -> *mut u8 {
 /// A string buffer's `(cap, used)`.
 ///
 /// # Safety
-/// `data` must be the first byte of a string buffer.
+/// `data` must be the first byte of a string buffer (not inline bytes).
 pub(crate) unsafe fn buffer_state(data: *const u8) -> (usize, usize) {
     // SAFETY: the header words precede the first byte.
     unsafe {
@@ -199,27 +203,32 @@ pub(crate) unsafe fn set_buffer_used(data: *mut u8, used: usize) {
     unsafe { (data.offset(BUF_USED_OFFSET) as *mut u64).write(used as u64) };
 }
 
-/// A new string object holding `bytes`, in a full buffer of its own (object
-/// and buffer in one block).
+/// A new string object holding `bytes` inline.
 pub fn new_str(bytes: &[u8]) -> *const StrObj {
     let n = bytes.len();
-    let size = match n.checked_add(STR_OBJ_SIZE + BUF_HEADER_SIZE) {
+    let size = match n.checked_add(STR_OBJ_SIZE) {
         Some(s) if s < isize::MAX as usize / 2 => s,
         _ => out_of_memory(),
     };
     let p = toy_alloc(size as u64, TAG_STR);
-    // SAFETY: the block holds the object, the buffer header and `n` bytes.
+    // SAFETY: the block holds the object and `n` bytes.
     unsafe {
-        let buf = p.add(STR_OBJ_SIZE);
-        (buf as *mut u64).write(n as u64);
-        (buf as *mut u64).add(1).write(n as u64);
-        let data = buf.add(BUF_HEADER_SIZE);
+        let data = p.add(STR_OBJ_SIZE);
         std::ptr::copy_nonoverlapping(bytes.as_ptr(), data, n);
         let s = p as *mut StrObj;
         (*s).len = n as i64;
         (*s).data = data;
         s
     }
+}
+
+/// Whether a string's bytes are inline (then there is no buffer header).
+///
+/// # Safety
+/// `s` must point to a live string object.
+pub(crate) unsafe fn is_inline(s: *const StrObj) -> bool {
+    // SAFETY: by the caller's contract.
+    unsafe { (*s).data as usize == s as usize + STR_OBJ_SIZE }
 }
 
 /// The bytes of a string object.
@@ -253,20 +262,17 @@ pub unsafe fn str_lossy(s: *const StrObj) -> String {
 /// must be relocated to the image's address plus [`STR_CONST_BYTES_OFFSET`].
 pub const STR_CONST_DATA_RELOC: u32 = STR_DATA_OFFSET as u32;
 /// Byte offset of a string constant's bytes within its image.
-pub const STR_CONST_BYTES_OFFSET: i64 = (STR_OBJ_SIZE + BUF_HEADER_SIZE) as i64;
+pub const STR_CONST_BYTES_OFFSET: i64 = STR_OBJ_SIZE as i64;
 
 /// The bytes of a string constant as codegen emits it: the object `[tag,
-/// len, data]` followed by its full buffer `[cap, used, bytes...]`. The
-/// `data` word is left 0: the emitter relocates it to the image's own
-/// address plus [`STR_CONST_BYTES_OFFSET`] (at [`STR_CONST_DATA_RELOC`]).
+/// len, data]` followed by its inline bytes. The `data` word is left 0: the
+/// emitter relocates it to the image's own address plus
+/// [`STR_CONST_BYTES_OFFSET`] (at [`STR_CONST_DATA_RELOC`]).
 pub fn str_const_image(bytes: &[u8]) -> Vec<u8> {
-    let n = bytes.len() as u64;
-    let mut v = Vec::with_capacity(STR_CONST_BYTES_OFFSET as usize + bytes.len());
+    let mut v = Vec::with_capacity(STR_OBJ_SIZE + bytes.len());
     v.extend_from_slice(&TAG_STR.to_le_bytes());
-    v.extend_from_slice(&n.to_le_bytes());
+    v.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
     v.extend_from_slice(&0u64.to_le_bytes());
-    v.extend_from_slice(&n.to_le_bytes());
-    v.extend_from_slice(&n.to_le_bytes());
     v.extend_from_slice(bytes);
     v
 }

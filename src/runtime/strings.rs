@@ -22,8 +22,8 @@ unsafe fn bytes<'a>(s: *const StrObj) -> &'a [u8] {
 /// Smallest capacity of a buffer made by `+`.
 const MIN_CAP: usize = 16;
 
-/// `a + b`: appends `b` in place when `a` ends at its buffer's used end and
-/// the buffer has room, else copies both into a new buffer with room for as
+/// `a + b`: appends `b` in place when `a`'s bytes are in a buffer, `a` ends
+/// at the buffer's used end and the buffer has room, else copies both into a new buffer with room for as
 /// much again (module docs of [`super::object`]).
 pub extern "C" fn toy_str_concat(a: *const StrObj, b: *const StrObj) -> *const StrObj {
     // SAFETY: live strings from compiled code; their buffers follow the
@@ -41,7 +41,7 @@ pub extern "C" fn toy_str_concat(a: *const StrObj, b: *const StrObj) -> *const S
             _ => object::out_of_memory(),
         };
         let data = (*a).data;
-        let (cap, used) = object::buffer_state(data);
+        let (cap, used) = if object::is_inline(a) { (alen, alen) } else { object::buffer_state(data) };
         if used == alen && cap - used >= blen {
             // `b` may share this buffer, but then it lies within `0..used`,
             // disjoint from the room written here.
@@ -217,7 +217,7 @@ mod tests {
         // One string object per append plus buffers summing to < 4n + headers.
         assert!(allocated <= 24 * n + 4 * n + 4096, "allocated {allocated} bytes for {n} appends");
         // Fresh buffers only when full, each twice as big as needed: 16, 34,
-        // 68, ... up to >= n; plus the buffer of "x" ("" + x is x itself).
+        // 68, ... up to >= n; plus the inline bytes of "x" ("" + x is x).
         let doublings = (n as f64 / 16.0).log2().ceil() as usize + 2;
         assert!(buffers.len() <= doublings, "{} buffers for {n} appends", buffers.len());
     }
@@ -225,6 +225,15 @@ mod tests {
     /// Appending in place never changes what an older string sees.
     #[test]
     fn shared_buffer_keeps_each_strings_content() {
+        // Inline bytes (constants, `str(x)`, ...) are never appended to in place.
+        let c = object::new_str(b"ab");
+        let r = toy_str_concat(c, object::new_str(b"c"));
+        // SAFETY: runtime-made strings.
+        unsafe {
+            assert!(object::is_inline(c) && !object::is_inline(r));
+            assert_ne!((*r).data, (*c).data);
+        }
+        assert_eq!((text(c), text(r)), ("ab".into(), "abc".into()));
         let a = toy_str_concat(object::new_str(b"ab"), object::new_str(b"c"));
         let s = toy_str_concat(a, object::new_str(b"x"));
         let t = toy_str_concat(a, object::new_str(b"y"));
