@@ -93,6 +93,8 @@ const MAX_CANDIDATES: usize = 32;
 /// `MAX_EXIT_STORES` exit stores are added per loop.
 const MAX_EXITS: usize = 16;
 const MAX_EXIT_STORES: usize = 64;
+/// Statements scanned back from a preheader for a store of the location.
+const STORE_SCAN: usize = 64;
 
 pub fn run(ir: &mut IrCode, counters: &mut Counters) {
     for _ in 0..MAX_ROUNDS {
@@ -320,22 +322,33 @@ fn promote_loop(
     done
 }
 
-/// The value the preheader `ph` itself last stored to `key`, when no
-/// statement after that store may write memory: the promoted value starts
-/// as that operand instead of a load.
+/// The value last stored to `key` before the end of the preheader `ph`,
+/// when no statement after that store may write memory: the promoted value
+/// starts as that operand instead of a load. The scan goes back through
+/// `ph` and then through single-predecessor chains (a rotated loop's guard
+/// block), at most `STORE_SCAN` statements.
 fn stored_in_preheader(ir: &IrCode, ph: u32, key: &Key) -> Option<Operand> {
-    for s in ir.cfg.blocks[ph as usize].stmts.clone().rev() {
-        let inst = ir.stmts.inst.get(s as usize)?;
-        if let Inst::Store { value, .. } = inst {
-            if loc_of(inst).as_ref() == Some(key) {
-                return Some(*value);
+    let mut b = ph;
+    let mut budget = STORE_SCAN;
+    loop {
+        for s in ir.cfg.blocks[b as usize].stmts.clone().rev() {
+            budget = budget.checked_sub(1)?;
+            let inst = ir.stmts.inst.get(s as usize)?;
+            if let Inst::Store { value, .. } = inst {
+                if loc_of(inst).as_ref() == Some(key) {
+                    return Some(*value);
+                }
+            }
+            if inst_effect(ir, Value(s), inst).is_some_and(|e| e.writes != Effect::None) {
+                return None;
             }
         }
-        if inst_effect(ir, Value(s), inst).is_some_and(|e| e.writes != Effect::None) {
+        let [p] = ir.cfg.blocks[b as usize].preds.as_slice() else { return None };
+        if p.0 == b {
             return None;
         }
+        b = p.0;
     }
-    None
 }
 
 /// The first statement of `b` that is not a φ/φᶜ.
