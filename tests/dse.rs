@@ -281,3 +281,23 @@ fn the_scan_has_a_budget() {
     assert!(c.get("dse.budget_exhausted") >= 1, "{:?}", c);
     assert!(ir.contains("store @g0 = 1"), "{ir}");
 }
+
+#[test]
+fn kills_on_every_path_without_a_common_post_dominator() {
+    // Each branch overwrites p.x and returns on its own: no kill block
+    // post-dominates the first store, the forward search proves it dead.
+    // A path that ends in `exit()` leaves nothing for a caller to read.
+    let src = format!(
+        "{P}fn f(p: P, c: bool) {{ p.x = 1; if c {{ p.x = 2; return; }} p.x = 3; }}\n\
+         fn e(p: P, c: bool) {{ p.y = 1; if c {{ exit(0); }} p.y = 2; }}\n\
+         fn main() {{ let p = P {{ x: 0, y: 0 }}; f(p, true); print(p.x); f(p, false); e(p, false); print(p.x, p.y); }}\n"
+    );
+    let (c, out, ir) = run("nocommon", &src, DSE, "f");
+    assert_eq!(out, "2\n3 2\n");
+    assert_eq!(dse_counters(&c), "dse.overwritten: 2\n");
+    assert!(!ir.contains("store _1.x = 1") && ir.contains("store _1.x = 2") && ir.contains("store _1.x = 3"), "{ir}");
+    let (mut module, _) = compile_with_sources("nocommon2", &src);
+    run_passes(&mut module, DSE);
+    let e = ir_text(&module, "e");
+    assert!(!e.contains("store _1.y = 1") && e.contains("store _1.y = 2"), "{e}");
+}

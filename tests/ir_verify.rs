@@ -304,3 +304,32 @@ fn return_type_matches_the_function() {
     g.stmts.inst[6] = Inst::Return(None);
     rejects(&g, "%7: return without a value in a function returning int");
 }
+
+/// `fn f(_1) -> ty: return x`.
+fn returns(ty: Type, x: Operand) -> IrCode {
+    ir_from_blocks("f", vec![ty.clone()], ty, vec![vec![(Inst::Return(Some(x)), Type::Void)]])
+}
+
+#[test]
+fn nil_is_a_value_of_struct_types_only() {
+    use toyc::sema::hir::StructId;
+    let point = Type::Struct(StructId(0));
+    assert_eq!(errors(&returns(point.clone(), Operand::Nil)), Vec::<String>::new());
+    // LANGUAGE.md: "`nil` is a value of every struct type and of no other
+    // type": arrays and strings are references, but never nil.
+    rejects(&returns(Type::Array(Box::new(Type::Int)), Operand::Nil), "%1: the returned value is nil but must be [int]");
+    rejects(&returns(Type::Str, Operand::Nil), "%1: the returned value is nil but must be str");
+    rejects(&returns(Type::Int, Operand::Nil), "%1: the returned value is nil but must be int");
+    let empty_of_arrays = |fill: Operand| {
+        let arr = Type::Array(Box::new(Type::Array(Box::new(Type::Int))));
+        let new = Inst::NewArray { elem: Type::Array(Box::new(Type::Int)), len: Operand::Int(0), fill };
+        ir_from_blocks("f", vec![], arr.clone(), vec![vec![(new, arr), (Inst::Return(Some(v(0))), Type::Void)]])
+    };
+    rejects(&empty_of_arrays(Operand::Nil), "%1: the fill value is nil but must be [int]");
+    let mut f = with_pi(v(0), Operand::Arg(0));
+    f.stmts.inst[6] = Inst::Pi { value: Operand::Arg(0), fact: Fact::NonNil };
+    f.params[0] = Type::Str;
+    f.stmts.ty[6] = Type::Str;
+    f.stmts.inst[7] = Inst::Return(Some(Operand::Int(0)));
+    rejects(&f, "%7: a π non-nil fact on a value of type str, which cannot be nil");
+}

@@ -711,7 +711,8 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         Ok(())
     }
 
-    /// A value as its 8-byte slot image (arrays store every element in 8 bytes).
+    /// A value as its 8-byte slot image (how the runtime's array functions
+    /// pass elements; a bool is the low byte).
     pub(super) fn to_bits(&mut self, v: cl::Value) -> cl::Value {
         let ty = self.b.func.dfg.value_type(v);
         if ty == types::F64 {

@@ -73,8 +73,7 @@ pub enum Operand {
     Int(i64),
     Float(f64),
     Bool(bool),
-    /// The null reference: `nil` of a struct type, and the fill value of an
-    /// empty array of arrays (never read).
+    /// The null reference: `nil`, a value of the struct types only.
     Nil,
 }
 

@@ -28,7 +28,8 @@
 //! up to the alias analysis' `x + c` decomposition) is a *killing store*:
 //! the scan does not go past it. The scan visits at most
 //! [`MemorySsa::walk_limit`] accesses (100, like LLVM's
-//! `memssa-check-limit`); past that `S` stays.
+//! `memssa-check-limit`) and queues at most twice that; past either `S`
+//! stays. So the pass is linear in the function's size.
 //!
 //! **Loops.** Facts about SSA values (same base means same object, `a[i]`
 //! vs `a[i+1]`, an allocation differs from older values) hold only while
@@ -43,15 +44,16 @@
 //! allocation). In an irreducible CFG every φ crossing counts as such an
 //! edge.
 //!
-//! **Exits.** Given the killing stores' blocks (a kill in `S`'s own block
-//! counts only if it comes after `S`), every path from `S` to an exit
-//! block must pass one of them. As LLVM does: the kill blocks' nearest
-//! common post-dominator `C`; if `C` post-dominates `S`'s block and is a
-//! kill block, done; otherwise a backward CFG search from `C` (or from every
-//! exit block, if `C` does not post-dominate `S`'s block) that stops at kill
-//! blocks must not reach `S`'s block, within [`PATH_LIMIT`] blocks. A block
-//! from which no exit is reachable (an infinite loop, `exit()`) has no exit
-//! path at all.
+//! **Exits.** Every path from `S` to an exit block (one ending in `return`
+//! or `unwind`) must pass a killing store. A kill after `S` in its block
+//! settles it. Otherwise, as in LLVM, if the kill blocks' nearest common
+//! post-dominator is itself a kill block and post-dominates `S`'s block,
+//! done; else a forward CFG search from the end of `S`'s block, not
+//! entering kill blocks (every statement of a block entered runs, its kill
+//! too), must not reach an exit block within [`PATH_LIMIT`] blocks. (LLVM
+//! searches backward from the exits; a Toy function has an `unwind` block
+//! per check, so the forward search stays local.) A block from which no
+//! exit is reachable (an infinite loop, `exit()`) has no exit path.
 //!
 //! **Non-escaping allocations** ([`local_allocs`]): an allocation whose
 //! value is used only as the base of loads and stores, as the array of
@@ -80,8 +82,8 @@ use crate::memssa::{AccessId, AccessKind, MemorySsa};
 use crate::opt::Counters;
 use std::collections::HashSet;
 
-/// Blocks the backward path check may visit (LLVM's
-/// `dse-memoryssa-path-check-limit`).
+/// Blocks the forward path check may visit (LLVM's
+/// `dse-memoryssa-path-check-limit` bounds its backward one).
 pub const PATH_LIMIT: usize = 50;
 
 /// For each statement: whether it is an allocation whose object never
@@ -165,7 +167,8 @@ struct Ctx<'a> {
     pdt: PostDomTree,
     reducible: bool,
     local: Vec<bool>,
-    exits: Vec<u32>,
+    /// Blocks ending in `return` or `unwind`.
+    is_exit: Vec<bool>,
 }
 
 impl Ctx<'_> {
@@ -226,6 +229,10 @@ impl Ctx<'_> {
         let m = self.m;
         let mut out = Scan::default();
         let mut seen: HashSet<(AccessId, bool)> = HashSet::new();
+        if m.users[acc.0 as usize].len() > 2 * m.walk_limit as usize {
+            out.exhausted = true;
+            return out;
+        }
         let mut work: Vec<(AccessId, AccessId, bool)> = m.users(acc).into_iter().map(|u| (acc, u, false)).collect();
         let mut steps = 0u32;
         while let Some((from, a, mut imprecise)) = work.pop() {
@@ -270,6 +277,12 @@ impl Ctx<'_> {
                 AccessKind::Phi { .. } => true,
             };
             if follow {
+                // Each pending access costs a step later: a fan-out past
+                // the budget gives up now rather than queue it.
+                if steps as usize + work.len() + m.users[a.0 as usize].len() > 2 * m.walk_limit as usize {
+                    out.exhausted = true;
+                    return out;
+                }
                 work.extend(m.users(a).into_iter().map(|u| (a, u, imprecise)));
             }
         }
@@ -283,49 +296,57 @@ impl Ctx<'_> {
         if !self.pdt.reaches_exit(sb) {
             return true;
         }
+        // Blocks whose kill runs on every path from `s` entering them (from
+        // their start), and whether `s`'s own block kills after `s`.
         let mut kill_blocks: Vec<u32> = Vec::new();
+        let mut kills_after_s = false;
         for &k in kills {
             let Some(kb) = self.m.block_of(k) else { return false };
-            if (kb.0 != sb || k.0 > s.0) && !kill_blocks.contains(&kb.0) {
+            kills_after_s |= kb.0 == sb && k.0 > s.0;
+            if !kill_blocks.contains(&kb.0) {
                 kill_blocks.push(kb.0);
             }
         }
-        let Some((&first, rest)) = kill_blocks.split_first() else { return false };
-        let mut common = Some(first);
-        for &b in rest {
-            common = common.and_then(|c| self.pdt.nearest_common(c, b));
+        if kills_after_s {
+            return true;
         }
-        let start: Vec<u32> = match common {
-            Some(c) if self.pdt.post_dominates(c, sb) => {
-                if kill_blocks.contains(&c) {
-                    return true;
-                }
-                vec![c]
+        // LLVM's fast path: the kill blocks' nearest common post-dominator
+        // is one of them and post-dominates `s`.
+        let others: Vec<u32> = kill_blocks.iter().copied().filter(|&b| b != sb).collect();
+        if let Some((&first, rest)) = others.split_first() {
+            let mut common = Some(first);
+            for &b in rest {
+                common = common.and_then(|c| self.pdt.nearest_common(c, b));
             }
-            _ if self.exits.len() >= PATH_LIMIT => return false,
-            _ => self.exits.clone(),
-        };
-        let mut visited: HashSet<u32> = start.iter().copied().collect();
-        let mut work = start;
-        let mut i = 0;
-        while i < work.len() {
-            let cur = work[i];
-            i += 1;
-            if kill_blocks.contains(&cur) {
+            if let Some(c) = common
+                && others.contains(&c)
+                && self.pdt.post_dominates(c, sb)
+            {
+                return true;
+            }
+        }
+        // Otherwise a forward search from the end of `s`'s block: it may not
+        // reach an exit block without entering a kill block first.
+        let mut visited: HashSet<u32> = HashSet::new();
+        let mut work: Vec<u32> = Vec::new();
+        for succ in &self.ir.cfg.blocks[sb as usize].succs {
+            if visited.insert(succ.0) {
+                work.push(succ.0);
+            }
+        }
+        while let Some(cur) = work.pop() {
+            if kill_blocks.contains(&cur) || !self.pdt.reaches_exit(cur) {
                 continue;
             }
-            if cur == sb {
+            if self.is_exit[cur as usize] {
                 return false;
             }
-            if !self.m.dom.reachable(cur) {
-                continue;
-            }
-            for p in &self.ir.cfg.blocks[cur as usize].preds {
-                if visited.insert(p.0) {
-                    work.push(p.0);
+            for succ in &self.ir.cfg.blocks[cur as usize].succs {
+                if visited.insert(succ.0) {
+                    work.push(succ.0);
                 }
             }
-            if work.len() >= PATH_LIMIT {
+            if visited.len() > PATH_LIMIT {
                 return false;
             }
         }
@@ -377,14 +398,14 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
         blk.stmts.end > blk.stmts.start
             && matches!(ir.stmts.inst.get(blk.stmts.end as usize - 1), Some(Inst::Return(_) | Inst::Unwind))
     };
-    let exits: Vec<u32> = (0..ir.cfg.blocks.len() as u32).filter(|&b| exit_block(b)).collect();
+    let is_exit: Vec<bool> = (0..ir.cfg.blocks.len() as u32).map(exit_block).collect();
     let cx = Ctx {
         m: &m,
         ir,
         pdt: PostDomTree::new(&ir.cfg, exit_block),
         reducible: reducible(ir, &m.dom),
         local: local_allocs(ir),
-        exits,
+        is_exit,
     };
     let mut dead: Vec<(Value, Dead)> = Vec::new();
     for s in 0..ir.stmts.len() as u32 {

@@ -20,6 +20,7 @@ pub mod dse;
 pub mod gvn_load;
 pub mod inline;
 pub mod licm;
+pub mod licm_checks;
 pub mod loops;
 pub mod memloops;
 pub mod pi_insert;

@@ -12,8 +12,9 @@
 //!   `data - 16` and `data - 8` ([`BUF_CAP_OFFSET`], [`BUF_USED_OFFSET`]).
 //!   A buffer never starts at `self + 24` (it would overlap the object), so
 //!   the two cases are told apart by `data` alone.
-//! - array: `[tag, len, cap, data]` — `data` points to `cap` 8-byte slots
-//!   (see [`super::heap`]).
+//! - array: `[tag, len, cap, data, elem_size]` — `data` points to `cap`
+//!   elements of `elem_size` bytes: 1 for `[bool]`, else 8 (see
+//!   [`super::heap`]).
 //! - struct: `[tag, field0, field1, ...]` — one 8-byte slot per field.
 //!
 //! String invariants (strings are immutable values, yet `+` appends in place):

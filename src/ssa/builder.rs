@@ -494,6 +494,10 @@ impl Builder {
     }
 
     /// A constant of type `ty` (for `str`, an empty string statement).
+    /// For an array type it is `nil`, which is no array's value: callers
+    /// use it only as a placeholder in dead code, which emission drops, so
+    /// the verifier never sees it (an empty array literal's fill is
+    /// `FnLower::empty_fill`).
     pub fn zero_of(&mut self, ty: &Type) -> Operand {
         match ty {
             Type::Int | Type::Void => Operand::Int(0),
