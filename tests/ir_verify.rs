@@ -2,7 +2,7 @@
 //! invariant on purpose and expects the verifier to name it.
 use toyc::ir::handbuild::ir_from_blocks;
 use toyc::ir::verify::verify_function;
-use toyc::ir::{BinaryOp, BlockId, Inst, IrCode, Operand, Type, Value};
+use toyc::ir::{BinaryOp, BlockId, Fact, Inst, IrCode, Operand, Type, Value};
 use toyc::sema::hir::Program;
 
 fn v(n: u32) -> Operand {
@@ -206,6 +206,54 @@ fn phi_operands_dominate_the_end_of_their_edge() {
     rejects(&f, "%6: use of %5 is not dominated by its definition (at the end of the edge from #2)");
 }
 
+/// [`base`] with `%7 = π (%6, lo <= %6 < hi)` before the return, which
+/// returns `%7`.
+fn with_pi(lo: Operand, hi: Operand) -> IrCode {
+    let mut blocks = vec![
+        vec![
+            (Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)), Type::Int),
+            (Inst::GotoIfNot { cond: Operand::Arg(1), dest: BlockId(2) }, Type::Void),
+        ],
+        vec![(Inst::Binary(BinaryOp::IMul, v(0), Operand::Int(2)), Type::Int), (Inst::Goto(BlockId(3)), Type::Void)],
+        vec![(Inst::Binary(BinaryOp::ISub, v(0), Operand::Int(1)), Type::Int)],
+    ];
+    blocks.push(vec![
+        (Inst::Phi { edges: vec![BlockId(1), BlockId(2)], values: vec![v(2), v(4)] }, Type::Int),
+        (Inst::Pi { value: v(5), fact: Fact::Range { lo: Some(lo), hi: Some(hi) } }, Type::Int),
+        (Inst::Return(Some(v(6))), Type::Void),
+    ]);
+    ir_from_blocks("f", vec![Type::Int, Type::Bool], Type::Int, blocks)
+}
+
+#[test]
+fn pi_fact_bounds_are_uses_that_definitions_dominate() {
+    // %1 (in #1) dominates the π in #4; _1 is an argument.
+    assert_eq!(errors(&with_pi(v(0), Operand::Arg(0))), Vec::<String>::new());
+    // %3 is defined in #2, which does not dominate #4: the bound would not
+    // be available where the π stands.
+    rejects(&with_pi(v(0), v(2)), "%7: use of %3 (a π fact bound) is not dominated by its definition");
+    rejects(&with_pi(v(8), Operand::Arg(0)), "%7: uses %9 (a π fact bound), out of range");
+    let mut f = with_pi(v(0), Operand::Arg(0));
+    // A bound that is the π itself (a use before its definition).
+    f.stmts.inst[6] = Inst::Pi { value: v(5), fact: Fact::Range { lo: Some(v(6)), hi: None } };
+    rejects(&f, "%7: use of %7 (a π fact bound) is not dominated by its definition");
+    // The bound is a value, not a terminator.
+    rejects(&with_pi(v(3), Operand::Arg(0)), "%7: uses %4 (a π fact bound), which defines no value");
+}
+
+#[test]
+fn pi_facts_follow_their_type_rule() {
+    rejects(&with_pi(v(0), Operand::Arg(1)), "%7: a π fact bound has type bool but must be int");
+    let mut f = with_pi(v(0), Operand::Arg(0));
+    f.stmts.inst[6] = Inst::Pi { value: v(5), fact: Fact::NonNil };
+    rejects(&f, "%7: a π non-nil fact on a value of type int, which cannot be nil");
+    let mut g = with_pi(v(0), Operand::Arg(0));
+    g.stmts.inst[6] = Inst::Pi { value: Operand::Arg(1), fact: Fact::Range { lo: None, hi: None } };
+    g.stmts.ty[6] = Type::Bool;
+    g.stmts.inst[7] = Inst::Return(Some(Operand::Int(0)));
+    rejects(&g, "%7: a π range fact on a value of type bool (ranges are on int)");
+}
+
 #[test]
 fn phic_operands_are_upsilons() {
     // #1: %1 = ϒ (_1); goto #2 if not _2 ... #2: return; #3: %4 = φᶜ (%1, %2); return %4
@@ -255,4 +303,33 @@ fn return_type_matches_the_function() {
     let mut g = base();
     g.stmts.inst[6] = Inst::Return(None);
     rejects(&g, "%7: return without a value in a function returning int");
+}
+
+/// `fn f(_1) -> ty: return x`.
+fn returns(ty: Type, x: Operand) -> IrCode {
+    ir_from_blocks("f", vec![ty.clone()], ty, vec![vec![(Inst::Return(Some(x)), Type::Void)]])
+}
+
+#[test]
+fn nil_is_a_value_of_struct_types_only() {
+    use toyc::sema::hir::StructId;
+    let point = Type::Struct(StructId(0));
+    assert_eq!(errors(&returns(point.clone(), Operand::Nil)), Vec::<String>::new());
+    // LANGUAGE.md: "`nil` is a value of every struct type and of no other
+    // type": arrays and strings are references, but never nil.
+    rejects(&returns(Type::Array(Box::new(Type::Int)), Operand::Nil), "%1: the returned value is nil but must be [int]");
+    rejects(&returns(Type::Str, Operand::Nil), "%1: the returned value is nil but must be str");
+    rejects(&returns(Type::Int, Operand::Nil), "%1: the returned value is nil but must be int");
+    let empty_of_arrays = |fill: Operand| {
+        let arr = Type::Array(Box::new(Type::Array(Box::new(Type::Int))));
+        let new = Inst::NewArray { elem: Type::Array(Box::new(Type::Int)), len: Operand::Int(0), fill };
+        ir_from_blocks("f", vec![], arr.clone(), vec![vec![(new, arr), (Inst::Return(Some(v(0))), Type::Void)]])
+    };
+    rejects(&empty_of_arrays(Operand::Nil), "%1: the fill value is nil but must be [int]");
+    let mut f = with_pi(v(0), Operand::Arg(0));
+    f.stmts.inst[6] = Inst::Pi { value: Operand::Arg(0), fact: Fact::NonNil };
+    f.params[0] = Type::Str;
+    f.stmts.ty[6] = Type::Str;
+    f.stmts.inst[7] = Inst::Return(Some(Operand::Int(0)));
+    rejects(&f, "%7: a π non-nil fact on a value of type str, which cannot be nil");
 }

@@ -32,7 +32,7 @@ fn licm_hoists_length_fresh_field_and_unwritten_global() {
     // sum: len(a) twice (loop test and bounds check) and `scale`; main: p.v.
     assert_eq!(c.get("licm.hoisted_loads"), 4);
     // main: the three `ine(p, nil)` checks of the fresh p.
-    assert_eq!(c.get("licm.hoisted_checks"), 3);
+    assert_eq!(c.get("licm.hoisted_cmps"), 3);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! and its counters. Values and blocks are written 1-based, as printed.
 
 use toyc::ir::handbuild::ir_from_blocks;
-use toyc::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type, Value};
+use toyc::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type, Value};
 use toyc::opt::{self, Counters};
 
 fn v(n: u32) -> Operand {
@@ -172,6 +172,37 @@ fn dce_removes_a_dead_phi_cycle_but_keeps_effects() {
 }
 
 #[test]
+fn dce_keeps_the_fact_bounds_of_a_live_pi() {
+    // %2 = _1 + 1 is used only as the bound of the π, which is printed:
+    // a fact bound is a use, so %2 stays; the unused %3 goes.
+    let pi = |hi: Operand| (Inst::Pi { value: Operand::Arg(0), fact: Fact::Range { lo: None, hi: Some(hi) } }, Type::Int);
+    let mut ir = ir_from_blocks(
+        "f",
+        vec![Type::Int],
+        Type::Int,
+        vec![vec![
+            bin(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)),
+            pi(v(1)),
+            bin(BinaryOp::IMul, Operand::Arg(0), Operand::Int(2)),
+            print(v(2)),
+            ret(Operand::Int(0)),
+        ]],
+    );
+    let c = run("dce", &mut ir);
+    assert_eq!(
+        dump(&ir),
+        text(&[
+            "#1 () -> ()",
+            "  %1 = IAdd(_1, 1)",
+            "  %2 = π (_1, ..%1)",
+            "  %3 = PrintInt(%2)",
+            "  %4 = return 0",
+        ])
+    );
+    assert_eq!(c.get("dce.removed"), 1);
+}
+
+#[test]
 fn simplifycfg_threads_empty_blocks_and_merges_chains() {
     // #1 -> #2 (empty) -> #4 ; #1 -> #3 (empty) -> #4 ; #4 -> #5 -> return
     let mut ir = ir_from_blocks(
@@ -312,7 +343,7 @@ fn pipeline_table_levels_and_pass_lists() {
     assert_eq!(opt::default_passes(1), vec!["sccp", "dce", "simplifycfg"]);
     assert_eq!(
         opt::default_passes(2),
-        vec!["sccp", "dce", "simplifycfg", "inline", "loops", "checks", "gvn_load", "licm", "dse"]
+        vec!["sccp", "dce", "simplifycfg", "inline", "loops", "checks", "rotate", "gvn_load", "licm", "dse"]
     );
     assert_eq!(opt::parse_pass_list("dce,sccp"), Ok(vec!["dce", "sccp"]));
     assert_eq!(opt::parse_pass_list("none"), Ok(vec![]));

@@ -30,13 +30,13 @@ fn same(a: &Operand, b: &Operand) -> bool {
 fn phi_problems(f: &IrCode) -> Vec<String> {
     let mut used = vec![false; f.stmts.len()];
     for (i, inst) in f.stmts.inst.iter().enumerate() {
-        for op in toyc::ir::verify::operands(inst) {
-            if let Operand::Value(Value(v)) = op
+        toyc::ir::edit::for_each_operand(inst, |op| {
+            if let Operand::Value(Value(v)) = *op
                 && v as usize != i
             {
                 used[v as usize] = true;
             }
-        }
+        });
     }
     let mut out = Vec::new();
     for (i, inst) in f.stmts.inst.iter().enumerate() {

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Measures the issue-4 programs in Toy (release toyc, -O2) and in C (gcc -O2).
 # Run from the repository root after `cargo build --release`.
-# The quadratic string programs run under a 4 GB address-space limit and a
-# 60 s timeout, because without a GC they cannot finish (see README.md).
+# The string-building programs run under a 4 GB address-space limit and a
+# 60 s timeout: before `+` appended in place they were quadratic and could
+# not finish (see README.md); the limit keeps a regression from taking the
+# machine down.
 set -u
 D=bench/issue4
 T=target/release/toyc

@@ -1,9 +1,9 @@
 //! Loads, stores and allocations (layouts in `runtime::object`).
 //!
 //! - `ArrayLen`: the word at offset 8 of the array object.
-//! - `ArrayElem`: slot `index` of the data buffer whose address is the word
-//!   at offset 24; every slot is 8 bytes, read and written with the
-//!   element's machine type (a bool is the low byte).
+//! - `ArrayElem`: element `index` of the data buffer whose address is the
+//!   word at offset 24, read and written with the element's machine type;
+//!   elements of `[bool]` are 1 byte, all others 8 (`runtime::heap::elem_size`).
 //! - `Field`: slot `field` after the header word of the struct object.
 //! - `Global`: the global's own 8-byte data object.
 //!
@@ -12,7 +12,7 @@
 use super::translate::{FnTrans, cl_type};
 use super::rtfn::internal as rt;
 use crate::ir::{Inst, Loc, Operand, Type};
-use crate::runtime::heap::{ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET};
+use crate::runtime::heap::{ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, BOOL_ELEM_SIZE, elem_size};
 use cranelift_codegen::ir::{self as cl, InstBuilder, MemFlagsData, types};
 
 impl FnTrans<'_, '_, '_> {
@@ -24,11 +24,14 @@ impl FnTrans<'_, '_, '_> {
         };
         Ok(match loc {
             Loc::ArrayLen => (base_v(self)?, ARRAY_LEN_OFFSET),
-            Loc::ArrayElem(_) => {
+            Loc::ArrayElem(elem) => {
                 let a = base_v(self)?;
                 let data = self.b.ins().load(types::I64, MemFlagsData::trusted(), a, ARRAY_DATA_OFFSET);
                 let i = self.operand(index.as_ref().ok_or("array access without index")?)?;
-                let off = self.b.ins().ishl_imm_u(i, 3);
+                let off = match elem_size(elem) {
+                    BOOL_ELEM_SIZE => i,
+                    _ => self.b.ins().ishl_imm_u(i, 3),
+                };
                 (self.b.ins().iadd(data, off), 0)
             }
             Loc::Field { field, .. } => (base_v(self)?, 8 + 8 * (*field as i32)),
@@ -59,7 +62,8 @@ impl FnTrans<'_, '_, '_> {
                 let lenv = self.operand(len)?;
                 let f = self.operand(fill)?;
                 let bits = self.to_bits(f);
-                let r = self.call_rt(rt::ARRAY_NEW, &[tagv, lenv, bits])?.ok_or("array_new without result")?;
+                let size = self.b.ins().iconst(types::I64, elem_size(elem));
+                let r = self.call_rt(rt::ARRAY_NEW, &[tagv, lenv, bits, size])?.ok_or("array_new without result")?;
                 self.define(s, r);
             }
             Inst::NewStruct { strukt, fields } => {

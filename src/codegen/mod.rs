@@ -299,6 +299,13 @@ impl<'a> Compiler<'a> {
         let id = self.module.declare_anonymous_data(false, false).map_err(|e| e.to_string())?;
         let mut d = DataDescription::new();
         d.define(crate::runtime::object::str_const_image(text.as_bytes()).into_boxed_slice());
+        // The object's data pointer points at its own bytes.
+        let this = self.module.declare_data_in_data(id, &mut d);
+        d.write_data_addr(
+            crate::runtime::object::STR_CONST_DATA_RELOC,
+            this,
+            crate::runtime::object::STR_CONST_BYTES_OFFSET,
+        );
         d.set_align(8);
         self.module.define_data(id, &d).map_err(|e| e.to_string())?;
         self.strs.insert(text.into(), id);

@@ -16,7 +16,8 @@
 //! `H` qualifies when: it ends in `GotoIfNot` to `X` with fallthrough
 //! `B = H + 1`, `B`, `X`, `H` distinct; it holds `φ`s then at most
 //! [`MAX_COPY`] pure statements (no `φᶜ`, calls, stores or raises), none of
-//! whose values is used outside `H` (φ operands count as uses outside);
+//! whose values is used outside `H` (φ operands count as uses outside; π
+//! fact bounds do not, as no machine code reads them);
 //! `B`'s only predecessor is `H`; `idom(X) = H` and every predecessor of
 //! `X` is `H` or dominated by `H`; `B` and `X` hold no `φᶜ`; `H`'s
 //! dominator-tree children are only `B` and `X`. A back edge qualifies
@@ -24,7 +25,7 @@
 
 use super::translate::{FnTrans, cl_type, successors};
 use crate::ir::dom::DomTree;
-use crate::ir::verify::operands;
+use crate::ir::edit::for_each_executed_operand;
 use crate::ir::{Inst, IrCode, Operand};
 use cranelift_codegen::ir::{self as cl, InstBuilder};
 
@@ -89,14 +90,16 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
     let mut used_outside = vec![false; code.stmts.len()];
     for (s, inst) in code.stmts.inst.iter().enumerate() {
         let is_phi = matches!(inst, Inst::Phi { .. });
-        for o in operands(inst) {
+        // π fact bounds are not read by the machine code, so a bound
+        // outside `H` does not need `H`'s value after rotation.
+        for_each_executed_operand(inst, |o| {
             if let Operand::Value(v) = o {
                 let d = v.0 as usize;
                 if d < used_outside.len() && (is_phi || block_of[d] != block_of[s]) {
                     used_outside[d] = true;
                 }
             }
-        }
+        });
     }
     let has_phic = |b: usize| {
         code.cfg.blocks[b].stmts.clone().any(|s| matches!(code.stmts.inst[s as usize], Inst::PhiC { .. }))

@@ -78,7 +78,8 @@ pub fn lowering(f: RuntimeFn) -> Lowering {
         R::Fixed => call(sig("toy_fixed", &[F, I], Some(P))),
         R::ParseInt => throwing(sig("toy_parse_int", &[P, I], Some(I))),
         R::ParseFloat => throwing(sig("toy_parse_float", &[P, I], Some(F))),
-        // The element travels as its 8-byte slot image (see `translate::to_bits`).
+        // The element travels as its 8-byte slot image (see `translate::to_bits`),
+        // whatever its size in the array (runtime::heap).
         R::ArrayPush => call(sig("toy_array_push", &[P, I], None)),
         R::ArrayPop => call(sig("toy_array_pop", &[P], Some(I))),
         // The argument is the type tag of `[str]` (for the array header).
@@ -100,5 +101,6 @@ pub mod internal {
     pub const TAKE_EXCEPTION: RtSig = sig("toy_take_exception", &[], Some(P));
     pub const STACK_OVERFLOW: RtSig = sig("toy_stack_overflow", &[], None);
     pub const ALLOC: RtSig = sig("toy_alloc", &[I, I], Some(P));
-    pub const ARRAY_NEW: RtSig = sig("toy_array_new", &[I, I, I], Some(P));
+    /// (tag, length, fill as a slot image, element size).
+    pub const ARRAY_NEW: RtSig = sig("toy_array_new", &[I, I, I, I], Some(P));
 }

@@ -616,8 +616,13 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                         self.b.ins().load(types::I64, MemFlagsData::trusted(), arg(0)?, crate::runtime::object::STR_LEN_OFFSET)
                     }
                     RuntimeFn::StrByte => {
-                        let p = self.b.ins().iadd(arg(0)?, arg(1)?);
-                        let byte = self.b.ins().load(types::I8, MemFlagsData::trusted(), p, crate::runtime::object::STR_DATA_OFFSET);
+                        // A string's data pointer never changes (runtime::object),
+                        // so its load is read-only and may move; the byte load
+                        // stays behind the index check.
+                        let flags = MemFlagsData::trusted().with_readonly().with_can_move();
+                        let data = self.b.ins().load(types::I64, flags, arg(0)?, crate::runtime::object::STR_DATA_OFFSET);
+                        let p = self.b.ins().iadd(data, arg(1)?);
+                        let byte = self.b.ins().load(types::I8, MemFlagsData::trusted().with_readonly(), p, 0);
                         self.b.ins().uextend(types::I64, byte)
                     }
                     other => return Err(format!("no inline lowering for {other:?}")),
@@ -648,7 +653,8 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         Ok(())
     }
 
-    /// A value as its 8-byte slot image (arrays store every element in 8 bytes).
+    /// A value as its 8-byte slot image (how the runtime's array functions
+    /// pass elements; a bool is the low byte).
     pub(super) fn to_bits(&mut self, v: cl::Value) -> cl::Value {
         let ty = self.b.func.dfg.value_type(v);
         if ty == types::F64 {

@@ -230,7 +230,7 @@ impl<'a> Machine<'a> {
                 let raw = unsafe {
                     match loc {
                         Loc::ArrayLen => (base as *const u64).add(1).read(),
-                        Loc::ArrayElem(_) => (*(base as *const heap::ArrayObj)).data.add(index as usize).read(),
+                        Loc::ArrayElem(_) => (*(base as *const heap::ArrayObj)).get(index as usize),
                         Loc::Field { field, .. } => (base as *const u64).add(1 + *field as usize).read(),
                         Loc::Global(g) => self.globals.get(g.0 as usize).copied().unwrap_or(0),
                     }
@@ -245,7 +245,7 @@ impl<'a> Machine<'a> {
                 unsafe {
                     match loc {
                         Loc::ArrayLen => (base as *mut u64).add(1).write(x),
-                        Loc::ArrayElem(_) => (*(base as *const heap::ArrayObj)).data.add(index as usize).write(x),
+                        Loc::ArrayElem(_) => (*(base as *mut heap::ArrayObj)).set(index as usize, x),
                         Loc::Field { field, .. } => (base as *mut u64).add(1 + *field as usize).write(x),
                         Loc::Global(g) => {
                             if let Some(slot) = self.globals.get_mut(g.0 as usize) {
@@ -256,7 +256,10 @@ impl<'a> Machine<'a> {
                 }
                 0
             }
-            Inst::NewArray { len, fill, .. } => heap::toy_array_new(self.prep.tags[f][s], v(len) as i64, v(fill)) as u64,
+            Inst::NewArray { elem, len, fill } => {
+                let size = heap::elem_size(elem);
+                heap::toy_array_new(self.prep.tags[f][s], v(len) as i64, v(fill), size) as u64
+            }
             Inst::NewStruct { fields, .. } => {
                 let p = object::toy_alloc(8 + 8 * fields.len() as u64, self.prep.tags[f][s]) as *mut u64;
                 for (i, fld) in fields.iter().enumerate() {

@@ -213,3 +213,206 @@ mod tests {
         assert!(!empty.reachable(0));
     }
 }
+
+/// Post-dominators: the dominator tree of the reversed CFG rooted at a
+/// virtual exit whose predecessors are the blocks `is_exit` selects
+/// (Cooper, Harvey and Kennedy again, iterated over the reverse postorder
+/// of the reversed graph; explicit stacks only, no recursion).
+///
+/// Block `a` post-dominates block `b` when every path from the start of `b`
+/// to an exit block's end passes through `a`. Blocks from which no exit
+/// block is reachable (infinite loops, `unreachable` ends) are not in the
+/// tree: [`PostDomTree::reaches_exit`] is false for them and every query
+/// involving one answers `false` / `None`.
+pub struct PostDomTree {
+    /// Immediate post-dominator; `Some(VIRTUAL)` (= the block count) for
+    /// blocks whose only post-dominator is the virtual exit; `None` for
+    /// blocks that reach no exit.
+    pub ipdom: Vec<Option<u32>>,
+    pre: Vec<u32>,
+    post: Vec<u32>,
+    /// Reverse-postorder number in the reversed graph (virtual exit = 0).
+    order: Vec<u32>,
+}
+
+impl PostDomTree {
+    /// `is_exit(b)`: control leaves the function at the end of block `b`.
+    pub fn new(cfg: &Cfg, is_exit: impl Fn(u32) -> bool) -> PostDomTree {
+        let n = cfg.blocks.len();
+        let virt = n as u32;
+        let exits: Vec<u32> = (0..n as u32).filter(|&b| is_exit(b)).collect();
+        let is_exit_v: Vec<bool> = {
+            let mut v = vec![false; n];
+            for &e in &exits {
+                v[e as usize] = true;
+            }
+            v
+        };
+        // Successors in the reversed graph: CFG predecessors (the virtual
+        // exit's are the exit blocks).
+        let rsuccs = |b: u32| -> &[crate::ir::BlockId] { &cfg.blocks[b as usize].preds };
+        let mut order = vec![u32::MAX; n + 1];
+        let mut postorder: Vec<u32> = Vec::with_capacity(n + 1);
+        let mut seen = vec![false; n + 1];
+        seen[n] = true;
+        for &e in &exits {
+            if seen[e as usize] {
+                continue;
+            }
+            seen[e as usize] = true;
+            let mut stack: Vec<(u32, usize)> = vec![(e, 0)];
+            while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+                let succs = rsuccs(b);
+                if *i < succs.len() {
+                    let s = succs[*i].0;
+                    *i += 1;
+                    if (s as usize) < n && !seen[s as usize] {
+                        seen[s as usize] = true;
+                        stack.push((s, 0));
+                    }
+                } else {
+                    postorder.push(b);
+                    stack.pop();
+                }
+            }
+        }
+        postorder.push(virt);
+        let rpo: Vec<u32> = postorder.iter().rev().copied().collect();
+        for (i, &b) in rpo.iter().enumerate() {
+            order[b as usize] = i as u32;
+        }
+        let mut ipdom: Vec<Option<u32>> = vec![None; n + 1];
+        ipdom[n] = Some(virt);
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in rpo.iter().skip(1) {
+                let mut new: Option<u32> = None;
+                // Predecessors in the reversed graph: CFG successors, and
+                // the virtual exit for exit blocks.
+                let virt_pred = is_exit_v[b as usize].then_some(virt);
+                let succs = cfg.blocks[b as usize].succs.iter().map(|s| s.0);
+                for p in virt_pred.into_iter().chain(succs) {
+                    if (p as usize) > n || ipdom[p as usize].is_none() {
+                        continue;
+                    }
+                    new = Some(match new {
+                        None => p,
+                        Some(x) => intersect(&ipdom, &order, p, x),
+                    });
+                }
+                if new.is_some() && ipdom[b as usize] != new {
+                    ipdom[b as usize] = new;
+                    changed = true;
+                }
+            }
+        }
+        let mut children: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
+        for (b, d) in ipdom.iter().enumerate().take(n) {
+            if let Some(d) = *d {
+                children[d as usize].push(b as u32);
+            }
+        }
+        let mut pre = vec![u32::MAX; n + 1];
+        let mut post = vec![u32::MAX; n + 1];
+        let mut clock = 0u32;
+        let mut stack: Vec<(u32, usize)> = vec![(virt, 0)];
+        pre[n] = clock;
+        clock += 1;
+        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+            if *i < children[b as usize].len() {
+                let c = children[b as usize][*i];
+                *i += 1;
+                pre[c as usize] = clock;
+                clock += 1;
+                stack.push((c, 0));
+            } else {
+                post[b as usize] = clock;
+                clock += 1;
+                stack.pop();
+            }
+        }
+        ipdom.truncate(n);
+        PostDomTree { ipdom, pre, post, order }
+    }
+
+    /// Whether an exit block is reachable from block `b`.
+    pub fn reaches_exit(&self, b: u32) -> bool {
+        self.ipdom.get(b as usize).is_some_and(|d| d.is_some())
+    }
+
+    /// Whether block `a` post-dominates block `b` (reflexive); `false` if
+    /// either reaches no exit.
+    pub fn post_dominates(&self, a: u32, b: u32) -> bool {
+        if !self.reaches_exit(a) || !self.reaches_exit(b) {
+            return false;
+        }
+        self.pre[a as usize] <= self.pre[b as usize] && self.post[b as usize] <= self.post[a as usize]
+    }
+
+    /// The nearest block post-dominating both `a` and `b`; `None` when only
+    /// the virtual exit does, or either reaches no exit.
+    pub fn nearest_common(&self, a: u32, b: u32) -> Option<u32> {
+        if !self.reaches_exit(a) || !self.reaches_exit(b) {
+            return None;
+        }
+        let n = self.ipdom.len() as u32;
+        let parent = |x: u32| -> u32 { if x == n { n } else { self.ipdom[x as usize].unwrap_or(n) } };
+        let (mut x, mut y) = (a, b);
+        let mut guard = 0usize;
+        while x != y && guard < 4 * self.order.len() + 4 {
+            guard += 1;
+            while self.order[x as usize] > self.order[y as usize] {
+                x = parent(x);
+            }
+            while self.order[y as usize] > self.order[x as usize] {
+                y = parent(y);
+            }
+        }
+        (x != n && x == y).then_some(x)
+    }
+}
+
+#[cfg(test)]
+mod postdom_tests {
+    use super::*;
+    use crate::ir::{BasicBlock, BlockId};
+
+    fn cfg(edges: &[(u32, u32)], n: usize) -> Cfg {
+        let mut blocks: Vec<BasicBlock> = (0..n).map(|_| BasicBlock::default()).collect();
+        for &(a, b) in edges {
+            blocks[a as usize].succs.push(BlockId(b));
+            blocks[b as usize].preds.push(BlockId(a));
+        }
+        Cfg { blocks }
+    }
+
+    #[test]
+    fn diamond_loop_two_exits_and_an_infinite_loop() {
+        // 0 → 1, 0 → 2, 1 → 3, 2 → 3, 3 → 4 (exit); 3 → 1 (a loop);
+        // 2 → 5 (a second exit); 0 → 6, 6 → 6 (an infinite loop).
+        let c = cfg(&[(0, 1), (0, 2), (1, 3), (2, 3), (3, 4), (3, 1), (2, 5), (0, 6), (6, 6)], 7);
+        let p = PostDomTree::new(&c, |b| b == 4 || b == 5);
+        assert!(p.post_dominates(3, 1));
+        assert!(p.post_dominates(4, 3));
+        assert!(p.post_dominates(4, 1));
+        assert!(!p.post_dominates(3, 2), "2 may leave through 5");
+        assert!(!p.post_dominates(3, 0));
+        assert!(!p.post_dominates(4, 0));
+        assert!(p.post_dominates(0, 0));
+        assert!(!p.reaches_exit(6));
+        assert!(!p.post_dominates(6, 6));
+        assert_eq!(p.ipdom[1], Some(3));
+        assert_eq!(p.ipdom[3], Some(4));
+        assert_eq!(p.ipdom[2], Some(7), "only the virtual exit");
+        assert_eq!(p.nearest_common(1, 3), Some(3));
+        assert_eq!(p.nearest_common(1, 2), None);
+        assert_eq!(p.nearest_common(1, 6), None);
+        // One exit: the chain 0 → 1 → 2 with a side branch 0 → 2.
+        let c = cfg(&[(0, 1), (1, 2), (0, 2)], 3);
+        let p = PostDomTree::new(&c, |b| b == 2);
+        assert!(p.post_dominates(2, 0));
+        assert!(!p.post_dominates(1, 0));
+        assert_eq!(p.nearest_common(0, 1), Some(2));
+    }
+}

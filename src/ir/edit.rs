@@ -16,7 +16,7 @@
 //!
 //! [`compact`]: crate::ir::compact::compact
 
-use crate::ir::{Flags, Inst, IrCode, Operand, Type, Value};
+use crate::ir::{Fact, Flags, Inst, IrCode, Operand, Type, Value};
 use crate::span::Span;
 
 /// One pending statement of a [`NewNodes`] buffer.
@@ -148,75 +148,64 @@ pub fn removable(inst: &Inst, flags: Flags) -> bool {
     flags.contains(Flags::EFFECT_FREE) || is_pure(inst) || matches!(inst, Inst::NewStruct { .. } | Inst::Load { .. })
 }
 
-/// Calls `f` on every operand of `inst`, in order. `PhiC` upsilons are not
-/// operands (see [`for_each_value_use`]).
-pub fn for_each_operand(inst: &Inst, mut f: impl FnMut(&Operand)) {
-    match inst {
-        Inst::Nothing | Inst::StrConst(_) | Inst::NoException | Inst::TakeException => {}
-        Inst::PhiC { .. } | Inst::Goto(_) | Inst::Unwind | Inst::Unreachable => {}
-        Inst::Copy(a) | Inst::Unary(_, a) | Inst::Upsilon(a) => f(a),
-        Inst::Binary(_, a, b) => {
-            f(a);
-            f(b)
-        }
-        Inst::Phi { values, .. } => values.iter().for_each(f),
-        Inst::Pi { value, fact } => {
-            f(value);
-            if let crate::ir::Fact::Range { lo, hi } = fact {
-                lo.iter().chain(hi.iter()).for_each(f);
+/// The one operand visitor, for `&Inst` (`iter`) and `&mut Inst`
+/// (`iter_mut`); `$facts` says whether π fact bounds are visited.
+macro_rules! visit_operands {
+    ($inst:expr, $f:ident, $facts:expr, $iter:ident) => {
+        match $inst {
+            Inst::Nothing | Inst::StrConst(_) | Inst::NoException | Inst::TakeException => {}
+            Inst::PhiC { .. } | Inst::Goto(_) | Inst::Unwind | Inst::Unreachable => {}
+            Inst::Copy(a) | Inst::Unary(_, a) | Inst::Upsilon(a) => $f(a),
+            Inst::Binary(_, a, b) => {
+                $f(a);
+                $f(b)
             }
+            Inst::Phi { values, .. } => values.$iter().for_each(&mut $f),
+            Inst::Pi { value, fact } => {
+                $f(value);
+                if $facts && let Fact::Range { lo, hi } = fact {
+                    lo.$iter().chain(hi.$iter()).for_each(&mut $f);
+                }
+            }
+            Inst::Call { args, .. }
+            | Inst::Runtime { args, .. }
+            | Inst::NewStruct { fields: args, .. }
+            | Inst::Raise { args, .. } => args.$iter().for_each(&mut $f),
+            Inst::Load { base, index, .. } => base.$iter().chain(index.$iter()).for_each(&mut $f),
+            Inst::Store { base, index, value, .. } => {
+                base.$iter().chain(index.$iter()).for_each(&mut $f);
+                $f(value)
+            }
+            Inst::NewArray { len, fill, .. } => {
+                $f(len);
+                $f(fill)
+            }
+            Inst::GotoIfNot { cond, .. } => $f(cond),
+            Inst::Return(r) => r.$iter().for_each(&mut $f),
         }
-        Inst::Call { args, .. } | Inst::Runtime { args, .. } | Inst::NewStruct { fields: args, .. } => {
-            args.iter().for_each(f)
-        }
-        Inst::Raise { args, .. } => args.iter().for_each(f),
-        Inst::Load { base, index, .. } => base.iter().chain(index.iter()).for_each(f),
-        Inst::Store { base, index, value, .. } => {
-            base.iter().chain(index.iter()).for_each(&mut f);
-            f(value)
-        }
-        Inst::NewArray { len, fill, .. } => {
-            f(len);
-            f(fill)
-        }
-        Inst::GotoIfNot { cond, .. } => f(cond),
-        Inst::Return(r) => r.iter().for_each(f),
-    }
+    };
 }
 
-/// Like [`for_each_operand`], mutably.
+/// Calls `f` on every operand of `inst`, in order: every use, π fact
+/// bounds included (a bound must be available where the π stands, so the
+/// verifier checks its dominance, DCE keeps it alive, and renaming rewrites
+/// it). `PhiC` upsilons are not operands (see [`for_each_value_use`]).
+pub fn for_each_operand(inst: &Inst, mut f: impl FnMut(&Operand)) {
+    visit_operands!(inst, f, true, iter)
+}
+
+/// Like [`for_each_operand`], mutably (π fact bounds included).
 pub fn for_each_operand_mut(inst: &mut Inst, mut f: impl FnMut(&mut Operand)) {
-    match inst {
-        Inst::Nothing | Inst::StrConst(_) | Inst::NoException | Inst::TakeException => {}
-        Inst::PhiC { .. } | Inst::Goto(_) | Inst::Unwind | Inst::Unreachable => {}
-        Inst::Copy(a) | Inst::Unary(_, a) | Inst::Upsilon(a) => f(a),
-        Inst::Binary(_, a, b) => {
-            f(a);
-            f(b)
-        }
-        Inst::Phi { values, .. } => values.iter_mut().for_each(f),
-        Inst::Pi { value, fact } => {
-            f(value);
-            if let crate::ir::Fact::Range { lo, hi } = fact {
-                lo.iter_mut().chain(hi.iter_mut()).for_each(f);
-            }
-        }
-        Inst::Call { args, .. } | Inst::Runtime { args, .. } | Inst::NewStruct { fields: args, .. } => {
-            args.iter_mut().for_each(f)
-        }
-        Inst::Raise { args, .. } => args.iter_mut().for_each(f),
-        Inst::Load { base, index, .. } => base.iter_mut().chain(index.iter_mut()).for_each(f),
-        Inst::Store { base, index, value, .. } => {
-            base.iter_mut().chain(index.iter_mut()).for_each(&mut f);
-            f(value)
-        }
-        Inst::NewArray { len, fill, .. } => {
-            f(len);
-            f(fill)
-        }
-        Inst::GotoIfNot { cond, .. } => f(cond),
-        Inst::Return(r) => r.iter_mut().for_each(f),
-    }
+    visit_operands!(inst, f, true, iter_mut)
+}
+
+/// The operands `inst` reads when it executes: [`for_each_operand`] less
+/// the π fact bounds, which are compile-time knowledge (at run time a π is
+/// a copy of its value). Only for clients that reason about machine-level
+/// data flow, like the backend's loop rotation; analyses and
+/// transformations of the IR want [`for_each_operand`].
+pub fn for_each_executed_operand(inst: &Inst, mut f: impl FnMut(&Operand)) {
+    visit_operands!(inst, f, false, iter)
 }
 
 /// Calls `f` on every value `inst` uses: its `Operand::Value`s and, for a

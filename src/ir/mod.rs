@@ -23,7 +23,9 @@
 //!   `preds` as a set. No `Phi` is operandless.
 //! - Every `Operand::Value` refers to a statement that defines a value and
 //!   dominates the use (a `Phi` operand: dominates the end of its edge's
-//!   block). `PhiC` operands are `Upsilon` statements and are exempt from
+//!   block). The operands of an instruction are what
+//!   [`edit::for_each_operand`] visits: the bounds of a `Pi`'s fact are
+//!   operands too. `PhiC` operands are `Upsilon` statements and are exempt from
 //!   dominance: an upsilon is a store into the φᶜ's implicit slot.
 //! - Types are consistent: see [`Inst`] for each instruction's rule.
 
@@ -71,8 +73,7 @@ pub enum Operand {
     Int(i64),
     Float(f64),
     Bool(bool),
-    /// The null reference: `nil` of a struct type, and the fill value of an
-    /// empty array of arrays (never read).
+    /// The null reference: `nil`, a value of the struct types only.
     Nil,
 }
 

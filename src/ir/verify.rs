@@ -2,10 +2,12 @@
 //!
 //! Structure (vectors, block ranges, terminators, CFG edges), φ placement
 //! and edges, operand ranges, dominance of every use by its definition (a φ
-//! operand at the end of its edge's block), φᶜ operands, and the type rule
+//! operand at the end of its edge's block; a π fact bound is a use like any
+//! other operand, see [`for_each_operand`]), φᶜ operands, and the type rule
 //! of every instruction (in `verify_types.rs`). Each error names the
 //! function, the statement `%n` or block `#n`, and the broken invariant.
 use crate::ir::dom::DomTree;
+use crate::ir::edit::for_each_operand;
 use crate::ir::{BlockId, Inst, IrCode, Module, Operand};
 use crate::sema::hir::Program;
 
@@ -27,24 +29,6 @@ pub fn verify_module(module: &Module) -> Result<(), Vec<String>> {
         errors.extend(verify_function(f, &module.program));
     }
     if errors.is_empty() { Ok(()) } else { Err(errors) }
-}
-
-/// Every operand an instruction reads (φᶜ upsilons excluded).
-pub fn operands(inst: &Inst) -> Vec<Operand> {
-    match inst {
-        Inst::Copy(a) | Inst::Unary(_, a) | Inst::Upsilon(a) => vec![*a],
-        Inst::Binary(_, a, c) => vec![*a, *c],
-        Inst::Phi { values, .. } => values.clone(),
-        Inst::Pi { value, .. } => vec![*value],
-        Inst::Call { args, .. } | Inst::Runtime { args, .. } | Inst::Raise { args, .. } => args.clone(),
-        Inst::NewStruct { fields, .. } => fields.clone(),
-        Inst::Load { base, index, .. } => base.iter().chain(index.iter()).copied().collect(),
-        Inst::Store { base, index, value, .. } => base.iter().chain(index.iter()).copied().chain([*value]).collect(),
-        Inst::NewArray { len, fill, .. } => vec![*len, *fill],
-        Inst::GotoIfNot { cond, .. } => vec![*cond],
-        Inst::Return(Some(v)) => vec![*v],
-        _ => Vec::new(),
-    }
 }
 
 /// Whether the statement defines a usable value.
@@ -247,9 +231,15 @@ pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
         let b = block_of[i];
         let uses: Vec<(Operand, Option<BlockId>)> = match inst {
             Inst::Phi { edges, values } => values.iter().zip(edges.iter()).map(|(v, e)| (*v, Some(*e))).collect(),
-            _ => operands(inst).into_iter().map(|o| (o, None)).collect(),
+            _ => {
+                let mut u = Vec::new();
+                for_each_operand(inst, |o| u.push((*o, None)));
+                u
+            }
         };
-        for (op, edge) in uses {
+        for (k, (op, edge)) in uses.into_iter().enumerate() {
+            // A π's operands after its value are its fact's bounds.
+            let what = if k > 0 && matches!(inst, Inst::Pi { .. }) { " (a π fact bound)" } else { "" };
             match op {
                 Operand::Arg(a) if a as usize >= f.params.len() => {
                     errs.push(format!(
@@ -262,11 +252,11 @@ pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
                 Operand::Value(v) => {
                     let d = v.0 as usize;
                     if d >= n {
-                        errs.push(format!("fn {name}: %{}: uses {v}, out of range", i + 1));
+                        errs.push(format!("fn {name}: %{}: uses {v}{what}, out of range", i + 1));
                         continue;
                     }
                     if !defines_value(&s.inst[d], &s.ty[d]) {
-                        errs.push(format!("fn {name}: %{}: uses {v}, which defines no value", i + 1));
+                        errs.push(format!("fn {name}: %{}: uses {v}{what}, which defines no value", i + 1));
                         continue;
                     }
                     let db = block_of[d];
@@ -280,7 +270,10 @@ pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
                             Some(e) => format!(" (at the end of the edge from {e})"),
                             None => String::new(),
                         };
-                        errs.push(format!("fn {name}: %{}: use of {v} is not dominated by its definition{at}", i + 1));
+                        errs.push(format!(
+                            "fn {name}: %{}: use of {v}{what} is not dominated by its definition{at}",
+                            i + 1
+                        ));
                     }
                 }
                 _ => {}

@@ -1,9 +1,18 @@
 //! The type rule of every instruction (see `Inst` in `ir/mod.rs`).
 //!
-//! `nil` is accepted wherever a reference type (struct, array, str) is
-//! expected: all three are pointers and `nil` is the null pointer.
-use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
+//! `nil` is accepted exactly where LANGUAGE.md allows it: as a value of a
+//! struct type ([`admits_nil`]). Arrays and strings are pointers too, but
+//! never null (an empty array literal of arrays is filled with an empty
+//! array, not `nil`).
+use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
 use crate::sema::hir::Program;
+
+/// Whether `nil` is a value of type `t`: exactly the struct types
+/// (LANGUAGE.md: "`nil` is a value of every struct type and of no other
+/// type"). Arrays and strings are references too, but never null.
+pub fn admits_nil(t: &Type) -> bool {
+    matches!(t, Type::Struct(_))
+}
 
 /// An operand's type; `None` for `nil` (fits any reference) or a bad
 /// reference (reported elsewhere).
@@ -37,7 +46,7 @@ impl Ctx<'_> {
     /// `op` must have type `want`.
     fn expect(&mut self, what: &str, op: &Operand, want: &Type) {
         match ty_of(self.f, op) {
-            None if matches!(op, Operand::Nil) && !want.is_ref() => {
+            None if matches!(op, Operand::Nil) && !admits_nil(want) => {
                 let w = self.name(want);
                 self.err(format!("{what} is nil but must be {w}"));
             }
@@ -185,9 +194,26 @@ fn check_inst(c: &mut Ctx, inst: &Inst) {
             c.result(&Void);
             check_effect(c, inst);
         }
-        Inst::Pi { value, .. } => {
+        Inst::Pi { value, fact } => {
             let t = f.stmts.ty[c.i].clone();
             c.expect("the π operand", value, &t);
+            match fact {
+                Fact::Range { lo, hi } => {
+                    if t != Int {
+                        let n = c.name(&t);
+                        c.err(format!("a π range fact on a value of type {n} (ranges are on int)"));
+                    }
+                    for b in lo.iter().chain(hi.iter()) {
+                        c.expect("a π fact bound", b, &Int);
+                    }
+                }
+                Fact::NonNil => {
+                    if !admits_nil(&t) {
+                        let n = c.name(&t);
+                        c.err(format!("a π non-nil fact on a value of type {n}, which cannot be nil"));
+                    }
+                }
+            }
         }
         Inst::StrConst(_) | Inst::TakeException => c.result(&Str),
         Inst::NoException => c.result(&Bool),

@@ -1,140 +1,499 @@
-//! Dead-store elimination with MemorySSA.
+//! Dead-store elimination with MemorySSA (after LLVM's `DSEState`).
 //!
-//! Two kinds of dead store are removed:
-//! - a store overwritten before any read (`dse.overwritten`): scanning
-//!   forward from the store through its block and on through blocks that
-//!   are the only successor of the previous one and have it as only
-//!   predecessor, a later store to the same location (same class, same SSA
-//!   base and index, so must-alias) is reached before anything that may
-//!   read it. A may-read is: a load that may alias, a call or runtime call
-//!   whose summary may read the class, any statement that may throw (a
-//!   call without `NOTHROW`, `raise`: a handler or the caller may observe
-//!   memory), `return`/`unwind`, or leaving the straight-line chain.
-//! - stores into an allocation that never escapes and is never read
-//!   (`dse.unread_alloc`): every use of the allocation is as the base of a
-//!   store or in a comparison (nil checks). No one, not even a handler,
-//!   can observe those stores.
+//! A store `S` of location `L` (one [`MemLoc`]: a class, a base operand and
+//! for elements an index operand) is dead when nothing can observe the value
+//! it writes. Two ways to prove it:
 //!
-//! Removed stores' accesses are removed through the MemorySSA updater and
-//! MemorySSA is verified before compaction.
+//! - **Overwritten** (`dse.overwritten`): on every path from `S`, `L` is
+//!   completely overwritten before any access that may read it, and no path
+//!   leaves the function (`return`, or `unwind`: a raise or a call that threw,
+//!   with no handler here) before that overwrite.
+//! - **Unread allocation** (`dse.unread_alloc`): `L` belongs to an
+//!   allocation that never escapes and no access after `S` may read it.
+//!   Nothing outside the function can reach the object, so leaving the
+//!   function observes nothing.
+//!
+//! Exceptional control flow is explicit in IrCode (a check branches to a
+//! cold block that raises and then goes to the handler or unwinds; a call
+//! that may throw is followed by its `NoException` branch), so a raise
+//! reaching a handler that reads `L` is a path to that read, and a raise
+//! leaving the function is a path to an `unwind` exit. Every statement of a
+//! block executes once the block is entered.
+//!
+//! **The forward scan** ([`scan`]) walks MemorySSA's def-use chains from
+//! `S`'s `MemoryDef`: the users of each def or φ reached, through φs and
+//! through defs that do not completely overwrite `L`. A `MemoryUse` that may
+//! read `L`, or a def (a call, `push`/`pop`) that may read it, keeps `S`. A
+//! store that must-aliases `L` (same class, same base operand, same index
+//! up to the alias analysis' `x + c` decomposition) is a *killing store*:
+//! the scan does not go past it. The scan visits at most
+//! [`MemorySsa::walk_limit`] accesses (100, like LLVM's
+//! `memssa-check-limit`) and queues at most twice that; past either `S`
+//! stays. So the pass is linear in the function's size.
+//!
+//! **Loops.** Facts about SSA values (same base means same object, `a[i]`
+//! vs `a[i+1]`, an allocation differs from older values) hold only while
+//! the operands of `L` keep the values they had at `S`. In a reducible CFG
+//! a path from `S` that re-executes the definition `D` of an operand of `L`
+//! crosses a back edge `p → h` with `h` dominating `D`, and `h` then has a
+//! MemoryPhi the scan crosses. Crossing such an edge makes the scan
+//! *imprecise* (the alias analysis' imprecise mode, where only invariant
+//! operands compare) and *varied*: a killing store found on one path may
+//! then write another object on a path that went around the loop, so a
+//! varied scan cannot prove `S` overwritten (it can still prove an unread
+//! allocation). In an irreducible CFG every φ crossing counts as such an
+//! edge.
+//!
+//! **Exits.** Every path from `S` to an exit block (one ending in `return`
+//! or `unwind`) must pass a killing store. A kill after `S` in its block
+//! settles it. Otherwise, as in LLVM, if the kill blocks' nearest common
+//! post-dominator is itself a kill block and post-dominates `S`'s block,
+//! done; else a forward CFG search from the end of `S`'s block, not
+//! entering kill blocks (every statement of a block entered runs, its kill
+//! too), must not reach an exit block within [`PATH_LIMIT`] blocks. (LLVM
+//! searches backward from the exits; a Toy function has an `unwind` block
+//! per check, so the forward search stays local.) A block from which no
+//! exit is reachable (an infinite loop, `exit()`) has no exit path.
+//!
+//! **Non-escaping allocations** ([`local_allocs`]): an allocation whose
+//! value is used only as the base of loads and stores, as the array of
+//! `push`/`pop`, and in comparisons. Every reference to its object is then
+//! the allocation's own SSA value, so only a load, store, `push` or `pop`
+//! through that value can touch it: calls and accesses through other bases
+//! cannot. When all stores into such an allocation are gone and no load,
+//! `push` or `pop` remains, its comparisons with `nil` fold (an allocation
+//! is never nil) and the allocation itself is deleted
+//! (`dse.removed_alloc`). Allocations raise nothing themselves (a negative
+//! array length is checked by an explicit branch before `new`, which stays).
+//!
+//! Stores are judged on the MemorySSA of the unmodified function, then all
+//! the dead ones are removed together. That is sound: for any read or exit
+//! observing `L`, the last store to `L` before it on that path cannot be
+//! dead (its killing store would come later on the path). Removed accesses
+//! go through the MemorySSA updater, MemorySSA is verified, then the
+//! function is compacted.
 
 use crate::ir::compact::compact;
-use crate::ir::edit::{delete, for_each_operand, NewNodes};
-use crate::ir::{BinaryOp, Flags, Inst, IrCode, Operand, Value};
-use crate::memssa::alias::{inst_effect, AliasResult, Effect};
-use crate::memssa::MemorySsa;
+use crate::ir::dom::{DomTree, PostDomTree};
+use crate::ir::edit::{delete, for_each_operand, replace_uses, NewNodes};
+use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Operand, RuntimeFn, Value};
+use crate::memssa::alias::{inst_effect, AliasResult, Effect, MemLoc};
+use crate::memssa::{AccessId, AccessKind, MemorySsa};
 use crate::opt::Counters;
+use std::collections::HashSet;
 
-/// Whether statement `s` may observe the memory `eff` (see module doc).
-fn may_read(m: &MemorySsa, ir: &IrCode, s: Value, eff: &Effect) -> bool {
-    let inst = &ir.stmts.inst[s.0 as usize];
-    match inst {
-        Inst::Raise { .. } | Inst::Return(_) | Inst::Unwind | Inst::Upsilon(_) => return true,
-        Inst::Call { .. } | Inst::Runtime { .. } if !ir.stmts.flags[s.0 as usize].contains(Flags::NOTHROW) => {
-            return true;
-        }
-        _ => {}
-    }
-    match inst_effect(ir, s, inst) {
-        Some(e) => m.alias_ctx(ir).overlaps(&e.reads, eff, false),
-        None => false,
-    }
-}
+/// Blocks the forward path check may visit (LLVM's
+/// `dse-memoryssa-path-check-limit` bounds its backward one).
+pub const PATH_LIMIT: usize = 50;
 
-fn overwrites(m: &MemorySsa, ir: &IrCode, s: Value, eff: &Effect) -> bool {
-    let Inst::Store { .. } = &ir.stmts.inst[s.0 as usize] else { return false };
-    let Some(e) = inst_effect(ir, s, &ir.stmts.inst[s.0 as usize]) else { return false };
-    let (Effect::Locs(a), Effect::Locs(b)) = (&e.writes, eff) else { return false };
-    let ([a], [b]) = (a.as_slice(), b.as_slice()) else { return false };
-    a.index.is_some() == b.index.is_some() && m.alias_ctx(ir).alias(a, b, false) == AliasResult::Must
-}
-
-/// Whether the store `s` is overwritten before any possible read.
-fn overwritten(m: &MemorySsa, ir: &IrCode, s: Value) -> bool {
-    let Some(e) = inst_effect(ir, s, &ir.stmts.inst[s.0 as usize]) else { return false };
-    let eff = e.writes;
-    let Some(mut b) = m.block_of(s) else { return false };
-    let mut next = s.0 + 1;
-    for _ in 0..ir.cfg.blocks.len() {
-        let blk = &ir.cfg.blocks[b.0 as usize];
-        for t in next..blk.stmts.end {
-            let t = Value(t);
-            if overwrites(m, ir, t, &eff) {
-                return true;
-            }
-            if may_read(m, ir, t, &eff) {
-                return false;
-            }
-        }
-        let [succ] = blk.succs.as_slice() else { return false };
-        let sb = &ir.cfg.blocks[succ.0 as usize];
-        if sb.preds.len() != 1 || *succ == b {
-            return false;
-        }
-        b = *succ;
-        next = sb.stmts.start;
-    }
-    false
-}
-
-/// Allocations used only as store bases and in comparisons.
-fn unread_allocs(ir: &IrCode) -> Vec<bool> {
+/// For each statement: whether it is an allocation whose object never
+/// escapes (see the module doc).
+pub fn local_allocs(ir: &IrCode) -> Vec<bool> {
     let n = ir.stmts.len();
-    let mut ok: Vec<bool> = ir.stmts.inst.iter().map(|i| matches!(i, Inst::NewArray { .. } | Inst::NewStruct { .. })).collect();
+    let mut ok: Vec<bool> =
+        ir.stmts.inst.iter().map(|i| matches!(i, Inst::NewArray { .. } | Inst::NewStruct { .. })).collect();
+    let mut escape = |op: &Operand| {
+        if let Operand::Value(v) = op
+            && (v.0 as usize) < n
+        {
+            ok[v.0 as usize] = false;
+        }
+    };
     for inst in &ir.stmts.inst {
         match inst {
-            Inst::Store { base, index, value, .. } => {
-                for op in [index.as_ref(), Some(value)].into_iter().flatten() {
-                    if let Operand::Value(v) = op {
-                        if (v.0 as usize) < n {
-                            ok[v.0 as usize] = false;
-                        }
-                    }
-                }
-                let _ = base;
+            Inst::Store { index, value, .. } => {
+                index.iter().for_each(&mut escape);
+                escape(value);
             }
+            Inst::Load { index, .. } => index.iter().for_each(&mut escape),
             Inst::Binary(BinaryOp::ICmp(_), _, _) => {}
-            other => for_each_operand(other, |op| {
-                if let Operand::Value(v) = op {
-                    if (v.0 as usize) < n {
-                        ok[v.0 as usize] = false;
-                    }
-                }
-            }),
+            Inst::Runtime { func: RuntimeFn::ArrayPush | RuntimeFn::ArrayPop, args } => {
+                args.iter().skip(1).for_each(&mut escape)
+            }
+            other => for_each_operand(other, &mut escape),
         }
     }
     ok
 }
 
+/// Whether the CFG is reducible: every edge to a block still on the DFS
+/// stack goes to a block that dominates its source.
+fn reducible(ir: &IrCode, dom: &DomTree) -> bool {
+    let n = ir.cfg.blocks.len();
+    if n == 0 {
+        return true;
+    }
+    let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
+    let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
+    state[0] = 1;
+    while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+        let succs = &ir.cfg.blocks[b as usize].succs;
+        if *i < succs.len() {
+            let s = succs[*i].0;
+            *i += 1;
+            match state.get(s as usize) {
+                Some(0) => {
+                    state[s as usize] = 1;
+                    stack.push((s, 0));
+                }
+                Some(1) if !dom.dominates(s, b) => return false,
+                _ => {}
+            }
+        } else {
+            state[b as usize] = 2;
+            stack.pop();
+        }
+    }
+    true
+}
+
+/// What the forward scan from a store found.
+#[derive(Debug, Default)]
+struct Scan {
+    /// An access that may read the location.
+    read: bool,
+    /// The budget ran out.
+    exhausted: bool,
+    /// A back edge re-executing an operand's definition was crossed.
+    varied: bool,
+    /// Killing stores (found while precise).
+    kills: Vec<Value>,
+}
+
+/// The function-wide facts every store's judgement uses.
+struct Ctx<'a> {
+    m: &'a MemorySsa,
+    ir: &'a IrCode,
+    pdt: PostDomTree,
+    reducible: bool,
+    local: Vec<bool>,
+    /// Blocks ending in `return` or `unwind`.
+    is_exit: Vec<bool>,
+}
+
+impl Ctx<'_> {
+    /// The non-escaping allocation `loc` belongs to, if any.
+    fn local_base(&self, loc: &MemLoc) -> Option<Value> {
+        match loc.base {
+            Some(Operand::Value(a)) if self.local.get(a.0 as usize).copied().unwrap_or(false) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Whether reading `reads` may observe `loc` (of the local allocation
+    /// `local`, if any).
+    fn may_read(&self, reads: &Effect, loc: &MemLoc, local: Option<Value>, imprecise: bool) -> bool {
+        let ctx = self.m.alias_ctx(self.ir);
+        match (local, reads) {
+            (_, Effect::None) => false,
+            // Only accesses through the allocation's own value reach it.
+            (Some(a), Effect::Locs(ls)) => ls.iter().any(|l| {
+                l.base == Some(Operand::Value(a)) && ctx.alias(l, loc, imprecise) != AliasResult::No
+            }),
+            (Some(_), Effect::Classes(_)) => false,
+            (None, r) => ctx.overlaps(r, &Effect::Locs(vec![loc.clone()]), imprecise),
+        }
+    }
+
+    /// Whether statement `k` is a store that completely overwrites `loc`.
+    fn kills(&self, k: Value, loc: &MemLoc, imprecise: bool) -> bool {
+        let inst = &self.ir.stmts.inst[k.0 as usize];
+        let Inst::Store { .. } = inst else { return false };
+        let Some(Effect::Locs(ls)) = inst_effect(self.ir, k, inst).map(|e| e.writes) else { return false };
+        let [l] = ls.as_slice() else { return false };
+        l.index.is_some() == loc.index.is_some()
+            && self.m.alias_ctx(self.ir).alias(l, loc, imprecise) == AliasResult::Must
+    }
+
+    /// Whether going from version `from` into φ `phi` re-executes the
+    /// definition of an operand of `loc` (see the module doc).
+    fn varies(&self, from: AccessId, phi: AccessId, loc: &MemLoc) -> bool {
+        let AccessKind::Phi { incoming } = &self.m.access(phi).kind else { return false };
+        let h = self.m.access(phi).block.0;
+        let dom = &self.m.dom;
+        let back = incoming.iter().any(|&(p, x)| x == from && dom.reachable(p.0) && dom.dominates(h, p.0));
+        if !back {
+            return !self.reducible;
+        }
+        [loc.base, loc.index].iter().flatten().any(|op| match op {
+            Operand::Value(v) => match self.m.block_of(*v) {
+                Some(d) => !self.reducible || dom.dominates(h, d.0),
+                None => true,
+            },
+            _ => false,
+        })
+    }
+
+    /// The forward scan from store `s` (access `acc`) of `loc`.
+    fn scan(&self, acc: AccessId, loc: &MemLoc, local: Option<Value>) -> Scan {
+        let m = self.m;
+        let mut out = Scan::default();
+        let mut seen: HashSet<(AccessId, bool)> = HashSet::new();
+        if m.users[acc.0 as usize].len() > 2 * m.walk_limit as usize {
+            out.exhausted = true;
+            return out;
+        }
+        let mut work: Vec<(AccessId, AccessId, bool)> = m.users(acc).into_iter().map(|u| (acc, u, false)).collect();
+        let mut steps = 0u32;
+        while let Some((from, a, mut imprecise)) = work.pop() {
+            if matches!(m.access(a).kind, AccessKind::Phi { .. }) && !imprecise && self.varies(from, a, loc) {
+                imprecise = true;
+                out.varied = true;
+            }
+            if !seen.insert((a, imprecise)) {
+                continue;
+            }
+            steps += 1;
+            if steps > m.walk_limit {
+                out.exhausted = true;
+                return out;
+            }
+            let acc_a = m.access(a);
+            let follow = match &acc_a.kind {
+                AccessKind::LiveOnEntry => false,
+                AccessKind::Use { .. } => {
+                    if self.may_read(&acc_a.effect, loc, local, imprecise) {
+                        out.read = true;
+                        return out;
+                    }
+                    false
+                }
+                AccessKind::Def { inst } => {
+                    let i = *inst;
+                    let reads = inst_effect(self.ir, i, &self.ir.stmts.inst[i.0 as usize]).map(|e| e.reads);
+                    if reads.is_some_and(|r| self.may_read(&r, loc, local, imprecise)) {
+                        out.read = true;
+                        return out;
+                    }
+                    if self.kills(i, loc, imprecise) {
+                        if !imprecise {
+                            out.kills.push(i);
+                        }
+                        false
+                    } else {
+                        true
+                    }
+                }
+                AccessKind::Phi { .. } => true,
+            };
+            if follow {
+                // Each pending access costs a step later: a fan-out past
+                // the budget gives up now rather than queue it.
+                if steps as usize + work.len() + m.users[a.0 as usize].len() > 2 * m.walk_limit as usize {
+                    out.exhausted = true;
+                    return out;
+                }
+                work.extend(m.users(a).into_iter().map(|u| (a, u, imprecise)));
+            }
+        }
+        out
+    }
+
+    /// Whether every path from store `s` to an exit passes a kill.
+    fn exits_covered(&self, s: Value, kills: &[Value]) -> bool {
+        let Some(sb) = self.m.block_of(s) else { return false };
+        let sb = sb.0;
+        if !self.pdt.reaches_exit(sb) {
+            return true;
+        }
+        // Blocks whose kill runs on every path from `s` entering them (from
+        // their start), and whether `s`'s own block kills after `s`.
+        let mut kill_blocks: Vec<u32> = Vec::new();
+        let mut kills_after_s = false;
+        for &k in kills {
+            let Some(kb) = self.m.block_of(k) else { return false };
+            kills_after_s |= kb.0 == sb && k.0 > s.0;
+            if !kill_blocks.contains(&kb.0) {
+                kill_blocks.push(kb.0);
+            }
+        }
+        if kills_after_s {
+            return true;
+        }
+        // LLVM's fast path: the kill blocks' nearest common post-dominator
+        // is one of them and post-dominates `s`.
+        let others: Vec<u32> = kill_blocks.iter().copied().filter(|&b| b != sb).collect();
+        if let Some((&first, rest)) = others.split_first() {
+            let mut common = Some(first);
+            for &b in rest {
+                common = common.and_then(|c| self.pdt.nearest_common(c, b));
+            }
+            if let Some(c) = common
+                && others.contains(&c)
+                && self.pdt.post_dominates(c, sb)
+            {
+                return true;
+            }
+        }
+        // Otherwise a forward search from the end of `s`'s block: it may not
+        // reach an exit block without entering a kill block first.
+        let mut visited: HashSet<u32> = HashSet::new();
+        let mut work: Vec<u32> = Vec::new();
+        for succ in &self.ir.cfg.blocks[sb as usize].succs {
+            if visited.insert(succ.0) {
+                work.push(succ.0);
+            }
+        }
+        while let Some(cur) = work.pop() {
+            if kill_blocks.contains(&cur) || !self.pdt.reaches_exit(cur) {
+                continue;
+            }
+            if self.is_exit[cur as usize] {
+                return false;
+            }
+            for succ in &self.ir.cfg.blocks[cur as usize].succs {
+                if visited.insert(succ.0) {
+                    work.push(succ.0);
+                }
+            }
+            if visited.len() > PATH_LIMIT {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Why a store is dead.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Dead {
+    Overwritten,
+    UnreadAlloc,
+}
+
+impl Dead {
+    fn counter(self) -> &'static str {
+        match self {
+            Dead::Overwritten => "dse.overwritten",
+            Dead::UnreadAlloc => "dse.unread_alloc",
+        }
+    }
+}
+
+/// Judges store `s` (see the module doc).
+fn judge(cx: &Ctx, s: Value, counters: &mut Counters) -> Option<Dead> {
+    let inst = &cx.ir.stmts.inst[s.0 as usize];
+    let Some(Effect::Locs(ls)) = inst_effect(cx.ir, s, inst).map(|e| e.writes) else { return None };
+    let [loc] = ls.as_slice() else { return None };
+    let acc = cx.m.access_for(s)?;
+    let local = cx.local_base(loc);
+    let scan = cx.scan(acc, loc, local);
+    if scan.exhausted {
+        counters.add("dse.budget_exhausted", 1);
+        return None;
+    }
+    if scan.read {
+        return None;
+    }
+    if !scan.varied && !scan.kills.is_empty() && cx.exits_covered(s, &scan.kills) {
+        return Some(Dead::Overwritten);
+    }
+    local.map(|_| Dead::UnreadAlloc)
+}
+
 pub fn run(ir: &mut IrCode, counters: &mut Counters) {
     let mut m = MemorySsa::build(ir);
-    let unread = unread_allocs(ir);
-    let mut dead = Vec::new();
+    let exit_block = |b: u32| {
+        let blk = &ir.cfg.blocks[b as usize];
+        blk.stmts.end > blk.stmts.start
+            && matches!(ir.stmts.inst.get(blk.stmts.end as usize - 1), Some(Inst::Return(_) | Inst::Unwind))
+    };
+    let is_exit: Vec<bool> = (0..ir.cfg.blocks.len() as u32).map(exit_block).collect();
+    let cx = Ctx {
+        m: &m,
+        ir,
+        pdt: PostDomTree::new(&ir.cfg, exit_block),
+        reducible: reducible(ir, &m.dom),
+        local: local_allocs(ir),
+        is_exit,
+    };
+    let mut dead: Vec<(Value, Dead)> = Vec::new();
     for s in 0..ir.stmts.len() as u32 {
         let v = Value(s);
-        let Inst::Store { base, .. } = &ir.stmts.inst[s as usize] else { continue };
+        if !matches!(ir.stmts.inst[s as usize], Inst::Store { .. }) {
+            continue;
+        }
         if !m.block_of(v).is_some_and(|b| m.dom.reachable(b.0)) {
             continue;
         }
-        if let Some(Operand::Value(a)) = base {
-            if unread.get(a.0 as usize).copied().unwrap_or(false) {
-                dead.push((v, "dse.unread_alloc"));
-                continue;
-            }
-        }
-        if overwritten(&m, ir, v) {
-            dead.push((v, "dse.overwritten"));
+        if let Some(d) = judge(&cx, v, counters) {
+            dead.push((v, d));
         }
     }
-    for &(v, counter) in &dead {
+    let local = cx.local;
+    for &(v, why) in &dead {
         if let Some(a) = m.access_for(v) {
             m.remove_access(a);
         }
         delete(ir, v);
-        counters.add(counter, 1);
+        counters.add(why.counter(), 1);
     }
+    let removed_allocs = remove_allocs(ir, &mut m, &local);
+    counters.add("dse.removed_alloc", removed_allocs);
     crate::memssa::verify::check(&m, ir);
-    if !dead.is_empty() {
+    if !dead.is_empty() || removed_allocs > 0 {
         compact(ir, NewNodes::new(ir));
     }
+}
+
+/// Deletes non-escaping allocations left with no load, store, `push` or
+/// `pop`: their comparisons with `nil` become constants. Returns how many.
+fn remove_allocs(ir: &mut IrCode, m: &mut MemorySsa, local: &[bool]) -> u64 {
+    let n = ir.stmts.len();
+    // For each local allocation: still accessed, or compared to something
+    // other than nil.
+    let mut keep = vec![false; n];
+    let mut nil_cmps: Vec<(Value, Value, bool)> = Vec::new();
+    let is_local = |op: &Operand| match op {
+        Operand::Value(v) if local.get(v.0 as usize).copied().unwrap_or(false) => Some(*v),
+        _ => None,
+    };
+    for (s, inst) in ir.stmts.inst.iter().enumerate() {
+        match inst {
+            Inst::Binary(BinaryOp::ICmp(c), x, y) => {
+                let eq = match c {
+                    Cmp::Eq => Some(true),
+                    Cmp::Ne => Some(false),
+                    _ => None,
+                };
+                match (is_local(x), is_local(y), eq) {
+                    (Some(a), None, Some(eq)) if *y == Operand::Nil => nil_cmps.push((Value(s as u32), a, eq)),
+                    (None, Some(a), Some(eq)) if *x == Operand::Nil => nil_cmps.push((Value(s as u32), a, eq)),
+                    (a, b, _) => {
+                        for v in [a, b].into_iter().flatten() {
+                            keep[v.0 as usize] = true;
+                        }
+                    }
+                }
+            }
+            Inst::Nothing | Inst::NewArray { .. } | Inst::NewStruct { .. } => {}
+            other => for_each_operand(other, |op| {
+                if let Some(v) = is_local(op) {
+                    keep[v.0 as usize] = true;
+                }
+            }),
+        }
+    }
+    // An allocation used as another allocation's field or fill escapes, so
+    // `local` already excludes it; only the allocations' own operands were
+    // skipped above.
+    let mut removed = 0;
+    for a in 0..n {
+        if !local[a] || keep[a] {
+            continue;
+        }
+        let av = Value(a as u32);
+        for &(c, x, eq) in &nil_cmps {
+            if x == av {
+                // `a == nil` is false, `a != nil` is true.
+                replace_uses(ir, c, Operand::Bool(!eq));
+            }
+        }
+        if let Some(acc) = m.access_for(av) {
+            m.remove_access(acc);
+        }
+        delete(ir, av);
+        removed += 1;
+    }
+    removed
 }

@@ -5,19 +5,24 @@
 //! of the preheader when every operand is defined outside the loop and:
 //! - it is a pure operation that cannot trap (no φ, π — its fact holds only
 //!   below its branch — or `no_exception`; division only by a constant
-//!   other than 0 and -1). Comparisons that feed runtime checks are hoisted
-//!   this way (counter `licm.hoisted_checks`); the branch stays.
+//!   other than 0 and -1). Integer comparisons are hoisted this way too
+//!   (also counted in `licm.hoisted_cmps`): the condition of a check, whose
+//!   branch [`crate::opt::licm_checks`] may then move.
 //! - or it is a load whose clobber (the MemorySSA walker) lies outside the
 //!   loop and which cannot fault at the preheader: array lengths and
 //!   globals always; a field only when its base is known non-nil there (a
 //!   fresh struct, a `π` non-nil, or a dominating `ine(base, nil)` check).
-//!   Element loads are not hoisted: their bounds check would have to move
-//!   with them.
+//!   Element loads move only with [`crate::opt::licm_checks`], which knows
+//!   they run in the first iteration.
 //!
 //! Moved loads keep their MemorySSA access (moved by the updater), so a
 //! load hoisted out of an inner loop is considered again for the outer one.
-//! Then scalar promotion ([`crate::opt::promote`]) runs on the result.
-//! Counters: `licm.hoisted`, `licm.hoisted_loads`, `licm.hoisted_checks`.
+//! Then [`crate::opt::licm_checks`] moves invariant checks with their
+//! branch and the element loads they guard; the two alternate for up to
+//! [`ROUNDS`] rounds. Then scalar promotion ([`crate::opt::promote`]) runs
+//! on the result.
+//! Counters: `licm.hoisted`, `licm.hoisted_loads`, `licm.hoisted_cmps`, and
+//! those of `licm_checks`.
 
 use crate::ir::compact::compact;
 use crate::ir::edit::{for_each_operand, is_pure, replace_uses, NewNodes};
@@ -114,7 +119,23 @@ struct State {
     extra: Vec<Vec<Value>>,
 }
 
+/// Rounds of (invariant hoisting, check hoisting): each check hoisting can
+/// make more values invariant (the length of a hoisted `a[i]`), and those
+/// more checks.
+const ROUNDS: usize = 3;
+
 pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+    for _ in 0..ROUNDS {
+        hoist_invariants(ir, counters);
+        if !crate::opt::licm_checks::run(ir, counters) {
+            break;
+        }
+    }
+    crate::opt::promote::run(ir, counters);
+}
+
+/// The MemorySSA part: pure operations and unclobbered loads.
+fn hoist_invariants(ir: &mut IrCode, counters: &mut Counters) {
     let mut m = crate::opt::timing::time("memssa.build", || MemorySsa::build(ir));
     let loops = find_loops(ir, &m.dom);
     if loops.is_empty() {
@@ -135,7 +156,6 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
     if changed {
         compact(ir, st.new);
     }
-    crate::opt::promote::run(ir, counters);
 }
 
 fn hoist_loop(ir: &mut IrCode, m: &mut MemorySsa, st: &mut State, l: &LoopInfo, guards: &Guards, counters: &mut Counters) -> bool {
@@ -231,7 +251,7 @@ fn try_hoist(
     } else {
         counters.add("licm.hoisted", 1);
         if feeds_check {
-            counters.add("licm.hoisted_checks", 1);
+            counters.add("licm.hoisted_cmps", 1);
         }
     }
     true

@@ -20,10 +20,12 @@ pub mod dse;
 pub mod gvn_load;
 pub mod inline;
 pub mod licm;
+pub mod licm_checks;
 pub mod loops;
 pub mod memloops;
 pub mod pi_insert;
 pub mod promote;
+pub mod rotate;
 pub mod sccp;
 pub mod timing;
 
@@ -95,9 +97,10 @@ pub static PASSES: &[Pass] = &[
     Pass { name: "loops", run: PassFn::Function(loops::run), level: 2, doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
     Pass { name: "pi", run: PassFn::Function(pi_insert::run), level: 3, doc: "insert π facts after comparison branches (only via --passes; `checks` does it itself)" },
     Pass { name: "checks", run: PassFn::Function(checks::run), level: 2, doc: "π-fact bounds/nil/division check elimination" },
+    Pass { name: "rotate", run: PassFn::Function(rotate::run), level: 2, doc: "loop rotation: `while c {..}` becomes a guard `if c` around `do {..} while c`" },
     Pass { name: "gvn_load", run: PassFn::Function(gvn_load::run), level: 2, doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)" },
     Pass { name: "licm", run: PassFn::Function(licm::run), level: 2, doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)" },
-    Pass { name: "dse", run: PassFn::Function(dse::run), level: 2, doc: "dead-store elimination (overwritten before any read; stores into unread allocations)" },
+    Pass { name: "dse", run: PassFn::Function(dse::run), level: 2, doc: "dead-store elimination across blocks with MemorySSA (overwritten on every path before any read; stores into non-escaping unread allocations)" },
 ];
 
 pub fn find_pass(name: &str) -> Option<&'static Pass> {

@@ -1,9 +1,12 @@
 //! Arrays, the type-descriptor table, composite printing and `args()`.
 //!
-//! Array object: `[tag, len, cap, data]` (offsets 0, 8, 16, 24); `data`
-//! points to `cap` 8-byte slots, each holding one element's slot image (an
-//! int, a float's bits, a bool in the low byte, or a reference). Growing
-//! allocates a new buffer (twice the capacity) through the allocator.
+//! Array object: `[tag, len, cap, data, elem_size]` (offsets 0, 8, 16, 24,
+//! 32); `data` points to `cap` elements of `elem_size` bytes each, fixed when
+//! the array is made: 1 for `[bool]` (the bool's byte, 0 or 1), 8 for every
+//! other element type (an int, a float's bits, or a reference). The runtime
+//! functions pass an element as its 8-byte slot image (a bool in the low
+//! byte) whatever its size in the array. Growing allocates a new buffer
+//! (twice the capacity) through the allocator.
 
 use super::object::{self, StrObj};
 use super::output::{emit_bytes, format_float};
@@ -12,13 +15,55 @@ use std::sync::Mutex;
 pub const ARRAY_LEN_OFFSET: i32 = 8;
 pub const ARRAY_CAP_OFFSET: i32 = 16;
 pub const ARRAY_DATA_OFFSET: i32 = 24;
+/// Element sizes: of `[bool]`, and of every other array.
+pub const BOOL_ELEM_SIZE: i64 = 1;
+pub const SLOT_ELEM_SIZE: i64 = 8;
+
+/// The element size of `[elem]` (codegen and the interpreter pass it to
+/// [`toy_array_new`]).
+pub fn elem_size(elem: &crate::ir::Type) -> i64 {
+    if *elem == crate::ir::Type::Bool { BOOL_ELEM_SIZE } else { SLOT_ELEM_SIZE }
+}
 
 #[repr(C)]
 pub struct ArrayObj {
     pub tag: u64,
     pub len: i64,
     pub cap: i64,
-    pub data: *mut u64,
+    pub data: *mut u8,
+    pub elem_size: i64,
+}
+
+impl ArrayObj {
+    /// Element `i`'s slot image.
+    ///
+    /// # Safety
+    /// `i < cap`, and `data` holds `cap` elements of `elem_size` bytes.
+    pub unsafe fn get(&self, i: usize) -> u64 {
+        // SAFETY: by the caller's contract.
+        unsafe {
+            if self.elem_size == BOOL_ELEM_SIZE {
+                self.data.add(i).read() as u64
+            } else {
+                (self.data as *const u64).add(i).read()
+            }
+        }
+    }
+
+    /// Sets element `i` from its slot image.
+    ///
+    /// # Safety
+    /// As [`ArrayObj::get`].
+    pub unsafe fn set(&mut self, i: usize, x: u64) {
+        // SAFETY: by the caller's contract.
+        unsafe {
+            if self.elem_size == BOOL_ELEM_SIZE {
+                self.data.add(i).write((x & 0xff != 0) as u8)
+            } else {
+                (self.data as *mut u64).add(i).write(x)
+            }
+        }
+    }
 }
 
 /// What a type tag stands for; codegen builds the table, tag 0 is `str`.
@@ -43,28 +88,38 @@ pub fn install(types: Vec<TypeDesc>, args: Vec<String>) {
     *ARGS.lock().unwrap_or_else(|e| e.into_inner()) = args;
 }
 
-fn slots(cap: usize) -> *mut u64 {
+fn elements(cap: usize, elem_size: i64) -> *mut u8 {
     if cap == 0 {
         return std::ptr::null_mut();
     }
-    match cap.checked_mul(8) {
-        Some(bytes) if bytes < isize::MAX as usize / 2 => object::alloc_bytes(bytes) as *mut u64,
+    match cap.checked_mul(elem_size as usize) {
+        Some(bytes) if bytes < isize::MAX as usize / 2 => object::alloc_bytes(bytes),
         _ => object::out_of_memory(),
     }
 }
 
-/// `[fill; len]` (`len >= 0`, checked by the IR).
-pub extern "C" fn toy_array_new(tag: u64, len: i64, fill: u64) -> *mut ArrayObj {
+/// `[fill; len]` (`len >= 0`, checked by the IR) with elements of
+/// `elem_size` bytes ([`BOOL_ELEM_SIZE`] or [`SLOT_ELEM_SIZE`]).
+pub extern "C" fn toy_array_new(tag: u64, len: i64, fill: u64, elem_size: i64) -> *mut ArrayObj {
     let len = len.max(0);
+    let elem_size = if elem_size == BOOL_ELEM_SIZE { BOOL_ELEM_SIZE } else { SLOT_ELEM_SIZE };
     let a = object::toy_alloc(std::mem::size_of::<ArrayObj>() as u64, tag) as *mut ArrayObj;
-    let data = slots(len as usize);
-    // SAFETY: `a` is a fresh object of the array size; `data` has `len` slots.
+    let data = elements(len as usize, elem_size);
+    // SAFETY: `a` is a fresh object of the array size; `data` has `len`
+    // elements, already zero.
     unsafe {
         (*a).len = len;
         (*a).cap = len;
         (*a).data = data;
-        for i in 0..len as usize {
-            data.add(i).write(fill);
+        (*a).elem_size = elem_size;
+        if elem_size == BOOL_ELEM_SIZE {
+            if fill & 0xff != 0 {
+                std::ptr::write_bytes(data, 1, len as usize);
+            }
+        } else if fill != 0 {
+            for i in 0..len as usize {
+                (*a).set(i, fill);
+            }
         }
     }
     a
@@ -76,14 +131,14 @@ pub extern "C" fn toy_array_push(a: *mut ArrayObj, x: u64) {
         let a = &mut *a;
         if a.len == a.cap {
             let cap = (a.cap as usize * 2).max(4);
-            let data = slots(cap);
+            let data = elements(cap, a.elem_size);
             if a.len > 0 {
-                std::ptr::copy_nonoverlapping(a.data, data, a.len as usize);
+                std::ptr::copy_nonoverlapping(a.data, data, a.len as usize * a.elem_size as usize);
             }
             a.data = data;
             a.cap = cap as i64;
         }
-        a.data.add(a.len as usize).write(x);
+        a.set(a.len as usize, x);
         a.len += 1;
     }
 }
@@ -97,14 +152,14 @@ pub extern "C" fn toy_array_pop(a: *mut ArrayObj) -> u64 {
             return 0;
         }
         a.len -= 1;
-        a.data.add(a.len as usize).read()
+        a.get(a.len as usize)
     }
 }
 
 /// `args()`: the program's arguments as a new `[str]` with tag `tag`.
 pub extern "C" fn toy_args(tag: u64) -> *mut ArrayObj {
     let args = ARGS.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    let a = toy_array_new(tag, 0, 0);
+    let a = toy_array_new(tag, 0, 0, SLOT_ELEM_SIZE);
     for s in args {
         toy_array_push(a, object::new_str(s.as_bytes()) as u64);
     }
@@ -136,7 +191,7 @@ fn write_value(out: &mut Vec<u8>, types: &[TypeDesc], tag: u64, bits: u64, depth
                     out.extend_from_slice(b", ");
                 }
                 // SAFETY: i < len <= cap.
-                let x = unsafe { a.data.add(i).read() };
+                let x = unsafe { a.get(i) };
                 write_value(out, types, elem, x, depth + 1);
             }
             out.push(b']');
@@ -196,14 +251,14 @@ mod tests {
             TypeDesc::Array(0),
             TypeDesc::Struct { name: "P".into(), fields: vec![("x".into(), 1), ("s".into(), 0)] },
         ];
-        let a = toy_array_new(2, 0, 0);
+        let a = toy_array_new(2, 0, 0, SLOT_ELEM_SIZE);
         for i in 1..=3 {
             toy_array_push(a, i);
         }
         let mut out = Vec::new();
         write_value(&mut out, &types, 2, a as u64, 0);
         assert_eq!(String::from_utf8_lossy(&out), "[1, 2, 3]");
-        let s = toy_array_new(3, 1, object::new_str(b"a\n") as u64);
+        let s = toy_array_new(3, 1, object::new_str(b"a\n") as u64, SLOT_ELEM_SIZE);
         out.clear();
         write_value(&mut out, &types, 3, s as u64, 0);
         assert_eq!(String::from_utf8_lossy(&out), "[\"a\\n\"]");
@@ -220,5 +275,31 @@ mod tests {
         write_value(&mut out, &types, 4, 0, 0);
         assert_eq!(String::from_utf8_lossy(&out), "nil");
         assert_eq!(toy_array_pop(a), 3);
+    }
+
+    /// `[bool]` elements are single bytes: `n` elements take `n` bytes of
+    /// buffer, survive growth, and writes leave neighbours alone.
+    #[test]
+    fn bool_arrays_use_one_byte_per_element() {
+        let types = vec![TypeDesc::Str, TypeDesc::Bool, TypeDesc::Array(1)];
+        let before = object::allocated_bytes();
+        let a = toy_array_new(2, 1000, 1, elem_size(&crate::ir::Type::Bool));
+        let used = object::allocated_bytes() - before;
+        assert_eq!(used, std::mem::size_of::<ArrayObj>() as u64 + 1000);
+        // SAFETY: a live array of 1000 elements.
+        unsafe {
+            (*a).set(1, 0);
+            assert_eq!(((*a).get(0), (*a).get(1), (*a).get(2)), (1, 0, 1));
+            let data = std::slice::from_raw_parts((*a).data, 4);
+            assert_eq!(data, &[1, 0, 1, 1]);
+        }
+        let b = toy_array_new(2, 0, 0, BOOL_ELEM_SIZE);
+        for i in 0..9u64 {
+            toy_array_push(b, (i % 2 == 0) as u64);
+        }
+        assert_eq!(toy_array_pop(b), 1);
+        let mut out = Vec::new();
+        write_value(&mut out, &types, 2, b as u64, 0);
+        assert_eq!(String::from_utf8_lossy(&out), "[true, false, true, false, true, false, true, false]");
     }
 }

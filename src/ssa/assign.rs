@@ -1,7 +1,8 @@
 //! Assignments to places, and try/catch regions.
 use super::lower::FnLower;
 use crate::ir::{Flags, Inst, Loc, Operand, Type};
-use crate::sema::hir::{BinOp, Block, Expr, LocalId, Place};
+use super::builder::{FxSet, Var};
+use crate::sema::hir::{BinOp, Block, Expr, LocalId, Place, StmtKind};
 use crate::span::Span;
 
 impl FnLower<'_> {
@@ -75,18 +76,23 @@ impl FnLower<'_> {
 
     /// `try { body } catch e { handler }`: the handler is entered by an
     /// explicit edge from every point of `body` that may throw; the locals
-    /// in scope reach it through φᶜ nodes.
+    /// in scope that `body` assigns reach it through φᶜ nodes, the others
+    /// keep their value from the region's entry.
     pub fn try_catch(&mut self, body: &Block, catch_var: LocalId, handler: &Block, span: Span) {
         let head = self.b.cur;
         let mark = self.b.mark();
         let handler_b = self.b.new_block();
         let after = self.b.new_block();
-        self.enter_try(handler_b, span);
+        self.enter_try(handler_b, &assigned_locals(body), span);
         self.block(body);
         let ctx = self.tries.pop();
         if !self.b.cur_dead() {
             self.b.jump(after, span);
         }
+        // A read at the handler of a variable the body did not write finds
+        // its value at the region's entry.
+        let written = self.b.written_since(mark);
+        self.b.set_skip(handler_b, head, written);
         self.b.seal(handler_b);
         if !self.b.is_dead(handler_b) {
             self.b.switch_to(handler_b);
@@ -130,4 +136,40 @@ impl FnLower<'_> {
         }
         same.unwrap_or(Operand::Value(crate::ir::Value(phic)))
     }
+}
+
+/// The locals that `body` assigns (`x = …`, `x op= …`) anywhere inside it.
+/// Iterative, whatever the nesting depth.
+fn assigned_locals(body: &Block) -> FxSet<Var> {
+    let mut out = FxSet::default();
+    let mut stack = vec![body];
+    while let Some(b) = stack.pop() {
+        for s in &b.stmts {
+            match &s.kind {
+                StmtKind::Assign { place: Place::Local(l), .. } => {
+                    out.insert(l.0);
+                }
+                StmtKind::If { then_block, else_block, .. } => {
+                    stack.push(then_block);
+                    stack.push(else_block);
+                }
+                StmtKind::While { body, .. } | StmtKind::ForRange { body, .. } | StmtKind::ForEach { body, .. } => {
+                    stack.push(body)
+                }
+                StmtKind::Try { body, handler, .. } => {
+                    stack.push(body);
+                    stack.push(handler);
+                }
+                StmtKind::Block(b) => stack.push(b),
+                StmtKind::Let { .. }
+                | StmtKind::Assign { .. }
+                | StmtKind::Expr(_)
+                | StmtKind::Break(_)
+                | StmtKind::Continue(_)
+                | StmtKind::Return(_)
+                | StmtKind::Throw(_) => {}
+            }
+        }
+    }
+    out
 }

@@ -8,11 +8,22 @@
 //! - A φ's `values[i]` flows in along `blocks[b].preds[i]`; `edges` stays
 //!   empty until emission. An incomplete φ (in an unsealed block) has no
 //!   values until its block is sealed.
+//! - `env[b]` is what a read of each variable finds at the end of `b`
+//!   without creating a φ: its own definitions (writes, and the results of
+//!   earlier reads), over — once `b` is sealed with a single predecessor or
+//!   as a structured region's join — the map of that predecessor or of the
+//!   region's head, with `Stop(b)` for the variables the region assigns.
+//!   A variable it lacks has, along that chain, no definition up to
+//!   `root[b]`, the first block whose lookup is not a plain hop (unsealed,
+//!   several predecessors, none). Entries added to an ancestor after `b`
+//!   took its map agree with what the walk would find, so maps never need
+//!   updating: a missing entry only sends the read on to `root[b]`.
 //! - `phi_users[n]` lists the φs that have (had) `n` as an operand; it may
 //!   hold stale entries, which re-checks tolerate.
 //! - A block whose `term` is `None` is still being filled; `cur` is always a
 //!   block without a terminator. A sealed block without predecessors (other
 //!   than the entry) is dead: nothing placed in it is emitted.
+use super::env::{Entry, Env};
 use crate::ir::{Flags, Inst, Operand, Type, Value};
 use crate::span::Span;
 use std::collections::{HashMap, HashSet};
@@ -150,7 +161,10 @@ pub struct Builder {
     pub phi_users: Vec<Vec<u32>>,
     pub blocks: Vec<BBlock>,
     pub cur: Blk,
-    defs: FxMap<(Var, Blk), Operand>,
+    env: Vec<Env>,
+    root: Vec<Blk>,
+    /// Blocks visited by variable lookups (for tests bounding the work).
+    pub steps: u64,
     /// Every assignment of the program, in order (for `written_since`).
     log: Vec<Var>,
     skip: FxMap<Blk, (Blk, FxSet<Var>)>,
@@ -169,7 +183,9 @@ impl Builder {
             phi_users: Vec::new(),
             blocks: Vec::new(),
             cur: 0,
-            defs: FxMap::default(),
+            env: Vec::new(),
+            root: Vec::new(),
+            steps: 0,
             log: Vec::new(),
             skip: FxMap::default(),
             loops: FxMap::default(),
@@ -185,7 +201,10 @@ impl Builder {
 
     pub fn new_block(&mut self) -> Blk {
         self.blocks.push(BBlock { seq: u32::MAX, ..BBlock::default() });
-        self.blocks.len() as Blk - 1
+        let b = self.blocks.len() as Blk - 1;
+        self.env.push(Env::default());
+        self.root.push(b);
+        b
     }
 
     pub fn new_cold_block(&mut self) -> Blk {
@@ -313,12 +332,51 @@ impl Builder {
     /// Defines `var` in `block` (an assignment of the program).
     pub fn write_var(&mut self, var: Var, block: Blk, value: Operand) {
         self.log.push(var);
-        self.defs.insert((var, block), value);
+        self.env[block as usize].insert(var, Entry::Val(value));
     }
 
     /// Records what a read found (not an assignment).
     fn cache_var(&mut self, var: Var, block: Blk, value: Operand) {
-        self.defs.insert((var, block), value);
+        self.env[block as usize].insert(var, Entry::Val(value));
+    }
+
+    /// Where the walk for `var` from `b` ends: the value found on the way,
+    /// or the first block where the lookup is not a plain hop.
+    fn target(&mut self, var: Var, b: Blk) -> Result<Operand, Blk> {
+        let mut b = b;
+        loop {
+            self.steps += 1;
+            match self.env[b as usize].get(var) {
+                Some(Entry::Val(v)) => return Ok(v),
+                Some(Entry::Stop(c)) if c != b => b = c,
+                Some(Entry::Stop(_)) => return Err(b),
+                None if self.root[b as usize] != b => b = self.root[b as usize],
+                None => return Err(b),
+            }
+        }
+    }
+
+    /// Once `b` is sealed: when its lookups hop to one block (its single
+    /// predecessor, or the head of the region it joins), `b`'s map becomes
+    /// that block's, with `b`'s own entries on top.
+    fn link(&mut self, b: Blk) {
+        let (up, written) = match self.skip.get(&b) {
+            Some((head, written)) => (*head, Some(written)),
+            None if self.blocks[b as usize].preds.len() == 1 => (self.blocks[b as usize].preds[0], None),
+            None => return,
+        };
+        if up == b {
+            return;
+        }
+        let mut env = self.env[up as usize].clone();
+        for &v in written.into_iter().flatten() {
+            env.insert(v, Entry::Stop(b));
+        }
+        for (v, e) in self.env[b as usize].entries() {
+            env.insert(v, e);
+        }
+        self.env[b as usize] = env;
+        self.root[b as usize] = self.root[up as usize];
     }
 
     /// A position in the log of assignments.
@@ -347,11 +405,9 @@ impl Builder {
     /// The value of `var` at the end of what has been built of `block`.
     /// Iterative: no recursion, whatever the shape of the CFG.
     pub fn read_var(&mut self, var: Var, block: Blk) -> Operand {
-        if let Some(v) = self.defs.get(&(var, block)) {
-            return self.resolve(*v);
-        }
         enum Frame {
             Lookup(Blk),
+            Visit(Blk),
             Single(Blk),
             Phi { phi: u32, block: Blk, next: usize },
         }
@@ -359,11 +415,18 @@ impl Builder {
         let mut ret: Option<Operand> = None;
         while let Some(frame) = stack.pop() {
             match frame {
-                Frame::Lookup(b) => {
-                    if let Some(v) = self.defs.get(&(var, b)) {
-                        ret = Some(self.resolve(*v));
-                        continue;
+                Frame::Lookup(b) => match self.target(var, b) {
+                    Ok(v) => ret = Some(self.resolve(v)),
+                    Err(t) => {
+                        if t != b {
+                            // Remember the result where the read started.
+                            stack.push(Frame::Single(b));
+                        }
+                        stack.push(Frame::Visit(t));
                     }
+                },
+                Frame::Visit(b) => {
+                    self.steps += 1;
                     let blk = &self.blocks[b as usize];
                     if blk.sealed
                         && let Some((head, written)) = self.skip.get(&b)
@@ -431,6 +494,10 @@ impl Builder {
     }
 
     /// A constant of type `ty` (for `str`, an empty string statement).
+    /// For an array type it is `nil`, which is no array's value: callers
+    /// use it only as a placeholder in dead code, which emission drops, so
+    /// the verifier never sees it (an empty array literal's fill is
+    /// `FnLower::empty_fill`).
     pub fn zero_of(&mut self, ty: &Type) -> Operand {
         match ty {
             Type::Int | Type::Void => Operand::Int(0),
@@ -493,6 +560,7 @@ impl Builder {
         }
         let incomplete = std::mem::take(&mut self.blocks[b as usize].incomplete);
         self.blocks[b as usize].sealed = true;
+        self.link(b);
         let invariant = self.loops.remove(&b);
         for (var, phi) in incomplete {
             if let Some((pre, written)) = &invariant

@@ -11,7 +11,7 @@
 //! its block's `preds[i]`.
 use super::builder::{Blk, Builder, Term};
 use super::scc::remove_redundant_phis;
-use crate::ir::verify::operands;
+use crate::ir::edit::{for_each_operand, for_each_operand_mut};
 use crate::ir::{BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value};
 use crate::sema::hir::FuncId;
 use crate::span::Span;
@@ -197,9 +197,7 @@ fn live_nodes(b: &Builder, live_blk: &[bool]) -> (Vec<bool>, Vec<bool>) {
                 Inst::PhiC { .. } | Inst::Upsilon(_) => {}
                 inst => {
                     live[s as usize] = true;
-                    for op in operands(inst) {
-                        mark(op, &mut live, &mut work);
-                    }
+                    for_each_operand(inst, |op| mark(*op, &mut live, &mut work));
                 }
             }
         }
@@ -334,7 +332,11 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
                         .map(|u| Value(map[u.0 as usize]))
                         .collect(),
                 },
-                other => map_operands(other, &op),
+                other => {
+                    let mut inst = other.clone();
+                    for_each_operand_mut(&mut inst, |o| *o = op(*o));
+                    inst
+                }
             };
             let mut flags = node.flags;
             flags.insert(cold);
@@ -368,30 +370,4 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
         });
     }
     IrCode { name: h.name, func: h.func, params: h.params, ret: h.ret, span: h.span, stmts, cfg: Cfg { blocks } }
-}
-
-/// `inst` with every operand passed through `f`.
-pub fn map_operands(inst: &Inst, f: &dyn Fn(Operand) -> Operand) -> Inst {
-    let fo = |o: &Option<Operand>| o.map(f);
-    match inst {
-        Inst::Copy(a) => Inst::Copy(f(*a)),
-        Inst::Unary(u, a) => Inst::Unary(*u, f(*a)),
-        Inst::Binary(o, a, c) => Inst::Binary(*o, f(*a), f(*c)),
-        Inst::Upsilon(a) => Inst::Upsilon(f(*a)),
-        Inst::Pi { value, fact } => Inst::Pi { value: f(*value), fact: fact.clone() },
-        Inst::Call { func, args } => Inst::Call { func: *func, args: args.iter().map(|a| f(*a)).collect() },
-        Inst::Runtime { func, args } => Inst::Runtime { func: *func, args: args.iter().map(|a| f(*a)).collect() },
-        Inst::Raise { kind, args } => Inst::Raise { kind: *kind, args: args.iter().map(|a| f(*a)).collect() },
-        Inst::NewStruct { strukt, fields } => {
-            Inst::NewStruct { strukt: *strukt, fields: fields.iter().map(|a| f(*a)).collect() }
-        }
-        Inst::Load { loc, base, index } => Inst::Load { loc: loc.clone(), base: fo(base), index: fo(index) },
-        Inst::Store { loc, base, index, value } => {
-            Inst::Store { loc: loc.clone(), base: fo(base), index: fo(index), value: f(*value) }
-        }
-        Inst::NewArray { elem, len, fill } => Inst::NewArray { elem: elem.clone(), len: f(*len), fill: f(*fill) },
-        Inst::GotoIfNot { cond, dest } => Inst::GotoIfNot { cond: f(*cond), dest: *dest },
-        Inst::Return(v) => Inst::Return(v.map(f)),
-        other => other.clone(),
-    }
 }

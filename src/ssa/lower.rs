@@ -10,7 +10,7 @@
 //!   `φᶜ` for that local at the handler.
 //! - A raise or a failed `NoException` check goes to the innermost
 //!   handler, or leaves the function by `Unwind` when there is none.
-use super::builder::{Blk, Builder, Term, Var};
+use super::builder::{Blk, Builder, FxMap, FxSet, Term, Var};
 use crate::ir::{Flags, Inst, Operand, RaiseKind, Type, Value};
 use crate::sema::hir::{Function, LocalId, LoopId, Program};
 use crate::span::Span;
@@ -25,8 +25,10 @@ pub struct LoopCtx {
 
 pub struct TryCtx {
     pub handler: Blk,
-    /// (local, its φᶜ node in the handler).
+    /// (local, its φᶜ node in the handler), in scope order.
     pub vars: Vec<(Var, u32)>,
+    /// The same pairs, by local.
+    pub phic_of: FxMap<Var, u32>,
 }
 
 pub struct FnLower<'a> {
@@ -76,8 +78,7 @@ impl<'a> FnLower<'a> {
         let cur = self.b.cur;
         self.b.write_var(var, cur, value);
         for t in 0..self.tries.len() {
-            let found = self.tries[t].vars.iter().find(|(v, _)| *v == var).map(|(_, phic)| *phic);
-            if let Some(phic) = found {
+            if let Some(&phic) = self.tries[t].phic_of.get(&var) {
                 self.upsilon(phic, value, span);
             }
         }
@@ -173,13 +174,15 @@ impl<'a> FnLower<'a> {
     }
 
     /// The φᶜ nodes for a new try region with handler `handler`, and a `ϒ`
-    /// of every local in scope at the region's entry.
-    pub fn enter_try(&mut self, handler: Blk, span: Span) {
+    /// of the entry value of every local in scope that the region's body
+    /// assigns (`assigned`).
+    pub fn enter_try(&mut self, handler: Blk, assigned: &FxSet<Var>, span: Span) {
         let mut vars = Vec::new();
+        let mut phic_of = FxMap::default();
         let scope = self.scope.clone();
         for l in scope {
             let var = l.0;
-            if vars.iter().any(|(v, _)| *v == var) {
+            if phic_of.contains_key(&var) || !assigned.contains(&var) {
                 continue;
             }
             let ty = self.b.var_ty.get(var as usize).cloned().unwrap_or(Type::Int);
@@ -190,7 +193,8 @@ impl<'a> FnLower<'a> {
             let v = self.read(var);
             self.upsilon(phic, v, span);
             vars.push((var, phic));
+            phic_of.insert(var, phic);
         }
-        self.tries.push(TryCtx { handler, vars });
+        self.tries.push(TryCtx { handler, vars, phic_of });
     }
 }

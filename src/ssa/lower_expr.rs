@@ -89,7 +89,7 @@ impl FnLower<'_> {
                 };
                 let fill = match vals.first() {
                     Some(v) => *v,
-                    None => self.b.zero_of(&elem),
+                    None => self.empty_fill(&elem, span),
                 };
                 let arr = self.emit(
                     Inst::NewArray { elem: elem.clone(), len: Operand::Int(vals.len() as i64), fill },
@@ -262,6 +262,29 @@ impl FnLower<'_> {
     pub fn array_index_check(&mut self, a: Operand, i: Operand, span: Span) {
         let n = self.array_len(a, span);
         self.bounds_check(i, n, span);
+    }
+
+    /// The fill of an empty array of `elem`s, a value of type `elem` that no
+    /// element ever holds: a constant, `nil` for a struct, and for an array
+    /// type an empty array (`nil` is no array's value), built innermost
+    /// first without recursion.
+    fn empty_fill(&mut self, elem: &T, span: Span) -> Operand {
+        let mut chain = Vec::new();
+        let mut t = elem;
+        while let T::Array(inner) = t {
+            chain.push(t);
+            t = inner;
+        }
+        let mut fill = match t {
+            T::Struct(_) => Operand::Nil,
+            _ => self.b.zero_of(t),
+        };
+        for arr in chain.into_iter().rev() {
+            let T::Array(inner) = arr else { continue };
+            let inst = Inst::NewArray { elem: (**inner).clone(), len: Operand::Int(0), fill };
+            fill = self.emit(inst, arr.clone(), span, PURE);
+        }
+        fill
     }
 
     /// Raises NilDereference when `o` is nil (skipped for a fresh struct).

@@ -8,6 +8,7 @@ mod assign;
 pub mod builder;
 mod builtins;
 mod emit;
+mod env;
 pub mod fold;
 mod lower;
 mod lower_expr;
@@ -31,6 +32,13 @@ pub fn build_module(program: Arc<Program>) -> Module {
 /// Builds one function; `may_throw[f]` says whether calls to `f` need a
 /// `NoException` check.
 pub fn build_function(program: &Program, id: FuncId, may_throw: &[bool]) -> IrCode {
+    build_function_counted(program, id, may_throw).0
+}
+
+/// [`build_function`], also returning how many blocks its variable
+/// lookups visited (a measure of the builder's work, for tests that bound
+/// it by the function's size).
+pub fn build_function_counted(program: &Program, id: FuncId, may_throw: &[bool]) -> (IrCode, u64) {
     let func = program.func(id);
     let mut l = lower::FnLower::new(program, func, may_throw);
     l.block(&func.body);
@@ -50,5 +58,6 @@ pub fn build_function(program: &Program, id: FuncId, may_throw: &[bool]) -> IrCo
         ret: func.ret.clone(),
         span: func.span,
     };
-    emit::emit(l.b, header)
+    let steps = l.b.steps;
+    (emit::emit(l.b, header), steps)
 }

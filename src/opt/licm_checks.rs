@@ -1,0 +1,265 @@
+//! LICM's second half: hoisting loop-invariant runtime checks together with
+//! their branch, and the element loads they guard.
+//!
+//! **Guaranteed to execute first.** From a loop's header, the *entry chain*
+//! is the straight line of blocks the first iteration must run: it follows
+//! a block's `goto` (or fallthrough) to a loop block whose only predecessor
+//! it is, and a runtime check `goto R if not c` (to a block `R` that raises)
+//! to its fallthrough, and stops at anything else: any other branch (a
+//! conditional part of the body, the exit test of a `while`-shaped loop),
+//! a block with another predecessor (the header again, a merge), or a
+//! statement that is not *quiet*. Quiet statements have no effect a raise
+//! at the top of the loop could reveal: pure operations, loads, struct
+//! allocations, runtime functions flagged effect-free and nothrow. Not
+//! quiet: calls (they may write, print, throw or not return), stores, `ϒ`
+//! (the handler would see it), array allocations (they may fail), raises.
+//!
+//! The body of a loop runs at least once when its preheader is reached only
+//! for a loop whose exit test is not first: a rotated loop
+//! ([`crate::opt::rotate`]), or one whose header starts with checks. For a
+//! `while`-shaped loop the chain stops at the header's exit test.
+//!
+//! **What moves.** Walking the chain in order:
+//! - a check whose condition is defined outside the loop moves to the
+//!   preheader: the preheader ends in `goto R if not c` and a new block
+//!   follows it (the new preheader). Sound: in the first iteration the check
+//!   ran with the same condition after quiet statements only, so it raises
+//!   there iff it raises now, with the same message (`R`'s operands must be
+//!   defined outside the loop) and, in a `try`, into the same handler with
+//!   the same `ϒ` values (no `ϒ` ran in between); and a check that passes
+//!   once passes in every iteration. `R` must be entered only from the check
+//!   and leave by `unwind` or to a handler outside the loop. The first
+//!   check whose condition varies (or whose `R` does not qualify) ends the
+//!   chain: a later check may not raise before it.
+//! - an element load `a[i]` with `a` and `i` defined outside the loop and
+//!   its MemorySSA clobber outside the loop moves after the hoisted checks.
+//!   Sound: the first iteration ran it with the same memory (only quiet
+//!   statements in between, and no check left before it), so it is in
+//!   bounds at the new place; nothing in the loop writes it, so it reads the
+//!   same value in every iteration.
+//!
+//! Checks `throw` raises are not moved: they are the program's own control
+//! flow, not runtime checks. Counters: `licm.hoisted_check_branches`,
+//! `licm.hoisted_elem_loads`.
+
+use crate::ir::blocks::{BBlock, BlockIr, Label, Term};
+use crate::ir::compact::compact_only;
+use crate::ir::dom::DomTree;
+use crate::ir::edit::{for_each_operand, is_pure};
+use crate::ir::{Flags, Inst, IrCode, Loc, Operand, RaiseKind, Value};
+use crate::memssa::{MemorySsa, LIVE_ON_ENTRY};
+use crate::opt::memloops::{find_loops, LoopInfo};
+use crate::opt::Counters;
+use std::collections::HashMap;
+
+/// What to move out of one loop.
+struct Hoist {
+    preheader: u32,
+    header: u32,
+    /// (check block, condition, raise block), in chain order.
+    checks: Vec<(u32, Operand, u32)>,
+    loads: Vec<Value>,
+}
+
+/// Whether a raise at the loop's top could not reveal that `inst` was
+/// skipped.
+fn quiet(inst: &Inst, flags: Flags) -> bool {
+    match inst {
+        Inst::Upsilon(_) | Inst::TakeException => false,
+        Inst::Load { .. } | Inst::NewStruct { .. } => true,
+        Inst::Runtime { .. } => flags.contains(Flags::EFFECT_FREE) && flags.contains(Flags::NOTHROW),
+        other => is_pure(other),
+    }
+}
+
+struct Ctx<'a> {
+    ir: &'a IrCode,
+    block_of: Vec<u32>,
+}
+
+impl Ctx<'_> {
+    /// Whether `op` is defined outside loop `l` (constants and arguments are).
+    fn outside(&self, l: &LoopInfo, op: &Operand) -> bool {
+        match op {
+            Operand::Value(v) => self.block_of.get(v.0 as usize).is_some_and(|b| !l.body.contains(b)),
+            _ => true,
+        }
+    }
+
+    fn last(&self, b: u32) -> Option<(u32, &Inst)> {
+        let s = self.ir.cfg.blocks.get(b as usize)?.stmts.end.checked_sub(1)?;
+        Some((s, self.ir.stmts.inst.get(s as usize)?))
+    }
+
+    /// Whether block `r`, entered from the check in `from`, raises a runtime
+    /// error with operands defined outside `l` and leaves by `unwind` or to
+    /// a handler outside `l`.
+    fn movable_raise(&self, l: &LoopInfo, r: u32, from: u32) -> bool {
+        let Some(blk) = self.ir.cfg.blocks.get(r as usize) else { return false };
+        if l.body.contains(&r) || blk.preds.len() != 1 || blk.preds[0].0 != from {
+            return false;
+        }
+        let mut raised = false;
+        for s in blk.stmts.clone() {
+            let Some(inst) = self.ir.stmts.inst.get(s as usize) else { return false };
+            let mut ok = true;
+            for_each_operand(inst, |op| ok &= self.outside(l, op));
+            if !ok {
+                return false;
+            }
+            match inst {
+                Inst::Raise { kind, .. } if !raised => {
+                    if *kind == RaiseKind::Throw {
+                        return false;
+                    }
+                    raised = true;
+                }
+                Inst::Upsilon(_) | Inst::Nothing if raised => {}
+                Inst::Unwind => return raised,
+                Inst::Goto(h) => return raised && !l.body.contains(&h.0),
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// The checks and element loads of `l`'s entry chain that may move.
+    fn plan(&self, m: &mut MemorySsa, l: &LoopInfo) -> Option<Hoist> {
+        let ph = l.preheader?;
+        let ir = self.ir;
+        // The preheader ends in `goto H` or falls through into it.
+        match self.last(ph) {
+            Some((_, Inst::Goto(t))) if t.0 == l.header => {}
+            Some((_, i)) if !i.is_terminator() && ph + 1 == l.header => {}
+            _ => return None,
+        }
+        let mut h = Hoist { preheader: ph, header: l.header, checks: Vec::new(), loads: Vec::new() };
+        let mut cur = l.header;
+        for _ in 0..ir.cfg.blocks.len() {
+            let blk = &ir.cfg.blocks[cur as usize];
+            for s in blk.stmts.clone() {
+                let inst = &ir.stmts.inst[s as usize];
+                if inst.is_terminator() {
+                    break;
+                }
+                if !quiet(inst, ir.stmts.flags[s as usize]) {
+                    return Some(h);
+                }
+                if let Inst::Load { loc: Loc::ArrayElem(_), base: Some(b), index: Some(i) } = inst {
+                    if self.outside(l, b) && self.outside(l, i) {
+                        let clobber = m.access_for(Value(s)).map(|a| m.clobbering_access(ir, a));
+                        if clobber.is_some_and(|c| c == LIVE_ON_ENTRY || !l.contains(m.access(c).block)) {
+                            h.loads.push(Value(s));
+                        }
+                    }
+                }
+            }
+            let next = match self.last(cur) {
+                Some((_, Inst::GotoIfNot { cond, dest })) => {
+                    if !self.outside(l, cond) || !self.movable_raise(l, dest.0, cur) {
+                        return Some(h);
+                    }
+                    h.checks.push((cur, *cond, dest.0));
+                    cur + 1
+                }
+                Some((_, Inst::Goto(t))) => t.0,
+                Some((_, i)) if !i.is_terminator() => cur + 1,
+                _ => return Some(h),
+            };
+            let ok = (next as usize) < ir.cfg.blocks.len()
+                && l.body.contains(&next)
+                && next != l.header
+                && ir.cfg.blocks[next as usize].preds.len() == 1;
+            if !ok {
+                return Some(h);
+            }
+            cur = next;
+        }
+        Some(h)
+    }
+}
+
+/// Moves the hoistable checks and element loads of every loop; returns
+/// whether anything moved.
+pub fn run(ir: &mut IrCode, counters: &mut Counters) -> bool {
+    let dom = DomTree::new(&ir.cfg);
+    let loops = find_loops(ir, &dom);
+    if loops.is_empty() {
+        return false;
+    }
+    let mut m = crate::opt::timing::time("memssa.build", || MemorySsa::build(ir));
+    let mut block_of = vec![u32::MAX; ir.stmts.len()];
+    for (b, blk) in ir.cfg.blocks.iter().enumerate() {
+        for s in blk.stmts.clone() {
+            if let Some(slot) = block_of.get_mut(s as usize) {
+                *slot = b as u32;
+            }
+        }
+    }
+    let ctx = Ctx { ir, block_of };
+    let plans: Vec<Hoist> =
+        loops.iter().filter_map(|l| ctx.plan(&mut m, l)).filter(|h| !h.checks.is_empty() || !h.loads.is_empty()).collect();
+    if plans.is_empty() {
+        return false;
+    }
+    let (nchecks, nloads) = plans.iter().fold((0, 0), |(c, l), h| (c + h.checks.len(), l + h.loads.len()));
+    let mut bir = BlockIr::from_ir(ir);
+    let mut before: HashMap<Label, Vec<BBlock>> = HashMap::new();
+    for h in &plans {
+        let pos = bir.positions();
+        let at = |l: u32| pos.get(l as usize).copied().flatten();
+        let mut moved = Vec::new();
+        for v in &h.loads {
+            let Some(b) = ctx.block_of.get(v.0 as usize).and_then(|b| at(*b)) else { continue };
+            if let Some(i) = bir.blocks[b].stmts.iter().position(|s| s.id == *v) {
+                moved.push(bir.blocks[b].stmts.remove(i));
+            }
+        }
+        for &(c, _, _) in &h.checks {
+            if let Some(cb) = at(c) {
+                if let Term::Branch { then, .. } = bir.blocks[cb].term {
+                    bir.blocks[cb].term = Term::Goto(then);
+                }
+            }
+        }
+        let Some(php) = at(h.preheader) else { continue };
+        if h.checks.is_empty() {
+            bir.blocks[php].stmts.extend(moved);
+            continue;
+        }
+        // preheader → N₁ → … → Nₖ → header, each ending in one check.
+        let span = bir.blocks[php].term_span;
+        let labels: Vec<Label> = h.checks.iter().map(|_| bir.fresh_label()).collect();
+        bir.blocks[php].term = Term::Branch { cond: h.checks[0].1, then: labels[0], els: h.checks[0].2 };
+        let mut chain = Vec::new();
+        for (k, &label) in labels.iter().enumerate() {
+            let term = match h.checks.get(k + 1) {
+                Some(&(_, cond, r)) => Term::Branch { cond, then: labels[k + 1], els: r },
+                None => Term::Goto(h.header),
+            };
+            chain.push(BBlock { label, stmts: Vec::new(), term, term_span: span });
+        }
+        if let Some(last) = chain.last_mut() {
+            last.stmts = moved;
+        }
+        let new_pre = labels[labels.len() - 1];
+        if let Some(hp) = at(h.header) {
+            bir.blocks[hp].rename_phi_edge(h.preheader, new_pre);
+        }
+        before.entry(h.header).or_default().extend(chain);
+    }
+    if !before.is_empty() {
+        let old = std::mem::take(&mut bir.blocks);
+        for blk in old {
+            if let Some(list) = before.remove(&blk.label) {
+                bir.blocks.extend(list);
+            }
+            bir.blocks.push(blk);
+        }
+    }
+    *ir = bir.lower();
+    compact_only(ir);
+    counters.add("licm.hoisted_check_branches", nchecks as u64);
+    counters.add("licm.hoisted_elem_loads", nloads as u64);
+    true
+}

@@ -1,0 +1,516 @@
+//! Loop rotation in IrCode (LLVM's `loop-rotate`): `while c { body }`
+//! becomes `if c₀ { do { body } while c }`.
+//!
+//! A loop with header `H` (φs, a short test, `goto X if not c`), body entry
+//! `B = H + 1`, preheader `G` and single latch `L` (`goto H`) becomes:
+//! - `G` ends in a copy of `H`'s test (`H`'s φs read as their `G` inputs)
+//!   and branches to `B` or `X`: the guard;
+//! - `L` ends in a copy of the test (φs read as their `L` inputs) and
+//!   branches to `B` or `X`: the loop is now exited at its bottom;
+//! - `H` is deleted; `B` is the new header. Each φ of `H` becomes a φ of
+//!   `B` (`G` ⇒ preheader input, `L` ⇒ latch input) for its uses dominated
+//!   by `B`, and a φ of `X` (`G` ⇒ preheader input, `L` ⇒ latch input, a
+//!   `break` predecessor ⇒ the `B` φ) for its uses dominated by `X`; a use
+//!   dominated by neither reads a φ of its block merging its predecessors'
+//!   values (found by walking back, as in Braun et al.'s `readVariable`).
+//!   Only the φs something uses are made.
+//!
+//! The body of a rotated loop runs at least once whenever its preheader is
+//! reached: LICM relies on that to hoist runtime checks and element loads
+//! (see [`crate::opt::licm`]).
+//!
+//! `H` qualifies when:
+//! - it has a dedicated preheader `G` and exactly one latch `L` ending in
+//!   `goto H` (loops with several latches first get a single one: a new
+//!   block they all jump to, counter `rotate.latches_merged`); `X` lies
+//!   outside the loop and all its predecessors inside
+//!   (a dedicated exit; the `loops` pass makes these); `B` lies inside,
+//!   has `H` as its only predecessor and no φ; `B`, `X`, `H` distinct;
+//! - its statements are φs with exactly the edges `G` and `L`, then at most
+//!   [`MAX_COPY`] unary/binary operations, string constants and loads. Loads
+//!   may be copied: a copy runs exactly where `H` would have run (at the end
+//!   of `G`, then at the end of `L`), with no statement in between, so it
+//!   reads the same memory; and `H` being one block, every check guarding
+//!   such a load already dominates `H`, hence `G` and `L`;
+//! - none of its non-φ values is used outside `H` (its φs may be: a use
+//!   dominated by neither `B` nor `X`, such as after a merge of the exit and
+//!   a `break`, reads a φ made where the two meet);
+//! - no φᶜ in `H`, `B` or `X`.
+//!
+//! Not rotated: headers with calls (even pure ones, since a call may throw
+//! and a copy in the guard would then throw before the loop), `ϒ`s or π
+//! nodes; handler blocks (`φᶜ`); loops without a
+//! dedicated preheader (the entry block as header); loops whose body is an
+//! empty block back to `H` (already rotated: the rotated form of an empty
+//! loop is itself). Exceptions stay exact: the copied test cannot throw,
+//! and every other statement keeps its place and its `ϒ`s.
+//!
+//! All qualifying loops of the function are rotated at once (renaming is
+//! one pass at the end, keyed by the original dominator tree, so nested and
+//! sequential loops compose); then the `loops` canonicalisation runs again
+//! (the guard makes `G` a branch and `X` a merge), so later passes see
+//! dedicated preheaders and exits. Counter: `rotate.rotated`.
+
+use crate::ir::blocks::{BStmt, BlockIr, Label, Term};
+use crate::ir::compact::compact_only;
+use crate::ir::dom::DomTree;
+use crate::ir::edit::{default_flags, for_each_operand, for_each_operand_mut};
+use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
+use crate::opt::memloops::find_loops;
+use crate::opt::Counters;
+use std::collections::HashMap;
+
+/// Most statements of a header test copied into the preheader and latch.
+pub const MAX_COPY: usize = 8;
+
+/// One loop to rotate (block numbers of the original IR = BlockIr labels).
+struct Plan {
+    h: u32,
+    g: u32,
+    b: u32,
+    l: u32,
+    x: u32,
+    /// `H`'s φs: (value, preheader input, latch input, type).
+    phis: Vec<(Value, Operand, Operand, Type)>,
+    /// `H`'s non-φ statements before its terminator, in order.
+    test: Vec<u32>,
+    cond: Operand,
+}
+
+fn stmts_of(ir: &IrCode, b: u32) -> impl Iterator<Item = (u32, &Inst)> {
+    ir.cfg.blocks[b as usize].stmts.clone().filter_map(move |s| ir.stmts.inst.get(s as usize).map(|i| (s, i)))
+}
+
+/// The loops of `ir` that qualify (see the module doc), before the use scan.
+fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
+    let mut plans = Vec::new();
+    for l in find_loops(ir, dom) {
+        let Some(g) = l.preheader else { continue };
+        let h = l.header;
+        let hb = &ir.cfg.blocks[h as usize];
+        let latches: Vec<u32> = hb.preds.iter().map(|p| p.0).filter(|p| l.body.contains(p)).collect();
+        let [latch] = latches.as_slice() else { continue };
+        let latch = *latch;
+        let Some(last) = hb.stmts.end.checked_sub(1) else { continue };
+        let Some(Inst::GotoIfNot { cond, dest }) = ir.stmts.inst.get(last as usize) else { continue };
+        let (b, x) = (h + 1, dest.0);
+        if b == x || b == h || x == h || latch == h || (b as usize) >= ir.cfg.blocks.len() {
+            continue;
+        }
+        if !l.body.contains(&b) || l.body.contains(&x) || ir.cfg.blocks[b as usize].preds != [BlockId(h)] {
+            continue;
+        }
+        if !ir.cfg.blocks[x as usize].preds.iter().all(|p| l.body.contains(&p.0)) {
+            continue;
+        }
+        // The latch ends in `goto H`, or falls through into it.
+        let ok_latch = match ir.cfg.blocks[latch as usize].stmts.end.checked_sub(1).and_then(|s| ir.stmts.inst.get(s as usize)) {
+            Some(Inst::Goto(t)) => t.0 == h,
+            Some(i) => !i.is_terminator() && latch + 1 == h,
+            None => false,
+        };
+        if !ok_latch {
+            continue;
+        }
+        // Already rotated: the body is an empty block back to `H`.
+        if b == latch && stmts_of(ir, b).all(|(_, i)| matches!(i, Inst::Goto(_) | Inst::Nothing)) {
+            continue;
+        }
+        let has_phic = |blk: u32| stmts_of(ir, blk).any(|(_, i)| matches!(i, Inst::PhiC { .. }));
+        if has_phic(h) || has_phic(x) || stmts_of(ir, b).any(|(_, i)| matches!(i, Inst::Phi { .. } | Inst::PhiC { .. })) {
+            continue;
+        }
+        let mut phis = Vec::new();
+        let mut test = Vec::new();
+        let mut ok = true;
+        for (s, inst) in stmts_of(ir, h) {
+            if s == last {
+                break;
+            }
+            match inst {
+                Inst::Nothing => {}
+                Inst::Phi { edges, values } => {
+                    if !test.is_empty() || edges.len() != 2 {
+                        ok = false;
+                        break;
+                    }
+                    let find = |blk: u32| edges.iter().position(|e| e.0 == blk).and_then(|i| values.get(i).copied());
+                    match (find(g), find(latch)) {
+                        (Some(pre), Some(lat)) => {
+                            phis.push((Value(s), pre, lat, ir.stmts.ty[s as usize].clone()))
+                        }
+                        _ => {
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
+                Inst::Unary(..) | Inst::Binary(..) | Inst::StrConst(_) | Inst::Load { .. } => test.push(s),
+                _ => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if !ok || test.len() > MAX_COPY {
+            continue;
+        }
+        plans.push(Plan { h, g, b, l: latch, x, phis, test, cond: *cond });
+    }
+    plans
+}
+
+/// What a value of a rotated header is: (plan index, φ index or `None`
+/// for a test statement).
+type Owner = HashMap<Value, (usize, Option<usize>)>;
+
+fn owners(plans: &[Plan]) -> Owner {
+    let mut own = HashMap::new();
+    for (pi, p) in plans.iter().enumerate() {
+        for (i, (v, ..)) in p.phis.iter().enumerate() {
+            own.insert(*v, (pi, Some(i)));
+        }
+        for &s in &p.test {
+            own.insert(Value(s), (pi, None));
+        }
+    }
+    own
+}
+
+/// Drops the plans some use of whose header values the renaming could not
+/// handle (see the module doc); returns the survivors.
+fn check_uses(ir: &IrCode, dom: &DomTree, mut plans: Vec<Plan>) -> Vec<Plan> {
+    loop {
+        let own = owners(&plans);
+        let mut bad = vec![false; plans.len()];
+        for (blk, bb) in ir.cfg.blocks.iter().enumerate() {
+            let blk = blk as u32;
+            for s in bb.stmts.clone() {
+                let Some(inst) = ir.stmts.inst.get(s as usize) else { continue };
+                let is_phi = matches!(inst, Inst::Phi { .. });
+                // `edge`: the predecessor a φ operand flows in from.
+                let mut visit = |v: Value, edge: Option<u32>| {
+                    let Some(&(pi, phi)) = own.get(&v) else { return };
+                    let p = &plans[pi];
+                    let ok = if blk == p.h {
+                        // The test reads φs and earlier test values; H's own
+                        // φs may read its φs on the latch edge.
+                        !is_phi || (phi.is_some() && edge == Some(p.l))
+                    } else if phi.is_none() {
+                        false
+                    } else if blk == p.x && edge == Some(p.h) {
+                        true
+                    } else {
+                        dom.reachable(edge.unwrap_or(blk))
+                    };
+                    if !ok {
+                        bad[pi] = true;
+                    }
+                };
+                if let Inst::Phi { edges, values } = inst {
+                    for (e, v) in edges.iter().zip(values) {
+                        if let Operand::Value(v) = v {
+                            visit(*v, Some(e.0));
+                        }
+                    }
+                } else {
+                    for_each_operand(inst, |op| {
+                        if let Operand::Value(v) = op {
+                            visit(*v, None);
+                        }
+                    });
+                }
+            }
+        }
+        if !bad.iter().any(|b| *b) {
+            return plans;
+        }
+        let mut i = 0;
+        plans.retain(|_| {
+            i += 1;
+            !bad[i - 1]
+        });
+    }
+}
+
+/// How far [`Renamer::read_at`] may walk back from a use (beyond it the
+/// round is abandoned, so the walk cannot exhaust the stack).
+const MAX_WALK: u32 = 10_000;
+
+/// The renaming state of one round.
+struct Renamer<'a> {
+    ir: &'a IrCode,
+    dom: &'a DomTree,
+    plans: &'a [Plan],
+    own: Owner,
+    /// (plan, φ, in X?) → the new φ's value.
+    made: HashMap<(usize, usize, bool), Value>,
+    queue: Vec<(usize, usize, bool, Value)>,
+    /// (plan, φ, block) → the φ's value at the end of a block dominated by
+    /// neither `B` nor `X`.
+    merged: HashMap<(usize, usize, u32), Operand>,
+    /// New φs per block (label).
+    new_phis: HashMap<Label, Vec<BStmt>>,
+    /// The predecessors after rotation of the blocks that change them (each
+    /// plan's `B` and `X`); other blocks keep theirs.
+    new_preds: HashMap<u32, Vec<BlockId>>,
+    failed: bool,
+}
+
+impl Renamer<'_> {
+    /// `op` as read at the end of (original) block `at`.
+    fn rename(&mut self, bir: &mut BlockIr, op: Operand, at: Label) -> Operand {
+        let Operand::Value(v) = op else { return op };
+        let Some(&(pi, phi)) = self.own.get(&v) else { return op };
+        let Some(phi) = phi else {
+            self.failed = true;
+            return op;
+        };
+        self.read_at(bir, pi, phi, at, 0)
+    }
+
+    /// The new φ of `B` (or of `X`) standing for φ `phi` of plan `pi`.
+    fn made_phi(&mut self, bir: &mut BlockIr, pi: usize, phi: usize, in_x: bool) -> Operand {
+        if let Some(&nv) = self.made.get(&(pi, phi, in_x)) {
+            return Operand::Value(nv);
+        }
+        let nv = bir.fresh_value();
+        self.made.insert((pi, phi, in_x), nv);
+        self.queue.push((pi, phi, in_x, nv));
+        Operand::Value(nv)
+    }
+
+    /// The value of φ `phi` of plan `pi` at the end of block `y`: the `B`
+    /// or `X` φ where one of them dominates `y`, else a φ of `y` merging its
+    /// predecessors after rotation (every block the walk meets is dominated
+    /// by `H`, whose only successors are `B` and `X`, so the walk ends there;
+    /// it never meets a deleted header, since it takes the predecessors of
+    /// every plan's `B` and `X` after rotation).
+    fn read_at(&mut self, bir: &mut BlockIr, pi: usize, phi: usize, y: u32, depth: u32) -> Operand {
+        let p = &self.plans[pi];
+        if self.dom.reachable(y) && self.dom.dominates(p.b, y) {
+            return self.made_phi(bir, pi, phi, false);
+        }
+        if self.dom.reachable(y) && self.dom.dominates(p.x, y) {
+            return self.made_phi(bir, pi, phi, true);
+        }
+        if let Some(&r) = self.merged.get(&(pi, phi, y)) {
+            return r;
+        }
+        if depth > MAX_WALK || !self.dom.reachable(y) || y == p.h {
+            self.failed = true;
+            return Operand::Value(p.phis[phi].0);
+        }
+        let preds: Vec<BlockId> =
+            self.new_preds.get(&y).cloned().unwrap_or_else(|| self.ir.cfg.blocks[y as usize].preds.clone());
+        if let [q] = preds.as_slice() {
+            let r = self.read_at(bir, pi, phi, q.0, depth + 1);
+            self.merged.insert((pi, phi, y), r);
+            return r;
+        }
+        let id = bir.fresh_value();
+        self.merged.insert((pi, phi, y), Operand::Value(id));
+        let values: Vec<Operand> = preds.iter().map(|q| self.read_at(bir, pi, phi, q.0, depth + 1)).collect();
+        let (v, _, _, ty) = self.plans[pi].phis[phi].clone();
+        let inst = Inst::Phi { edges: preds, values };
+        let flags = default_flags(&inst);
+        let span = self.ir.stmts.span[v.0 as usize];
+        self.new_phis.entry(y).or_default().push(BStmt { id, inst, ty, span, flags });
+        Operand::Value(id)
+    }
+}
+
+/// A copy of `H`'s test at the end of `into`, the φs read as `inputs`.
+fn copy_test(bir: &mut BlockIr, ir: &IrCode, p: &Plan, pos: usize, inputs: &HashMap<Value, Operand>) -> Operand {
+    let mut map = inputs.clone();
+    let mut out = Vec::new();
+    for &s in &p.test {
+        let mut inst = ir.stmts.inst[s as usize].clone();
+        for_each_operand_mut(&mut inst, |op| {
+            if let Operand::Value(v) = op {
+                if let Some(r) = map.get(v) {
+                    *op = *r;
+                }
+            }
+        });
+        let id = bir.fresh_value();
+        map.insert(Value(s), Operand::Value(id));
+        let flags = ir.stmts.flags[s as usize];
+        out.push(BStmt { id, inst, ty: ir.stmts.ty[s as usize].clone(), span: ir.stmts.span[s as usize], flags });
+    }
+    bir.blocks[pos].stmts.extend(out);
+    match p.cond {
+        Operand::Value(v) => map.get(&v).copied().unwrap_or(p.cond),
+        other => other,
+    }
+}
+
+/// Rotates `plans` in one block view; `None` if the renaming failed.
+fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
+    let mut bir = BlockIr::from_ir(ir);
+    let pos = bir.positions();
+    let at = |l: u32| pos.get(l as usize).copied().flatten();
+    for p in plans {
+        let (gp, lp, xp) = (at(p.g)?, at(p.l)?, at(p.x)?);
+        let pre: HashMap<Value, Operand> = p.phis.iter().map(|(v, pr, _, _)| (*v, *pr)).collect();
+        let lat: HashMap<Value, Operand> = p.phis.iter().map(|(v, _, la, _)| (*v, *la)).collect();
+        let c0 = copy_test(&mut bir, ir, p, gp, &pre);
+        bir.blocks[gp].term = Term::Branch { cond: c0, then: p.b, els: p.x };
+        let c1 = copy_test(&mut bir, ir, p, lp, &lat);
+        bir.blocks[lp].term = Term::Branch { cond: c1, then: p.b, els: p.x };
+        // X's φs: the edge from H becomes the edges from G and L.
+        for s in bir.blocks[xp].stmts.iter_mut() {
+            let Inst::Phi { edges, values } = &mut s.inst else { continue };
+            let Some(i) = edges.iter().position(|e| e.0 == p.h) else { continue };
+            let w = values[i];
+            let (wg, wl) = match w {
+                Operand::Value(v) if pre.contains_key(&v) => (pre[&v], lat[&v]),
+                other => (other, other),
+            };
+            edges[i] = BlockId(p.g);
+            values[i] = wg;
+            edges.push(BlockId(p.l));
+            values.push(wl);
+        }
+    }
+    let dead: Vec<u32> = plans.iter().map(|p| p.h).collect();
+    bir.blocks.retain(|b| !dead.contains(&b.label));
+    let mut rn = Renamer {
+        ir,
+        dom,
+        plans,
+        own: owners(plans),
+        made: HashMap::new(),
+        queue: Vec::new(),
+        merged: HashMap::new(),
+        new_phis: HashMap::new(),
+        new_preds: HashMap::new(),
+        failed: false,
+    };
+    for p in plans {
+        rn.new_preds.insert(p.b, vec![BlockId(p.g), BlockId(p.l)]);
+        let mut xp: Vec<BlockId> = ir.cfg.blocks[p.x as usize].preds.iter().copied().filter(|q| q.0 != p.h).collect();
+        xp.splice(0..0, [BlockId(p.g), BlockId(p.l)]);
+        rn.new_preds.insert(p.x, xp);
+    }
+    for bi in 0..bir.blocks.len() {
+        let label = bir.blocks[bi].label;
+        let mut stmts = std::mem::take(&mut bir.blocks[bi].stmts);
+        for s in &mut stmts {
+            if let Inst::Phi { edges, values } = &mut s.inst {
+                for (e, v) in edges.iter().zip(values.iter_mut()) {
+                    *v = rn.rename(&mut bir, *v, e.0);
+                }
+            } else {
+                let mut ops = Vec::new();
+                for_each_operand(&s.inst, |op| ops.push(*op));
+                let renamed: Vec<Operand> = ops.into_iter().map(|op| rn.rename(&mut bir, op, label)).collect();
+                let mut it = renamed.into_iter();
+                for_each_operand_mut(&mut s.inst, |op| {
+                    if let Some(r) = it.next() {
+                        *op = r;
+                    }
+                });
+            }
+        }
+        bir.blocks[bi].stmts = stmts;
+        let mut term = bir.blocks[bi].term.clone();
+        match &mut term {
+            Term::Branch { cond, .. } => *cond = rn.rename(&mut bir, *cond, label),
+            Term::Return(Some(r)) => *r = rn.rename(&mut bir, *r, label),
+            _ => {}
+        }
+        bir.blocks[bi].term = term;
+    }
+    // Make the φs the renaming asked for (their operands may ask for more).
+    while let Some((pi, phi, in_x, id)) = rn.queue.pop() {
+        let p = &plans[pi];
+        let (v, pre, lat, ty) = p.phis[phi].clone();
+        let (mut edges, mut values) = (vec![BlockId(p.g), BlockId(p.l)], Vec::new());
+        values.push(rn.rename(&mut bir, pre, p.g));
+        values.push(rn.rename(&mut bir, lat, p.l));
+        if in_x {
+            for q in &ir.cfg.blocks[p.x as usize].preds {
+                if q.0 != p.h {
+                    edges.push(*q);
+                    values.push(rn.rename(&mut bir, Operand::Value(v), q.0));
+                }
+            }
+        }
+        let inst = Inst::Phi { edges, values };
+        let flags = default_flags(&inst);
+        let span = ir.stmts.span[v.0 as usize];
+        rn.new_phis.entry(if in_x { p.x } else { p.b }).or_default().push(BStmt { id, inst, ty, span, flags });
+    }
+    if rn.failed {
+        return None;
+    }
+    for blk in &mut bir.blocks {
+        if let Some(mut list) = rn.new_phis.remove(&blk.label) {
+            list.sort_by_key(|s| s.id);
+            list.append(&mut blk.stmts);
+            blk.stmts = list;
+        }
+    }
+    let mut out = bir.lower();
+    compact_only(&mut out);
+    Some(out)
+}
+
+/// Gives every loop with several latches (`continue`, or an `if`/`else`
+/// whose arms both jump back) a single one: a new block before the header
+/// that the old latches jump to, merging their φ inputs (LLVM's
+/// loop-simplify). Loops headed by the entry or a handler are left alone.
+fn merge_latches(ir: &mut IrCode) -> u64 {
+    let dom = DomTree::new(&ir.cfg);
+    let mut todo: Vec<(u32, Vec<u32>)> = Vec::new();
+    for l in find_loops(ir, &dom) {
+        if l.preheader.is_none() || stmts_of(ir, l.header).any(|(_, i)| matches!(i, Inst::PhiC { .. })) {
+            continue;
+        }
+        let latches: Vec<u32> =
+            ir.cfg.blocks[l.header as usize].preds.iter().map(|p| p.0).filter(|p| l.body.contains(p)).collect();
+        if latches.len() > 1 {
+            todo.push((l.header, latches));
+        }
+    }
+    if todo.is_empty() {
+        return 0;
+    }
+    let mut bir = BlockIr::from_ir(ir);
+    let mut before: HashMap<Label, Vec<crate::ir::blocks::BBlock>> = HashMap::new();
+    for (h, latches) in &todo {
+        let pos = bir.positions();
+        let (Some(hp), Some(from)) = (
+            pos.get(*h as usize).copied().flatten(),
+            latches.iter().map(|l| pos.get(*l as usize).copied().flatten()).collect::<Option<Vec<usize>>>(),
+        ) else {
+            continue;
+        };
+        let blk = crate::opt::loops::split_edges(&mut bir, &from, hp);
+        before.entry(*h).or_default().push(blk);
+    }
+    let old = std::mem::take(&mut bir.blocks);
+    for blk in old {
+        if let Some(list) = before.remove(&blk.label) {
+            bir.blocks.extend(list);
+        }
+        bir.blocks.push(blk);
+    }
+    *ir = bir.lower();
+    compact_only(ir);
+    todo.len() as u64
+}
+
+pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+    counters.add("rotate.latches_merged", merge_latches(ir));
+    let dom = DomTree::new(&ir.cfg);
+    let plans = check_uses(ir, &dom, candidates(ir, &dom));
+    if plans.is_empty() {
+        return;
+    }
+    let Some(out) = rotate_all(ir, &dom, &plans) else { return };
+    *ir = out;
+    counters.add("rotate.rotated", plans.len() as u64);
+    crate::opt::loops::run(ir, &mut Counters::default());
+}
