@@ -303,6 +303,27 @@ fn spans_are_byte_ranges() {
     assert_eq!((f.body.stmts[0].span.start, f.body.stmts[0].span.end), (12, 30));
 }
 
+#[test]
+fn a_parenthesised_expression_spans_its_parentheses() {
+    // 0         1         2         3
+    // 0123456789012345678901234567890123456
+    // fn main() { let v = ((a + b)) * c.f; }
+    let (m, _) = run("fn main() { let v = ((a + b)) * c.f; }");
+    let ast::Item::Fn(f) = &m.items[0] else { panic!("not a fn") };
+    let ast::StmtKind::Let { init, .. } = &f.body.stmts[0].kind else { panic!("not a let") };
+    assert_eq!((init.span.start, init.span.end), (20, 35));
+    let ast::ExprKind::Binary(_, l, r) = &init.kind else { panic!("not a binary") };
+    // The outer parentheses belong to the operand; the inner ones are inside.
+    assert_eq!((l.span.start, l.span.end), (20, 29));
+    assert!(matches!(l.kind, ast::ExprKind::Binary(..)));
+    assert_eq!((r.span.start, r.span.end), (32, 35));
+    let (m, _) = run("fn main() { (f)(1); }");
+    let ast::Item::Fn(f) = &m.items[0] else { panic!("not a fn") };
+    let ast::StmtKind::Expr(call) = &f.body.stmts[0].kind else { panic!("not an expression") };
+    let ast::ExprKind::Call(callee, _) = &call.kind else { panic!("not a call") };
+    assert_eq!((callee.span.start, callee.span.end, call.span.start), (12, 15, 12));
+}
+
 // ------------------------------------------------------------------- recovery
 
 #[test]

@@ -92,7 +92,7 @@ fn analyse(bir: &BlockIr) -> Analysis {
 /// A new block that receives the edges from the positions `from` to the
 /// block at `target` (which keeps its φs, now with one operand on the new
 /// block); the caller places it in the layout.
-fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> BBlock {
+pub(crate) fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> BBlock {
     let t_label = bir.blocks[target].label;
     let from_labels: Vec<Label> = from.iter().map(|&f| bir.blocks[f].label).collect();
     let new_label = bir.fresh_label();

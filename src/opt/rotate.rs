@@ -21,7 +21,9 @@
 //!
 //! `H` qualifies when:
 //! - it has a dedicated preheader `G` and exactly one latch `L` ending in
-//!   `goto H`; `X` lies outside the loop and all its predecessors inside
+//!   `goto H` (loops with several latches first get a single one: a new
+//!   block they all jump to, counter `rotate.latches_merged`); `X` lies
+//!   outside the loop and all its predecessors inside
 //!   (a dedicated exit; the `loops` pass makes these); `B` lies inside,
 //!   has `H` as its only predecessor and no φ; `B`, `X`, `H` distinct;
 //! - its statements are φs with exactly the edges `G` and `L`, then at most
@@ -37,7 +39,7 @@
 //!
 //! Not rotated: headers with calls (even pure ones, since a call may throw
 //! and a copy in the guard would then throw before the loop), `ϒ`s or π
-//! nodes; handler blocks (`φᶜ`); loops with several latches or without a
+//! nodes; handler blocks (`φᶜ`); loops without a
 //! dedicated preheader (the entry block as header); loops whose body is an
 //! empty block back to `H` (already rotated: the rotated form of an empty
 //! loop is itself). Exceptions stay exact: the copied test cannot throw,
@@ -455,7 +457,53 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
     Some(out)
 }
 
+/// Gives every loop with several latches (`continue`, or an `if`/`else`
+/// whose arms both jump back) a single one: a new block before the header
+/// that the old latches jump to, merging their φ inputs (LLVM's
+/// loop-simplify). Loops headed by the entry or a handler are left alone.
+fn merge_latches(ir: &mut IrCode) -> u64 {
+    let dom = DomTree::new(&ir.cfg);
+    let mut todo: Vec<(u32, Vec<u32>)> = Vec::new();
+    for l in find_loops(ir, &dom) {
+        if l.preheader.is_none() || stmts_of(ir, l.header).any(|(_, i)| matches!(i, Inst::PhiC { .. })) {
+            continue;
+        }
+        let latches: Vec<u32> =
+            ir.cfg.blocks[l.header as usize].preds.iter().map(|p| p.0).filter(|p| l.body.contains(p)).collect();
+        if latches.len() > 1 {
+            todo.push((l.header, latches));
+        }
+    }
+    if todo.is_empty() {
+        return 0;
+    }
+    let mut bir = BlockIr::from_ir(ir);
+    let mut before: HashMap<Label, Vec<crate::ir::blocks::BBlock>> = HashMap::new();
+    for (h, latches) in &todo {
+        let pos = bir.positions();
+        let (Some(hp), Some(from)) = (
+            pos.get(*h as usize).copied().flatten(),
+            latches.iter().map(|l| pos.get(*l as usize).copied().flatten()).collect::<Option<Vec<usize>>>(),
+        ) else {
+            continue;
+        };
+        let blk = crate::opt::loops::split_edges(&mut bir, &from, hp);
+        before.entry(*h).or_default().push(blk);
+    }
+    let old = std::mem::take(&mut bir.blocks);
+    for blk in old {
+        if let Some(list) = before.remove(&blk.label) {
+            bir.blocks.extend(list);
+        }
+        bir.blocks.push(blk);
+    }
+    *ir = bir.lower();
+    compact_only(ir);
+    todo.len() as u64
+}
+
 pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+    counters.add("rotate.latches_merged", merge_latches(ir));
     let dom = DomTree::new(&ir.cfg);
     let plans = check_uses(ir, &dom, candidates(ir, &dom));
     if plans.is_empty() {

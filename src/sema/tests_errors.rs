@@ -299,7 +299,8 @@ fn sema_runs_on_the_recovered_tree_without_cascades() {
 fn chained_comparisons_are_only_a_syntax_error() {
     assert_eq!(
         errs("fn main() {\n    print(1 < 2 < 3);\n    let b = (1 < 2) == true;\n    let c = (1 < 2) < 3;\n}\n"),
-        ["2:17: comparison operators cannot be chained", "4:14: cannot apply `<` to `bool` and `int`"]
+        // The whole expression `(1 < 2) < 3` starts at its `(`.
+        ["2:17: comparison operators cannot be chained", "4:13: cannot apply `<` to `bool` and `int`"]
     );
 }
 

@@ -161,6 +161,7 @@ fn atom<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
     let paren = full
         .clone()
         .delimited_by(just(Token::LParen), just(Token::RParen))
+        .map_with(move |inner, e| Expr { span: cx.span(e.span()), ..inner })
         .recover_with(via_parser(skip_group(Token::LParen).map(move |s| error_expr(cx, s))));
     let array = array(cx, full.clone());
     if allow_struct {
