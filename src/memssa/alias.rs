@@ -326,6 +326,32 @@ pub fn compute_summaries(module: &Module) -> Summaries {
     Summaries(sums)
 }
 
+/// `(root, offset)` with `op == root + offset` in wrapping arithmetic
+/// (`root` None: a constant), through at most 8 `iadd`/`isub` of constants.
+pub fn decompose(ir: &IrCode, op: &Operand) -> (Option<Operand>, i64) {
+    let mut cur = *op;
+    let mut off: i64 = 0;
+    for _ in 0..8 {
+        match cur {
+            Operand::Int(c) => return (None, off.wrapping_add(c)),
+            Operand::Value(v) => match ir.stmts.inst.get(v.0 as usize) {
+                Some(Inst::Binary(BinaryOp::IAdd, x, Operand::Int(c)))
+                | Some(Inst::Binary(BinaryOp::IAdd, Operand::Int(c), x)) => {
+                    off = off.wrapping_add(*c);
+                    cur = *x;
+                }
+                Some(Inst::Binary(BinaryOp::ISub, x, Operand::Int(c))) => {
+                    off = off.wrapping_sub(*c);
+                    cur = *x;
+                }
+                _ => break,
+            },
+            _ => break,
+        }
+    }
+    (Some(cur), off)
+}
+
 /// Alias answer.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum AliasResult {
@@ -395,29 +421,8 @@ impl AliasCtx<'_> {
         AliasResult::May
     }
 
-    /// `(root, offset)` with `op == root + offset` (`root` None: constant).
     fn decompose(&self, op: &Operand) -> (Option<Operand>, i64) {
-        let mut cur = *op;
-        let mut off: i64 = 0;
-        for _ in 0..8 {
-            match cur {
-                Operand::Int(c) => return (None, off.wrapping_add(c)),
-                Operand::Value(v) => match self.ir.stmts.inst.get(v.0 as usize) {
-                    Some(Inst::Binary(BinaryOp::IAdd, x, Operand::Int(c)))
-                    | Some(Inst::Binary(BinaryOp::IAdd, Operand::Int(c), x)) => {
-                        off = off.wrapping_add(*c);
-                        cur = *x;
-                    }
-                    Some(Inst::Binary(BinaryOp::ISub, x, Operand::Int(c))) => {
-                        off = off.wrapping_sub(*c);
-                        cur = *x;
-                    }
-                    _ => break,
-                },
-                _ => break,
-            }
-        }
-        (Some(cur), off)
+        decompose(self.ir, op)
     }
 
     /// Whether `a` and `b` may name the same memory. `imprecise`: the two

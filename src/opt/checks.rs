@@ -406,8 +406,11 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
     let (bounds, nil, div) = eliminate(ir);
     pi_insert::strip_pis(ir);
     if bounds + nil + div > 0 {
-        // Merge the blocks the folded branches left behind.
+        // Merge the blocks the folded branches left behind, then restore
+        // the dedicated preheaders and exits that merging may have removed
+        // (`rotate` and `licm` need them).
         crate::opt::cfg::run(ir, &mut Counters::default());
+        crate::opt::loops::run(ir, &mut Counters::default());
     }
     counters.add("checks.bounds_removed", bounds);
     counters.add("checks.nil_removed", nil);

@@ -26,7 +26,8 @@
 
 use crate::ir::compact::compact;
 use crate::ir::edit::{for_each_operand, is_pure, replace_uses, NewNodes};
-use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, Type, Value};
+use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RuntimeFn, Type, Value};
+use crate::memssa::alias::{inst_effect, Class, Effect, TypeKey};
 use crate::memssa::{MemorySsa, LIVE_ON_ENTRY};
 use crate::opt::memloops::{find_loops, LoopInfo};
 use crate::opt::Counters;
@@ -103,6 +104,117 @@ pub(crate) fn known_nonnil(ir: &IrCode, new: &NewNodes, m: &MemorySsa, guards: &
 }
 
 pub(crate) type Guards = HashSet<(u32, (u8, u32))>;
+
+/// What [`known_inbounds`] reads: the bounds checks by the block their true
+/// edge enters, and the element types whose array lengths may shrink
+/// somewhere in the function (`None`: any).
+pub(crate) struct BoundsFacts {
+    /// Block `F` ↦ the `(i, n)` of every `goto … if not iult(i, n)` that
+    /// falls through to `F`, `F`'s only predecessor (so `0 <= i < n` in `F`).
+    guards: HashMap<u32, Vec<(Operand, Operand)>>,
+    shrinking: Option<HashSet<TypeKey>>,
+}
+
+pub(crate) fn bounds_facts(ir: &IrCode) -> BoundsFacts {
+    let mut guards: HashMap<u32, Vec<(Operand, Operand)>> = HashMap::new();
+    let mut shrinking = Some(HashSet::new());
+    for (b, blk) in ir.cfg.blocks.iter().enumerate() {
+        let Some(last) = blk.stmts.end.checked_sub(1) else { continue };
+        let Some(Inst::GotoIfNot { cond: Operand::Value(c), dest }) = ir.stmts.inst.get(last as usize) else { continue };
+        let Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ult), i, n)) = ir.stmts.inst.get(c.0 as usize) else { continue };
+        let f = b + 1;
+        if dest.0 as usize != f && f < ir.cfg.blocks.len() && ir.cfg.blocks[f].preds.iter().all(|p| p.0 == b as u32) {
+            guards.entry(f as u32).or_default().push((*i, *n));
+        }
+    }
+    // Lengths change by `push` (grows: harmless), `pop`, stores to a length
+    // and calls whose summary may write lengths.
+    for (s, inst) in ir.stmts.inst.iter().enumerate() {
+        if matches!(inst, Inst::NewArray { .. } | Inst::Load { .. } | Inst::Runtime { func: RuntimeFn::ArrayPush, .. }) {
+            continue;
+        }
+        let Some(e) = inst_effect(ir, Value(s as u32), inst) else { continue };
+        let Some(set) = shrinking.as_mut() else { break };
+        match e.writes {
+            Effect::None => {}
+            Effect::Classes(cs) if cs.all => shrinking = None,
+            Effect::Classes(cs) => set.extend(cs.set.into_iter().filter_map(|c| if let Class::Len(k) = c { Some(k) } else { None })),
+            Effect::Locs(ls) => set.extend(ls.into_iter().filter_map(|l| if let Class::Len(k) = l.class { Some(k) } else { None })),
+        }
+    }
+    BoundsFacts { guards, shrinking }
+}
+
+/// Whether `n` is the length of array `base` (a `len` load of it, or the
+/// length operand of its allocation).
+fn is_len_of(ir: &IrCode, new: &NewNodes, n: &Operand, base: &Operand) -> bool {
+    if let Operand::Value(v) = n {
+        if let Some(Inst::Load { loc: Loc::ArrayLen, base: Some(b), .. }) = inst_of(ir, new, *v) {
+            return b == base;
+        }
+    }
+    matches!(base, Operand::Value(b) if matches!(inst_of(ir, new, *b), Some(Inst::NewArray { len, .. }) if len == n))
+}
+
+/// Whether the ints `a` and `b`, both available at one point, are equal
+/// there: `r + c` for the same root `r` (or constant) and offset `c`.
+fn same_int(ir: &IrCode, a: &Operand, b: &Operand) -> bool {
+    a == b || crate::memssa::alias::decompose(ir, a) == crate::memssa::alias::decompose(ir, b)
+}
+
+/// Whether element `index` of the array `base` exists at the end of block
+/// `at` (a load of it there cannot fault): the length of `base`'s arrays
+/// never shrinks in the function, and `0 <= index < len(base)` is known
+/// from a constant index below the constant length of a fresh allocation,
+/// a π range fact on `index`, or a dominating bounds check
+/// `goto … if not iult(index, len(base))` whose true edge enters a block
+/// dominating `at`. Arrays are never nil (LANGUAGE.md), so a base that is
+/// not the `nil` literal is dereferenceable.
+pub(crate) fn known_inbounds(
+    ir: &IrCode,
+    new: &NewNodes,
+    m: &MemorySsa,
+    facts: &BoundsFacts,
+    base: &Operand,
+    index: &Operand,
+    at: u32,
+) -> bool {
+    let Some(Type::Array(elem)) = crate::memssa::alias::operand_type(ir, base) else { return false };
+    if facts.shrinking.as_ref().is_none_or(|s| s.contains(&TypeKey::of(&elem))) {
+        return false;
+    }
+    if let (Operand::Int(c), Operand::Value(b)) = (index, base) {
+        if let Some(Inst::NewArray { len: Operand::Int(n), .. }) = inst_of(ir, new, *b) {
+            return 0 <= *c && c < n;
+        }
+    }
+    // π facts on the index's chain: a lower bound >= 0 and an upper bound
+    // that is the length.
+    let (mut lo, mut hi, mut o) = (false, false, *index);
+    for _ in 0..GUARD_SEARCH {
+        let Operand::Value(v) = o else { break };
+        let Some(Inst::Pi { value, fact: Fact::Range { lo: l, hi: h } }) = inst_of(ir, new, v) else { break };
+        lo |= matches!(l, Some(Operand::Int(c)) if *c >= 0);
+        hi |= h.as_ref().is_some_and(|h| is_len_of(ir, new, h, base));
+        o = *value;
+    }
+    if lo && hi {
+        return true;
+    }
+    let mut b = at;
+    for _ in 0..GUARD_SEARCH {
+        if let Some(gs) = facts.guards.get(&b) {
+            if gs.iter().any(|(i, n)| (i == index || i == &o || same_int(ir, i, index)) && is_len_of(ir, new, n, base)) {
+                return true;
+            }
+        }
+        match m.dom.idom.get(b as usize).copied().flatten() {
+            Some(d) if d != b => b = d,
+            _ => return false,
+        }
+    }
+    false
+}
 
 /// Whether the pure `inst` can be executed where it was not (no trap).
 fn speculatable(inst: &Inst) -> bool {

@@ -1,42 +1,84 @@
 //! Scalar promotion (LLVM's LICM promotion), run at the end of `licm`.
 //!
-//! A location `L` — a global, or field `f` of a base defined outside the
-//! loop and known non-nil at the preheader — is promoted in loop `P` when:
-//! - `P` stores to `L`, and every statement of `P` whose memory effect may
-//!   overlap `L` (alias analysis across iterations; calls through their
-//!   summaries, `print` of a composite reads everything) is a load or a
-//!   store of exactly `L` (same location, same base operand);
-//! - `P` has a dedicated preheader and every exit block has all its
-//!   predecessors inside `P` (the `loops` pass makes both).
+//! A location `L` is promoted in loop `P` when it is one of
+//! - a global;
+//! - field `f` of a base defined outside `P` and known non-nil at the
+//!   preheader ([`known_nonnil`]);
+//! - element `a[i]` of an array `a` and an index `i` both defined outside
+//!   `P` (so the same in every iteration), with `0 <= i < len(a)` known at
+//!   the preheader ([`known_inbounds`]: a dominating bounds check, a π
+//!   fact, or a constant index below the constant length of a fresh
+//!   allocation, and no array of `a`'s type ever shrinks in the function);
 //!
+//! and:
+//! - `P` stores to `L`, and every statement of `P` whose memory effect may
+//!   overlap `L` in *any* iteration is a load or a store of exactly `L`.
+//!   Fields and globals use the alias analysis in its cross-iteration mode;
+//!   elements use [`elem_overlaps`]: another array of the same element type
+//!   blocks unless the two are provably different objects (distinct
+//!   allocations, an allocation in the loop, an allocation against an
+//!   argument), `a[j]` blocks unless `j` and `i` are `r + c` and `r + d`
+//!   with `c != d` and the same invariant root `r` (or both constant), and
+//!   a write to the length of an array that may be `a` blocks (the exit
+//!   stores rely on `i` staying in bounds). Calls count through their
+//!   summaries, `print` of a composite reads everything. Accesses of `L`
+//!   with an index that is the same value (`r + c` again) count as `L`;
+//! - `P` has a dedicated preheader and every exit block has all its
+//!   predecessors inside `P` (the `loops` pass makes both);
 //! - the loop has at most `MAX_EXITS` exits (code size: every exit gets
 //!   a store per promoted location, at most `MAX_EXIT_STORES` per loop).
 //!
-//! Then: one load of `L` at the end of the preheader, a φ at the header and
+//! Then: one load of `L` at the end of the preheader (none when the
+//! preheader stores `L` with nothing that may write memory after that
+//! store: the stored value enters the loop), a φ at the header and
 //! at every other block of `P` (and exit block) with two or more
 //! predecessors, loads replaced by the value reaching them, stores removed,
 //! and one store of the reaching value at the start of every exit block.
 //!
-//! Why this is sound (LLVM issue 195513's condition): the exit store is
-//! executed even on paths where the loop stored nothing. It then writes the
-//! value loaded in the preheader back, unchanged, which is only allowed
-//! because `L` is dereferenceable and writable at the preheader (globals
-//! always; a field of a base known non-nil there) and the program is single
-//! threaded; a field of a base not known non-nil is never promoted, even
-//! when stored on every path, since the loop may run zero times.
-//! Exceptions: a `raise` (or a call that may throw) inside the loop leaves
-//! it by an explicit edge to a handler or `unwind` block, an exit block,
-//! whose store materialises the value before anything can observe memory;
-//! a call that may read or write `L` is an overlapping access and blocks
-//! promotion. `return`/`unwind` blocks cannot be inside a loop (they reach
-//! no latch). Counter: `licm.promoted` (locations).
+//! Why this is sound:
+//! - The preheader load cannot fault (the conditions above) and reads what
+//!   the first iteration would have read: nothing between them writes `L`.
+//! - Every access of `P` that may touch `L` in some iteration is one of the
+//!   promoted loads and stores, so the register holds exactly what memory
+//!   would hold at each of them; nothing else in `P` can observe memory at
+//!   `L` before the exit store. This is the condition of LLVM issue #195513
+//!   (fixed by reverting PR #187529, PR #195606): a load whose clobber walk
+//!   answers "outside the loop" may still read the stored location in one
+//!   iteration only — its address varies, e.g. an array variable `p`
+//!   assigned `a` before the loop and `b` inside it reads `a[0]` in the
+//!   first iteration only — so the clobber walk (which translates `p`
+//!   across the back edge and finds no clobber) must not be what clears
+//!   a load. LLVM's store hoisting therefore requires every load of the
+//!   loop to be dominated by the hoisted store; promotion here asks more:
+//!   each possibly-aliasing load is one of `L`'s own (replaced by the
+//!   register) or proven disjoint from `L` in every iteration, by alias
+//!   facts that hold across iterations, never by the walker.
+//!   (`licm` itself hoists no stores.)
+//! - The exit store runs even on paths where the loop stored nothing; it
+//!   then writes back the value loaded in the preheader, unchanged. That is
+//!   allowed because `L` is dereferenceable and writable at every exit
+//!   (globals always; the field of a base known non-nil; the element, in
+//!   bounds at the preheader, with no length change in the loop) and the
+//!   program is single threaded. So a store on some paths only is
+//!   promoted; a location not known dereferenceable is never promoted,
+//!   even when stored on every path, since the loop may run zero times.
+//! - Exceptions: a `raise` (or a call that may throw) inside the loop
+//!   leaves it by an explicit edge to a handler or `unwind` block, an exit
+//!   block, whose store materialises the value before anything can observe
+//!   memory; a call that may read or write `L` is an overlapping access and
+//!   blocks promotion. `return`/`unwind` blocks cannot be inside a loop
+//!   (they reach no latch).
+//!
+//! Runtime checks of the promoted accesses stay where they are (the
+//! `checks` pass removes those it can prove). Counter: `licm.promoted`
+//! (locations).
 
 use crate::ir::compact::compact;
 use crate::ir::edit::{delete, replace_uses, NewNodes};
 use crate::ir::{BlockId, Inst, IrCode, Loc, Operand, Type, Value};
-use crate::memssa::alias::{inst_effect, operand_type, AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc};
+use crate::memssa::alias::{decompose, inst_effect, operand_type, AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc};
 use crate::memssa::MemorySsa;
-use crate::opt::licm::{known_nonnil, nonnil_guards};
+use crate::opt::licm::{bounds_facts, known_inbounds, known_nonnil, nonnil_guards, BoundsFacts, Guards};
 use crate::opt::memloops::{find_loops, LoopInfo};
 use crate::opt::Counters;
 use std::collections::{HashMap, HashSet};
@@ -51,6 +93,8 @@ const MAX_CANDIDATES: usize = 32;
 /// `MAX_EXIT_STORES` exit stores are added per loop.
 const MAX_EXITS: usize = 16;
 const MAX_EXIT_STORES: usize = 64;
+/// Statements scanned back from a preheader for a store of the location.
+const STORE_SCAN: usize = 64;
 
 pub fn run(ir: &mut IrCode, counters: &mut Counters) {
     for _ in 0..MAX_ROUNDS {
@@ -60,6 +104,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
             return;
         }
         let guards = nonnil_guards(ir);
+        let bounds = bounds_facts(ir);
         let mut new = NewNodes::new(ir);
         let mut touched: HashSet<u32> = HashSet::new();
         let mut stores: Vec<(Value, Inst)> = Vec::new();
@@ -68,7 +113,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
             if l.blocks.iter().chain(&l.exits).chain(&l.preheader).any(|b| touched.contains(b)) {
                 continue;
             }
-            let k = promote_loop(ir, &m, &guards, &mut new, &mut stores, l);
+            let k = promote_loop(ir, &m, (&guards, &bounds), &mut new, &mut stores, l);
             if k > 0 {
                 n += k;
                 touched.extend(l.blocks.iter().copied());
@@ -90,12 +135,23 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
 
 /// The location a load or store of `inst` names, when it is promotable in
 /// shape (global or field).
-fn loc_of(inst: &Inst) -> Option<(Loc, Option<Operand>)> {
+fn loc_of(inst: &Inst) -> Option<Key> {
     match inst {
-        Inst::Load { loc: loc @ (Loc::Global(_) | Loc::Field { .. }), base, .. }
-        | Inst::Store { loc: loc @ (Loc::Global(_) | Loc::Field { .. }), base, .. } => Some((loc.clone(), *base)),
+        Inst::Load { loc: loc @ (Loc::Global(_) | Loc::Field { .. } | Loc::ArrayElem(_)), base, index }
+        | Inst::Store { loc: loc @ (Loc::Global(_) | Loc::Field { .. } | Loc::ArrayElem(_)), base, index, .. } => {
+            Some(Key { loc: loc.clone(), base: *base, index: *index })
+        }
         _ => None,
     }
+}
+
+/// A promotable location: `loc` of `base` (fields, elements) at `index`
+/// (elements).
+#[derive(Clone, Debug, PartialEq)]
+struct Key {
+    loc: Loc,
+    base: Option<Operand>,
+    index: Option<Operand>,
 }
 
 /// Statements of the loop in block order.
@@ -117,11 +173,84 @@ fn effect_overlaps(ctx: &AliasCtx, e: &Effect, target: &MemLoc) -> bool {
     }
 }
 
+/// Whether the effect `e` of a loop statement may touch element `index`
+/// of `base` (`target`) in some iteration, when `base` and `index` are
+/// defined outside the loop. `outside(o)`: `o` has the same value in every
+/// iteration (so two such operands that differ as SSA values may still be
+/// equal, and operands defined in the loop may take any value, including
+/// the value another iteration's access used). A write (`write`) of the
+/// length of a `[T]` array that may be `base` counts too: the exit stores
+/// rely on `index` staying in bounds.
+fn elem_overlaps(ir: &IrCode, outside: &dyn Fn(&Operand) -> bool, e: &Effect, target: &MemLoc, write: bool) -> bool {
+    let Class::Elem(k) = &target.class else { return true };
+    let len = Class::Len(k.clone());
+    match e {
+        Effect::None => false,
+        Effect::Classes(c) => c.contains(&target.class) || (write && c.contains(&len)),
+        Effect::Locs(ls) => ls.iter().any(|x| {
+            if x.class == len && write {
+                return !distinct_objects(ir, outside, target.base.as_ref(), x.base.as_ref());
+            }
+            if x.class != target.class || distinct_objects(ir, outside, target.base.as_ref(), x.base.as_ref()) {
+                return false;
+            }
+            if x.base != target.base {
+                return true;
+            }
+            // The same array object: indices `r + c` and `r + d` with the
+            // same loop-invariant root `r` (or both constant) and `c != d`
+            // never meet.
+            let (Some(i), Some(j)) = (&target.index, &x.index) else { return true };
+            let ((ri, ci), (rj, cj)) = (decompose(ir, i), decompose(ir, j));
+            let same_root = match (ri, rj) {
+                (None, None) => true,
+                (Some(a), Some(b)) => a == b && outside(&a),
+                _ => false,
+            };
+            !(same_root && ci != cj)
+        }),
+    }
+}
+
+/// Whether two index operands of accesses in the loop have the same value
+/// in every iteration: the same operand, or `r + c` for the same constant
+/// `c` and the same root `r` defined outside the loop (or constant).
+fn same_index(ir: &IrCode, outside: &dyn Fn(&Operand) -> bool, a: &Option<Operand>, b: &Option<Operand>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(x), Some(y)) if x == y => true,
+        (Some(x), Some(y)) => {
+            let ((rx, cx), (ry, cy)) = (decompose(ir, x), decompose(ir, y));
+            cx == cy && rx == ry && rx.as_ref().is_none_or(outside)
+        }
+        _ => false,
+    }
+}
+
+/// Whether the array `a` (defined outside the loop) and the base `b` of an
+/// access in the loop are different objects in every iteration: two
+/// distinct allocation statements; an allocation in the loop (a new object
+/// each time, so none that existed when the loop was entered); an
+/// allocation against an argument.
+fn distinct_objects(ir: &IrCode, outside: &dyn Fn(&Operand) -> bool, a: Option<&Operand>, b: Option<&Operand>) -> bool {
+    let (Some(a), Some(b)) = (a, b) else { return false };
+    let alloc = |o: &Operand| match o {
+        Operand::Value(v) => matches!(ir.stmts.inst.get(v.0 as usize), Some(Inst::NewArray { .. } | Inst::NewStruct { .. })),
+        _ => false,
+    };
+    match (alloc(a), alloc(b)) {
+        (true, true) => a != b || !outside(b),
+        (false, true) => !outside(b) || matches!(a, Operand::Arg(_)),
+        (true, false) => matches!(b, Operand::Arg(_)),
+        (false, false) => false,
+    }
+}
+
 /// Promotes every eligible location of `l`; returns how many.
 fn promote_loop(
     ir: &mut IrCode,
     m: &MemorySsa,
-    guards: &crate::opt::licm::Guards,
+    guards: (&Guards, &BoundsFacts),
     new: &mut NewNodes,
     stores: &mut Vec<(Value, Inst)>,
     l: &LoopInfo,
@@ -156,7 +285,7 @@ fn promote_loop(
     }
     let stmts = loop_stmts(ir, l);
     // Candidate locations: stored in the loop.
-    let mut cands: Vec<(Loc, Option<Operand>)> = Vec::new();
+    let mut cands: Vec<Key> = Vec::new();
     for &(_, v) in &stmts {
         let Some(inst @ Inst::Store { .. }) = ir.stmts.inst.get(v.0 as usize) else { continue };
         if let Some(c) = loc_of(inst) {
@@ -177,12 +306,12 @@ fn promote_loop(
         }
     }
     let mut done = 0;
-    for (loc, base) in cands {
+    for key in cands {
         if (done + 1) * l.exits.len() > MAX_EXIT_STORES {
             break;
         }
         let mark = (new.nodes.len(), stores.len());
-        if let Some(mine) = promote_one(ir, m, guards, new, stores, l, (ph, ph_term, after), &effects, &loc, base) {
+        if let Some(mine) = promote_one(ir, m, guards, new, stores, l, (ph, ph_term, after), &effects, &key) {
             effects.retain(|(v, _)| !mine.contains(v));
             done += 1;
         } else {
@@ -191,6 +320,35 @@ fn promote_loop(
         }
     }
     done
+}
+
+/// The value last stored to `key` before the end of the preheader `ph`,
+/// when no statement after that store may write memory: the promoted value
+/// starts as that operand instead of a load. The scan goes back through
+/// `ph` and then through single-predecessor chains (a rotated loop's guard
+/// block), at most `STORE_SCAN` statements.
+fn stored_in_preheader(ir: &IrCode, ph: u32, key: &Key) -> Option<Operand> {
+    let mut b = ph;
+    let mut budget = STORE_SCAN;
+    loop {
+        for s in ir.cfg.blocks[b as usize].stmts.clone().rev() {
+            budget = budget.checked_sub(1)?;
+            let inst = ir.stmts.inst.get(s as usize)?;
+            if let Inst::Store { value, .. } = inst {
+                if loc_of(inst).as_ref() == Some(key) {
+                    return Some(*value);
+                }
+            }
+            if inst_effect(ir, Value(s), inst).is_some_and(|e| e.writes != Effect::None) {
+                return None;
+            }
+        }
+        let [p] = ir.cfg.blocks[b as usize].preds.as_slice() else { return None };
+        if p.0 == b {
+            return None;
+        }
+        b = p.0;
+    }
 }
 
 /// The first statement of `b` that is not a φ/φᶜ.
@@ -210,43 +368,54 @@ fn unique_preds(ir: &IrCode, b: u32) -> Vec<BlockId> {
 fn promote_one(
     ir: &mut IrCode,
     m: &MemorySsa,
-    guards: &crate::opt::licm::Guards,
+    (guards, bounds): (&Guards, &BoundsFacts),
     new: &mut NewNodes,
     stores: &mut Vec<(Value, Inst)>,
     l: &LoopInfo,
     (ph, ph_term, after): (u32, Value, bool),
     effects: &[(Value, InstEffect)],
-    loc: &Loc,
-    base: Option<Operand>,
+    key: &Key,
 ) -> Option<HashSet<Value>> {
-    // The base: invariant and known non-nil at the preheader.
-    if let Loc::Field { .. } = loc {
-        let Some(b) = &base else { return None };
-        if let Operand::Value(v) = b {
-            if m.block_of(*v).is_none_or(|bb| l.contains(bb)) || (v.0 as usize) >= ir.stmts.len() {
+    let (loc, base, index) = (&key.loc, key.base, key.index);
+    // Base and index: defined outside the loop (the same in every
+    // iteration); the location cannot fault at the preheader.
+    let outside = |o: &Operand| match o {
+        Operand::Value(v) => (v.0 as usize) < ir.stmts.len() && m.block_of(*v).is_some_and(|bb| !l.contains(bb)),
+        _ => true,
+    };
+    match loc {
+        Loc::Field { .. } => {
+            let Some(b) = &base else { return None };
+            if !outside(b) || !known_nonnil(ir, new, m, guards, b, ph) {
                 return None;
             }
         }
-        if !known_nonnil(ir, new, m, guards, b, ph) {
-            return None;
+        Loc::ArrayElem(_) => {
+            let (Some(b), Some(i)) = (&base, &index) else { return None };
+            if !outside(b) || !outside(i) || !known_inbounds(ir, new, m, bounds, b, i, ph) {
+                return None;
+            }
         }
+        Loc::Global(_) => {}
+        Loc::ArrayLen => return None,
     }
-    let Some(class) = crate::memssa::alias::class_of(ir, loc, base.as_ref()) else { return None };
-    if !matches!(class, Class::Global(_) | Class::Field(..)) {
-        return None;
-    }
-    let target = MemLoc { class, base, index: None };
+    let class = crate::memssa::alias::class_of(ir, loc, base.as_ref())?;
+    let target = MemLoc { class, base, index };
     let ctx = m.alias_ctx(ir);
+    let overlaps = |e: &Effect, write: bool| match target.class {
+        Class::Elem(_) => elem_overlaps(ir, &outside, e, &target, write),
+        _ => effect_overlaps(&ctx, e, &target),
+    };
     let mut mine: HashSet<Value> = HashSet::new();
     let mut ty: Option<Type> = None;
     for (v, e) in effects {
         let v = *v;
         let Some(inst) = ir.stmts.inst.get(v.0 as usize) else { continue };
-        if !effect_overlaps(&ctx, &e.reads, &target) && !effect_overlaps(&ctx, &e.writes, &target) {
+        if !overlaps(&e.reads, false) && !overlaps(&e.writes, true) {
             continue;
         }
         match loc_of(inst) {
-            Some((l2, b2)) if &l2 == loc && b2 == base => {
+            Some(k2) if k2.loc == key.loc && k2.base == key.base && same_index(ir, &outside, &k2.index, &key.index) => {
                 mine.insert(v);
                 match inst {
                     Inst::Load { .. } => ty = Some(ir.stmts.ty[v.0 as usize].clone()),
@@ -262,7 +431,10 @@ fn promote_one(
         return None;
     }
     // The preheader load and the header φ.
-    let init = new.insert_node(ir, ph_term, Inst::Load { loc: loc.clone(), base, index: None }, ty.clone(), after);
+    let init = match stored_in_preheader(ir, ph, key) {
+        Some(v) => v,
+        None => Operand::Value(new.insert_node(ir, ph_term, Inst::Load { loc: loc.clone(), base, index }, ty.clone(), after)),
+    };
     // φs: header and every other loop block with two or more predecessors.
     let mut phi_of: HashMap<u32, (Value, Vec<BlockId>)> = HashMap::new();
     for &b in &l.blocks {
@@ -314,7 +486,7 @@ fn promote_one(
             let preds = unique_preds(ir, x);
             let [p] = preds.as_slice() else { return None };
             if p.0 == ph {
-                val = Operand::Value(init);
+                val = init;
                 break;
             }
             if !l.body.contains(&p.0) || chain.len() > l.blocks.len() {
@@ -351,7 +523,7 @@ fn promote_one(
         let mut values = Vec::new();
         for p in preds {
             if p.0 == ph {
-                values.push(Operand::Value(init));
+                values.push(init);
             } else {
                 let Some(v) = block_out.get(&p.0) else { return None };
                 values.push(*v);
@@ -379,7 +551,7 @@ fn promote_one(
             let Some(first) = ir.cfg.blocks[x as usize].stmts.clone().next() else { return None };
             Operand::Value(new.insert_node(ir, Value(first), Inst::Phi { edges: preds.clone(), values }, ty.clone(), false))
         };
-        stores.push((at, Inst::Store { loc: loc.clone(), base, index: None, value: val }));
+        stores.push((at, Inst::Store { loc: loc.clone(), base, index, value: val }));
     }
     // Rewrite the loop's loads and stores.
     for &b in &l.blocks {
