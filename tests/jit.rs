@@ -199,3 +199,43 @@ fn clif_command_prints_each_function() {
     assert!(text.contains("; fn sq\n") && text.contains("; fn main\n"), "{text}");
     assert!(text.contains("imul"), "{text}");
 }
+
+/// Cranelift orders blocks for lowering and register allocation by a
+/// depth-first search that enters a branch's first target first. A loop's
+/// exit must be that first target (so its body stays next to its header
+/// instead of following the rest of the function, which made the
+/// single-pass allocator quadratic on functions of thousands of loops),
+/// while an error path stays the second target (entered last: right after
+/// its check). So every `brif` names the later block first, unless the
+/// later block is cold.
+#[test]
+fn branches_name_the_later_block_first_unless_it_is_cold() {
+    let src = "fn main() { var a = [1, 2, 3]; var s = 0; var i = 0;\n\
+               while i < 3 { if a[i] > 1 { s += a[i]; } i += 1; }\n\
+               for j in 0..2 { s += j; }\n\
+               print(s); }\n";
+    assert_eq!(run_args("branch_order", src, &[]).stdout, "6\n");
+    let path = write_program("branch_order", src);
+    let out = Command::new(env!("CARGO_BIN_EXE_toyc")).args(["clif", "-O0"]).arg(&path).output().expect("toyc clif");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let num = |s: &str| -> u32 {
+        let s = s.trim().trim_start_matches("block");
+        s[..s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len())].parse().expect("block number")
+    };
+    let cold: Vec<u32> = text.lines().filter(|l| l.starts_with("block") && l.contains(" cold:")).map(num).collect();
+    let (mut plain, mut checks) = (0, 0);
+    for line in text.lines().map(str::trim).filter(|l| l.starts_with("brif ")) {
+        let targets: Vec<u32> = line.match_indices("block").map(|(i, _)| num(&line[i..])).collect();
+        let [first, second] = targets[..] else { panic!("{line}") };
+        if cold.contains(&first) || cold.contains(&second) {
+            assert!(cold.contains(&second) && !cold.contains(&first), "cold target not second: {line}\n{text}");
+            checks += 1;
+        } else {
+            assert!(first > second, "the later block is not the first target: {line}\n{text}");
+            plain += 1;
+        }
+    }
+    // Two loop headers and an `if`; three bounds checks.
+    assert!(plain >= 3 && checks >= 1, "{plain} plain, {checks} check branches\n{text}");
+}

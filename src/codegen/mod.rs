@@ -104,18 +104,42 @@ pub(crate) struct Compiler<'a> {
     opts: CodegenOptions,
     /// How many functions were compiled with the large-function ISA.
     pub large_functions: usize,
+    regalloc: RegallocChoice,
 }
 
 /// Functions with more Cranelift instructions than this are register-
 /// allocated with Cranelift's single-pass allocator instead of the
 /// backtracking one. The backtracking allocator (regalloc2 "ion") is
 /// super-linear on one giant function — a value live across thousands of
-/// blocks is split and re-split — e.g. 4,000 / 16,000 `if`s in one function
-/// took 1.7 s / 21 s, against 0.12 s / 0.5 s single-pass. As production
-/// JITs do for huge methods, we bound compile time and accept more spills
-/// in such functions; at this size a function's allocation costs well
-/// under a second either way.
+/// blocks is split and re-split. Measured (`bench/scale_codegen.sh`, the
+/// Cranelift phase at -O0): a function of 10,000 `if`s takes 8.4 s with
+/// it against 0.05 s single-pass; one of 33,000 small loops 4.9 s against
+/// 2.1 s. The single-pass allocator is linear in the number of blocks times
+/// the values live across each block in Cranelift's block order, which
+/// `FnTrans::goto_if_not` keeps close to ours (loop bodies next to their
+/// headers). As production JITs do for huge methods, we bound compile time
+/// and accept more spills in such functions.
 pub const LARGE_FUNCTION_INSTS: usize = 12_000;
+
+/// Which register allocator compiles each function: by size (the
+/// default), or one for all (`TOYC_REGALLOC=single_pass|backtracking`, for
+/// measurements).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum RegallocChoice {
+    BySize,
+    SinglePass,
+    Backtracking,
+}
+
+impl RegallocChoice {
+    fn from_env() -> RegallocChoice {
+        match std::env::var("TOYC_REGALLOC").as_deref() {
+            Ok("single_pass") => RegallocChoice::SinglePass,
+            Ok("backtracking") => RegallocChoice::Backtracking,
+            _ => RegallocChoice::BySize,
+        }
+    }
+}
 
 /// Address space reserved for the code and data of one compiled module.
 /// One arena keeps all of them within the ±2 GiB reach of the 32-bit
@@ -182,6 +206,7 @@ impl<'a> Compiler<'a> {
             large_isa: None,
             opts: opts.clone(),
             large_functions: 0,
+            regalloc: RegallocChoice::from_env(),
         };
         // Tag 0 is the string type (the header word of every string).
         cx.type_tag(&ir::Type::Str);
@@ -223,7 +248,12 @@ impl<'a> Compiler<'a> {
             translated?;
             if define {
                 let start = Instant::now();
-                let defined = if ctx.func.dfg.num_insts() > LARGE_FUNCTION_INSTS {
+                let single_pass = match self.regalloc {
+                    RegallocChoice::BySize => ctx.func.dfg.num_insts() > LARGE_FUNCTION_INSTS,
+                    RegallocChoice::SinglePass => true,
+                    RegallocChoice::Backtracking => false,
+                };
+                let defined = if single_pass {
                     self.define_large(self.funcs[i], &mut ctx)
                 } else {
                     self.module.define_function(self.funcs[i], &mut ctx)

@@ -27,7 +27,7 @@ use super::translate::{FnTrans, cl_type, successors};
 use crate::ir::dom::DomTree;
 use crate::ir::edit::for_each_executed_operand;
 use crate::ir::{Inst, IrCode, Operand};
-use cranelift_codegen::ir::{self as cl, InstBuilder};
+use cranelift_codegen::ir as cl;
 
 /// Most statements of a header test that are copied to each latch.
 pub const MAX_COPY: usize = 8;
@@ -209,13 +209,7 @@ impl FnTrans<'_, '_, '_> {
                 let Inst::GotoIfNot { cond, dest } = &code.stmts.inst[last] else {
                     return Err("rotated header without a conditional exit".to_string());
                 };
-                let c = self.operand(cond)?;
-                let then = self.block(h + 1)?;
-                let then_args = self.edge_args(h, h + 1)?;
-                let other = self.block(dest.0 as usize)?;
-                let other_args = self.edge_args(h, dest.0 as usize)?;
-                self.b.ins().brif(c, then, &then_args, other, &other_args);
-                Ok(())
+                self.goto_if_not(h, cond, dest.0 as usize)
             })();
         }
         self.subst.clear();

@@ -16,7 +16,7 @@ use super::ops;
 use super::rotate;
 use super::rtfn::{self, Lowering, RtSig, RtTy};
 use crate::ir::{Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type};
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
 use cranelift_codegen::ir::{
     self as cl, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlot, StackSlotData,
     StackSlotKind, TrapCode, types,
@@ -127,6 +127,23 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     /// For each `φ` with many edges: its operand index per source block,
     /// so that passing the arguments of all `k` edges costs O(k), not O(k²).
     phi_edges: HashMap<u32, HashMap<usize, usize>>,
+    /// Per IR block: an error path (a `COLD` statement or a `Raise`).
+    cold: Vec<bool>,
+}
+
+/// Per IR block: whether it is an error path (it holds a `COLD` statement
+/// or a `Raise`); such blocks are marked cold for Cranelift.
+fn cold_blocks(code: &IrCode) -> Vec<bool> {
+    code.cfg
+        .blocks
+        .iter()
+        .map(|b| {
+            b.stmts.clone().any(|s| {
+                code.stmts.flags[s as usize].contains(crate::ir::Flags::COLD)
+                    || matches!(code.stmts.inst[s as usize], Inst::Raise { .. })
+            })
+        })
+        .collect()
 }
 
 /// A `φ` with more edges than this gets an edge index in `phi_edges`.
@@ -150,6 +167,7 @@ pub(super) fn translate<'a>(cx: &mut Compiler<'a>, code: &'a IrCode, b: Function
         ovr: HashMap::new(),
         subst: HashMap::new(),
         phi_edges: HashMap::new(),
+        cold: cold_blocks(code),
     };
     t.run()?;
     let config = t.cx.module.isa().frontend_config();
@@ -332,12 +350,9 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         let blk = self.block(bi)?;
         self.b.switch_to_block(blk);
         let range = code.cfg.blocks[bi].stmts.clone();
-        let mut cold = false;
+        let cold = self.cold[bi];
         for s in range.clone() {
             let s = s as usize;
-            if code.stmts.flags[s].contains(crate::ir::Flags::COLD) || matches!(code.stmts.inst[s], Inst::Raise { .. }) {
-                cold = true;
-            }
             match &code.stmts.inst[s] {
                 Inst::Goto(d) if plan.is_some_and(|p| {
                     let h = d.0 as usize;
@@ -351,14 +366,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     let args = self.edge_args(bi, d.0 as usize)?;
                     self.b.ins().jump(target, &args);
                 }
-                Inst::GotoIfNot { cond, dest } => {
-                    let c = self.operand(cond)?;
-                    let then = self.block(bi + 1)?;
-                    let then_args = self.edge_args(bi, bi + 1)?;
-                    let other = self.block(dest.0 as usize)?;
-                    let other_args = self.edge_args(bi, dest.0 as usize)?;
-                    self.b.ins().brif(c, then, &then_args, other, &other_args);
-                }
+                Inst::GotoIfNot { cond, dest } => self.goto_if_not(bi, cond, dest.0 as usize)?,
                 Inst::Return(op) => {
                     let rets = match op {
                         Some(o) if cl_type(&code.ret).is_some() => vec![self.operand(o)?],
@@ -390,6 +398,56 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             self.b.ins().jump(next, &args);
         }
         Ok(())
+    }
+
+    /// The end of IR block `from` (or of a copy of it): `GotoIfNot cond,
+    /// dest`, i.e. to `from + 1` when `cond` holds, else to `dest`.
+    ///
+    /// Cranelift lowers and allocates registers in a reverse postorder of
+    /// its CFG whose depth-first search enters a branch's first target
+    /// first, so the target entered last ends up right after the branch.
+    /// With `brif cond, from+1, dest`, a loop header would enter its body
+    /// first; the body ends at the back edge, the exit then takes in the
+    /// rest of the function, and every loop's body is placed after all
+    /// that follows the loop. With thousands of loops, each header's values
+    /// are then live across the whole function, which makes the single-pass
+    /// allocator quadratic. So `dest` (later in our layout) is the first
+    /// target, with the condition inverted, and Cranelift's order follows
+    /// ours. A cold `dest` (an error path) stays the second target: entered
+    /// last, it sits right after its branch, where the values it uses are
+    /// live anyway.
+    pub(super) fn goto_if_not(&mut self, from: usize, cond: &Operand, dest: usize) -> Result<(), String> {
+        let c = self.operand(cond)?;
+        let next = self.block(from + 1)?;
+        let next_args = self.edge_args(from, from + 1)?;
+        let other = self.block(dest)?;
+        let other_args = self.edge_args(from, dest)?;
+        if self.cold.get(dest).copied().unwrap_or(false) {
+            self.b.ins().brif(c, next, &next_args, other, &other_args);
+        } else {
+            let not_c = self.negate(c);
+            self.b.ins().brif(not_c, other, &other_args, next, &next_args);
+        }
+        Ok(())
+    }
+
+    /// `!c` for a branch condition: the complementary comparison when `c`
+    /// is one (the original, if otherwise unused, is not lowered), else
+    /// `c == 0`.
+    fn negate(&mut self, c: cl::Value) -> cl::Value {
+        let dfg = &self.b.func.dfg;
+        if let cl::ValueDef::Result(inst, 0) = dfg.value_def(c) {
+            match dfg.insts[inst] {
+                cl::InstructionData::IntCompare { opcode: cl::Opcode::Icmp, cond, args } => {
+                    return self.b.ins().icmp(cond.complement(), args[0], args[1]);
+                }
+                cl::InstructionData::FloatCompare { opcode: cl::Opcode::Fcmp, cond, args } => {
+                    return self.b.ins().fcmp(cond.complement(), args[0], args[1]);
+                }
+                _ => {}
+            }
+        }
+        self.b.ins().icmp_imm_u(IntCC::Equal, c, 0)
     }
 
     /// The Cranelift value of an operand (constants are materialised here).

@@ -143,6 +143,19 @@ impl DomTree {
         self.pre[a as usize] <= self.pre[b as usize] && self.post[b as usize] <= self.post[a as usize]
     }
 
+    /// The nearest block dominating both `a` and `b` (the entry at worst);
+    /// `None` if either is unreachable. O(depth of `a`) with O(1) tests.
+    pub fn nearest_common(&self, a: u32, b: u32) -> Option<u32> {
+        if !self.reachable(a) || !self.reachable(b) {
+            return None;
+        }
+        let mut x = a;
+        while !self.dominates(x, b) {
+            x = self.idom[x as usize].filter(|&d| d != x)?;
+        }
+        Some(x)
+    }
+
     /// Whether `a` dominates `b` and both are reachable.
     pub fn dominates_reachable(&self, a: u32, b: u32) -> bool {
         self.reachable(a) && self.reachable(b) && self.dominates(a, b)
@@ -195,6 +208,10 @@ mod tests {
         assert_eq!(d.children(0), &[1, 2, 3]);
         assert!(d.children(4).is_empty() && d.children(99).is_empty());
         assert!(d.dominates(4, 1) && !d.dominates_reachable(4, 1) && !d.dominates_reachable(0, 4));
+        assert_eq!(d.nearest_common(1, 2), Some(0));
+        assert_eq!(d.nearest_common(3, 3), Some(3));
+        assert_eq!(chain.nearest_common(3, 2), Some(2));
+        assert_eq!(d.nearest_common(1, 4), None);
     }
 
     #[test]
@@ -214,10 +231,10 @@ mod tests {
     }
 }
 
-/// Post-dominators: the dominator tree of the reversed CFG rooted at a
-/// virtual exit whose predecessors are the blocks `is_exit` selects
-/// (Cooper, Harvey and Kennedy again, iterated over the reverse postorder
-/// of the reversed graph; explicit stacks only, no recursion).
+/// Post-dominators: the [`DomTree`] of the reversed CFG rooted at a
+/// virtual exit whose successors (in the reversed graph) are the blocks
+/// `is_exit` selects. In that graph node 0 is the virtual exit and node
+/// `b + 1` is block `b`.
 ///
 /// Block `a` post-dominates block `b` when every path from the start of `b`
 /// to an exit block's end passes through `a`. Blocks from which no exit
@@ -229,111 +246,45 @@ pub struct PostDomTree {
     /// blocks whose only post-dominator is the virtual exit; `None` for
     /// blocks that reach no exit.
     pub ipdom: Vec<Option<u32>>,
-    pre: Vec<u32>,
-    post: Vec<u32>,
-    /// Reverse-postorder number in the reversed graph (virtual exit = 0).
-    order: Vec<u32>,
+    /// The dominator tree of the reversed graph (node `b + 1`: block `b`).
+    tree: DomTree,
 }
 
 impl PostDomTree {
     /// `is_exit(b)`: control leaves the function at the end of block `b`.
     pub fn new(cfg: &Cfg, is_exit: impl Fn(u32) -> bool) -> PostDomTree {
         let n = cfg.blocks.len();
-        let virt = n as u32;
         let exits: Vec<u32> = (0..n as u32).filter(|&b| is_exit(b)).collect();
-        let is_exit_v: Vec<bool> = {
-            let mut v = vec![false; n];
-            for &e in &exits {
-                v[e as usize] = true;
-            }
-            v
-        };
-        // Successors in the reversed graph: CFG predecessors (the virtual
-        // exit's are the exit blocks).
-        let rsuccs = |b: u32| -> &[crate::ir::BlockId] { &cfg.blocks[b as usize].preds };
-        let mut order = vec![u32::MAX; n + 1];
-        let mut postorder: Vec<u32> = Vec::with_capacity(n + 1);
-        let mut seen = vec![false; n + 1];
-        seen[n] = true;
+        let mut is_exit_v = vec![false; n];
         for &e in &exits {
-            if seen[e as usize] {
-                continue;
-            }
-            seen[e as usize] = true;
-            let mut stack: Vec<(u32, usize)> = vec![(e, 0)];
-            while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-                let succs = rsuccs(b);
-                if *i < succs.len() {
-                    let s = succs[*i].0;
-                    *i += 1;
-                    if (s as usize) < n && !seen[s as usize] {
-                        seen[s as usize] = true;
-                        stack.push((s, 0));
-                    }
-                } else {
-                    postorder.push(b);
-                    stack.pop();
-                }
-            }
+            is_exit_v[e as usize] = true;
         }
-        postorder.push(virt);
-        let rpo: Vec<u32> = postorder.iter().rev().copied().collect();
-        for (i, &b) in rpo.iter().enumerate() {
-            order[b as usize] = i as u32;
-        }
-        let mut ipdom: Vec<Option<u32>> = vec![None; n + 1];
-        ipdom[n] = Some(virt);
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in rpo.iter().skip(1) {
-                let mut new: Option<u32> = None;
-                // Predecessors in the reversed graph: CFG successors, and
-                // the virtual exit for exit blocks.
-                let virt_pred = is_exit_v[b as usize].then_some(virt);
-                let succs = cfg.blocks[b as usize].succs.iter().map(|s| s.0);
-                for p in virt_pred.into_iter().chain(succs) {
-                    if (p as usize) > n || ipdom[p as usize].is_none() {
-                        continue;
-                    }
-                    new = Some(match new {
-                        None => p,
-                        Some(x) => intersect(&ipdom, &order, p, x),
-                    });
-                }
-                if new.is_some() && ipdom[b as usize] != new {
-                    ipdom[b as usize] = new;
-                    changed = true;
-                }
-            }
-        }
-        let mut children: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
-        for (b, d) in ipdom.iter().enumerate().take(n) {
-            if let Some(d) = *d {
-                children[d as usize].push(b as u32);
-            }
-        }
-        let mut pre = vec![u32::MAX; n + 1];
-        let mut post = vec![u32::MAX; n + 1];
-        let mut clock = 0u32;
-        let mut stack: Vec<(u32, usize)> = vec![(virt, 0)];
-        pre[n] = clock;
-        clock += 1;
-        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-            if *i < children[b as usize].len() {
-                let c = children[b as usize][*i];
-                *i += 1;
-                pre[c as usize] = clock;
-                clock += 1;
-                stack.push((c, 0));
-            } else {
-                post[b as usize] = clock;
-                clock += 1;
-                stack.pop();
-            }
-        }
-        ipdom.truncate(n);
-        PostDomTree { ipdom, pre, post, order }
+        // Out-of-range block numbers stay out of range (and are ignored).
+        let node = |b: u32| b.saturating_add(1);
+        let empty: &[crate::ir::BlockId] = &[];
+        let tree = DomTree::from_graph(
+            n + 1,
+            // Reversed successors: the exits for the virtual exit, else the
+            // CFG predecessors.
+            |v| {
+                let (roots, preds) = match v.checked_sub(1) {
+                    None => (&exits[..], empty),
+                    Some(b) => (&[][..], cfg.blocks.get(b as usize).map_or(empty, |bb| &bb.preds[..])),
+                };
+                roots.iter().map(|&e| node(e)).chain(preds.iter().map(|p| node(p.0)))
+            },
+            // Reversed predecessors: the CFG successors, and the virtual
+            // exit for an exit block.
+            |v| {
+                let b = v.checked_sub(1).filter(|&b| (b as usize) < n);
+                let virt = b.filter(|&b| is_exit_v[b as usize]).map(|_| 0);
+                let succs = b.map_or(empty, |b| &cfg.blocks[b as usize].succs[..]);
+                virt.into_iter().chain(succs.iter().map(|s| node(s.0)))
+            },
+        );
+        let ipdom =
+            (0..n).map(|b| tree.idom[b + 1].map(|d| if d == 0 { n as u32 } else { d - 1 })).collect();
+        PostDomTree { ipdom, tree }
     }
 
     /// Whether an exit block is reachable from block `b`.
@@ -344,10 +295,7 @@ impl PostDomTree {
     /// Whether block `a` post-dominates block `b` (reflexive); `false` if
     /// either reaches no exit.
     pub fn post_dominates(&self, a: u32, b: u32) -> bool {
-        if !self.reaches_exit(a) || !self.reaches_exit(b) {
-            return false;
-        }
-        self.pre[a as usize] <= self.pre[b as usize] && self.post[b as usize] <= self.post[a as usize]
+        self.reaches_exit(a) && self.reaches_exit(b) && self.tree.dominates(a + 1, b + 1)
     }
 
     /// The nearest block post-dominating both `a` and `b`; `None` when only
@@ -356,20 +304,7 @@ impl PostDomTree {
         if !self.reaches_exit(a) || !self.reaches_exit(b) {
             return None;
         }
-        let n = self.ipdom.len() as u32;
-        let parent = |x: u32| -> u32 { if x == n { n } else { self.ipdom[x as usize].unwrap_or(n) } };
-        let (mut x, mut y) = (a, b);
-        let mut guard = 0usize;
-        while x != y && guard < 4 * self.order.len() + 4 {
-            guard += 1;
-            while self.order[x as usize] > self.order[y as usize] {
-                x = parent(x);
-            }
-            while self.order[y as usize] > self.order[x as usize] {
-                y = parent(y);
-            }
-        }
-        (x != n && x == y).then_some(x)
+        self.tree.nearest_common(a + 1, b + 1).and_then(|x| x.checked_sub(1))
     }
 }
 
