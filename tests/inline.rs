@@ -38,22 +38,23 @@ fn inlines_a_leaf_with_its_effects_and_arguments() {
     let (c, out, _, m) = check("i1", src, &["inline"]);
     assert_eq!(out, "3 6\n");
     assert_eq!(c.get("inline.inlined"), 2);
-    // The call's value number is the join's value; `_1`/`_2` became the
-    // operands; the second call's argument is the load between the calls.
+    assert_eq!(c.get("inline.sccp.consts"), 1);
+    assert_eq!(c.get("inline.simplifycfg.merged"), 4);
+    // The arguments became the operands (the second call's is the load
+    // between the calls); the cleanup folded `1 + 2` and merged the blocks
+    // split at the calls into one.
     let want = "fn main()\n \
-        1 ─       goto #2\n \
-        2 ─ %2  = load @g::int\n \
-        │   %3  = iadd(%2, 1)::int\n \
-        │         store @g = %3\n \
-        └── %5  = iadd(1, 2)::int\n \
-        3 ─ %6  = load @g::int\n \
-        4 ─ %7  = load @g::int\n \
-        │   %8  = iadd(%7, 1)::int\n \
-        │         store @g = %8\n \
-        └── %10 = iadd(%6, 5)::int\n \
-        5 ─       runtime print_int(%5)\n \
+        1 ─ %1  = load @g::int\n \
+        │   %2  = iadd(%1, 1)::int\n \
+        │         store @g = %2\n \
+        │   %4  = load @g::int\n \
+        │   %5  = load @g::int\n \
+        │   %6  = iadd(%5, 1)::int\n \
+        │         store @g = %6\n \
+        │   %8  = iadd(%4, 5)::int\n \
+        │         runtime print_int(3)\n \
         │         runtime print_space()\n \
-        │         runtime print_int(%10)\n \
+        │         runtime print_int(%8)\n \
         │         runtime print_newline()\n \
         └──       return\n";
     assert_eq!(ir_text(&m, "main"), want);
@@ -63,8 +64,8 @@ fn inlines_a_leaf_with_its_effects_and_arguments() {
 
 #[test]
 fn the_default_pipeline_cleans_up_after_inlining() {
-    // Constant arguments fold (second sccp) and the split blocks merge
-    // (second simplifycfg): `main` becomes one block.
+    // Constant arguments fold and the split blocks merge (the inliner's
+    // cleanup): `main` becomes one block.
     let src = "fn sq(x: int) -> int { return x * x; }\n\
         fn main() { print(sq(7) + sq(2)); }\n";
     let all = toyc::opt::default_passes(2);
@@ -288,49 +289,30 @@ fn a_phi_at_the_exception_target_gets_the_call_blocks_value_on_every_new_edge() 
     assert_eq!(interp(&m, &sources).1, 101);
     // g into f twice; the new f (24 statements) into main twice.
     assert_eq!(c.get("inline.inlined"), 4);
-    // Each call block splits (#2/#7, #8/#13: empty prefix, copy of g,
-    // join); g's `unwind`s jump to #14, whose φ has the old call blocks'
-    // values on the new edges from the raise blocks #4 and #10.
+    // g's `unwind`s jump to #6, whose φ has the old call blocks' values
+    // (10, 20) on the new edges from the copies' raise blocks #3 and #5.
+    // The cleanup folded `100 > 7` (the second copy always raises) and
+    // merged the split blocks; the join φs folded to the one return left.
     let want = [
-        "#1 () -> (#2,#8)",
+        "#1 () -> (#2,#5)",
         "  %1 = ICmp(Lt)(_1, 5)",
-        "  %2 = goto #8 if not %1",
-        "#2 (#1) -> (#3)",
-        "  %3 = goto #3",
-        "#3 (#2) -> (#4,#5)",
-        "  %4 = ICmp(Gt)(_1, 7)",
-        "  %5 = goto #5 if not %4",
-        "#4 (#3) -> (#14)",
-        "  %6 = raise DivisionByZero()",
-        "  %7 = goto #14",
-        "#5 (#3) -> (#6)",
-        "  %8 = IAdd(_1, 1)",
-        "#6 (#5) -> (#7)",
-        "  %9 = nothing",
-        "#7 (#6) -> (#15)",
-        "  %10 = goto #15",
-        "#8 (#1) -> (#9)",
-        "  %11 = goto #9",
-        "#9 (#8) -> (#10,#11)",
-        "  %12 = ICmp(Gt)(100, 7)",
-        "  %13 = goto #11 if not %12",
-        "#10 (#9) -> (#14)",
-        "  %14 = raise DivisionByZero()",
-        "  %15 = goto #14",
-        "#11 (#9) -> (#12)",
-        "  %16 = IAdd(100, 1)",
-        "#12 (#11) -> (#13)",
-        "  %17 = nothing",
-        "#13 (#12) -> (#15)",
-        "  %18 = goto #15",
-        "#14 (#4,#10) -> ()",
-        "  %19 = φ (#4 => 10, #10 => 20)",
-        "  %20 = PrintInt(%19)",
-        "  %21 = PrintNewline()",
-        "  %22 = unwind",
-        "#15 (#7,#13) -> ()",
-        "  %23 = φ (#7 => %8, #13 => %16)",
-        "  %24 = return %23",
+        "  %2 = goto #5 if not %1",
+        "#2 (#1) -> (#3,#4)",
+        "  %3 = ICmp(Gt)(_1, 7)",
+        "  %4 = goto #4 if not %3",
+        "#3 (#2) -> (#6)",
+        "  %5 = raise DivisionByZero()",
+        "  %6 = goto #6",
+        "#4 (#2) -> ()",
+        "  %7 = IAdd(_1, 1)",
+        "  %8 = return %7",
+        "#5 (#1) -> (#6)",
+        "  %9 = raise DivisionByZero()",
+        "#6 (#3,#5) -> ()",
+        "  %10 = φ (#3 => 10, #5 => 20)",
+        "  %11 = PrintInt(%10)",
+        "  %12 = PrintNewline()",
+        "  %13 = unwind",
     ];
     let got = dump(&m.funcs[fi]);
     assert_eq!(got, want.iter().map(|l| format!("{l}\n")).collect::<String>(), "{got}");

@@ -17,9 +17,10 @@ use crate::ir::edit::same_operand;
 use crate::ir::{BlockId, Inst, IrCode, Operand};
 use crate::opt::Counters;
 
-/// Removes the operands of edge `from` from the φs of block `to`.
-fn drop_phi_edge(bir: &mut BlockIr, to: Label, from: Label) {
-    if let Some(b) = bir.blocks.iter_mut().find(|b| b.label == to) {
+/// Removes the operands of edge `from` from the φs of block `to` (`pos`:
+/// the block index of each label, [`BlockIr::positions`]).
+fn drop_phi_edge(bir: &mut BlockIr, pos: &[Option<usize>], to: Label, from: Label) {
+    if let Some(b) = pos.get(to as usize).copied().flatten().and_then(|i| bir.blocks.get_mut(i)) {
         for s in b.phis_mut() {
             if let Inst::Phi { edges, values } = &mut s.inst {
                 while let Some(i) = edges.iter().position(|e| e.0 == from) {
@@ -58,8 +59,9 @@ fn fold_constant_branches(bir: &mut BlockIr) -> u64 {
             n += 1;
         }
     }
+    let pos = bir.positions();
     for (to, from) in killed {
-        drop_phi_edge(bir, to, from);
+        drop_phi_edge(bir, &pos, to, from);
     }
     n
 }
@@ -93,7 +95,7 @@ fn remove_unreachable(bir: &mut BlockIr) {
         }
     }
     for (to, from) in dead {
-        drop_phi_edge(bir, to, from);
+        drop_phi_edge(bir, &pos, to, from);
     }
     let mut i = 0;
     bir.blocks.retain(|_| {
@@ -200,7 +202,7 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
             any = true;
         }
         if all {
-            drop_phi_edge(bir, t, e);
+            drop_phi_edge(bir, &pos, t, e);
             removed[ei] = true;
         }
         if any || all {

@@ -23,7 +23,7 @@ use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type
 use crate::memssa::alias::{inst_effect, operand_type, Class, Effect, TypeKey};
 use crate::opt::pi_insert;
 use crate::opt::Counters;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// How deep the fact queries recurse (bounds the work per check).
 const MAX_DEPTH: u32 = 24;
@@ -288,53 +288,55 @@ impl<'a> Facts<'a> {
         })
     }
 
-    /// Whether comparison `(cmp, x, y)` equals the comparison of `c`
-    /// (up to π), or its negation when `negated`.
-    fn same_cmp(&self, c: &Operand, cmp: Cmp, x: Operand, y: Operand, negated: bool) -> bool {
-        let Some(Inst::Binary(BinaryOp::ICmp(c2), x2, y2)) = self.inst(c) else { return false };
-        let want = if negated {
-            match cmp {
-                Cmp::Ne => Cmp::Eq,
-                Cmp::Eq => Cmp::Ne,
-                Cmp::Lt => Cmp::Ge,
-                Cmp::Ge => Cmp::Lt,
-                Cmp::Gt => Cmp::Le,
-                Cmp::Le => Cmp::Gt,
-                Cmp::Ult => return false,
-            }
-        } else {
-            cmp
-        };
-        *c2 == want && self.root(*x2) == self.root(x) && self.root(*y2) == self.root(y)
+    /// The comparison, up to π, that entering block `c` establishes: when
+    /// `c` is the single successor of a branch that goes elsewhere on the
+    /// other outcome, the branch's comparison (on the true edge) or its
+    /// negation (on the false edge; none for `Ult`).
+    fn established(&self, c: u32) -> Option<CmpKey> {
+        let blk = self.ir.cfg.blocks.get(c as usize)?;
+        let [p] = blk.preds[..] else { return None };
+        let p = p.0;
+        let last = self.ir.cfg.blocks.get(p as usize)?.stmts.end.checked_sub(1)?;
+        let Some(Inst::GotoIfNot { cond, dest }) = self.ir.stmts.inst.get(last as usize) else { return None };
+        if dest.0 == p + 1 {
+            return None;
+        }
+        let Some(Inst::Binary(BinaryOp::ICmp(c2), x2, y2)) = self.inst(cond) else { return None };
+        let cmp = if c == p + 1 { *c2 } else { negation(*c2)? };
+        Some(self.cmp_key(cmp, *x2, *y2))
     }
 
-    /// Whether a branch dominating block `b` (along an edge into a
-    /// single-predecessor block) already established `(cmp, x, y)`.
-    fn dominated_by_same(&self, dom: &DomTree, b: u32, cmp: Cmp, x: Operand, y: Operand) -> bool {
-        let mut cur = b;
-        for _ in 0..self.ir.cfg.blocks.len() + 1 {
-            let blk = &self.ir.cfg.blocks[cur as usize];
-            if blk.preds.len() == 1 {
-                let p = blk.preds[0].0;
-                let pb = &self.ir.cfg.blocks[p as usize];
-                if let Some(last) = pb.stmts.end.checked_sub(1) {
-                    if let Some(Inst::GotoIfNot { cond, dest }) = self.ir.stmts.inst.get(last as usize) {
-                        if dest.0 != p + 1 {
-                            let taken_true = cur == p + 1;
-                            if self.same_cmp(cond, cmp, x, y, !taken_true) {
-                                return true;
-                            }
-                        }
-                    }
-                }
-            }
-            match dom.idom.get(cur as usize).copied().flatten() {
-                Some(d) if d != cur => cur = d,
-                _ => break,
-            }
-        }
-        false
+    fn cmp_key(&self, cmp: Cmp, x: Operand, y: Operand) -> CmpKey {
+        (cmp, op_bits(self.root(x)), op_bits(self.root(y)))
     }
+}
+
+/// A comparison of two operands up to π (operands as [`op_bits`]).
+type CmpKey = (Cmp, (u8, u64), (u8, u64));
+
+/// Operand identity as plain data (floats by bits).
+fn op_bits(o: Operand) -> (u8, u64) {
+    match o {
+        Operand::Value(v) => (0, v.0 as u64),
+        Operand::Arg(a) => (1, a as u64),
+        Operand::Int(i) => (2, i as u64),
+        Operand::Float(f) => (3, f.to_bits()),
+        Operand::Bool(b) => (4, b as u64),
+        Operand::Nil => (5, 0),
+    }
+}
+
+/// The comparison true exactly when `cmp` is false (`Ult` has none here).
+fn negation(cmp: Cmp) -> Option<Cmp> {
+    Some(match cmp {
+        Cmp::Ne => Cmp::Eq,
+        Cmp::Eq => Cmp::Ne,
+        Cmp::Lt => Cmp::Ge,
+        Cmp::Ge => Cmp::Lt,
+        Cmp::Gt => Cmp::Le,
+        Cmp::Le => Cmp::Gt,
+        Cmp::Ult => return None,
+    })
 }
 
 /// The kind of runtime error block `b` raises first, if it starts with a
@@ -357,10 +359,28 @@ pub fn eliminate(ir: &mut IrCode) -> (u64, u64, u64) {
     let facts = Facts { ir, unstable: Unstable::of(ir) };
     let mut fold = Vec::new();
     let mut counts = (0, 0, 0);
-    for b in 0..ir.cfg.blocks.len() as u32 {
-        if !dom.reachable(b) {
+    // The dominator tree in preorder; `known` counts the comparisons that
+    // the edges into the current block and its dominators established.
+    let mut known: HashMap<CmpKey, u32> = HashMap::new();
+    let mut stack: Vec<(u32, bool)> = if dom.reachable(0) { vec![(0, true)] } else { Vec::new() };
+    while let Some((b, enter)) = stack.pop() {
+        let est = facts.established(b);
+        if !enter {
+            if let Some(k) = est
+                && let Some(n) = known.get_mut(&k)
+            {
+                *n -= 1;
+                if *n == 0 {
+                    known.remove(&k);
+                }
+            }
             continue;
         }
+        if let Some(k) = est {
+            *known.entry(k).or_insert(0) += 1;
+        }
+        stack.push((b, false));
+        stack.extend(dom.children(b).iter().map(|&c| (c, true)));
         let blk = &ir.cfg.blocks[b as usize];
         let Some(last) = blk.stmts.end.checked_sub(1) else { continue };
         if blk.stmts.is_empty() {
@@ -377,7 +397,7 @@ pub fn eliminate(ir: &mut IrCode) -> (u64, u64, u64) {
             (RaiseKind::NilDereference, Cmp::Ne) if y == Operand::Nil => facts.non_nil(x, 0),
             (RaiseKind::DivisionByZero, Cmp::Ne) if y == Operand::Int(0) => facts.non_zero(x),
             _ => false,
-        } || facts.dominated_by_same(&dom, b, cmp, x, y);
+        } || known.contains_key(&facts.cmp_key(cmp, x, y));
         if !proven {
             continue;
         }

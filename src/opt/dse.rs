@@ -147,6 +147,18 @@ fn reducible(ir: &IrCode, dom: &DomTree) -> bool {
     true
 }
 
+/// What each `MemoryDef` reads (a call, `push`, `pop`), by access id.
+fn def_reads(m: &MemorySsa, ir: &IrCode) -> Vec<Option<Effect>> {
+    (0..m.accesses.len() as u32)
+        .map(|a| match m.access(AccessId(a)).kind {
+            AccessKind::Def { inst } if !m.access(AccessId(a)).removed => {
+                inst_effect(ir, inst, &ir.stmts.inst[inst.0 as usize]).map(|e| e.reads).filter(|r| *r != Effect::None)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// What the forward scan from a store found.
 #[derive(Debug, Default)]
 struct Scan {
@@ -169,6 +181,8 @@ struct Ctx<'a> {
     local: Vec<bool>,
     /// Blocks ending in `return` or `unwind`.
     is_exit: Vec<bool>,
+    /// What each def reads (indexed by access; `None` for the rest).
+    def_reads: Vec<Option<Effect>>,
 }
 
 impl Ctx<'_> {
@@ -191,15 +205,16 @@ impl Ctx<'_> {
                 l.base == Some(Operand::Value(a)) && ctx.alias(l, loc, imprecise) != AliasResult::No
             }),
             (Some(_), Effect::Classes(_)) => false,
-            (None, r) => ctx.overlaps(r, &Effect::Locs(vec![loc.clone()]), imprecise),
+            (None, Effect::Locs(ls)) => ls.iter().any(|l| ctx.alias(l, loc, imprecise) != AliasResult::No),
+            (None, Effect::Classes(c)) => c.contains(&loc.class),
         }
     }
 
-    /// Whether statement `k` is a store that completely overwrites `loc`.
-    fn kills(&self, k: Value, loc: &MemLoc, imprecise: bool) -> bool {
-        let inst = &self.ir.stmts.inst[k.0 as usize];
-        let Inst::Store { .. } = inst else { return false };
-        let Some(Effect::Locs(ls)) = inst_effect(self.ir, k, inst).map(|e| e.writes) else { return false };
+    /// Whether def `d` (statement `k`) is a store that completely
+    /// overwrites `loc`.
+    fn kills(&self, d: AccessId, k: Value, loc: &MemLoc, imprecise: bool) -> bool {
+        let Inst::Store { .. } = &self.ir.stmts.inst[k.0 as usize] else { return false };
+        let Effect::Locs(ls) = &self.m.access(d).effect else { return false };
         let [l] = ls.as_slice() else { return false };
         l.index.is_some() == loc.index.is_some()
             && self.m.alias_ctx(self.ir).alias(l, loc, imprecise) == AliasResult::Must
@@ -260,12 +275,12 @@ impl Ctx<'_> {
                 }
                 AccessKind::Def { inst } => {
                     let i = *inst;
-                    let reads = inst_effect(self.ir, i, &self.ir.stmts.inst[i.0 as usize]).map(|e| e.reads);
-                    if reads.is_some_and(|r| self.may_read(&r, loc, local, imprecise)) {
+                    let reads = self.def_reads.get(a.0 as usize).and_then(|r| r.as_ref());
+                    if reads.is_some_and(|r| self.may_read(r, loc, local, imprecise)) {
                         out.read = true;
                         return out;
                     }
-                    if self.kills(i, loc, imprecise) {
+                    if self.kills(a, i, loc, imprecise) {
                         if !imprecise {
                             out.kills.push(i);
                         }
@@ -392,7 +407,8 @@ fn judge(cx: &Ctx, s: Value, counters: &mut Counters) -> Option<Dead> {
 }
 
 pub fn run(ir: &mut IrCode, counters: &mut Counters) {
-    let mut m = MemorySsa::build(ir);
+    let mut m = crate::opt::timing::time("memssa.build", || MemorySsa::build(ir));
+    let scan_start = std::time::Instant::now();
     let exit_block = |b: u32| {
         let blk = &ir.cfg.blocks[b as usize];
         blk.stmts.end > blk.stmts.start
@@ -406,6 +422,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
         reducible: reducible(ir, &m.dom),
         local: local_allocs(ir),
         is_exit,
+        def_reads: def_reads(&m, ir),
     };
     let mut dead: Vec<(Value, Dead)> = Vec::new();
     for s in 0..ir.stmts.len() as u32 {
@@ -420,6 +437,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
             dead.push((v, d));
         }
     }
+    crate::opt::timing::record("dse.scan", scan_start.elapsed());
     let local = cx.local;
     for &(v, why) in &dead {
         if let Some(a) = m.access_for(v) {

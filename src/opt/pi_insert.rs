@@ -23,7 +23,8 @@
 
 use crate::ir::compact::compact;
 use crate::ir::dom::DomTree;
-use crate::ir::edit::{for_each_operand_mut, NewNodes};
+use crate::ir::edit::{for_each_operand, for_each_operand_mut, NewNodes};
+use std::collections::HashMap;
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Operand, Type, Value};
 use crate::opt::Counters;
 
@@ -145,6 +146,7 @@ fn first_non_phi(ir: &IrCode, b: u32) -> Option<Value> {
 pub fn insert_pis(ir: &mut IrCode) -> u64 {
     let dom = DomTree::new(&ir.cfg);
     let order = rpo(ir);
+    let mut uses = Uses::new(ir);
     let mut new = NewNodes::new(ir);
     let mut count = 0u64;
     for &b in &order {
@@ -174,7 +176,7 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
             for (x, fact) in facts {
                 let Some(ty) = operand_type(ir, &x) else { continue };
                 let p = new.insert_node(ir, at, Inst::Pi { value: x, fact }, ty, false);
-                rename_dominated(ir, &dom, succ, x, Operand::Value(p));
+                rename_dominated(ir, &dom, &mut uses, succ, x, Operand::Value(p));
                 count += 1;
             }
         }
@@ -185,30 +187,80 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
     count
 }
 
+/// The statements (of the blocks) that use each value and argument, kept
+/// up to date as uses are renamed, so that renaming one value costs its
+/// uses, not the function.
+struct Uses {
+    /// The block of each statement (`u32::MAX`: in no block).
+    block_of: Vec<u32>,
+    of: HashMap<UseKey, Vec<u32>>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum UseKey {
+    Value(u32),
+    Arg(u32),
+}
+
+fn use_key(o: &Operand) -> Option<UseKey> {
+    match o {
+        Operand::Value(v) => Some(UseKey::Value(v.0)),
+        Operand::Arg(a) => Some(UseKey::Arg(*a)),
+        _ => None,
+    }
+}
+
+impl Uses {
+    fn new(ir: &IrCode) -> Uses {
+        let mut block_of = vec![u32::MAX; ir.stmts.len()];
+        let mut of: HashMap<UseKey, Vec<u32>> = HashMap::new();
+        for (b, blk) in ir.cfg.blocks.iter().enumerate() {
+            for st in blk.stmts.clone() {
+                let Some(slot) = block_of.get_mut(st as usize) else { continue };
+                *slot = b as u32;
+                for_each_operand(&ir.stmts.inst[st as usize], |o| {
+                    if let Some(k) = use_key(o) {
+                        let list = of.entry(k).or_default();
+                        if list.last() != Some(&st) {
+                            list.push(st);
+                        }
+                    }
+                });
+            }
+        }
+        Uses { block_of, of }
+    }
+}
+
 /// Replaces `x` by `p` in every statement of a block dominated by `s`, and
 /// in φ operands whose edge leaves such a block.
-fn rename_dominated(ir: &mut IrCode, dom: &DomTree, s: u32, x: Operand, p: Operand) {
-    for b in 0..ir.cfg.blocks.len() as u32 {
-        let in_sub = dom.reachable(b) && dom.dominates(s, b);
-        let range = ir.cfg.blocks[b as usize].stmts.clone();
-        for st in range {
-            let inst = &mut ir.stmts.inst[st as usize];
-            if let Inst::Phi { edges, values } = inst {
-                for (e, v) in edges.iter().zip(values.iter_mut()) {
-                    if *v == x && dom.reachable(e.0) && dom.dominates(s, e.0) {
-                        *v = p;
-                    }
+fn rename_dominated(ir: &mut IrCode, dom: &DomTree, uses: &mut Uses, s: u32, x: Operand, p: Operand) {
+    let (Some(xk), Some(pk)) = (use_key(&x), use_key(&p)) else { return };
+    let list = uses.of.get(&xk).cloned().unwrap_or_default();
+    for st in list {
+        let b = uses.block_of[st as usize];
+        if b == u32::MAX {
+            continue;
+        }
+        let mut renamed = false;
+        let inst = &mut ir.stmts.inst[st as usize];
+        if let Inst::Phi { edges, values } = inst {
+            for (e, v) in edges.iter().zip(values.iter_mut()) {
+                if *v == x && dom.reachable(e.0) && dom.dominates(s, e.0) {
+                    *v = p;
+                    renamed = true;
                 }
-                continue;
             }
-            if !in_sub {
-                continue;
-            }
+        } else if dom.reachable(b) && dom.dominates(s, b) {
             for_each_operand_mut(inst, |o| {
                 if *o == x {
                     *o = p;
+                    renamed = true;
                 }
             });
+        }
+        if renamed {
+            uses.of.entry(pk).or_default().push(st);
         }
     }
 }

@@ -490,13 +490,7 @@ fn merge_latches(ir: &mut IrCode) -> u64 {
         let blk = crate::opt::loops::split_edges(&mut bir, &from, hp);
         before.entry(*h).or_default().push(blk);
     }
-    let old = std::mem::take(&mut bir.blocks);
-    for blk in old {
-        if let Some(list) = before.remove(&blk.label) {
-            bir.blocks.extend(list);
-        }
-        bir.blocks.push(blk);
-    }
+    bir.insert_before(before);
     *ir = bir.lower();
     compact_only(ir);
     todo.len() as u64
