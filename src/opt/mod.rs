@@ -99,7 +99,7 @@ pub static PASSES: &[Pass] = &[
     Pass { name: "pi", run: PassFn::Function(pi_insert::run), level: 3, doc: "insert π facts after comparison branches (only via --passes; `checks` does it itself)" },
     Pass { name: "cse", run: PassFn::Function(cse::run), level: 2, doc: "dominator-scoped CSE of pure operations; branches on a condition a dominating branch decided" },
     Pass { name: "checks", run: PassFn::Function(checks::run), level: 2, doc: "π-fact bounds/nil/division check elimination" },
-    Pass { name: "rotate", run: PassFn::Function(rotate::run), level: 2, doc: "loop rotation: `while c {..}` becomes a guard `if c` around `do {..} while c`" },
+    Pass { name: "rotate", run: PassFn::Function(rotate::run), level: 3, doc: "loop rotation: `while c {..}` becomes a guard `if c` around `do {..} while c` (only via --passes: Cranelift runs the rotated form slower, see docs/passes.md)" },
     Pass { name: "gvn_load", run: PassFn::Function(gvn_load::run), level: 2, doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)" },
     Pass { name: "licm", run: PassFn::Function(licm::run), level: 2, doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)" },
     Pass { name: "gvn_load", run: PassFn::Function(gvn_load::run), level: 2, doc: "again after licm: loads hoisted from several loop levels" },

@@ -17,7 +17,9 @@
 //!
 //! The body of a rotated loop runs at least once whenever its preheader is
 //! reached: LICM relies on that to hoist runtime checks and element loads
-//! (see [`crate::opt::licm`]).
+//! (see [`crate::opt::licm_checks`]). The pass is not in `-O2` (level 3, run
+//! it with `--passes`): Cranelift's code for rotated loops is slower on
+//! most loop benchmarks (docs/passes.md, *Measured*).
 //!
 //! `H` qualifies when:
 //! - it has a dedicated preheader `G` and exactly one latch `L` ending in
