@@ -14,27 +14,11 @@
 //! The ignored test `compact_scale` times `compact` on generated functions
 //! of 10⁵ and 10⁶ statements (run it with bench/compact_scale.sh).
 mod ssa_support;
-use ssa_support::ir_of;
+use ssa_support::{ir_of, Rng};
 use toyc::ir::compact::compact;
 use toyc::ir::edit::{delete, for_each_operand, for_each_operand_mut, is_pure, replace_uses, NewNodes};
 use toyc::ir::{BinaryOp, BlockId, Inst, IrCode, Module, Operand, Type, Value};
 
-/// xorshift64*: deterministic, seedable.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next() % n }
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
 
 // ---------------------------------------------------------------- programs
 

@@ -269,3 +269,39 @@ fn element_promotion_survives_the_full_pipeline() {
     assert_eq!(c.get("licm.promoted"), 1);
     assert_eq!(count(&ir, "load %1[0]"), 1, "{ir}"); // the return's
 }
+
+#[test]
+fn promotes_after_rotation_hoists_the_elements_check() {
+    // No check of h[k] before the loop in the source: `rotate` makes the
+    // body run at least once past its guard, `licm` hoists the invariant
+    // check with its branch into the preheader, and then h[k] is known in
+    // bounds there. f(h, 7, 0) does not raise; f(h, 7, 2) does, before the
+    // loop, as at -O0.
+    let src = "fn f(h: [int], k: int, n: int) -> int { var j = 0; while j < n { h[k] = h[k] + j; j = j + 1; } return j; }\n\
+        fn main() { let h = [1, 2]; print(f(h, 1, 4), h); print(f(h, 7, 0), h); print(f(h, 7, 2)); }\n";
+    let passes = ["loops", "checks", "rotate", "gvn_load", "licm"];
+    let (c, out, ir) = check("e12", src, &passes, "f");
+    assert_eq!(out, "4 [1, 8]\n0 [1, 8]\n");
+    assert_eq!(c.get("licm.promoted"), 1);
+    assert_eq!(count(&ir, "load _1[_2]"), 1, "{ir}");
+    assert_eq!(count(&ir, "store _1[_2]"), 1, "{ir}");
+}
+
+#[test]
+fn does_not_promote_elements_of_rows_that_may_be_one_array() {
+    // c[i][j] += a[i][k] * b[k][j]: the row c[i] is loaded from c, and b[k]
+    // from b, so they may be the same row object (the second call passes
+    // one matrix three times): c[i][j] stays in memory.
+    let src = "fn matmul(n: int, a: [[float]], b: [[float]], c: [[float]]) { var i = 0; while i < n { var j = 0; \
+        while j < n { var k = 0; c[i][j] = 0.0; while k < n { c[i][j] = c[i][j] + a[i][k] * b[k][j]; k = k + 1; } j = j + 1; } \
+        i = i + 1; } }\n\
+        fn mk(n: int, v: float) -> [[float]] { let m = [[0.0; 1]; 0]; var i = 0; while i < n { push(m, [v; n]); i = i + 1; } return m; }\n\
+        fn main() { let a = mk(3, 1.0); let b = mk(3, 2.0); let c = mk(3, 0.0); matmul(3, a, b, c); print(c); matmul(3, a, a, a); print(a); }\n";
+    let passes = ["loops", "checks", "rotate", "gvn_load", "licm"];
+    let (c, out, _) = check("e13", src, &passes, "matmul");
+    assert_eq!(
+        out,
+        "[[6.0, 6.0, 6.0], [6.0, 6.0, 6.0], [6.0, 6.0, 6.0]]\n[[2.0, 1.0, 2.0], [1.0, 3.0, 16.0], [2.0, 16.0, 67860.0]]\n"
+    );
+    assert_eq!(c.get("licm.promoted"), 0);
+}

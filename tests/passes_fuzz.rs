@@ -11,22 +11,6 @@ use toyc::opt::{self, Counters, PipelineOptions};
 use toyc::sema::hir::{BinOp, Builtin, Expr, ExprKind, GlobalId, LocalId, Place, Program, Stmt, StmtKind, StructId, Type, UnOp};
 use toyc::span::SourceMap;
 
-/// xorshift64*: deterministic, seedable.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
 
 struct Gen {
     rng: Rng,

@@ -2,22 +2,11 @@
 //! construction and after each pass of the -O2 pipeline, with each pass's
 //! counters. The verifier runs after every pass.
 
-use std::sync::Arc;
+mod memssa_support;
 use toyc::opt::{self, Counters};
-use toyc::span::SourceMap;
 
 fn pipeline_text(name: &str, source: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("toyc-passes-snap-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(format!("{name}.toy"));
-    std::fs::write(&path, source).expect("write source");
-    let mut sources = SourceMap::new();
-    let program = match toyc::driver::check_file(&path, &mut sources) {
-        Ok(p) => p,
-        Err(d) => panic!("does not compile: {d:?}"),
-    };
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut module = toyc::ssa::build_module(Arc::new(program));
+    let mut module = memssa_support::compile(name, source);
     let user: Vec<usize> = (0..module.funcs.len()).filter(|&i| !module.funcs[i].name.contains('<')).collect();
     let show = |m: &toyc::ir::Module| -> String {
         user.iter().map(|&i| toyc::ir::print::print_function(&m.funcs[i], &m.program, None)).collect::<Vec<_>>().join("\n")

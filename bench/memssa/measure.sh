@@ -22,4 +22,5 @@ matmul $B/matmul.toy 400 60
 sim bench/memssa/sim.toy 0 0
 sums bench/memssa/sums.toy 0 0
 accum bench/memssa/accum.toy 200000 20
+elems bench/memssa/elems.toy 300 60
 LIST

@@ -14,7 +14,10 @@
 //! `L → H` (a *substitution*).
 //!
 //! `H` qualifies when: it ends in `GotoIfNot` to `X` with fallthrough
-//! `B = H + 1`, `B`, `X`, `H` distinct; it holds `φ`s then at most
+//! `B = H + 1`, `B`, `X`, `H` distinct, `X` not a block that raises (that
+//! test is a runtime check heading an IR-rotated loop, not a loop exit;
+//! copying it into the latch only adds block parameters to the cold block:
+//! +21% instructions on sieve); it holds `φ`s then at most
 //! [`MAX_COPY`] pure statements (no `φᶜ`, calls, stores or raises), none of
 //! whose values is used outside `H` (φ operands count as uses outside; π
 //! fact bounds do not, as no machine code reads them);
@@ -129,6 +132,14 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
             )
         });
         if !pure || has_phic(h) || has_phic(b) || has_phic(x) {
+            continue;
+        }
+        // A test whose false side raises is a runtime check, not a loop
+        // exit (a header the IR `rotate` pass left starting with a check):
+        // copying it into the latch only adds the φs as parameters of the
+        // cold block.
+        let raises = code.cfg.blocks[x].stmts.clone().find(|&s| !matches!(code.stmts.inst[s as usize], Inst::Nothing));
+        if raises.is_some_and(|s| matches!(code.stmts.inst[s as usize], Inst::Raise { .. })) {
             continue;
         }
         if preds[b] != [h] || p.dom.idom[x] != Some(h as u32) || !preds[x].iter().all(|&q| p.dominates(h, q)) {

@@ -20,6 +20,7 @@ use crate::ir::compact::cfg_from_ranges;
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{BlockId, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value};
 use crate::span::Span;
+use std::collections::HashMap;
 
 /// A label: a block's name that survives reordering.
 pub type Label = u32;
@@ -174,6 +175,23 @@ impl BlockIr {
             }
         }
         pos
+    }
+
+    /// Places each list of `new` blocks right before the block with its
+    /// key label, in list order, in one linear rebuild of the layout. (Keys
+    /// must be labels of blocks; a list under any other key is dropped.)
+    pub fn insert_before(&mut self, mut new: HashMap<Label, Vec<BBlock>>) {
+        if new.is_empty() {
+            return;
+        }
+        let old = std::mem::take(&mut self.blocks);
+        self.blocks.reserve(old.len() + new.values().map(Vec::len).sum::<usize>());
+        for blk in old {
+            if let Some(list) = new.remove(&blk.label) {
+                self.blocks.extend(list);
+            }
+            self.blocks.push(blk);
+        }
     }
 
     /// Predecessor labels of every label, in block order (no duplicates).

@@ -177,60 +177,6 @@ fn intersect(idom: &[Option<u32>], rpo_num: &[u32], a: u32, b: u32) -> u32 {
     x
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ir::{BasicBlock, BlockId};
-
-    fn cfg(edges: &[(u32, u32)], n: usize) -> Cfg {
-        let mut blocks: Vec<BasicBlock> = (0..n).map(|_| BasicBlock::default()).collect();
-        for &(a, b) in edges {
-            blocks[a as usize].succs.push(BlockId(b));
-            blocks[b as usize].preds.push(BlockId(a));
-        }
-        Cfg { blocks }
-    }
-
-    #[test]
-    fn diamond_and_loop() {
-        // 0 → 1, 0 → 2, 1 → 3, 2 → 3, 3 → 1 (a loop through 1), 4 unreachable.
-        let d = DomTree::new(&cfg(&[(0, 1), (0, 2), (1, 3), (2, 3), (3, 1)], 5));
-        assert_eq!(d.idom[3], Some(0));
-        assert_eq!(d.idom[1], Some(0));
-        assert!(d.dominates(0, 3));
-        assert!(!d.dominates(1, 3));
-        assert!(!d.dominates(2, 3));
-        assert!(d.dominates(3, 3));
-        assert!(!d.reachable(4));
-        let chain = DomTree::new(&cfg(&[(0, 1), (1, 2), (2, 3)], 4));
-        assert!(chain.dominates(1, 3));
-        assert!(!chain.dominates(3, 1));
-        assert_eq!(d.children(0), &[1, 2, 3]);
-        assert!(d.children(4).is_empty() && d.children(99).is_empty());
-        assert!(d.dominates(4, 1) && !d.dominates_reachable(4, 1) && !d.dominates_reachable(0, 4));
-        assert_eq!(d.nearest_common(1, 2), Some(0));
-        assert_eq!(d.nearest_common(3, 3), Some(3));
-        assert_eq!(chain.nearest_common(3, 2), Some(2));
-        assert_eq!(d.nearest_common(1, 4), None);
-    }
-
-    #[test]
-    fn from_graph_matches_new_and_ignores_out_of_range_nodes() {
-        let edges = [(0, 1), (1, 2), (2, 1), (1, 3), (0, 3)];
-        let c = cfg(&edges, 5);
-        let a = DomTree::new(&c);
-        let succs: Vec<Vec<u32>> = (0..5u32).map(|b| edges.iter().filter(|e| e.0 == b).map(|e| e.1).chain([77]).collect()).collect();
-        let preds: Vec<Vec<u32>> = (0..5u32).map(|b| edges.iter().filter(|e| e.1 == b).map(|e| e.0).collect()).collect();
-        let b = DomTree::from_graph(5, |x| succs[x as usize].clone(), |x| preds[x as usize].clone());
-        assert_eq!(a.idom, b.idom);
-        assert_eq!(a.idom, vec![Some(0), Some(0), Some(1), Some(0), None]);
-        assert_eq!(b.children(1), &[2]);
-        assert!(b.dominates(1, 2) && !b.dominates(1, 3));
-        let empty = DomTree::from_graph(0, |_| Vec::new(), |_| Vec::new());
-        assert!(!empty.reachable(0));
-    }
-}
-
 /// Post-dominators: the [`DomTree`] of the reversed CFG rooted at a
 /// virtual exit whose successors (in the reversed graph) are the blocks
 /// `is_exit` selects. In that graph node 0 is the virtual exit and node
@@ -309,7 +255,7 @@ impl PostDomTree {
 }
 
 #[cfg(test)]
-mod postdom_tests {
+mod tests {
     use super::*;
     use crate::ir::{BasicBlock, BlockId};
 
@@ -320,6 +266,45 @@ mod postdom_tests {
             blocks[b as usize].preds.push(BlockId(a));
         }
         Cfg { blocks }
+    }
+
+    #[test]
+    fn diamond_and_loop() {
+        // 0 → 1, 0 → 2, 1 → 3, 2 → 3, 3 → 1 (a loop through 1), 4 unreachable.
+        let d = DomTree::new(&cfg(&[(0, 1), (0, 2), (1, 3), (2, 3), (3, 1)], 5));
+        assert_eq!(d.idom[3], Some(0));
+        assert_eq!(d.idom[1], Some(0));
+        assert!(d.dominates(0, 3));
+        assert!(!d.dominates(1, 3));
+        assert!(!d.dominates(2, 3));
+        assert!(d.dominates(3, 3));
+        assert!(!d.reachable(4));
+        let chain = DomTree::new(&cfg(&[(0, 1), (1, 2), (2, 3)], 4));
+        assert!(chain.dominates(1, 3));
+        assert!(!chain.dominates(3, 1));
+        assert_eq!(d.children(0), &[1, 2, 3]);
+        assert!(d.children(4).is_empty() && d.children(99).is_empty());
+        assert!(d.dominates(4, 1) && !d.dominates_reachable(4, 1) && !d.dominates_reachable(0, 4));
+        assert_eq!(d.nearest_common(1, 2), Some(0));
+        assert_eq!(d.nearest_common(3, 3), Some(3));
+        assert_eq!(chain.nearest_common(3, 2), Some(2));
+        assert_eq!(d.nearest_common(1, 4), None);
+    }
+
+    #[test]
+    fn from_graph_matches_new_and_ignores_out_of_range_nodes() {
+        let edges = [(0, 1), (1, 2), (2, 1), (1, 3), (0, 3)];
+        let c = cfg(&edges, 5);
+        let a = DomTree::new(&c);
+        let succs: Vec<Vec<u32>> = (0..5u32).map(|b| edges.iter().filter(|e| e.0 == b).map(|e| e.1).chain([77]).collect()).collect();
+        let preds: Vec<Vec<u32>> = (0..5u32).map(|b| edges.iter().filter(|e| e.1 == b).map(|e| e.0).collect()).collect();
+        let b = DomTree::from_graph(5, |x| succs[x as usize].clone(), |x| preds[x as usize].clone());
+        assert_eq!(a.idom, b.idom);
+        assert_eq!(a.idom, vec![Some(0), Some(0), Some(1), Some(0), None]);
+        assert_eq!(b.children(1), &[2]);
+        assert!(b.dominates(1, 2) && !b.dominates(1, 3));
+        let empty = DomTree::from_graph(0, |_| Vec::new(), |_| Vec::new());
+        assert!(!empty.reachable(0));
     }
 
     #[test]

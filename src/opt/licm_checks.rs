@@ -248,15 +248,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) -> bool {
         }
         before.entry(h.header).or_default().extend(chain);
     }
-    if !before.is_empty() {
-        let old = std::mem::take(&mut bir.blocks);
-        for blk in old {
-            if let Some(list) = before.remove(&blk.label) {
-                bir.blocks.extend(list);
-            }
-            bir.blocks.push(blk);
-        }
-    }
+    bir.insert_before(before);
     *ir = bir.lower();
     compact_only(ir);
     counters.add("licm.hoisted_check_branches", nchecks as u64);

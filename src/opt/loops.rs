@@ -198,19 +198,11 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
             }
         }
     }
-    if !new_blocks.is_empty() {
-        let mut before: std::collections::HashMap<Label, Vec<BBlock>> = std::collections::HashMap::new();
-        for (anchor, blk) in new_blocks {
-            before.entry(anchor).or_default().push(blk);
-        }
-        let old = std::mem::take(&mut bir.blocks);
-        for blk in old {
-            if let Some(list) = before.remove(&blk.label) {
-                bir.blocks.extend(list);
-            }
-            bir.blocks.push(blk);
-        }
+    let mut before: std::collections::HashMap<Label, Vec<BBlock>> = std::collections::HashMap::new();
+    for (anchor, blk) in new_blocks {
+        before.entry(anchor).or_default().push(blk);
     }
+    bir.insert_before(before);
     (preheaders, exits)
 }
 

@@ -97,7 +97,7 @@ pub static PASSES: &[Pass] = &[
     Pass { name: "loops", run: PassFn::Function(loops::run), level: 2, doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
     Pass { name: "pi", run: PassFn::Function(pi_insert::run), level: 3, doc: "insert π facts after comparison branches (only via --passes; `checks` does it itself)" },
     Pass { name: "checks", run: PassFn::Function(checks::run), level: 2, doc: "π-fact bounds/nil/division check elimination" },
-    Pass { name: "rotate", run: PassFn::Function(rotate::run), level: 2, doc: "loop rotation: `while c {..}` becomes a guard `if c` around `do {..} while c`" },
+    Pass { name: "rotate", run: PassFn::Function(rotate::run), level: 3, doc: "loop rotation: `while c {..}` becomes a guard `if c` around `do {..} while c` (only via --passes: Cranelift runs the rotated form slower, see docs/passes.md)" },
     Pass { name: "gvn_load", run: PassFn::Function(gvn_load::run), level: 2, doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)" },
     Pass { name: "licm", run: PassFn::Function(licm::run), level: 2, doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)" },
     Pass { name: "dse", run: PassFn::Function(dse::run), level: 2, doc: "dead-store elimination across blocks with MemorySSA (overwritten on every path before any read; stores into non-escaping unread allocations)" },

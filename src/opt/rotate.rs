@@ -17,7 +17,9 @@
 //!
 //! The body of a rotated loop runs at least once whenever its preheader is
 //! reached: LICM relies on that to hoist runtime checks and element loads
-//! (see [`crate::opt::licm`]).
+//! (see [`crate::opt::licm_checks`]). The pass is not in `-O2` (level 3, run
+//! it with `--passes`): Cranelift's code for rotated loops is slower on
+//! most loop benchmarks (docs/passes.md, *Measured*).
 //!
 //! `H` qualifies when:
 //! - it has a dedicated preheader `G` and exactly one latch `L` ending in
@@ -490,13 +492,7 @@ fn merge_latches(ir: &mut IrCode) -> u64 {
         let blk = crate::opt::loops::split_edges(&mut bir, &from, hp);
         before.entry(*h).or_default().push(blk);
     }
-    let old = std::mem::take(&mut bir.blocks);
-    for blk in old {
-        if let Some(list) = before.remove(&blk.label) {
-            bir.blocks.extend(list);
-        }
-        bir.blocks.push(blk);
-    }
+    bir.insert_before(before);
     *ir = bir.lower();
     compact_only(ir);
     todo.len() as u64

@@ -201,3 +201,21 @@ pub fn func<'a>(m: &'a Module, name: &str) -> &'a IrCode {
 pub fn show(m: &Module, name: &str) -> String {
     toyc::ir::print::print_function(func(m, name), &m.program, None)
 }
+
+/// xorshift64*: deterministic, seedable (the random tests' generator).
+pub struct Rng(pub u64);
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 { 0 } else { self.next() % n }
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
