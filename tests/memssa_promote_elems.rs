@@ -267,7 +267,10 @@ fn element_promotion_survives_the_full_pipeline() {
     let (c, out, ir) = check("e11", src, &all, "sum");
     assert_eq!(out, "4950\n");
     assert_eq!(c.get("licm.promoted"), 1);
-    assert_eq!(count(&ir, "load %1[0]"), 1, "{ir}"); // the return's
+    // After promotion, the second `gvn_load` forwards the exit store to the
+    // return's load and `dse` removes the now unread allocation: the sum is
+    // a φ and `acc` is gone.
+    assert!(!ir.contains("load %") && !ir.contains("store ") && !ir.contains("new ["), "{ir}");
 }
 
 #[test]

@@ -343,7 +343,7 @@ fn pipeline_table_levels_and_pass_lists() {
     assert_eq!(opt::default_passes(1), vec!["sccp", "dce", "simplifycfg"]);
     assert_eq!(
         opt::default_passes(2),
-        vec!["sccp", "dce", "simplifycfg", "inline", "loops", "checks", "gvn_load", "licm", "dse"]
+        vec!["sccp", "dce", "simplifycfg", "inline", "loops", "cse", "checks", "gvn_load", "licm", "gvn_load", "cse", "simplifycfg", "dse"]
     );
     assert_eq!(opt::parse_pass_list("dce,sccp"), Ok(vec!["dce", "sccp"]));
     assert_eq!(opt::parse_pass_list("none"), Ok(vec![]));

@@ -1,0 +1,201 @@
+//! Dominator-scoped common-subexpression elimination of pure operations,
+//! and folding of branches on a condition a dominating branch decided
+//! (LLVM's EarlyCSE, the scalar part; loads are `gvn_load`'s job).
+//!
+//! The dominator tree is walked in preorder with a scoped table: a pure
+//! `Unary`/`Binary` statement whose key (operation, operands with earlier
+//! duplicates already replaced) is in the table is replaced by the value
+//! there, which is defined in a dominating block or earlier in the same
+//! block, so it dominates every use. Commutative integer operations and
+//! `ieq`/`ine` order their operands first. Float operations are keyed by
+//! the operands' bits (`same_operand`): `0.0` and `-0.0` never merge.
+//! String constants are never merged: strings are references, and `ieq`
+//! on references compares identity.
+//!
+//! Known conditions: when block `B` has a single predecessor `D` that ends
+//! in `goto X if not c` (`c` a value), `c` is true in `B`'s dominator
+//! subtree if `B` is `D`'s fallthrough, false if `B` is `X` (and not both).
+//! A `goto .. if not c` inside that subtree gets the constant as condition;
+//! `simplifycfg` then removes the dead edge. This is what removes a runtime
+//! check duplicated by LICM or by the source (`c[i][j] = c[i][j] + ..`
+//! checks `i < len(c)` twice).
+//!
+//! The walk is iterative (an explicit stack), and the table is undone on the
+//! way up through a log, so the pass is linear in the function's size.
+//! Counters: `cse.replaced`, `cse.branches`.
+
+use crate::ir::compact::compact_only;
+use crate::ir::dom::DomTree;
+use crate::ir::edit::{for_each_operand_mut, replace_uses};
+use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Operand, Value};
+use crate::opt::Counters;
+use std::collections::HashMap;
+
+/// A hashable operand: floats by their bits.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Key {
+    Value(u32),
+    Arg(u32),
+    Int(i64),
+    Float(u64),
+    Bool(bool),
+    Nil,
+}
+
+fn key(op: &Operand) -> Key {
+    match *op {
+        Operand::Value(v) => Key::Value(v.0),
+        Operand::Arg(a) => Key::Arg(a),
+        Operand::Int(i) => Key::Int(i),
+        Operand::Float(f) => Key::Float(f.to_bits()),
+        Operand::Bool(b) => Key::Bool(b),
+        Operand::Nil => Key::Nil,
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq, Hash)]
+enum ExprKey {
+    Unary(crate::ir::UnaryOp, Key),
+    Binary(BinaryOp, Key, Key),
+}
+
+fn commutative(op: BinaryOp) -> bool {
+    matches!(
+        op,
+        BinaryOp::IAdd | BinaryOp::IMul | BinaryOp::IAnd | BinaryOp::IOr | BinaryOp::IXor | BinaryOp::ICmp(Cmp::Eq) | BinaryOp::ICmp(Cmp::Ne)
+    )
+}
+
+fn expr_key(inst: &Inst) -> Option<ExprKey> {
+    match inst {
+        Inst::Unary(op, a) => Some(ExprKey::Unary(*op, key(a))),
+        Inst::Binary(op, a, b) => {
+            let (mut x, mut y) = (key(a), key(b));
+            if commutative(*op) && y < x {
+                std::mem::swap(&mut x, &mut y);
+            }
+            Some(ExprKey::Binary(*op, x, y))
+        }
+        _ => None,
+    }
+}
+
+/// What undoing one table entry means on the way up the dominator tree.
+enum Undo {
+    Expr(ExprKey, Option<Value>),
+    Cond(u32, Option<bool>),
+}
+
+/// The scoped tables of the walk.
+#[derive(Default)]
+struct Scope {
+    /// `repl[v]`: the operand that replaces statement `v`.
+    repl: HashMap<u32, Operand>,
+    exprs: HashMap<ExprKey, Value>,
+    conds: HashMap<u32, bool>,
+    log: Vec<Undo>,
+    replaced: u64,
+    branches: u64,
+}
+
+impl Scope {
+    /// Visits block `b` (its dominators are visited and still in scope).
+    fn enter(&mut self, ir: &mut IrCode, b: u32) {
+        // A condition decided by the single predecessor's branch.
+        let blk = &ir.cfg.blocks[b as usize];
+        if let [p] = blk.preds[..] {
+            let pb = &ir.cfg.blocks[p.0 as usize];
+            if let Some(last) = pb.stmts.end.checked_sub(1).filter(|&l| l >= pb.stmts.start) {
+                if let Inst::GotoIfNot { cond: Operand::Value(c), dest } = ir.stmts.inst[last as usize] {
+                    let falls = p.0 + 1 == b;
+                    let jumps = dest.0 == b;
+                    if falls != jumps {
+                        let old = self.conds.insert(c.0, falls);
+                        self.log.push(Undo::Cond(c.0, old));
+                    }
+                }
+            }
+        }
+        let range = ir.cfg.blocks[b as usize].stmts.clone();
+        for s in range {
+            let repl = &self.repl;
+            let inst = &mut ir.stmts.inst[s as usize];
+            for_each_operand_mut(inst, |op| {
+                if let Operand::Value(v) = op {
+                    if let Some(r) = repl.get(&v.0) {
+                        *op = *r;
+                    }
+                }
+            });
+            if let Inst::GotoIfNot { cond, .. } = inst {
+                if let Operand::Value(c) = cond {
+                    if let Some(&known) = self.conds.get(&c.0) {
+                        *cond = Operand::Bool(known);
+                        self.branches += 1;
+                    }
+                }
+                continue;
+            }
+            let Some(k) = expr_key(inst) else { continue };
+            match self.exprs.get(&k) {
+                Some(&earlier) => {
+                    self.repl.insert(s, Operand::Value(earlier));
+                    replace_uses(ir, Value(s), Operand::Value(earlier));
+                    self.replaced += 1;
+                }
+                None => {
+                    let old = self.exprs.insert(k, Value(s));
+                    self.log.push(Undo::Expr(k, old));
+                }
+            }
+        }
+    }
+
+    /// Undoes the table entries made after `mark`.
+    fn leave(&mut self, mark: usize) {
+        while self.log.len() > mark {
+            match self.log.pop() {
+                Some(Undo::Expr(k, Some(v))) => {
+                    self.exprs.insert(k, v);
+                }
+                Some(Undo::Expr(k, None)) => {
+                    self.exprs.remove(&k);
+                }
+                Some(Undo::Cond(c, Some(v))) => {
+                    self.conds.insert(c, v);
+                }
+                Some(Undo::Cond(c, None)) => {
+                    self.conds.remove(&c);
+                }
+                None => break,
+            }
+        }
+    }
+}
+
+pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+    if ir.cfg.blocks.is_empty() {
+        return;
+    }
+    let dom = DomTree::new(&ir.cfg);
+    let mut scope = Scope::default();
+    // (block, next child index, log length before the block was entered)
+    let mut stack: Vec<(u32, usize, usize)> = vec![(0, 0, 0)];
+    scope.enter(ir, 0);
+    while let Some(top) = stack.last_mut() {
+        let (b, i, mark) = *top;
+        if let Some(&c) = dom.children(b).get(i) {
+            top.1 += 1;
+            stack.push((c, 0, scope.log.len()));
+            scope.enter(ir, c);
+            continue;
+        }
+        stack.pop();
+        scope.leave(mark);
+    }
+    if scope.replaced + scope.branches > 0 {
+        compact_only(ir);
+    }
+    counters.add("cse.replaced", scope.replaced);
+    counters.add("cse.branches", scope.branches);
+}

@@ -1,0 +1,123 @@
+//! The `cse` pass: which pure operations merge and which branches fold, and
+//! what must stay apart. Each case runs `toyc ir --passes=... --stats` (a
+//! debug build: the verifier runs after every pass) on a Toy program.
+
+use std::process::Command;
+
+fn toyc(args: &[&str], src: &str) -> (String, String, i32) {
+    let dir = std::env::temp_dir().join(format!("toyc_cse_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let name = format!("t{}.toy", NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst));
+    let path = dir.join(name);
+    std::fs::write(&path, src).expect("write source");
+    let out = Command::new(env!("CARGO_BIN_EXE_toyc")).args(args).arg(&path).output().expect("toyc runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// (IR text of function `f`, stats text) after `passes`.
+fn ir(passes: &str, src: &str) -> (String, String) {
+    let (out, err, code) = toyc(&["ir", &format!("--passes={passes}"), "--stats", "--fn", "f"], src);
+    assert_eq!(code, 0, "toyc ir failed: {err}");
+    (out, err)
+}
+
+fn stat(stats: &str, name: &str) -> u64 {
+    stats.lines().find_map(|l| l.strip_prefix(&format!("{name}: "))).map_or(0, |n| n.trim().parse().expect("counter"))
+}
+
+fn run(args: &[&str], src: &str) -> String {
+    let (out, err, code) = toyc(args, src);
+    assert_eq!(code, 0, "{err}");
+    out
+}
+
+#[test]
+fn read_modify_write_keeps_one_bounds_check() {
+    let src = "fn f(a: [int], i: int) { a[i] = a[i] + 1; }\nfn main() { let a = [1, 2]; f(a, 1); print(a[1]); }";
+    let (before, _) = ir("gvn_load", src);
+    assert_eq!(before.matches("raise index_out_of_bounds").count(), 2, "{before}");
+    let (after, stats) = ir("gvn_load,cse,simplifycfg", src);
+    assert_eq!(stat(&stats, "cse.replaced"), 1, "{stats}");
+    assert_eq!(stat(&stats, "cse.branches"), 1, "{stats}");
+    assert_eq!(after.matches("raise index_out_of_bounds").count(), 1, "{after}");
+    assert_eq!(after.matches("iult(").count(), 1, "{after}");
+}
+
+#[test]
+fn commutative_operations_merge_across_blocks() {
+    let src = "fn f(x: int, y: int, c: bool) -> int { let p = x * y; if c { return y * x; } return p; }
+fn main() { print(f(2, 3, true)); }";
+    let (after, stats) = ir("cse", src);
+    assert_eq!(stat(&stats, "cse.replaced"), 1, "{stats}");
+    assert_eq!(after.matches("imul(").count(), 1, "{after}");
+}
+
+#[test]
+fn non_commutative_and_sibling_operations_stay() {
+    let src = "fn f(x: int, y: int, c: bool) -> int {
+    let p = x - y;
+    var r = 0;
+    if c { r = y - x; r = r + x / 3; } else { r = x / 3; }
+    return p + r;
+}
+fn main() { print(f(2, 3, true)); }";
+    let (after, stats) = ir("cse", src);
+    assert_eq!(stat(&stats, "cse.replaced"), 0, "{stats}");
+    assert_eq!(after.matches("isub(").count(), 2, "{after}");
+    assert_eq!(after.matches("idiv(").count(), 2, "{after}");
+}
+
+#[test]
+fn floats_merge_only_when_bit_identical() {
+    let src = "fn f(x: float, c: bool) -> float {
+    let p = x * 0.0;
+    let q = x * 0.5;
+    if c { return x * -0.0 + x * 0.5; }
+    return p + q;
+}
+fn main() { print(f(1.0, true)); }";
+    let (after, stats) = ir("cse", src);
+    assert_eq!(stat(&stats, "cse.replaced"), 1, "{stats}");
+    assert!(after.contains("fmul(_1, 0.0)") && after.contains("fmul(_1, -0.0)"), "{after}");
+    assert_eq!(after.matches("fmul(_1, 0.5)").count(), 1, "{after}");
+}
+
+const NESTED: &str = "fn f(x: int, y: int) {
+    if x < y {
+        if x < y { print(1); } else { print(2); }
+    } else {
+        if x < y { print(3); } else { print(4); }
+    }
+}
+fn main() { f(1, 2); f(2, 1); }";
+
+#[test]
+fn a_branch_decided_by_a_dominating_branch_folds() {
+    let (after, stats) = ir("cse,simplifycfg", NESTED);
+    assert_eq!(stat(&stats, "cse.branches"), 2, "{stats}");
+    assert!(after.contains("print_int(1)") && after.contains("print_int(4)"), "{after}");
+    assert!(!after.contains("print_int(2)") && !after.contains("print_int(3)"), "{after}");
+    assert_eq!(after.matches("ilt(").count(), 1, "{after}");
+    for o in ["-O0", "-O2"] {
+        assert_eq!(run(&["run", o], NESTED), "1\n4\n");
+    }
+}
+
+#[test]
+fn a_join_block_learns_nothing_from_one_predecessor() {
+    // The block after the `if` has two predecessors: `x < y` is unknown there.
+    let src = "fn f(x: int, y: int) {
+    if x < y { print(0); }
+    if x < y { print(1); } else { print(2); }
+}
+fn main() { f(1, 2); f(2, 1); }";
+    let (after, stats) = ir("cse,simplifycfg", src);
+    assert_eq!(stat(&stats, "cse.branches"), 0, "{stats}");
+    assert!(after.contains("print_int(1)") && after.contains("print_int(2)"), "{after}");
+    assert_eq!(run(&["run", "-O2"], src), "0\n1\n2\n");
+}
