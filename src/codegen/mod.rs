@@ -99,7 +99,7 @@ pub(crate) struct Compiler<'a> {
     /// `-O2`: Cranelift `speed` and loop rotation in the translation.
     pub optimize: bool,
     /// The ISA for functions over [`LARGE_FUNCTION_INSTS`] (single-pass
-    /// register allocation; built on first use).
+    /// register allocation, Cranelift `opt_level=none`; built on first use).
     large_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
     opts: CodegenOptions,
     /// How many functions were compiled with the large-function ISA.
@@ -117,8 +117,12 @@ pub(crate) struct Compiler<'a> {
 /// 2.1 s. The single-pass allocator is linear in the number of blocks times
 /// the values live across each block in Cranelift's block order, which
 /// `FnTrans::goto_if_not` keeps close to ours (loop bodies next to their
-/// headers). As production JITs do for huge methods, we bound compile time
-/// and accept more spills in such functions.
+/// headers). Such a function is also compiled at Cranelift `opt_level=none`
+/// even at `-O2` (our own passes still run): Cranelift's e-graph optimizer
+/// is super-linear on it (a function of 100,000 `if`s: 3.1 s at `speed`,
+/// 0.66 s at `none`, against 94 / 60 ms for 10,000). As production JITs do
+/// for huge methods, we bound compile time and accept slower code in such
+/// functions.
 pub const LARGE_FUNCTION_INSTS: usize = 12_000;
 
 /// Which register allocator compiles each function: by size (the
@@ -292,7 +296,13 @@ impl<'a> Compiler<'a> {
     ) -> Result<(), cranelift_module::ModuleError> {
         let isa = match self.large_isa.take() {
             Some(isa) => isa,
-            None => isa_for(&self.opts, "single_pass").map_err(|e| {
+            None => {
+                // Forced single-pass (`TOYC_REGALLOC`) keeps the `-O` level;
+                // chosen by size, Cranelift's optimizer is skipped too.
+                let optimize = self.opts.optimize && self.regalloc == RegallocChoice::SinglePass;
+                isa_for(&CodegenOptions { optimize }, "single_pass")
+            }
+            .map_err(|e| {
                 cranelift_module::ModuleError::Compilation(cranelift_codegen::CodegenError::Unsupported(e))
             })?,
         };
