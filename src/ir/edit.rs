@@ -243,6 +243,29 @@ pub fn use_counts(ir: &IrCode, new: Option<&NewNodes>) -> Vec<u32> {
     counts
 }
 
+/// A hashable operand identity (floats by their bits): the key of value
+/// numbering (the SSA builder's local one, `opt/cse`'s dominator-scoped one).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OpKey {
+    Value(u32),
+    Arg(u32),
+    Int(i64),
+    Float(u64),
+    Bool(bool),
+    Nil,
+}
+
+pub fn op_key(op: Operand) -> OpKey {
+    match op {
+        Operand::Value(v) => OpKey::Value(v.0),
+        Operand::Arg(a) => OpKey::Arg(a),
+        Operand::Int(i) => OpKey::Int(i),
+        Operand::Float(f) => OpKey::Float(f.to_bits()),
+        Operand::Bool(b) => OpKey::Bool(b),
+        Operand::Nil => OpKey::Nil,
+    }
+}
+
 /// Bit-exact operand equality (`0.0` and `-0.0` differ, a NaN equals
 /// itself): what "the same value" means for folding.
 pub fn same_operand(a: &Operand, b: &Operand) -> bool {

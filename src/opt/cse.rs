@@ -26,37 +26,15 @@
 
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
-use crate::ir::edit::{for_each_operand_mut, replace_uses};
+use crate::ir::edit::{for_each_operand_mut, op_key, replace_uses, OpKey};
 use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Operand, Value};
 use crate::opt::Counters;
 use std::collections::HashMap;
 
-/// A hashable operand: floats by their bits.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Key {
-    Value(u32),
-    Arg(u32),
-    Int(i64),
-    Float(u64),
-    Bool(bool),
-    Nil,
-}
-
-fn key(op: &Operand) -> Key {
-    match *op {
-        Operand::Value(v) => Key::Value(v.0),
-        Operand::Arg(a) => Key::Arg(a),
-        Operand::Int(i) => Key::Int(i),
-        Operand::Float(f) => Key::Float(f.to_bits()),
-        Operand::Bool(b) => Key::Bool(b),
-        Operand::Nil => Key::Nil,
-    }
-}
-
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
 enum ExprKey {
-    Unary(crate::ir::UnaryOp, Key),
-    Binary(BinaryOp, Key, Key),
+    Unary(crate::ir::UnaryOp, OpKey),
+    Binary(BinaryOp, OpKey, OpKey),
 }
 
 fn commutative(op: BinaryOp) -> bool {
@@ -68,9 +46,9 @@ fn commutative(op: BinaryOp) -> bool {
 
 fn expr_key(inst: &Inst) -> Option<ExprKey> {
     match inst {
-        Inst::Unary(op, a) => Some(ExprKey::Unary(*op, key(a))),
+        Inst::Unary(op, a) => Some(ExprKey::Unary(*op, op_key(*a))),
         Inst::Binary(op, a, b) => {
-            let (mut x, mut y) = (key(a), key(b));
+            let (mut x, mut y) = (op_key(*a), op_key(*b));
             if commutative(*op) && y < x {
                 std::mem::swap(&mut x, &mut y);
             }

@@ -121,27 +121,7 @@ pub struct BBlock {
     incomplete: Vec<(Var, u32)>,
 }
 
-/// Key for local value numbering of pure operations (floats by bits).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum OpKey {
-    Value(u32),
-    Arg(u32),
-    Int(i64),
-    Float(u64),
-    Bool(bool),
-    Nil,
-}
-
-pub fn op_key(op: Operand) -> OpKey {
-    match op {
-        Operand::Value(v) => OpKey::Value(v.0),
-        Operand::Arg(a) => OpKey::Arg(a),
-        Operand::Int(i) => OpKey::Int(i),
-        Operand::Float(f) => OpKey::Float(f.to_bits()),
-        Operand::Bool(b) => OpKey::Bool(b),
-        Operand::Nil => OpKey::Nil,
-    }
-}
+pub use crate::ir::edit::{OpKey, op_key};
 
 /// Operand identity (floats compared by bits, so `NaN` equals itself).
 pub fn same_op(a: Operand, b: Operand) -> bool {

@@ -62,3 +62,19 @@ pub fn interp(module: &Module, sources: &SourceMap) -> (String, i32, u64) {
         Err(e) => panic!("interpreter: {e}"),
     }
 }
+
+/// Runs `passes` on `src`; checks that the interpreter's output and exit
+/// code are unchanged; returns the counters, the output and the IR of `f`.
+pub fn check(name: &str, src: &str, passes: &[&'static str], f: &str) -> (Counters, String, String) {
+    let (mut module, sources) = compile_with_sources(name, src);
+    let (before, code0, _) = interp(&module, &sources);
+    let c = run_passes(&mut module, passes);
+    let (after, code1, _) = interp(&module, &sources);
+    assert_eq!((before.as_str(), code0), (after.as_str(), code1), "behaviour changed by {passes:?}");
+    (c, after, ir_text(&module, f))
+}
+
+/// The number of lines of `ir` that contain `pat`.
+pub fn count(ir: &str, pat: &str) -> usize {
+    ir.lines().filter(|l| l.contains(pat)).count()
+}
