@@ -1,8 +1,10 @@
 #!/bin/bash
 # usage: measure.sh toyc  -- JIT wall time (best of 3) and interpreter total_dyn_inst, MemorySSA passes off vs on
 T=$1
-ON=sccp,dce,simplifycfg,loops,gvn_load,licm,dse
-OFF=sccp,dce,simplifycfg,loops
+# ON: the -O2 pipeline; OFF: the same without the MemorySSA passes
+# (gvn_load, licm — with its check hoisting and promotion —, dse).
+ON=sccp,dce,simplifycfg,inline,loops,cse,checks,rotate,gvn_load,licm,gvn_load,cse,simplifycfg,dse
+OFF=sccp,dce,simplifycfg,inline,loops,cse,checks,rotate,cse,simplifycfg
 B=bench/toy
 while read n p jitarg intarg; do
   for mode in OFF ON; do
