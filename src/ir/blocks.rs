@@ -211,24 +211,34 @@ impl BlockIr {
     /// The IrCode of this block view (see the module doc). Not compacted:
     /// run compaction afterwards to drop unreachable blocks.
     pub fn lower(mut self) -> IrCode {
-        // Trampolines for branches whose true path is not the next block.
-        let mut i = 0;
-        while i < self.blocks.len() {
-            let next = self.blocks.get(i + 1).map(|b| b.label);
-            if let Term::Branch { then, els, .. } = self.blocks[i].term.clone()
-                && Some(then) != next && then != els {
-                    let tramp = self.fresh_label();
-                    let from = self.blocks[i].label;
-                    if let Term::Branch { then: t, .. } = &mut self.blocks[i].term {
-                        *t = tramp;
-                    }
-                    let span = self.blocks[i].term_span;
-                    if let Some(target) = self.blocks.iter_mut().find(|b| b.label == then) {
-                        target.rename_phi_edge(from, tramp);
-                    }
-                    self.blocks.insert(i + 1, BBlock { label: tramp, stmts: Vec::new(), term: Term::Goto(then), term_span: span });
+        // Trampolines for branches whose true path is not the next block
+        // (one linear rebuild of the layout; φ edges renamed afterwards).
+        let old = std::mem::take(&mut self.blocks);
+        let labels: Vec<Label> = old.iter().map(|b| b.label).collect();
+        let mut renames: Vec<(Label, Label, Label)> = Vec::new();
+        self.blocks.reserve(old.len());
+        for (i, mut blk) in old.into_iter().enumerate() {
+            let next = labels.get(i + 1).copied();
+            let mut tramp_block = None;
+            if let Term::Branch { then, els, .. } = &mut blk.term
+                && Some(*then) != next && *then != *els {
+                    let target = *then;
+                    let tramp = self.next_label;
+                    self.next_label += 1;
+                    *then = tramp;
+                    renames.push((target, blk.label, tramp));
+                    tramp_block = Some(BBlock { label: tramp, stmts: Vec::new(), term: Term::Goto(target), term_span: blk.term_span });
                 }
-            i += 1;
+            self.blocks.push(blk);
+            self.blocks.extend(tramp_block);
+        }
+        if !renames.is_empty() {
+            let pos = self.positions();
+            for (target, from, tramp) in renames {
+                if let Some(p) = pos.get(target as usize).copied().flatten() {
+                    self.blocks[p].rename_phi_edge(from, tramp);
+                }
+            }
         }
         let pos = self.positions();
         let to_block = |l: Label| BlockId(pos.get(l as usize).copied().flatten().map_or(u32::MAX - 1, |p| p as u32));

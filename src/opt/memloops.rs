@@ -7,7 +7,7 @@
 
 use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, IrCode};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub struct LoopInfo {
     pub header: u32,
@@ -29,6 +29,8 @@ impl LoopInfo {
 pub fn find_loops(ir: &IrCode, dom: &DomTree) -> Vec<LoopInfo> {
     let n = ir.cfg.blocks.len();
     let mut loops: Vec<LoopInfo> = Vec::new();
+    // Header block → its index in `loops`.
+    let mut index: HashMap<u32, usize> = HashMap::new();
     for t in 0..n {
         if !dom.reachable(t as u32) {
             continue;
@@ -38,9 +40,10 @@ pub fn find_loops(ir: &IrCode, dom: &DomTree) -> Vec<LoopInfo> {
             if !dom.dominates(h, t as u32) || !dom.reachable(h) {
                 continue;
             }
-            let idx = match loops.iter().position(|l| l.header == h) {
-                Some(i) => i,
+            let idx = match index.get(&h) {
+                Some(&i) => i,
                 None => {
+                    index.insert(h, loops.len());
                     let mut body = HashSet::new();
                     body.insert(h);
                     loops.push(LoopInfo { header: h, body, blocks: Vec::new(), preheader: None, exits: Vec::new() });

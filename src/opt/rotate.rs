@@ -373,7 +373,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
             values.push(wl);
         }
     }
-    let dead: Vec<u32> = plans.iter().map(|p| p.h).collect();
+    let dead: std::collections::HashSet<u32> = plans.iter().map(|p| p.h).collect();
     bir.blocks.retain(|b| !dead.contains(&b.label));
     let mut rn = Renamer {
         ir,
@@ -479,8 +479,9 @@ fn merge_latches(ir: &mut IrCode) -> u64 {
     }
     let mut bir = BlockIr::from_ir(ir);
     let mut before: HashMap<Label, Vec<crate::ir::blocks::BBlock>> = HashMap::new();
+    // `split_edges` leaves the layout alone (new blocks are placed at the end).
+    let pos = bir.positions();
     for (h, latches) in &todo {
-        let pos = bir.positions();
         let (Some(hp), Some(from)) = (
             pos.get(*h as usize).copied().flatten(),
             latches.iter().map(|l| pos.get(*l as usize).copied().flatten()).collect::<Option<Vec<usize>>>(),
