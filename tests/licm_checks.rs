@@ -9,16 +9,8 @@
 
 mod memssa_support;
 
-use memssa_support::*;
+use memssa_support::check_output as check;
 
-fn check(name: &str, src: &str, passes: &[&'static str]) -> (toyc::opt::Counters, String) {
-    let (mut module, sources) = compile_with_sources(name, src);
-    let (before, code0, _) = interp(&module, &sources);
-    let c = run_passes(&mut module, passes);
-    let (after, code1, _) = interp(&module, &sources);
-    assert_eq!((before.as_str(), code0), (after.as_str(), code1), "behaviour changed by {passes:?}");
-    (c, after)
-}
 
 const ROT_LICM: &[&str] = &["loops", "rotate", "licm"];
 

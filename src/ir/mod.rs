@@ -41,6 +41,7 @@ pub mod dom;
 pub mod edit;
 pub mod handbuild;
 pub mod fold;
+pub mod graph;
 pub mod print;
 pub mod verify;
 

@@ -77,55 +77,10 @@ fn tarjan(b: &Builder, set: &[u32]) -> Vec<Vec<u32>> {
                 .collect()
         })
         .collect();
-    let n = set.len();
-    let mut index = vec![usize::MAX; n];
-    let mut low = vec![0usize; n];
-    let mut on_stack = vec![false; n];
-    let mut stack = Vec::new();
-    let mut next = 0usize;
-    let mut out = Vec::new();
-    for root in 0..n {
-        if index[root] != usize::MAX {
-            continue;
-        }
-        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (v, ref mut i)) = call.last_mut() {
-            if *i < succ[v].len() {
-                let w = succ[v][*i];
-                *i += 1;
-                if index[w] == usize::MAX {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    call.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-            } else {
-                call.pop();
-                if let Some(&(parent, _)) = call.last() {
-                    low[parent] = low[parent].min(low[v]);
-                }
-                if low[v] == index[v] {
-                    let mut scc = Vec::new();
-                    while let Some(w) = stack.pop() {
-                        on_stack[w] = false;
-                        scc.push(set[w]);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    out.push(scc);
-                }
-            }
-        }
-    }
-    out
+    // `sccs` lists a component from its DFS root down the Tarjan stack;
+    // this pass visits a component's φs in stack-pop order (root last).
+    crate::ir::graph::sccs(&succ)
+        .into_iter()
+        .map(|comp| comp.into_iter().rev().map(|w| set[w]).collect())
+        .collect()
 }

@@ -64,14 +64,25 @@ pub fn interp(module: &Module, sources: &SourceMap) -> (String, i32, u64) {
 }
 
 /// Runs `passes` on `src`; checks that the interpreter's output and exit
-/// code are unchanged; returns the counters, the output and the IR of `f`.
+/// code are unchanged; returns the counters and the output.
+pub fn check_output(name: &str, src: &str, passes: &[&'static str]) -> (Counters, String) {
+    let (c, out, _) = check_module(name, src, passes);
+    (c, out)
+}
+
+/// [`check_output`], and the IR of function `f` after the passes.
 pub fn check(name: &str, src: &str, passes: &[&'static str], f: &str) -> (Counters, String, String) {
+    let (c, out, module) = check_module(name, src, passes);
+    (c, out, ir_text(&module, f))
+}
+
+fn check_module(name: &str, src: &str, passes: &[&'static str]) -> (Counters, String, Module) {
     let (mut module, sources) = compile_with_sources(name, src);
     let (before, code0, _) = interp(&module, &sources);
     let c = run_passes(&mut module, passes);
     let (after, code1, _) = interp(&module, &sources);
     assert_eq!((before.as_str(), code0), (after.as_str(), code1), "behaviour changed by {passes:?}");
-    (c, after, ir_text(&module, f))
+    (c, after, module)
 }
 
 /// The number of lines of `ir` that contain `pat`.
