@@ -5,17 +5,7 @@
 mod memssa_support;
 
 use memssa_support::*;
-
-/// Runs `passes` on `src`; checks that the interpreter prints the same
-/// before and after; returns the counters, the output and the module.
-fn check(name: &str, src: &str, passes: &[&'static str]) -> (toyc::opt::Counters, String, toyc::ir::Module) {
-    let (mut module, sources) = compile_with_sources(name, src);
-    let (before, code0, _) = interp(&module, &sources);
-    let c = run_passes(&mut module, passes);
-    let (after, code1, _) = interp(&module, &sources);
-    assert_eq!((before.as_str(), code0), (after.as_str(), code1), "behaviour changed by {passes:?}");
-    (c, after, module)
-}
+use memssa_support::check_module as check;
 
 const ROT: &[&str] = &["loops", "rotate"];
 

@@ -67,8 +67,6 @@ enum Undo {
 /// The scoped tables of the walk.
 #[derive(Default)]
 struct Scope {
-    /// `repl[v]`: the operand that replaces statement `v`.
-    repl: HashMap<u32, Operand>,
     exprs: HashMap<ExprKey, Value>,
     conds: HashMap<u32, bool>,
     log: Vec<Undo>,
@@ -96,15 +94,19 @@ impl Scope {
         }
         let range = ir.cfg.blocks[b as usize].stmts.clone();
         for s in range {
-            let repl = &self.repl;
-            let inst = &mut ir.stmts.inst[s as usize];
-            for_each_operand_mut(inst, |op| {
+            // A merged duplicate became a `Copy` of its earlier twin; read
+            // through copies (a `Copy` stands for its operand) so later keys
+            // see the canonical value.
+            let mut inst = std::mem::replace(&mut ir.stmts.inst[s as usize], Inst::Nothing);
+            for_each_operand_mut(&mut inst, |op| {
                 if let Operand::Value(v) = op {
-                    if let Some(r) = repl.get(&v.0) {
+                    if let Some(Inst::Copy(r)) = ir.stmts.inst.get(v.0 as usize) {
                         *op = *r;
                     }
                 }
             });
+            ir.stmts.inst[s as usize] = inst;
+            let inst = &mut ir.stmts.inst[s as usize];
             if let Inst::GotoIfNot { cond, .. } = inst {
                 if let Operand::Value(c) = cond {
                     if let Some(&known) = self.conds.get(&c.0) {
@@ -117,7 +119,6 @@ impl Scope {
             let Some(k) = expr_key(inst) else { continue };
             match self.exprs.get(&k) {
                 Some(&earlier) => {
-                    self.repl.insert(s, Operand::Value(earlier));
                     replace_uses(ir, Value(s), Operand::Value(earlier));
                     self.replaced += 1;
                 }

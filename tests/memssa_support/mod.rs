@@ -76,7 +76,8 @@ pub fn check(name: &str, src: &str, passes: &[&'static str], f: &str) -> (Counte
     (c, out, ir_text(&module, f))
 }
 
-fn check_module(name: &str, src: &str, passes: &[&'static str]) -> (Counters, String, Module) {
+/// [`check_output`], and the module after the passes.
+pub fn check_module(name: &str, src: &str, passes: &[&'static str]) -> (Counters, String, Module) {
     let (mut module, sources) = compile_with_sources(name, src);
     let (before, code0, _) = interp(&module, &sources);
     let c = run_passes(&mut module, passes);
