@@ -4,10 +4,13 @@
 //! `syntax` (chumsky parser → AST) → `sema` (names, types → typed HIR) →
 //! `ssa` (Braun et al. construction → `ir::IrCode`) → passes → `codegen`
 //! (Cranelift JIT) → `runtime` (the `extern "C"` support library).
+//! `fuzz` (the differential fuzzer) runs the `toyc` binary as a subprocess
+//! and uses no other module.
 
 pub mod codegen;
 pub mod diag;
 pub mod driver;
+pub mod fuzz;
 pub mod interp;
 pub mod ir;
 pub mod memssa;

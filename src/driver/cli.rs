@@ -43,6 +43,23 @@ pub enum Command {
               value_parser = ["plain", "walker"])]
         memssa: Option<String>,
     },
+    /// Differential fuzzing: generate random Toy programs, compute their
+    /// expected output with an independent reference evaluator, and compare
+    /// every toyc mode (-O0, -O2, --interp -O0/-O2, check) with it.
+    Fuzz(FuzzArgs),
+    /// Find the first pass of the -O2 pipeline after which the program's
+    /// output (stdout, stderr, exit code, verifier verdict) differs from
+    /// `--passes=none` (like LLVM's -opt-bisect-limit).
+    Bisect {
+        /// The `.toy` file.
+        file: PathBuf,
+        /// Bisect in the IR interpreter instead of the JIT.
+        #[arg(long)]
+        interp: bool,
+        /// Seconds before a run counts as a hang.
+        #[arg(long, default_value_t = 10.0)]
+        timeout: f64,
+    },
     /// Print the Cranelift IR that toyc generates.
     Clif {
         #[command(flatten)]
@@ -77,4 +94,33 @@ pub struct BuildArgs {
     /// Print the time of each phase (`time.PHASE: N ms`) to stderr.
     #[arg(long = "time-passes")]
     pub time_passes: bool,
+}
+
+/// Options of `toyc fuzz`.
+#[derive(Args, Debug, Clone)]
+pub struct FuzzArgs {
+    /// The first seed; program `i` uses seed `S + i`.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// How many programs (default 1000, or unlimited with `--time`).
+    #[arg(long)]
+    pub count: Option<u64>,
+    /// Stop starting new programs after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub time: Option<f64>,
+    /// Write each failing program (and its minimized form) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+    /// Worker threads (each runs toyc subprocesses).
+    #[arg(short = 'j', long = "jobs", default_value_t = 1)]
+    pub jobs: usize,
+    /// Seconds before a run counts as a hang.
+    #[arg(long, default_value_t = 10.0)]
+    pub timeout: f64,
+    /// Report failures without shrinking or bisecting them.
+    #[arg(long = "no-shrink")]
+    pub no_shrink: bool,
+    /// Test this toyc binary instead of the running one.
+    #[arg(long, value_name = "PATH")]
+    pub toyc: Option<PathBuf>,
 }

@@ -36,7 +36,7 @@ pub fn main_with_big_stack(cli: Cli) -> i32 {
 fn run_cli(cli: Cli) -> i32 {
     let time_passes = match &cli.command {
         Command::Run { build, .. } | Command::Ir { build, .. } | Command::Clif { build, .. } => build.time_passes,
-        Command::Check { .. } => false,
+        Command::Check { .. } | Command::Fuzz(_) | Command::Bisect { .. } => false,
     };
     let code = run_command(cli);
     if time_passes {
@@ -74,6 +74,11 @@ fn run_command(cli: Cli) -> i32 {
             }
             Err(code) => code,
         },
+        Command::Fuzz(args) => fuzz_command(&args),
+        Command::Bisect { file, interp, timeout } => match this_exe() {
+            Ok(exe) => crate::fuzz::bisect::bisect_command(&exe, &file, &o2_passes(), interp, seconds(timeout)),
+            Err(code) => code,
+        },
         Command::Clif { build, func } => match build_ir(&build, &mut sources) {
             Ok(module) if !has_function(&module, func.as_deref()) => unknown_function(&module, func.as_deref()),
             Ok(module) => {
@@ -91,6 +96,47 @@ fn run_command(cli: Cli) -> i32 {
             Err(code) => code,
         },
     }
+}
+
+/// `toyc fuzz`: the fuzzer runs this binary (or `--toyc PATH`) as a
+/// subprocess; it needs nothing else of the compiler but the -O2 pass list.
+fn fuzz_command(args: &cli::FuzzArgs) -> i32 {
+    let exe = match &args.toyc {
+        Some(p) => p.clone(),
+        None => match this_exe() {
+            Ok(p) => p,
+            Err(code) => return code,
+        },
+    };
+    let count = args.count.unwrap_or(if args.time.is_some() { u64::MAX } else { 1000 });
+    let opts = crate::fuzz::Options {
+        seed: args.seed,
+        count,
+        time: args.time.map(seconds),
+        keep: args.keep.clone(),
+        jobs: args.jobs.max(1),
+        exe,
+        timeout: seconds(args.timeout),
+        passes: o2_passes(),
+        shrink: !args.no_shrink,
+    };
+    crate::fuzz::run(&opts)
+}
+
+fn this_exe() -> Result<std::path::PathBuf, i32> {
+    std::env::current_exe().map_err(|e| {
+        eprintln!("error: cannot find the toyc binary: {e}");
+        2
+    })
+}
+
+fn seconds(s: f64) -> std::time::Duration {
+    std::time::Duration::from_secs_f64(s.clamp(0.001, 1e6))
+}
+
+/// The -O2 pipeline, a pass per entry (a pass that runs twice is listed twice).
+fn o2_passes() -> Vec<String> {
+    crate::opt::default_passes(2).into_iter().map(String::from).collect()
 }
 
 /// Whether `--fn NAME` (if given) names a function of the program.

@@ -1,0 +1,83 @@
+//! Running the toyc binary as a subprocess, with a timeout, so crashes and
+//! hangs of the compiler are observed from outside.
+//!
+//! Invariant: every run has `TOYC_VERIFY=1` and `NO_COLOR=1` in its
+//! environment, stdin closed, and runs in `dir` with the program given by
+//! its file name relative to `dir` (so messages say `fuzz.toy:L:C`).
+
+use super::oracle::Outcome;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What one subprocess run gave.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunResult {
+    /// It ended: its output and exit code (`-1` if a signal killed it).
+    Exited(Outcome),
+    /// Killed after the timeout.
+    Timeout,
+}
+
+impl RunResult {
+    /// One line describing the result, for reports.
+    pub fn brief(&self) -> String {
+        match self {
+            RunResult::Timeout => "timeout".into(),
+            RunResult::Exited(o) => {
+                let first = o.stderr.lines().next().unwrap_or("");
+                format!("exit {}{}", o.code, if first.is_empty() { String::new() } else { format!(", {first}") })
+            }
+        }
+    }
+}
+
+/// Runs `exe ARGS... file` in `dir`. Output goes through the files
+/// `scratch.out` and `scratch.err`, which avoids pipe deadlocks with big
+/// outputs.
+pub fn run_toyc(exe: &Path, dir: &Path, scratch: &Path, args: &[&str], file: &str, timeout: Duration) -> RunResult {
+    let out_path = scratch.with_extension("out");
+    let err_path = scratch.with_extension("err");
+    let (Ok(out), Ok(err)) = (std::fs::File::create(&out_path), std::fs::File::create(&err_path)) else {
+        return RunResult::Exited(Outcome {
+            stdout: String::new(),
+            stderr: "fuzz: cannot create files".into(),
+            code: -2,
+        });
+    };
+    let child = Command::new(exe)
+        .args(args)
+        .arg(file)
+        .current_dir(dir)
+        .env("TOYC_VERIFY", "1")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            return RunResult::Exited(Outcome { stdout: String::new(), stderr: format!("fuzz: spawn: {e}"), code: -2 });
+        }
+    };
+    let start = Instant::now();
+    let mut nap = Duration::from_micros(200);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if start.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return RunResult::Timeout;
+            }
+            Ok(None) => {
+                std::thread::sleep(nap);
+                nap = (nap * 2).min(Duration::from_millis(5));
+            }
+            Err(_) => return RunResult::Timeout,
+        }
+    };
+    let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    RunResult::Exited(Outcome { stdout: read(&out_path), stderr: read(&err_path), code: status.code().unwrap_or(-1) })
+}

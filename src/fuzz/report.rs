@@ -1,0 +1,115 @@
+//! The report of one disagreement: what each failing mode gave, the
+//! minimized program, the pass bisection names, and the files `--keep`
+//! writes.
+//!
+//! Invariant: the minimized program still fails in the first failing mode
+//! with the same [`Class`], and its expected output is recomputed by the
+//! oracle (never reused from the original program).
+
+use super::bisect::{self, Setup, Verdict};
+use super::exec::{RunResult, run_toyc};
+use super::oracle::{self, Outcome};
+use super::{Case, Class, FILE, MODES, Options, classify, expected_in, print, shrink};
+use std::fmt::Write;
+use std::path::Path;
+
+/// How many candidate programs the shrinker may run.
+const SHRINK_TRIES: usize = 600;
+
+pub fn failure(opts: &Options, dir: &Path, case: &Case, fails: &[(usize, Class, RunResult)]) -> String {
+    let mut out = String::new();
+    let names: Vec<&str> = fails.iter().map(|(m, ..)| MODES[*m].name).collect();
+    let _ = writeln!(out, "FAIL seed {}: {} disagree with the oracle", case.seed, names.join(", "));
+    let _ = writeln!(out, "  expected: {}", describe(&case.expected));
+    for (m, class, got) in fails {
+        let _ = writeln!(out, "  {:9} ({class:?}): {}", MODES[*m].name, got.brief());
+    }
+    let min_case = if opts.shrink { minimize(opts, dir, case, fails[0].0, fails[0].1) } else { None };
+    let shown = min_case.as_ref().unwrap_or(case);
+    if opts.shrink {
+        let _ = writeln!(out, "  blame: {}", blame(opts, dir, shown, fails));
+    }
+    if let Some(k) = &opts.keep {
+        keep(k, case, min_case.as_ref());
+    }
+    let label = if min_case.is_some() { "minimized program" } else { "program" };
+    let _ = writeln!(out, "  {label} (expected: {}):", describe(&shown.expected));
+    for line in shown.source.lines() {
+        let _ = writeln!(out, "    {line}");
+    }
+    out
+}
+
+/// One line: exit code, stdout size and the first stderr line.
+fn describe(o: &Outcome) -> String {
+    let err = o.stderr.lines().next().map(|l| format!(", {l}")).unwrap_or_default();
+    format!("exit {}, {} bytes of stdout{err}", o.code, o.stdout.len())
+}
+
+/// Shrinks the case while mode `m` still fails with `class`.
+fn minimize(opts: &Options, dir: &Path, case: &Case, m: usize, class: Class) -> Option<Case> {
+    let mode = &MODES[m];
+    let mut still_fails = |p: &super::ast::Program| {
+        let mut p = p.clone();
+        let source = print::print_program(&mut p);
+        let Ok(expected) = oracle::evaluate(&p, FILE) else { return false };
+        if std::fs::write(dir.join(FILE), &source).is_err() {
+            return false;
+        }
+        let got = run_toyc(&opts.exe, dir, &dir.join("run"), mode.args, FILE, opts.timeout);
+        classify(&expected_in(mode, &expected), &got) == Some(class)
+    };
+    let mut small = shrink::shrink(&case.prog, SHRINK_TRIES, &mut still_fails);
+    let source = print::print_program(&mut small);
+    let expected = oracle::evaluate(&small, FILE).ok()?;
+    Some(Case { seed: case.seed, prog: small, source, expected })
+}
+
+/// Which pass to blame, by bisecting an optimizing failing mode.
+fn blame(opts: &Options, dir: &Path, case: &Case, fails: &[(usize, Class, RunResult)]) -> String {
+    let opt_fail = fails.iter().find(|(m, ..)| MODES[*m].args.contains(&"-O2"));
+    let Some((m, ..)) = opt_fail else {
+        return "no pass (only unoptimized modes or check fail)".into();
+    };
+    if std::fs::write(dir.join(FILE), &case.source).is_err() {
+        return "unknown (cannot write the program)".into();
+    }
+    let interp = MODES[*m].args.contains(&"--interp");
+    let setup = Setup {
+        exe: &opts.exe,
+        dir,
+        scratch: &dir.join("bisect"),
+        file: FILE,
+        passes: &opts.passes,
+        interp,
+        timeout: opts.timeout,
+    };
+    let mut is_bad = |r: &RunResult| classify(&case.expected, r).is_some();
+    let where_ = if interp { "--interp -O2" } else { "-O2" };
+    match bisect::bisect(&setup, &mut is_bad, &mut |_, _| {}) {
+        Verdict::NoPass => format!("no pass: {where_} --passes=none already disagrees (front end, SSA or backend)"),
+        Verdict::Clean => format!("none found: {where_} with the full pass list agrees on the minimized program"),
+        Verdict::FirstBad(k) => {
+            format!(
+                "pass `{}` (#{} of {}, {where_}; `toyc bisect` reproduces)",
+                opts.passes[k],
+                k + 1,
+                opts.passes.len()
+            )
+        }
+    }
+}
+
+/// Writes `seed-N.toy` and `seed-N.expected` (and the same for the
+/// minimized program, `seed-N.min.*`) into `dir`. Expected stderr names
+/// the file as `fuzz.toy`, as the fuzzer ran it.
+fn keep(dir: &Path, case: &Case, min: Option<&Case>) {
+    let expected = |e: &Outcome| format!("exit: {}\n--- stdout\n{}--- stderr\n{}", e.code, e.stdout, e.stderr);
+    let base = dir.join(format!("seed-{}", case.seed));
+    let _ = std::fs::write(base.with_extension("toy"), &case.source);
+    let _ = std::fs::write(base.with_extension("expected"), expected(&case.expected));
+    if let Some(m) = min {
+        let _ = std::fs::write(base.with_extension("min.toy"), &m.source);
+        let _ = std::fs::write(base.with_extension("min.expected"), expected(&m.expected));
+    }
+}
