@@ -130,7 +130,7 @@ impl FnLower<'_> {
             let x = self.b.resolve(x);
             match same {
                 None => same = Some(x),
-                Some(s) if super::builder::same_op(s, x) => {}
+                Some(s) if s == x => {}
                 Some(_) => return Operand::Value(crate::ir::Value(phic)),
             }
         }
