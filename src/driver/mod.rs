@@ -228,3 +228,20 @@ pub fn check_file(path: &Path, sources: &mut SourceMap) -> Result<crate::sema::h
     };
     crate::sema::analyze(sources, main)
 }
+
+/// The front end on one in-memory source text, for fuzzing: parse, check
+/// and, for a valid program, build SSA and run the IR verifier. Returns how
+/// many diagnostics the program got (0: it is valid and its IR verifies);
+/// `Err` is a verifier failure, a compiler bug. Imports resolve against the
+/// standard library only. Call it on a thread with [`COMPILER_STACK`].
+pub fn front_end_on_text(text: &str) -> Result<usize, String> {
+    let mut sources = SourceMap::new();
+    let main = sources.add("fuzz.toy".into(), None, text.to_string());
+    match crate::sema::analyze(&mut sources, main) {
+        Err(diags) => Ok(diags.len()),
+        Ok(program) => {
+            let module = crate::ssa::build_module(Arc::new(program));
+            crate::ir::verify::verify_module(&module).map(|()| 0).map_err(|errs| errs.join("\n"))
+        }
+    }
+}
