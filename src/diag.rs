@@ -93,3 +93,9 @@ pub fn render(map: &SourceMap, diags: &[Diagnostic], colour: bool) -> String {
     }
     String::from_utf8_lossy(&out).into_owned()
 }
+
+/// What every internal compiler error ends with: how to report it and how
+/// to find the pass at fault.
+pub const ICE_HELP: &str = "help: this is a bug in toyc; please report the program. \
+`toyc run --passes=none FILE` runs it without toyc's passes, and \
+`toyc bisect FILE` names the first pass after which its behaviour changes";

@@ -105,3 +105,39 @@ fn check_in_a_try_raises_into_the_same_handler_with_the_same_values() {
     assert_eq!(out, "16\ncaught index out of bounds: index 7, length 3 10 0\n10\n10\n");
     assert_eq!(moved(&c), (1, 1));
 }
+
+#[test]
+fn check_whose_failure_path_reads_a_loop_value_stays() {
+    // After the try, `len(a)` is the load in the loop header (gvn_load
+    // forwards it), and the handler continues there: hoisting the division
+    // check would give the handler a path that skips that load.
+    let src = "var g = 0;\n\
+        fn f(a: [int], d: int) -> int { for i in 0..3 { push(a, i); }\n\
+        try { while len(a) / d > a[1] + g { g += 1; } } catch e { print(\"caught:\", e); }\n\
+        a[0] = 1; return g; }\n\
+        fn main() { print(f([1, 2], 1)); print(f([1, 2], 0)); }\n";
+    let (c, out) = check("hc_try1", src, &["gvn_load", "licm"]);
+    assert_eq!(out, "3\ncaught: division by zero\n3\n");
+    assert_eq!(moved(&c), (0, 0));
+    // The handler reads the loop variable `x`: the check of `x % len(v)`
+    // by zero stays in the loop.
+    let src = "var g = 0;\n\
+        fn h(v: [int]) { for x in v { try { v[x % len(v)] = 2; } catch e { g = x; throw e; } } }\n\
+        fn main() { h([1, 2]); print(g); }\n";
+    let (c, out) = check("hc_try2", src, ROT_LICM);
+    assert_eq!(out, "0\n");
+    assert_eq!(moved(&c), (0, 0));
+}
+
+#[test]
+fn check_whose_handler_reads_only_outside_values_still_moves() {
+    // The same loop without a read of a loop value on the failure path:
+    // the invariant division check leaves the loop.
+    let src = "fn f(a: [int], d: int, n: int) -> int { var s = 0;\n\
+        try { for k in 0..n { s = s + a[0] / d; } } catch e { print(\"caught:\", e, len(a)); }\n\
+        return s; }\n\
+        fn main() { print(f([6], 2, 3)); print(f([6], 0, 3)); print(f([6], 0, 0)); }\n";
+    let (c, out) = check("hc_try3", src, ROT_LICM);
+    assert_eq!(out, "9\ncaught: division by zero 1\n0\n0\n");
+    assert_eq!(moved(&c).0, 2);
+}

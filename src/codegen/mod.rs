@@ -51,6 +51,7 @@ pub fn run_module(module: &ir::Module, sources: &SourceMap, opts: &CodegenOption
         Err(e) => {
             crate::runtime::output::flush();
             eprintln!("error: internal compiler error in the code generator: {e}");
+            eprintln!("{}", crate::diag::ICE_HELP);
             70
         }
     }
@@ -257,11 +258,14 @@ impl<'a> Compiler<'a> {
                     RegallocChoice::SinglePass => true,
                     RegallocChoice::Backtracking => false,
                 };
-                let defined = if single_pass {
-                    self.define_large(self.funcs[i], &mut ctx)
-                } else {
-                    self.module.define_function(self.funcs[i], &mut ctx)
-                };
+                // A panic inside Cranelift is caught here and becomes an
+                // internal error naming the function; nothing of this
+                // module is used after an `Err`.
+                let id = self.funcs[i];
+                let defined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    if single_pass { self.define_large(id, &mut ctx) } else { self.module.define_function(id, &mut ctx) }
+                }))
+                .map_err(|_| format!("Cranelift panicked while compiling `{}`", code.name))?;
                 record("cranelift", start.elapsed());
                 defined.map_err(|e| {
                     let detail = match &e {

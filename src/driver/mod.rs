@@ -18,7 +18,10 @@ use std::sync::Arc;
 pub const COMPILER_STACK: usize = 1 << 30;
 
 /// Runs `cli` on a thread with a large stack and returns the exit code.
+/// A panic anywhere in the compiler (toyc's or Cranelift's) is reported as
+/// an internal compiler error (exit code 70), never as a Rust panic message.
 pub fn main_with_big_stack(cli: Cli) -> i32 {
+    std::panic::set_hook(Box::new(report_panic));
     let handle = std::thread::Builder::new()
         .name("toyc".into())
         .stack_size(COMPILER_STACK)
@@ -27,9 +30,26 @@ pub fn main_with_big_stack(cli: Cli) -> i32 {
     match handle.join() {
         Ok(code) => code,
         Err(_) => {
-            eprintln!("error: internal compiler error (a panic); please report this program");
+            eprintln!("{}", diag::ICE_HELP);
             70
         }
+    }
+}
+
+/// The panic hook: the first line of an internal compiler error report,
+/// with the panic's message and where in toyc (or Cranelift) it happened.
+/// Whoever catches the panic adds context and [`diag::ICE_HELP`].
+fn report_panic(info: &std::panic::PanicHookInfo<'_>) {
+    crate::runtime::output::flush();
+    let payload = info.payload();
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".to_string());
+    match info.location() {
+        Some(l) => eprintln!("error: internal compiler error: {msg}\n  at {}:{}:{} (in the compiler)", l.file(), l.line(), l.column()),
+        None => eprintln!("error: internal compiler error: {msg}"),
     }
 }
 
@@ -180,11 +200,19 @@ pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir:
     }
     let mut counters = crate::opt::Counters::default();
     let printer = |m: &crate::ir::Module| crate::ir::print::print_module(m, sources, None);
-    if let Err(errors) = crate::opt::run_pipeline(&mut module, &opts, &mut counters, &printer) {
+    let mut result = crate::opt::run_pipeline(&mut module, &opts, &mut counters, &printer);
+    // Without the per-pass verifier, the optimised module is still verified
+    // once, so wrong IR never reaches the backend silently.
+    if result.is_ok() && !opts.verify && !opts.passes.is_empty() {
+        result = crate::opt::timing::time("verify", || crate::ir::verify::verify_module(&module))
+            .map_err(|errs| errs.into_iter().map(|e| format!("after the pipeline: {e}")).collect());
+    }
+    if let Err(errors) = result {
         eprintln!("error: internal compiler error: the IR verifier failed");
         for e in errors {
             eprintln!("  {e}");
         }
+        eprintln!("{}", diag::ICE_HELP);
         return Err(70);
     }
     if build.stats {
@@ -245,4 +273,21 @@ pub fn check_file(path: &Path, sources: &mut SourceMap) -> Result<crate::sema::h
         }
     };
     crate::sema::analyze(sources, main)
+}
+
+/// The front end on one in-memory source text, for fuzzing: parse, check
+/// and, for a valid program, build SSA and run the IR verifier. Returns how
+/// many diagnostics the program got (0: it is valid and its IR verifies);
+/// `Err` is a verifier failure, a compiler bug. Imports resolve against the
+/// standard library only. Call it on a thread with [`COMPILER_STACK`].
+pub fn front_end_on_text(text: &str) -> Result<usize, String> {
+    let mut sources = SourceMap::new();
+    let main = sources.add("fuzz.toy".into(), None, text.to_string());
+    match crate::sema::analyze(&mut sources, main) {
+        Err(diags) => Ok(diags.len()),
+        Ok(program) => {
+            let module = crate::ssa::build_module(Arc::new(program));
+            crate::ir::verify::verify_module(&module).map(|()| 0).map_err(|errs| errs.join("\n"))
+        }
+    }
 }

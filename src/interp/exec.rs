@@ -58,6 +58,7 @@ pub fn unary(op: UnaryOp, a: u64) -> u64 {
 fn internal(msg: &str) -> ! {
     output::flush();
     eprintln!("error: internal compiler error in the IR interpreter: {msg}");
+    eprintln!("{}", crate::diag::ICE_HELP);
     std::process::exit(70);
 }
 

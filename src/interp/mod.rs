@@ -170,6 +170,7 @@ pub fn run_module(module: &ir::Module, sources: &SourceMap, args: &[String], pro
         Err(e) => {
             runtime::output::flush();
             eprintln!("error: internal compiler error in the IR interpreter: {e}");
+            eprintln!("{}", crate::diag::ICE_HELP);
             70
         }
     }

@@ -25,7 +25,7 @@
 //! already forwarded through the copies seen so far), and `finish` performs
 //! the cleanup above in the same sweep's aftermath.
 
-use crate::ir::edit::{NewNodes, for_each_operand_mut, for_each_value_use, removable, same_operand};
+use crate::ir::edit::{NewNodes, for_each_operand_mut, for_each_value_use, removable};
 use crate::ir::{BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value};
 use crate::span::Span;
 
@@ -319,7 +319,7 @@ impl<'a> IncrementalCompact<'a> {
                 }
                 match unique {
                     None => unique = Some(r),
-                    Some(u) if same_operand(&u, &r) => {}
+                    Some(u) if u == r => {}
                     Some(_) => {
                         foldable = false;
                         break;

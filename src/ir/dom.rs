@@ -74,8 +74,12 @@ impl DomTree {
         if n > 0 {
             idom[0] = Some(0);
         }
+        // Cooper, Harvey and Kennedy: at most (loop connectedness + 3)
+        // rounds in reverse postorder, and loop connectedness is below n.
+        let mut rounds = crate::ir::budget::Budget::new("the dominator iteration", n as u64 + 3);
         let mut changed = true;
         while changed {
+            rounds.step();
             changed = false;
             for &b in rpo.iter().skip(1) {
                 let mut new: Option<u32> = None;

@@ -266,11 +266,3 @@ pub fn op_key(op: Operand) -> OpKey {
     }
 }
 
-/// Bit-exact operand equality (`0.0` and `-0.0` differ, a NaN equals
-/// itself): what "the same value" means for folding.
-pub fn same_operand(a: &Operand, b: &Operand) -> bool {
-    match (a, b) {
-        (Operand::Float(x), Operand::Float(y)) => x.to_bits() == y.to_bits(),
-        _ => a == b,
-    }
-}

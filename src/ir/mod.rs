@@ -36,6 +36,7 @@ use std::fmt;
 use std::ops::Range;
 
 pub mod blocks;
+pub mod budget;
 pub mod compact;
 pub mod dom;
 pub mod edit;
@@ -66,7 +67,12 @@ impl fmt::Display for BlockId {
 
 /// An instruction operand: an SSA value, an argument, or a constant
 /// (constants are inline, as in Julia, so folding needs no new statements).
-#[derive(Copy, Clone, Debug, PartialEq)]
+///
+/// Equality (and hashing) compare float constants by their bit pattern:
+/// `NaN == NaN` and `0.0 != -0.0`, so a fixpoint over operands always
+/// sees an unchanged constant as unchanged, and folding never merges two
+/// constants that print or divide differently.
+#[derive(Copy, Clone, Debug)]
 pub enum Operand {
     Value(Value),
     /// The function's `n`-th parameter, printed `_{n+1}`.
@@ -76,6 +82,36 @@ pub enum Operand {
     Bool(bool),
     /// The null reference: `nil`, a value of the struct types only.
     Nil,
+}
+
+impl PartialEq for Operand {
+    fn eq(&self, other: &Operand) -> bool {
+        match (self, other) {
+            (Operand::Value(a), Operand::Value(b)) => a == b,
+            (Operand::Arg(a), Operand::Arg(b)) => a == b,
+            (Operand::Int(a), Operand::Int(b)) => a == b,
+            (Operand::Float(a), Operand::Float(b)) => a.to_bits() == b.to_bits(),
+            (Operand::Bool(a), Operand::Bool(b)) => a == b,
+            (Operand::Nil, Operand::Nil) => true,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Operand {}
+
+impl std::hash::Hash for Operand {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        match self {
+            Operand::Value(v) => v.hash(state),
+            Operand::Arg(a) => a.hash(state),
+            Operand::Int(i) => i.hash(state),
+            Operand::Float(f) => f.to_bits().hash(state),
+            Operand::Bool(b) => b.hash(state),
+            Operand::Nil => {}
+        }
+    }
 }
 
 /// Integer / float comparison condition. `Ult` is unsigned less-than on

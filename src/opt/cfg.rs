@@ -13,7 +13,6 @@
 
 use crate::ir::blocks::{BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
-use crate::ir::edit::same_operand;
 use crate::ir::{BlockId, Inst, IrCode, Operand};
 use crate::opt::Counters;
 
@@ -180,7 +179,7 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
             }
             if edges.contains(&(p, t)) {
                 match phi_values_on(bir, ti, p) {
-                    Some(on_p) if on_p.iter().zip(&on_e).all(|(x, y)| same_operand(x, y)) => {}
+                    Some(on_p) if on_p.iter().zip(&on_e).all(|(x, y)| x == y) => {}
                     _ => {
                         all = false;
                         continue;

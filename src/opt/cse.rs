@@ -8,7 +8,7 @@
 //! there, which is defined in a dominating block or earlier in the same
 //! block, so it dominates every use. Commutative integer operations and
 //! `ieq`/`ine` order their operands first. Float operations are keyed by
-//! the operands' bits (`same_operand`): `0.0` and `-0.0` never merge.
+//! the operands' bits (`Operand`'s equality): `0.0` and `-0.0` never merge.
 //! String constants are never merged: strings are references, and `ieq`
 //! on references compares identity.
 //!

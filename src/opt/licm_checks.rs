@@ -38,6 +38,18 @@
 //!   bounds at the new place; nothing in the loop writes it, so it reads the
 //!   same value in every iteration.
 //!
+//! **The failure path keeps its definitions.** Moving the check gives `R`
+//! a new predecessor outside the loop, so every block reachable from `R`
+//! without passing the header (the handler and the code after the `try`)
+//! gains a path from the preheader that skips the loop. A value defined in
+//! the loop dominated its uses there before the move and would not after
+//! it, so the check stays when any such block uses one (a `φ` operand
+//! counts when its edge comes from such a block; `φᶜ` operands are `ϒ`s,
+//! read dynamically, and do not count). Values defined outside the loop
+//! still dominate: every new path is an old one with the loop cut out.
+//! The search is bounded ([`FAILURE_PATH_BUDGET`] statements); past the
+//! bound the check stays.
+//!
 //! Checks `throw` raises are not moved: they are the program's own control
 //! flow, not runtime checks. Counters: `licm.hoisted_check_branches`,
 //! `licm.hoisted_elem_loads`.
@@ -50,7 +62,12 @@ use crate::ir::{Flags, Inst, IrCode, Loc, Operand, RaiseKind, Value};
 use crate::memssa::{MemorySsa, LIVE_ON_ENTRY};
 use crate::opt::memloops::{find_loops, LoopInfo};
 use crate::opt::Counters;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+/// How many statements [`Ctx::failure_path_keeps_defs`] may look at for
+/// one check: a bound that keeps the pass linear in functions with many
+/// loops inside one `try`.
+pub const FAILURE_PATH_BUDGET: usize = 4096;
 
 /// What to move out of one loop.
 struct Hoist {
@@ -123,6 +140,49 @@ impl Ctx<'_> {
         false
     }
 
+    /// Whether the blocks reachable from `r` without passing `l`'s header
+    /// use no value defined in `l` (see the module doc), within the budget.
+    fn failure_path_keeps_defs(&self, l: &LoopInfo, r: u32) -> bool {
+        let blocks = &self.ir.cfg.blocks;
+        let mut seen: HashSet<u32> = HashSet::from([r]);
+        let mut order = vec![r];
+        let mut budget = FAILURE_PATH_BUDGET;
+        let mut i = 0;
+        while let Some(&b) = order.get(i) {
+            i += 1;
+            let Some(blk) = blocks.get(b as usize) else { return false };
+            budget = match budget.checked_sub(blk.stmts.len() + 1) {
+                Some(left) => left,
+                None => return false,
+            };
+            for s in &blk.succs {
+                if s.0 == l.header {
+                    continue;
+                }
+                if l.body.contains(&s.0) {
+                    return false;
+                }
+                if seen.insert(s.0) {
+                    order.push(s.0);
+                }
+            }
+        }
+        let in_loop = |op: &Operand| !self.outside(l, op);
+        order.iter().all(|&b| {
+            blocks[b as usize].stmts.clone().all(|s| match &self.ir.stmts.inst[s as usize] {
+                Inst::Phi { edges, values } => {
+                    edges.iter().zip(values).all(|(e, v)| !seen.contains(&e.0) || !in_loop(v))
+                }
+                Inst::PhiC { .. } => true,
+                inst => {
+                    let mut ok = true;
+                    for_each_operand(inst, |op| ok &= !in_loop(op));
+                    ok
+                }
+            })
+        })
+    }
+
     /// The checks and element loads of `l`'s entry chain that may move.
     fn plan(&self, m: &mut MemorySsa, l: &LoopInfo) -> Option<Hoist> {
         let ph = l.preheader?;
@@ -156,7 +216,10 @@ impl Ctx<'_> {
             }
             let next = match self.last(cur) {
                 Some((_, Inst::GotoIfNot { cond, dest })) => {
-                    if !self.outside(l, cond) || !self.movable_raise(l, dest.0, cur) {
+                    if !self.outside(l, cond)
+                        || !self.movable_raise(l, dest.0, cur)
+                        || !self.failure_path_keeps_defs(l, dest.0)
+                    {
                         return Some(h);
                     }
                     h.checks.push((cur, *cond, dest.0));

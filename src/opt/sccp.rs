@@ -16,6 +16,7 @@
 //! Counters: `sccp.consts` (values replaced by constants), `sccp.branches`
 //! (conditions decided), plus the compaction's `sccp.dead`, `sccp.blocks`.
 
+use crate::ir::budget::Budget;
 use crate::ir::compact::{block_succs, IncrementalCompact};
 use crate::ir::edit::{for_each_value_use, is_pure, NewNodes};
 use crate::ir::{Inst, IrCode, Operand};
@@ -32,7 +33,7 @@ pub enum Lattice {
 fn meet(a: Lattice, b: Lattice) -> Lattice {
     match (a, b) {
         (Lattice::Top, x) | (x, Lattice::Top) => x,
-        (Lattice::Const(x), Lattice::Const(y)) if crate::ir::edit::same_operand(&x, &y) => Lattice::Const(x),
+        (Lattice::Const(x), Lattice::Const(y)) if x == y => Lattice::Const(x),
         _ => Lattice::Bottom,
     }
 }
@@ -97,7 +98,7 @@ impl Solver<'_> {
         let old = self.values[s];
         let merged = match (old, new) {
             (Lattice::Bottom, _) => Lattice::Bottom,
-            (Lattice::Const(a), Lattice::Const(b)) if !crate::ir::edit::same_operand(&a, &b) => Lattice::Bottom,
+            (Lattice::Const(a), Lattice::Const(b)) if a != b => Lattice::Bottom,
             (Lattice::Const(_), Lattice::Top) => old,
             _ => new,
         };
@@ -148,7 +149,12 @@ impl Solver<'_> {
         for s in self.ir.cfg.blocks[0].stmts.clone() {
             self.visit_stmt(s as usize);
         }
+        // Each edge is queued once (when it first becomes executable) and
+        // each value at most twice (Top → Const → Bottom).
+        let edges: usize = self.ir.cfg.blocks.iter().map(|b| b.succs.len()).sum();
+        let mut budget = Budget::new("sccp's worklist", 2 * (edges as u64 + 2 * self.values.len() as u64) + 64);
         loop {
+            budget.step();
             if let Some((_, to)) = self.flow.pop() {
                 let range = self.ir.cfg.blocks[to as usize].stmts.clone();
                 if self.exec_block[to as usize] {

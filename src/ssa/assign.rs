@@ -8,7 +8,8 @@ use crate::span::Span;
 impl FnLower<'_> {
     /// `place = value` or `place OP= value`. The place's sub-expressions
     /// are evaluated once, before `value`; a compound assignment reads the
-    /// old value (after the place's check) before evaluating `value`.
+    /// old value (after the place's check) before evaluating `value`. An
+    /// element store is always checked against the length at the store.
     pub fn assign_place(&mut self, place: &Place, op: Option<BinOp>, value: &Expr, span: Span) {
         let ty = value.ty.clone();
         match place {
@@ -37,9 +38,11 @@ impl FnLower<'_> {
                     None => None,
                 };
                 let v = self.expr(value);
-                if op.is_none() {
-                    self.array_index_check(a, i, span);
-                }
+                // The store checks the index again even after a compound
+                // assignment's read: `value` may have shrunk the array
+                // (`a[2] *= pop(a)`). When nothing in `value` can change
+                // the length, the checks pass removes this second check.
+                self.array_index_check(a, i, span);
                 let new = self.combine(op, old, v, &ty, span);
                 self.store(loc, Some(a), Some(i), new, span);
             }
@@ -130,7 +133,7 @@ impl FnLower<'_> {
             let x = self.b.resolve(x);
             match same {
                 None => same = Some(x),
-                Some(s) if super::builder::same_op(s, x) => {}
+                Some(s) if s == x => {}
                 Some(_) => return Operand::Value(crate::ir::Value(phic)),
             }
         }

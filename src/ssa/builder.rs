@@ -123,10 +123,6 @@ pub struct BBlock {
 
 pub use crate::ir::edit::{OpKey, op_key};
 
-/// Operand identity (floats compared by bits, so `NaN` equals itself).
-pub fn same_op(a: Operand, b: Operand) -> bool {
-    op_key(a) == op_key(b)
-}
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum LvnKey {
@@ -593,7 +589,7 @@ impl Builder {
             let mut same: Option<Operand> = None;
             let mut trivial = true;
             for op in self.phi_operands(p) {
-                if same_op(op, me) || same.is_some_and(|s| same_op(s, op)) {
+                if op == me || same == Some(op) {
                     continue;
                 }
                 if same.is_some() {

@@ -5,7 +5,7 @@
 //! 64, `MIN / -1 == MIN`, IEEE floats, saturating float → int), so a folded
 //! program prints what the unfolded one would. Division by a constant zero
 //! is never folded: the explicit check raises before the division.
-use super::builder::{Builder, LvnKey, op_key, same_op};
+use super::builder::{Builder, LvnKey, op_key};
 use crate::ir::fold;
 use crate::ir::{BinaryOp, Cmp, Inst, Operand, Type, UnaryOp};
 use crate::span::Span;
@@ -31,9 +31,9 @@ pub fn fold_binary(op: BinaryOp, a: Operand, b: Operand) -> Option<Operand> {
         (BinaryOp::IRem, _, Int(1) | Int(-1)) => Some(Int(0)),
         (BinaryOp::IAnd, x, Int(-1)) => Some(x),
         (BinaryOp::IAnd, Int(-1), y) => Some(y),
-        (BinaryOp::ISub | BinaryOp::IXor, x, y) if same_op(x, y) && matches!(x, Value(_) | Arg(_)) => Some(Int(0)),
-        (BinaryOp::IAnd | BinaryOp::IOr, x, y) if same_op(x, y) => Some(x),
-        (BinaryOp::ICmp(c), x, y) if same_op(x, y) && matches!(x, Value(_) | Arg(_)) => {
+        (BinaryOp::ISub | BinaryOp::IXor, x, y) if x == y && matches!(x, Value(_) | Arg(_)) => Some(Int(0)),
+        (BinaryOp::IAnd | BinaryOp::IOr, x, y) if x == y => Some(x),
+        (BinaryOp::ICmp(c), x, y) if x == y && matches!(x, Value(_) | Arg(_)) => {
             Some(Bool(matches!(c, Cmp::Eq | Cmp::Le | Cmp::Ge)))
         }
         _ => None,
