@@ -97,6 +97,7 @@ pub enum Builtin {
     Floor,
     Ceil,
     Fabs,
+    ParseInt,
 }
 
 impl Builtin {
@@ -111,6 +112,7 @@ impl Builtin {
             Builtin::Floor => "floor",
             Builtin::Ceil => "ceil",
             Builtin::Fabs => "fabs",
+            Builtin::ParseInt => "parse_int",
         }
     }
 }
@@ -194,6 +196,8 @@ pub enum StmtKind {
     /// An expression statement: a call (user or `pop`).
     Expr(Expr),
     Assert(Expr, Option<String>),
+    /// `exit(code);`
+    Exit(Expr),
     If(Expr, Vec<Stmt>, Option<Vec<Stmt>>),
     While {
         label: Option<String>,

@@ -230,7 +230,7 @@ impl Gen {
     fn gen_int(&mut self, depth: u32) -> Expr {
         use BinOp::*;
         let d = depth - 1;
-        let w = if self.safe { [30, 0, 4, 0, 0, 4, 0] } else { [30, 10, 4, 6, 3, 4, 2] };
+        let w = if self.safe { [30, 0, 4, 0, 0, 4, 0, 0] } else { [30, 10, 4, 6, 3, 4, 2, 2] };
         match self.rng.weighted(&w) {
             0 => {
                 let op = *self.rng.pick(&[Add, Sub, Mul, And, Or, Xor, Shl, Shr, Add, Sub]);
@@ -260,7 +260,16 @@ impl Gen {
                 Expr::new(ExprKind::Index(Box::new(s), Box::new(i)))
             }
             5 => Self::builtin(Builtin::ToInt, vec![self.gen_expr(&Ty::Float, d)]),
-            _ => Self::builtin(Builtin::Pop, vec![self.typed_expr(&Ty::Arr(Box::new(Ty::Int)), d)]),
+            6 => Self::builtin(Builtin::Pop, vec![self.typed_expr(&Ty::Arr(Box::new(Ty::Int)), d)]),
+            _ => {
+                // Mostly valid: the text of an int.
+                let s = if self.rng.chance(70) {
+                    Self::builtin(Builtin::ToStr, vec![self.gen_expr(&Ty::Int, d)])
+                } else {
+                    self.gen_expr(&Ty::Str, d)
+                };
+                Self::builtin(Builtin::ParseInt, vec![s])
+            }
         }
     }
 

@@ -262,7 +262,7 @@ impl Gen {
         self.budget = self.budget.saturating_sub(1);
         let nested = if depth > 0 { 1 } else { 0 };
         let top = if depth == 3 { 3 } else { 1 };
-        let w = [20, 16, 14, 4, 6, 2, 10 * nested, 5 * nested, 6 * nested, 4 * nested, 8 * nested * top, 1, nested];
+        let w = [20, 16, 14, 4, 6, 2, 10 * nested, 5 * nested, 6 * nested, 4 * nested, 8 * nested * top, 1, nested, 1];
         let kind = match self.rng.weighted(&w) {
             0 => return self.gen_let(out),
             1 => match self.gen_assign() {
@@ -293,7 +293,8 @@ impl Gen {
                 let msg = if self.rng.chance(50) { Some(self.str_literal()) } else { None };
                 StmtKind::Assert(c, msg)
             }
-            _ => StmtKind::Block(self.gen_block(3, depth - 1)),
+            12 => StmtKind::Block(self.gen_block(3, depth - 1)),
+            _ => StmtKind::Exit(Expr::new(ExprKind::Int(self.rng.below(4) as i64))),
         };
         out.push(Stmt::new(kind));
     }

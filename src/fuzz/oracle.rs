@@ -40,6 +40,7 @@ pub fn evaluate(p: &Program, file: &str) -> Result<Outcome, String> {
         Err(Ctl::Throw(msg, pos)) => {
             Ok(Outcome { stdout, stderr: format!("error: {msg}\n  at {file}:{}:{}\n", pos.line, pos.col), code: 101 })
         }
+        Err(Ctl::Exit(code)) => Ok(Outcome { stdout, stderr: String::new(), code }),
         Err(Ctl::Skip(why)) => Err(why),
     }
 }
@@ -50,6 +51,8 @@ enum Ctl {
     Throw(String, Pos),
     /// The program is unsuitable for fuzzing.
     Skip(String),
+    /// `exit(code)`: not catchable.
+    Exit(i32),
 }
 
 /// How a statement list ended.
@@ -184,6 +187,7 @@ impl Eval<'_> {
             StmtKind::Expr(e) => {
                 self.expr(fr, e)?;
             }
+            StmtKind::Exit(c) => return Err(Ctl::Exit(self.expr(fr, c)?.int() as i32)),
             StmtKind::Assert(c, msg) => {
                 if !self.expr(fr, c)?.bool() {
                     let m = match msg {
@@ -491,5 +495,21 @@ fn builtin(b: Builtin, args: &[Val], pos: Pos) -> R<Val> {
         Builtin::Floor => Val::Float(args[0].float().floor()),
         Builtin::Ceil => Val::Float(args[0].float().ceil()),
         Builtin::Fabs => Val::Float(args[0].float().abs()),
+        Builtin::ParseInt => {
+            let s = args[0].str();
+            match parse_int(&s) {
+                Some(v) => Val::Int(v),
+                None => return throw(format!("parse_int: invalid integer {:?}", s.as_str()), pos),
+            }
+        }
     })
+}
+
+/// `parse_int`: an optional sign and decimal digits, nothing else, in range.
+fn parse_int(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
 }

@@ -177,6 +177,11 @@ impl Printer {
                 self.expr(st, e);
                 self.put(";");
             }
+            StmtKind::Exit(c) => {
+                self.put("exit(");
+                self.expr(st, c);
+                self.put(");");
+            }
             StmtKind::Assert(c, msg) => {
                 self.put("assert(");
                 self.expr(st, c);
@@ -284,6 +289,9 @@ impl Printer {
         e.pos = self.pos();
         match &mut e.kind {
             ExprKind::Int(v) if *v < 0 => self.put(&format!("({v})")),
+            // Some literals in hexadecimal or binary, to cover the lexer.
+            ExprKind::Int(v) if *v > 1 && *v % 7 == 3 => self.put(&format!("{v:#x}")),
+            ExprKind::Int(v) if *v > 1 && *v % 7 == 5 && *v < 1 << 20 => self.put(&format!("{v:#b}")),
             ExprKind::Int(v) => self.put(&v.to_string()),
             ExprKind::Float(f) => self.put(&float_expr(*f)),
             ExprKind::Bool(b) => self.put(if *b { "true" } else { "false" }),

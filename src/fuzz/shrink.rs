@@ -271,7 +271,7 @@ fn stmt_exprs_mut(s: &mut Stmt, f: &mut dyn FnMut(&mut Expr)) {
             f(a);
             f(b);
         }
-        StmtKind::Expr(e) | StmtKind::Throw(e) | StmtKind::Assert(e, _) => f(e),
+        StmtKind::Expr(e) | StmtKind::Throw(e) | StmtKind::Assert(e, _) | StmtKind::Exit(e) => f(e),
         StmtKind::If(c, ..) | StmtKind::While { cond: c, .. } => f(c),
         StmtKind::ForRange { lo, hi, .. } => {
             f(lo);
