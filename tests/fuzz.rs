@@ -88,15 +88,17 @@ fn oracle_float_and_string_printing() {
 
 #[test]
 fn oracle_uncaught_error_position_and_kept_stdout() {
-    // print(1); print(1 + (5 / z)); -- the error is at the `(` of `(5 / z)`.
+    // print(1); print(1 + (5 / z)); -- the error is at the `(` of `(5 / z)`
+    // (5 is printed in binary, `0b101`).
     let body = vec![
         let_("z", int(0)),
         print_(vec![int(1)]),
         print_(vec![bin(BinOp::Add, int(1), bin(BinOp::Div, int(5), var("z")))]),
     ];
     let (src, out) = run(main_prog(body));
-    let line = src.lines().position(|l| l.contains("5 / z")).unwrap() + 1;
-    let col = src.lines().nth(line - 1).unwrap().find("(5").unwrap() + 1;
+    let line = src.lines().position(|l| l.contains(" / z")).unwrap() + 1;
+    let text = src.lines().nth(line - 1).unwrap();
+    let col = text[..text.find(" / z").unwrap()].rfind('(').unwrap() + 1;
     assert_eq!(out.stdout, "1\n");
     assert_eq!(out.stderr, format!("error: division by zero\n  at t.toy:{line}:{col}\n"));
     assert_eq!(out.code, 101);
@@ -192,4 +194,33 @@ fn bisect_command_names_no_pass_for_a_correct_program() {
     assert!(stdout.starts_with("reference (--passes=none): exit 0"), "{stdout}");
     assert!(stdout.contains("no pass changes the output"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A fake `toyc` (a shell script) for the runner to disagree with.
+fn fake_toyc(name: &str, body: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("toyc-fake-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("toyc");
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn fuzz_command_reports_wrong_output_and_hangs() {
+    for (name, body, class) in [("wrong", "echo wrong; exit 3", "(Wrong)"), ("hang", "sleep 5", "(Timeout)")] {
+        let fake = fake_toyc(name, body);
+        let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
+            .args(["fuzz", "--seed", "7", "--count", "2", "--no-shrink", "--timeout", "0.3", "--toyc"])
+            .arg(&fake)
+            .output()
+            .expect("run toyc fuzz");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stdout}");
+        assert!(stdout.contains("FAIL seed 7: "), "{name}: {stdout}");
+        assert!(stdout.contains(class), "{name}: {stdout}");
+        assert!(stdout.contains("fuzz: 2 programs (seeds 7..=8), 2 disagreed"), "{name}: {stdout}");
+        let _ = std::fs::remove_dir_all(fake.parent().unwrap());
+    }
 }

@@ -212,12 +212,22 @@ impl Gen {
 
     /// An index: mostly 0..3, sometimes negative or large or computed.
     pub fn gen_index(&mut self) -> Expr {
-        match self.rng.weighted(&[70, 6, 3, 10, 11]) {
+        let near_loop = if self.loop_vars.is_empty() { 0 } else { 25 };
+        match self.rng.weighted(&[70, 6, 3, 10, 11, near_loop]) {
             0 => Expr::new(ExprKind::Int(*self.rng.pick(&[0, 0, 0, 1, 1, 2]))),
             1 => Expr::new(ExprKind::Int(3 + self.rng.below(3) as i64)),
             2 => Expr::new(ExprKind::Int(-1)),
             3 => self.var_or_leaf(&Ty::Int),
-            _ => self.small_int(4),
+            4 => self.small_int(4),
+            _ => {
+                // `i`, `i + 1` or `i - 1` of an enclosing `for` loop.
+                let i = Expr::new(ExprKind::Var(self.rng.pick(&self.loop_vars).clone()));
+                match self.rng.below(4) {
+                    0 => Self::bin(BinOp::Add, i, Expr::new(ExprKind::Int(1))),
+                    1 => Self::bin(BinOp::Sub, i, Expr::new(ExprKind::Int(1))),
+                    _ => i,
+                }
+            }
         }
     }
 

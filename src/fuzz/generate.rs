@@ -48,6 +48,8 @@ pub struct Gen {
     pub in_foreach: usize,
     /// Generating a global initialiser: no variables, calls or throwing ops.
     pub safe: bool,
+    /// Variables of the enclosing `for i in a..b` loops (favoured as indices).
+    pub loop_vars: Vec<String>,
 }
 
 /// Generates the program of `seed`.
@@ -63,6 +65,7 @@ pub fn generate(seed: u64) -> Program {
         budget: 0,
         in_foreach: 0,
         safe: false,
+        loop_vars: Vec::new(),
     };
     g.gen_structs();
     g.gen_globals();
@@ -70,6 +73,7 @@ pub fn generate(seed: u64) -> Program {
     for f in 0..g.prog.funcs.len() {
         g.gen_body(f);
     }
+    g.call_uncalled();
     g.prog
 }
 
@@ -77,6 +81,36 @@ impl Gen {
     pub fn fresh(&mut self, prefix: &str) -> String {
         self.fresh += 1;
         format!("{prefix}{}", self.fresh)
+    }
+
+    /// Makes `main` call every helper nothing calls yet (at its end, in a
+    /// `try`), so that no function is dead.
+    fn call_uncalled(&mut self) {
+        self.cur = 0;
+        self.scopes.clear();
+        for j in 1..self.prog.funcs.len() {
+            let called = (0..self.prog.funcs.len())
+                .any(|i| i != j && format!("{:?}", self.prog.funcs[i].body).contains(&format!("Call({j}, ")));
+            if called {
+                continue;
+            }
+            let params = self.prog.funcs[j].params.clone();
+            let args = params
+                .iter()
+                .enumerate()
+                .map(|(k, (_, t))| {
+                    if k == 0 && self.recursive[j] { Expr::new(ExprKind::Int(self.rng.below(4) as i64)) } else { self.leaf(t) }
+                })
+                .collect();
+            let call = Stmt::new(StmtKind::Expr(Expr::new(ExprKind::Call(j, args))));
+            let var = self.fresh("e");
+            let msg = vec![Expr::new(ExprKind::Str("main caught".into())), Expr::new(ExprKind::Var(var.clone()))];
+            let handler = vec![Stmt::new(StmtKind::Print { newline: true, args: msg })];
+            let stmt = Stmt::new(StmtKind::Try { body: vec![call], var, handler });
+            let body = &mut self.prog.funcs[0].body;
+            let at = if matches!(body.last().map(|s| &s.kind), Some(StmtKind::Return(_))) { body.len() - 1 } else { body.len() };
+            body.insert(at, stmt);
+        }
     }
 
     fn gen_structs(&mut self) {
@@ -169,6 +203,7 @@ impl Gen {
             .collect();
         self.scopes = vec![params];
         self.loops.clear();
+        self.loop_vars.clear();
         let ret = self.prog.funcs[f].ret.clone();
         let mut body = Vec::new();
         if self.recursive[f] {
@@ -446,12 +481,23 @@ impl Gen {
         } else {
             self.small_int(4)
         };
-        let hi =
-            if self.rng.chance(50) { Expr::new(ExprKind::Int(self.rng.below(6) as i64)) } else { self.small_int(6) };
+        let arrays: Vec<String> =
+            self.visible().into_iter().filter(|v| matches!(v.ty, Ty::Arr(_) | Ty::Str)).map(|v| v.name).collect();
+        let hi = match self.rng.below(10) {
+            // `for i in 0..len(a)`: bounds checks the optimizer may remove.
+            0..=2 if !arrays.is_empty() => {
+                let a = Expr::new(ExprKind::Var(self.rng.pick(&arrays).clone()));
+                Expr::new(ExprKind::Builtin(Builtin::Len, vec![a]))
+            }
+            0..=5 => Expr::new(ExprKind::Int(self.rng.below(6) as i64)),
+            _ => self.small_int(6),
+        };
         let label = self.label();
         let var = self.fresh("i");
         self.scopes.push(vec![Var { name: var.clone(), ty: Ty::Int, mutable: false }]);
+        self.loop_vars.push(var.clone());
         let body = self.loop_body(label.clone(), depth, None);
+        self.loop_vars.pop();
         self.scopes.pop();
         StmtKind::ForRange { label, var, lo, hi, body }
     }
