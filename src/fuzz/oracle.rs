@@ -204,6 +204,37 @@ impl Eval<'_> {
                     return self.block(fr, e);
                 }
             }
+            StmtKind::While { .. } | StmtKind::ForRange { .. } | StmtKind::ForEach { .. } => {
+                return self.loop_stmt(fr, s);
+            }
+            StmtKind::Break(l) => return Ok(Flow::Break(l.clone())),
+            StmtKind::Continue(l) => return Ok(Flow::Continue(l.clone())),
+            StmtKind::Return(e) => {
+                let v = match e {
+                    Some(e) => self.expr(fr, e)?,
+                    None => Val::Unit,
+                };
+                return Ok(Flow::Return(v));
+            }
+            StmtKind::Throw(e) => {
+                let msg = self.expr(fr, e)?.str();
+                return throw(msg.as_str(), s.pos);
+            }
+            StmtKind::Try { body, var, handler } => match self.block(fr, body) {
+                Err(Ctl::Throw(msg, _)) => {
+                    fr.insert(var.clone(), Val::Str(Rc::new(msg)));
+                    return self.block(fr, handler);
+                }
+                other => return other,
+            },
+            StmtKind::Block(b) => return self.block(fr, b),
+        }
+        Ok(Flow::Next)
+    }
+
+    /// `while`, `for i in a..b` and `for x in a`.
+    fn loop_stmt(&mut self, fr: &mut Frame, s: &Stmt) -> R<Flow> {
+        match &s.kind {
             StmtKind::While { label, cond, body } => {
                 while self.expr(fr, cond)?.bool() {
                     self.tick()?;
@@ -242,27 +273,7 @@ impl Eval<'_> {
                     k += 1;
                 }
             }
-            StmtKind::Break(l) => return Ok(Flow::Break(l.clone())),
-            StmtKind::Continue(l) => return Ok(Flow::Continue(l.clone())),
-            StmtKind::Return(e) => {
-                let v = match e {
-                    Some(e) => self.expr(fr, e)?,
-                    None => Val::Unit,
-                };
-                return Ok(Flow::Return(v));
-            }
-            StmtKind::Throw(e) => {
-                let msg = self.expr(fr, e)?.str();
-                return throw(msg.as_str(), s.pos);
-            }
-            StmtKind::Try { body, var, handler } => match self.block(fr, body) {
-                Err(Ctl::Throw(msg, _)) => {
-                    fr.insert(var.clone(), Val::Str(Rc::new(msg)));
-                    return self.block(fr, handler);
-                }
-                other => return other,
-            },
-            StmtKind::Block(b) => return self.block(fr, b),
+            _ => unreachable!("not a loop"),
         }
         Ok(Flow::Next)
     }

@@ -140,27 +140,7 @@ impl Printer {
                 self.expr(st, init);
                 self.put(";");
             }
-            StmtKind::Assign { place, op, value } => {
-                match place {
-                    Place::Var(n) => self.put(n),
-                    Place::Index(a, i) => {
-                        self.postfix_base(st, a);
-                        self.put("[");
-                        self.expr(st, i);
-                        self.put("]");
-                    }
-                    Place::Field(p, sid, f) => {
-                        self.postfix_base(st, p);
-                        self.put(&format!(".{}", st[*sid].fields[*f].0));
-                    }
-                }
-                match op {
-                    Some(op) => self.put(&format!(" {}= ", op.text())),
-                    None => self.put(" = "),
-                }
-                self.expr(st, value);
-                self.put(";");
-            }
+            StmtKind::Assign { place, op, value } => self.assign(st, place, *op, value),
             StmtKind::Print { newline, args } => {
                 self.put(if *newline { "print(" } else { "write(" });
                 self.args(st, args);
@@ -246,6 +226,28 @@ impl Printer {
             }
             StmtKind::Block(b) => self.block(st, b),
         }
+    }
+
+    fn assign(&mut self, st: &[StructDef], place: &mut Place, op: Option<BinOp>, value: &mut Expr) {
+        match place {
+            Place::Var(n) => self.put(n),
+            Place::Index(a, i) => {
+                self.postfix_base(st, a);
+                self.put("[");
+                self.expr(st, i);
+                self.put("]");
+            }
+            Place::Field(p, sid, f) => {
+                self.postfix_base(st, p);
+                self.put(&format!(".{}", st[*sid].fields[*f].0));
+            }
+        }
+        match op {
+            Some(op) => self.put(&format!(" {}= ", op.text())),
+            None => self.put(" = "),
+        }
+        self.expr(st, value);
+        self.put(";");
     }
 
     fn args(&mut self, st: &[StructDef], args: &mut [Expr]) {
