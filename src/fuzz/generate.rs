@@ -452,7 +452,7 @@ impl Gen {
         body
     }
 
-    /// `var wN = 0; while wN < K && c { wN += 1; ... }`
+    /// `var wN = 0; while wN < K && c { wN += 1; ... }` (or `c && wN < K`)
     fn gen_while(&mut self, out: &mut Vec<Stmt>, depth: u32) {
         let counter = self.fresh("w");
         let var = |n: &str| Box::new(Expr::new(ExprKind::Var(n.to_string())));
@@ -462,7 +462,10 @@ impl Gen {
         let mut cond = Expr::new(ExprKind::Binary(BinOp::Lt, var(&counter), bound));
         if self.rng.chance(60) {
             let c = self.gen_expr(&Ty::Bool, 2);
-            cond = Expr::new(ExprKind::Binary(BinOp::LAnd, Box::new(cond), Box::new(c)));
+            // Either order: with the condition first, its checks run
+            // unconditionally in the loop header.
+            let (l, r) = if self.rng.chance(50) { (cond, c) } else { (c, cond) };
+            cond = Expr::new(ExprKind::Binary(BinOp::LAnd, Box::new(l), Box::new(r)));
         }
         let step = Stmt::new(StmtKind::Assign {
             place: Place::Var(counter.clone()),
