@@ -6,8 +6,9 @@
 //! Invariants: evaluation is left to right as the reference says; every
 //! runtime error carries the `pos` the printer recorded for the throwing
 //! node (so the program must have been printed first); a program that runs
-//! out of fuel (steps), recursion depth or output budget, or prints a
-//! cyclic struct, is *skipped* (`Err(reason)`), never guessed.
+//! out of fuel (steps), recursion depth or output budget, builds a string
+//! longer than 64 KiB, or prints a cyclic struct, is *skipped*
+//! (`Err(reason)`), never guessed.
 
 use super::ast::*;
 use super::value::{Val, format_top, int_div, int_rem, to_str};
@@ -300,7 +301,7 @@ impl Eval<'_> {
                     Some(op) => {
                         let old = self.lookup(fr, name);
                         let rhs = self.expr(fr, value)?;
-                        binary(op, old, rhs, pos)?
+                        too_long(binary(op, old, rhs, pos)?)?
                     }
                     None => self.expr(fr, value)?,
                 };
@@ -313,7 +314,7 @@ impl Eval<'_> {
                     Some(op) => {
                         let old = checked_get(&arr.borrow(), i, pos)?;
                         let rhs = self.expr(fr, value)?;
-                        binary(op, old, rhs, pos)?
+                        too_long(binary(op, old, rhs, pos)?)?
                     }
                     None => self.expr(fr, value)?,
                 };
@@ -331,7 +332,7 @@ impl Eval<'_> {
                         let Some(o) = &obj else { return throw("nil dereference", pos) };
                         let old = o.borrow()[*f].clone();
                         let rhs = self.expr(fr, value)?;
-                        binary(op, old, rhs, pos)?
+                        too_long(binary(op, old, rhs, pos)?)?
                     }
                     None => self.expr(fr, value)?,
                 };
@@ -366,7 +367,7 @@ impl Eval<'_> {
             ExprKind::Binary(op, l, r) => {
                 let l = self.expr(fr, l)?;
                 let r = self.expr(fr, r)?;
-                binary(*op, l, r, e.pos)?
+                too_long(binary(*op, l, r, e.pos)?)?
             }
             ExprKind::Call(f, args) => {
                 let args = self.exprs(fr, args)?;
@@ -413,6 +414,15 @@ impl Eval<'_> {
                 Val::Struct(*sid, Some(new_shared(vals)))
             }
         })
+    }
+}
+
+/// Skips programs whose strings grow too long (`s = s + s` in loops grows
+/// exponentially).
+fn too_long(v: Val) -> R<Val> {
+    match &v {
+        Val::Str(s) if s.len() > MAX_OUTPUT => Err(Ctl::Skip("string too long".into())),
+        _ => Ok(v),
     }
 }
 
