@@ -18,7 +18,7 @@ pub fn shrink(p: &Program, max_tries: usize, still_fails: &mut dyn FnMut(&Progra
     let mut tries = 0;
     loop {
         let mut progress = false;
-        for edit in [Edit::DeleteFunc, Edit::DeleteGlobal, Edit::DeleteStmt, Edit::Unwrap, Edit::Simplify] {
+        for edit in [Edit::DeleteFunc, Edit::DeleteGlobal, Edit::DeleteStmt, Edit::Unwrap, Edit::Simplify, Edit::DeleteStruct] {
             let mut n = 0;
             // Walk the candidates of this edit kind from the last one, so
             // that a success does not shift the indices still to try.
@@ -51,6 +51,8 @@ enum Edit {
     DeleteFunc,
     /// Delete a global nothing refers to.
     DeleteGlobal,
+    /// Delete the last struct if its name is not written anywhere else.
+    DeleteStruct,
     DeleteStmt,
     /// Replace an `if`/loop/`try`/block by a block of one of its bodies.
     Unwrap,
@@ -62,6 +64,7 @@ fn count(p: &Program, edit: Edit) -> usize {
     match edit {
         Edit::DeleteFunc => p.funcs.len(),
         Edit::DeleteGlobal => p.globals.len(),
+        Edit::DeleteStruct => 1,
         _ => {
             let mut c = p.clone();
             let mut n = usize::MAX;
@@ -77,6 +80,9 @@ fn apply(p: &Program, edit: Edit, k: usize) -> Option<Program> {
     if edit == Edit::DeleteFunc {
         return delete_func(&mut c, k).then_some(c);
     }
+    if edit == Edit::DeleteStruct {
+        return delete_last_struct(&mut c).then_some(c);
+    }
     if edit == Edit::DeleteGlobal {
         // `well_formed` rejects the program if the global was used.
         c.globals.remove(k);
@@ -84,6 +90,27 @@ fn apply(p: &Program, edit: Edit, k: usize) -> Option<Program> {
     }
     let mut n = k;
     edit_nth(&mut c, edit, &mut n).then_some(c)
+}
+
+/// Deletes the last struct (so no index changes) if no value of it can
+/// exist: its name appears nowhere in the printed program but in its own
+/// declaration (every literal, typed `nil` and type annotation names it).
+fn delete_last_struct(p: &mut Program) -> bool {
+    if p.structs.len() <= 1 {
+        return false;
+    }
+    let name = p.structs.last().map(|s| s.name.clone()).unwrap_or_default();
+    let text = super::print::print_program(&mut p.clone());
+    let decl = format!("struct {name} ");
+    let used = text
+        .lines()
+        .filter(|l| !l.starts_with(&decl))
+        .any(|l| l.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').any(|w| w == name));
+    if used {
+        return false;
+    }
+    p.structs.pop();
+    true
 }
 
 /// Deletes `fnK` if nothing calls it (never `main`), renumbering calls.
@@ -181,7 +208,7 @@ fn edit_block(b: &mut Vec<Stmt>, edit: Edit, n: &mut usize) -> bool {
                     return true;
                 }
             }
-            Edit::DeleteFunc | Edit::DeleteGlobal => unreachable!(),
+            Edit::DeleteFunc | Edit::DeleteGlobal | Edit::DeleteStruct => unreachable!(),
         }
         if sub_blocks(&mut b[i]).into_iter().any(|sb| edit_block(sb, edit, n)) {
             return true;
