@@ -224,3 +224,32 @@ fn fuzz_command_reports_wrong_output_and_hangs() {
         let _ = std::fs::remove_dir_all(fake.parent().unwrap());
     }
 }
+
+#[test]
+fn bisection_finds_the_first_pass_that_changes_the_output() {
+    use toyc::fuzz::bisect::{Setup, Verdict, bisect};
+    // A fake toyc whose output changes once `--passes` includes gvn_load
+    // (which runs twice in the list: the first occurrence is to blame).
+    let fake = fake_toyc("bisect", "case \"$*\" in *gvn_load*) echo changed;; *) echo same;; esac");
+    let dir = fake.parent().unwrap().to_path_buf();
+    let passes: Vec<String> =
+        ["sccp", "dce", "cse", "gvn_load", "licm", "gvn_load", "dse"].iter().map(|s| s.to_string()).collect();
+    let setup = Setup {
+        exe: &fake,
+        dir: &dir,
+        scratch: &dir.join("run"),
+        file: "x.toy",
+        passes: &passes,
+        interp: false,
+        timeout: std::time::Duration::from_secs(5),
+    };
+    let mut probes = Vec::new();
+    let mut is_bad = |r: &toyc::fuzz::exec::RunResult| match r {
+        toyc::fuzz::exec::RunResult::Exited(o) => o.stdout != "same\n",
+        _ => true,
+    };
+    let verdict = bisect(&setup, &mut is_bad, &mut |k, bad| probes.push((k, bad)));
+    assert_eq!(verdict, Verdict::FirstBad(3), "probes: {probes:?}");
+    assert!(probes.len() <= 5, "a binary search: {probes:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
