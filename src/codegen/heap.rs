@@ -61,7 +61,7 @@ impl FnTrans<'_, '_, '_> {
                 let tagv = self.b.ins().iconst(types::I64, tag as i64);
                 let lenv = self.operand(len)?;
                 let f = self.operand(fill)?;
-                let bits = self.to_bits(f);
+                let bits = self.slot_image(f);
                 let size = self.b.ins().iconst(types::I64, elem_size(elem));
                 let r = self.call_rt(rt::ARRAY_NEW, &[tagv, lenv, bits, size])?.ok_or("array_new without result")?;
                 self.define(s, r);

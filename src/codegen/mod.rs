@@ -65,11 +65,10 @@ pub fn clif_text(
     opts: &CodegenOptions,
     only: Option<&str>,
 ) -> Result<String, String> {
-    if let Some(name) = only {
-        if !module.funcs.iter().any(|f| f.name == name) {
+    if let Some(name) = only
+        && !module.funcs.iter().any(|f| f.name == name) {
             return Err(format!("no function named `{name}`"));
         }
-    }
     let mut cx = Compiler::new(module, sources, opts)?;
     let texts = cx.compile(false, |f| only.is_none_or(|n| n == f.name))?;
     let mut out = String::new();
@@ -289,6 +288,7 @@ impl<'a> Compiler<'a> {
 
     /// Compiles `ctx`'s function with the large-function ISA and defines
     /// it as `id` (what `define_function` does with the module's ISA).
+    #[allow(clippy::result_large_err, reason = "the error type of `Module::define_function`, which the caller uses interchangeably")]
     fn define_large(
         &mut self,
         id: ClFuncId,

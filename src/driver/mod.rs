@@ -123,15 +123,14 @@ pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir:
     let program = crate::opt::timing::time("parse+check", || check_file(&build.file, sources))
         .map_err(|diags| report(sources, &diags))?;
     let mut module = crate::opt::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
-    if verify_enabled() {
-        if let Err(errors) = crate::ir::verify::verify_module(&module) {
+    if verify_enabled()
+        && let Err(errors) = crate::ir::verify::verify_module(&module) {
             eprintln!("error: internal compiler error: the IR verifier failed after SSA construction");
             for e in errors {
                 eprintln!("  {e}");
             }
             return Err(70);
         }
-    }
     let mut counters = crate::opt::Counters::default();
     let printer = |m: &crate::ir::Module| crate::ir::print::print_module(m, sources, None);
     if let Err(errors) = crate::opt::run_pipeline(&mut module, &opts, &mut counters, &printer) {

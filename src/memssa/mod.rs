@@ -216,11 +216,10 @@ impl MemorySsa {
         if ba != bb {
             return self.dom.dominates(ba.0, bb.0) && self.dom.reachable(ba.0);
         }
-        if let (Some(x), Some(y)) = (self.inst_of(a), self.inst_of(b)) {
-            if x.0 < self.n_stmts && y.0 < self.n_stmts {
+        if let (Some(x), Some(y)) = (self.inst_of(a), self.inst_of(b))
+            && x.0 < self.n_stmts && y.0 < self.n_stmts {
                 return x.0 <= y.0;
             }
-        }
         if matches!(self.access(a).kind, AccessKind::Phi { .. }) {
             return true;
         }

@@ -78,11 +78,10 @@ pub fn print_function(ir: &IrCode, program: &Program, sources: Option<&SourceMap
     let indent = " ".repeat(col);
     for (i, line) in lines.enumerate() {
         let mut notes = Vec::new();
-        if let Some(Some(b)) = block_start.get(i) {
-            if let Some(p) = m.phi_for(crate::ir::BlockId(*b as u32)) {
+        if let Some(Some(b)) = block_start.get(i)
+            && let Some(p) = m.phi_for(crate::ir::BlockId(*b as u32)) {
                 notes.push(m.describe(p));
             }
-        }
         if let Some(a) = m.access_for(Value(i as u32)) {
             let mut s = m.describe(a);
             if let Some(c) = clobber.get(&a) {

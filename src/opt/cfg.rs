@@ -115,6 +115,7 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
     let mut dirty = vec![false; pos.len()];
     let mut removed = vec![false; bir.blocks.len()];
     let (mut threaded, mut merged) = (0, 0);
+    #[allow(clippy::needless_range_loop, reason = "the body mutates `bir.blocks` and indexes parallel vectors by `ei`")]
     for ei in 1..bir.blocks.len() {
         let e = bir.blocks[ei].label;
         if dirty[e as usize] {

@@ -128,8 +128,8 @@ impl<'a> Facts<'a> {
 
     fn key(&self, o: Operand, depth: u32) -> Key {
         let r = self.root(o);
-        if depth < MAX_DEPTH {
-            if let Some(Inst::Load { loc: Loc::ArrayLen, base: Some(b), .. }) = self.inst(&r) {
+        if depth < MAX_DEPTH
+            && let Some(Inst::Load { loc: Loc::ArrayLen, base: Some(b), .. }) = self.inst(&r) {
                 let base = self.root(*b);
                 if self.unstable.stable(self.ir, &base) {
                     if let Some(Inst::NewArray { len, .. }) = self.inst(&base) {
@@ -138,7 +138,6 @@ impl<'a> Facts<'a> {
                     return Key::LenOf(base);
                 }
             }
-        }
         Key::Op(r)
     }
 
@@ -208,11 +207,10 @@ impl<'a> Facts<'a> {
             return true;
         }
         // `m - c <= n` when `m <= n` and `c >= 0` (no wrap: `m >= 0`).
-        if let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(c))) = self.inst(&self.root(h)) {
-            if *c >= 0 && depth < MAX_DEPTH && self.lower(*m, depth + 1).is_some_and(|l| l >= 0) && self.le(*m, n, depth + 1) {
+        if let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(c))) = self.inst(&self.root(h))
+            && *c >= 0 && depth < MAX_DEPTH && self.lower(*m, depth + 1).is_some_and(|l| l >= 0) && self.le(*m, n, depth + 1) {
                 return true;
             }
-        }
         if let Key::Op(Operand::Int(c)) = kh {
             let lower_n = match &kn {
                 Key::Op(o) => self.lower(*o, depth + 1),
@@ -228,28 +226,24 @@ impl<'a> Facts<'a> {
         if depth > MAX_DEPTH {
             return false;
         }
-        if let Operand::Int(c) = self.root(i) {
-            if c < i64::MAX && self.le(Operand::Int(c + 1), n, depth + 1) {
+        if let Operand::Int(c) = self.root(i)
+            && c < i64::MAX && self.le(Operand::Int(c + 1), n, depth + 1) {
                 return true;
             }
-        }
         for f in self.chain(i) {
-            if let Fact::Range { hi: Some(h), .. } = f {
-                if self.le(*h, n, depth + 1) {
+            if let Fact::Range { hi: Some(h), .. } = f
+                && self.le(*h, n, depth + 1) {
                     return true;
                 }
-            }
         }
         // `x + 1 < n` when `x < m - 1` and `m <= n`.
         if let Some(Inst::Binary(BinaryOp::IAdd, a, Operand::Int(1))) = self.inst(&self.root(i)) {
             for f in self.chain(*a) {
-                if let Fact::Range { hi: Some(h), .. } = f {
-                    if let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(1))) = self.inst(&self.root(*h)) {
-                        if self.le(*m, n, depth + 1) {
+                if let Fact::Range { hi: Some(h), .. } = f
+                    && let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(1))) = self.inst(&self.root(*h))
+                        && self.le(*m, n, depth + 1) {
                             return true;
                         }
-                    }
-                }
             }
         }
         false

@@ -145,14 +145,13 @@ impl Ctx<'_> {
                 if !quiet(inst, ir.stmts.flags[s as usize]) {
                     return Some(h);
                 }
-                if let Inst::Load { loc: Loc::ArrayElem(_), base: Some(b), index: Some(i) } = inst {
-                    if self.outside(l, b) && self.outside(l, i) {
+                if let Inst::Load { loc: Loc::ArrayElem(_), base: Some(b), index: Some(i) } = inst
+                    && self.outside(l, b) && self.outside(l, i) {
                         let clobber = m.access_for(Value(s)).map(|a| m.clobbering_access(ir, a));
                         if clobber.is_some_and(|c| c == LIVE_ON_ENTRY || !l.contains(m.access(c).block)) {
                             h.loads.push(Value(s));
                         }
                     }
-                }
             }
             let next = match self.last(cur) {
                 Some((_, Inst::GotoIfNot { cond, dest })) => {
@@ -216,11 +215,10 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) -> bool {
             }
         }
         for &(c, _, _) in &h.checks {
-            if let Some(cb) = at(c) {
-                if let Term::Branch { then, .. } = bir.blocks[cb].term {
+            if let Some(cb) = at(c)
+                && let Term::Branch { then, .. } = bir.blocks[cb].term {
                     bir.blocks[cb].term = Term::Goto(then);
                 }
-            }
         }
         let Some(php) = at(h.preheader) else { continue };
         if h.checks.is_empty() {

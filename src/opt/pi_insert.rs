@@ -57,9 +57,11 @@ pub fn rpo(ir: &IrCode) -> Vec<u32> {
     post
 }
 
-/// The facts a branch on `cond` gives its (true, false) successors: lists
-/// of (value, fact).
-fn branch_facts(ir: &IrCode, cond: &Operand) -> (Vec<(Operand, Fact)>, Vec<(Operand, Fact)>) {
+/// Facts about operands: (value, fact) pairs.
+type Facts = Vec<(Operand, Fact)>;
+
+/// The facts a branch on `cond` gives its (true, false) successors.
+fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
     let mut t = Vec::new();
     let mut f = Vec::new();
     let Operand::Value(c) = cond else { return (t, f) };

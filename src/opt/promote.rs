@@ -278,7 +278,7 @@ fn promote_loop(
     // the header from the preheader and the body.
     for &b in &l.blocks {
         for p in &ir.cfg.blocks[b as usize].preds {
-            if !l.body.contains(&p.0) && !(b == l.header && p.0 == ph) {
+            if !(l.body.contains(&p.0) || (b == l.header && p.0 == ph)) {
                 return 0;
             }
         }
@@ -288,11 +288,10 @@ fn promote_loop(
     let mut cands: Vec<Key> = Vec::new();
     for &(_, v) in &stmts {
         let Some(inst @ Inst::Store { .. }) = ir.stmts.inst.get(v.0 as usize) else { continue };
-        if let Some(c) = loc_of(inst) {
-            if !cands.contains(&c) && cands.len() < MAX_CANDIDATES {
+        if let Some(c) = loc_of(inst)
+            && !cands.contains(&c) && cands.len() < MAX_CANDIDATES {
                 cands.push(c);
             }
-        }
     }
     if cands.is_empty() || l.exits.len() > MAX_EXITS {
         return 0;
@@ -334,11 +333,10 @@ fn stored_in_preheader(ir: &IrCode, ph: u32, key: &Key) -> Option<Operand> {
         for s in ir.cfg.blocks[b as usize].stmts.clone().rev() {
             budget = budget.checked_sub(1)?;
             let inst = ir.stmts.inst.get(s as usize)?;
-            if let Inst::Store { value, .. } = inst {
-                if loc_of(inst).as_ref() == Some(key) {
+            if let Inst::Store { value, .. } = inst
+                && loc_of(inst).as_ref() == Some(key) {
                     return Some(*value);
                 }
-            }
             if inst_effect(ir, Value(s), inst).is_some_and(|e| e.writes != Effect::None) {
                 return None;
             }
@@ -385,7 +383,7 @@ fn promote_one(
     };
     match loc {
         Loc::Field { .. } => {
-            let Some(b) = &base else { return None };
+            let b = base.as_ref()?;
             if !outside(b) || !known_nonnil(ir, new, m, guards, b, ph) {
                 return None;
             }
@@ -426,7 +424,7 @@ fn promote_one(
             _ => return None,
         }
     }
-    let Some(ty) = ty else { return None };
+    let ty = ty?;
     if mine.is_empty() {
         return None;
     }
@@ -440,7 +438,7 @@ fn promote_one(
     for &b in &l.blocks {
         let preds = unique_preds(ir, b);
         if b == l.header || preds.len() >= 2 {
-            let Some(first) = ir.cfg.blocks[b as usize].stmts.clone().next() else { return None };
+            let first = ir.cfg.blocks[b as usize].stmts.clone().next()?;
             // Attached before the block's first statement: new φs precede
             // every statement the round attaches there.
             let phi = new.insert_node(ir, Value(first), Inst::Phi { edges: preds.clone(), values: Vec::new() }, ty.clone(), false);
@@ -514,7 +512,7 @@ fn promote_one(
     let mut block_out: HashMap<u32, Operand> = HashMap::new();
     let mut block_in: HashMap<u32, Operand> = HashMap::new();
     for &b in &l.blocks {
-        let Some(vin) = value_in(b, &mut entry, &mut out) else { return None };
+        let vin = value_in(b, &mut entry, &mut out)?;
         block_in.insert(b, vin);
         block_out.insert(b, stored_in.get(&b).copied().unwrap_or(vin));
     }
@@ -525,37 +523,36 @@ fn promote_one(
             if p.0 == ph {
                 values.push(init);
             } else {
-                let Some(v) = block_out.get(&p.0) else { return None };
+                let v = block_out.get(&p.0)?;
                 values.push(*v);
             }
         }
-        if let Some(n) = new.nodes.get_mut((phi.0 - new.base) as usize) {
-            if let Inst::Phi { values: vs, .. } = &mut n.inst {
+        if let Some(n) = new.nodes.get_mut((phi.0 - new.base) as usize)
+            && let Inst::Phi { values: vs, .. } = &mut n.inst {
                 *vs = values;
             }
-        }
     }
     // Exit stores (a φ first when the exit has several predecessors).
     for &x in &l.exits {
-        let Some(at) = first_non_head(ir, x) else { return None };
+        let at = first_non_head(ir, x)?;
         let preds = unique_preds(ir, x);
         let val = if let [p] = preds.as_slice() {
-            let Some(v) = block_out.get(&p.0) else { return None };
+            let v = block_out.get(&p.0)?;
             *v
         } else {
             let mut values = Vec::new();
             for p in &preds {
-                let Some(v) = block_out.get(&p.0) else { return None };
+                let v = block_out.get(&p.0)?;
                 values.push(*v);
             }
-            let Some(first) = ir.cfg.blocks[x as usize].stmts.clone().next() else { return None };
+            let first = ir.cfg.blocks[x as usize].stmts.clone().next()?;
             Operand::Value(new.insert_node(ir, Value(first), Inst::Phi { edges: preds.clone(), values }, ty.clone(), false))
         };
         stores.push((at, Inst::Store { loc: loc.clone(), base, index, value: val }));
     }
     // Rewrite the loop's loads and stores.
     for &b in &l.blocks {
-        let Some(mut cur) = block_in.get(&b).copied() else { return None };
+        let mut cur = block_in.get(&b).copied()?;
         for s in ir.cfg.blocks[b as usize].stmts.clone() {
             let v = Value(s);
             if !mine.contains(&v) {

@@ -327,11 +327,10 @@ fn copy_test(bir: &mut BlockIr, ir: &IrCode, p: &Plan, pos: usize, inputs: &Hash
     for &s in &p.test {
         let mut inst = ir.stmts.inst[s as usize].clone();
         for_each_operand_mut(&mut inst, |op| {
-            if let Operand::Value(v) = op {
-                if let Some(r) = map.get(v) {
+            if let Operand::Value(v) = op
+                && let Some(r) = map.get(v) {
                     *op = *r;
                 }
-            }
         });
         let id = bir.fresh_value();
         map.insert(Value(s), Operand::Value(id));
