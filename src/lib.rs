@@ -17,3 +17,4 @@ pub mod sema;
 pub mod span;
 pub mod ssa;
 pub mod syntax;
+pub mod timing;

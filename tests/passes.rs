@@ -43,13 +43,16 @@ fn dump(ir: &toyc::ir::IrCode) -> String {
 fn text(lines: &[&str]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
+/// Runs function pass `pass` on a hand-built function (in no module, so
+/// any call it makes may read and write everything), with verification.
 fn run(pass: &str, ir: &mut IrCode) -> Counters {
-    let mut c = Counters::default();
+    let mut ctx = opt::PassCtx::for_function(true);
     match opt::find_pass(pass).expect("pass exists").run {
-        opt::PassFn::Function(run) => run(ir, &mut c),
+        opt::PassFn::Function(run) => run(ir, &mut ctx),
         opt::PassFn::Module(_) => panic!("`{pass}` is a module pass; run it on a Module"),
     }
-    c
+    assert!(ctx.memssa_errors.is_empty(), "MemorySSA verifier: {:?}", ctx.memssa_errors);
+    ctx.counters
 }
 
 #[test]

@@ -97,9 +97,10 @@ pub struct WalkStats {
 }
 
 impl MemorySsa {
-    /// Builds MemorySSA for `ir` (see [`build`]).
-    pub fn build(ir: &IrCode) -> MemorySsa {
-        build::build(ir)
+    /// Builds MemorySSA for `ir` (see [`build`]); calls take their effects
+    /// from `sums`, the summaries of `ir`'s module.
+    pub fn build(ir: &IrCode, sums: &alias::Summaries) -> MemorySsa {
+        build::build(ir, sums)
     }
 
     pub fn access(&self, a: AccessId) -> &Access {

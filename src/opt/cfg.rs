@@ -15,7 +15,7 @@ use crate::ir::blocks::{BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::edit::same_operand;
 use crate::ir::{BlockId, Inst, IrCode, Operand};
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 
 /// Removes the operands of edge `from` from the φs of block `to` (`pos`:
 /// the block index of each label, [`BlockIr::positions`]).
@@ -219,7 +219,8 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
     (threaded, merged)
 }
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let counters = &mut ctx.counters;
     let mut bir = BlockIr::from_ir(ir);
     let mut branches = fold_constant_branches(&mut bir);
     let (mut threaded, mut merged) = (0, 0);

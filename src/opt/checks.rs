@@ -20,9 +20,9 @@
 
 use crate::ir::dom::DomTree;
 use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type};
-use crate::memssa::alias::{inst_effect, operand_type, Class, Effect, TypeKey};
+use crate::memssa::alias::{inst_effect, operand_type, Class, Effect, Summaries, TypeKey};
 use crate::opt::pi_insert;
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 use std::collections::{BTreeSet, HashMap};
 
 /// How deep the fact queries recurse (bounds the work per check).
@@ -35,13 +35,13 @@ struct Unstable {
 }
 
 impl Unstable {
-    fn of(ir: &IrCode) -> Unstable {
+    fn of(ir: &IrCode, sums: &Summaries) -> Unstable {
         let mut u = Unstable { all: false, elems: BTreeSet::new() };
         for (i, inst) in ir.stmts.inst.iter().enumerate() {
             if matches!(inst, Inst::NewArray { .. } | Inst::Load { .. }) {
                 continue;
             }
-            let Some(e) = inst_effect(ir, crate::ir::Value(i as u32), inst) else { continue };
+            let Some(e) = inst_effect(ir, crate::ir::Value(i as u32), inst, sums) else { continue };
             match e.writes {
                 Effect::None => {}
                 Effect::Classes(cs) => {
@@ -348,9 +348,9 @@ fn raise_kind(ir: &IrCode, b: u32) -> Option<RaiseKind> {
 }
 
 /// Removed checks by kind: (bounds, nil, division).
-pub fn eliminate(ir: &mut IrCode) -> (u64, u64, u64) {
+pub fn eliminate(ir: &mut IrCode, sums: &Summaries) -> (u64, u64, u64) {
     let dom = DomTree::new(&ir.cfg);
-    let facts = Facts { ir, unstable: Unstable::of(ir) };
+    let facts = Facts { ir, unstable: Unstable::of(ir, sums) };
     let mut fold = Vec::new();
     let mut counts = (0, 0, 0);
     // The dominator tree in preorder; `known` counts the comparisons that
@@ -415,17 +415,19 @@ pub fn eliminate(ir: &mut IrCode) -> (u64, u64, u64) {
 }
 
 /// The `checks` pass: π insertion, check elimination, π removal.
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     pi_insert::insert_pis(ir);
-    let (bounds, nil, div) = eliminate(ir);
+    let (bounds, nil, div) = eliminate(ir, &ctx.summaries);
     pi_insert::strip_pis(ir);
     if bounds + nil + div > 0 {
         // Merge the blocks the folded branches left behind, then restore
         // the dedicated preheaders and exits that merging may have removed
-        // (`rotate` and `licm` need them).
-        crate::opt::cfg::run(ir, &mut Counters::default());
-        crate::opt::loops::run(ir, &mut Counters::default());
+        // (`rotate` and `licm` need them). Their counters are not ours.
+        let mut inner = PassCtx::for_function(ctx.verify);
+        crate::opt::cfg::run(ir, &mut inner);
+        crate::opt::loops::run(ir, &mut inner);
     }
+    let counters = &mut ctx.counters;
     counters.add("checks.bounds_removed", bounds);
     counters.add("checks.nil_removed", nil);
     counters.add("checks.div_removed", div);

@@ -28,7 +28,7 @@ use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{for_each_operand_mut, op_key, replace_uses, OpKey};
 use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Operand, Value};
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 use std::collections::HashMap;
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
@@ -149,7 +149,8 @@ impl Scope {
     }
 }
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let counters = &mut ctx.counters;
     if ir.cfg.blocks.is_empty() {
         return;
     }

@@ -11,9 +11,10 @@
 use crate::ir::compact::compact_only;
 use crate::ir::edit::{for_each_value_use, removable};
 use crate::ir::{Inst, IrCode};
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let counters = &mut ctx.counters;
     let n = ir.stmts.len();
     let mut live = vec![false; n];
     let mut work = Vec::new();

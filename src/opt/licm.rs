@@ -27,10 +27,10 @@
 use crate::ir::compact::compact;
 use crate::ir::edit::{for_each_operand, is_pure, replace_uses, NewNodes};
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RuntimeFn, Type, Value};
-use crate::memssa::alias::{inst_effect, Class, Effect, TypeKey};
+use crate::memssa::alias::{inst_effect, Class, Effect, Summaries, TypeKey};
 use crate::memssa::{MemorySsa, LIVE_ON_ENTRY};
 use crate::opt::memloops::{find_loops, LoopInfo};
-use crate::opt::Counters;
+use crate::opt::{Counters, PassCtx};
 use std::collections::{HashMap, HashSet};
 
 /// The instruction of `v`, original or new.
@@ -114,7 +114,7 @@ pub(crate) struct BoundsFacts {
     shrinking: Option<HashSet<TypeKey>>,
 }
 
-pub(crate) fn bounds_facts(ir: &IrCode) -> BoundsFacts {
+pub(crate) fn bounds_facts(ir: &IrCode, sums: &Summaries) -> BoundsFacts {
     let mut guards: HashMap<u32, Vec<(Operand, Operand)>> = HashMap::new();
     let mut shrinking = Some(HashSet::new());
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
@@ -132,7 +132,7 @@ pub(crate) fn bounds_facts(ir: &IrCode) -> BoundsFacts {
         if matches!(inst, Inst::NewArray { .. } | Inst::Load { .. } | Inst::Runtime { func: RuntimeFn::ArrayPush, .. }) {
             continue;
         }
-        let Some(e) = inst_effect(ir, Value(s as u32), inst) else { continue };
+        let Some(e) = inst_effect(ir, Value(s as u32), inst, sums) else { continue };
         let Some(set) = shrinking.as_mut() else { break };
         match e.writes {
             Effect::None => {}
@@ -232,19 +232,19 @@ struct State {
 /// more checks.
 const ROUNDS: usize = 3;
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     for _ in 0..ROUNDS {
-        hoist_invariants(ir, counters);
-        if !crate::opt::licm_checks::run(ir, counters) {
+        hoist_invariants(ir, ctx);
+        if !crate::opt::licm_checks::run(ir, &mut ctx.counters, &ctx.summaries) {
             break;
         }
     }
-    crate::opt::promote::run(ir, counters);
+    crate::opt::promote::run(ir, ctx);
 }
 
 /// The MemorySSA part: pure operations and unclobbered loads.
-fn hoist_invariants(ir: &mut IrCode, counters: &mut Counters) {
-    let mut m = crate::opt::timing::time("memssa.build", || MemorySsa::build(ir));
+fn hoist_invariants(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
     let loops = find_loops(ir, &m.dom);
     if loops.is_empty() {
         return;
@@ -258,9 +258,9 @@ fn hoist_invariants(ir: &mut IrCode, counters: &mut Counters) {
     }
     let mut changed = false;
     for l in &loops {
-        changed |= hoist_loop(ir, &mut m, &mut st, l, &guards, counters);
+        changed |= hoist_loop(ir, &mut m, &mut st, l, &guards, &mut ctx.counters);
     }
-    crate::memssa::verify::check(&m, ir);
+    ctx.check_memssa(&m, ir);
     if changed {
         compact(ir, st.new);
     }

@@ -47,6 +47,7 @@ use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{for_each_operand, is_pure};
 use crate::ir::{Flags, Inst, IrCode, Loc, Operand, RaiseKind, Value};
+use crate::memssa::alias::Summaries;
 use crate::memssa::{MemorySsa, LIVE_ON_ENTRY};
 use crate::opt::memloops::{find_loops, LoopInfo};
 use crate::opt::Counters;
@@ -180,13 +181,13 @@ impl Ctx<'_> {
 
 /// Moves the hoistable checks and element loads of every loop; returns
 /// whether anything moved.
-pub fn run(ir: &mut IrCode, counters: &mut Counters) -> bool {
+pub fn run(ir: &mut IrCode, counters: &mut Counters, sums: &Summaries) -> bool {
     let dom = DomTree::new(&ir.cfg);
     let loops = find_loops(ir, &dom);
     if loops.is_empty() {
         return false;
     }
-    let mut m = crate::opt::timing::time("memssa.build", || MemorySsa::build(ir));
+    let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, sums));
     let mut block_of = vec![u32::MAX; ir.stmts.len()];
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
         for s in blk.stmts.clone() {

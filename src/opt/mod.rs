@@ -9,8 +9,13 @@
 //! like the inliner); both kinds sit in the same table and get the same
 //! flags. Each pass leaves every function it changed compacted (no pending new
 //! nodes, every statement numbered) and valid; the verifier runs after every
-//! pass when [`crate::driver::verify_enabled`]. Passes count what they did in
-//! [`Counters`] (`pass.counter: N` lines with `--stats`).
+//! pass when [`PipelineOptions::verify`].
+//!
+//! Everything a pass reads besides the IR comes in its [`PassCtx`]: whether
+//! to verify, the call summaries of the module (computed before each pass),
+//! the [`Counters`] it adds to (`pass.counter: N` lines with `--stats`), and
+//! where MemorySSA verifier failures go. No pass reads global or
+//! thread-local compiler state.
 
 pub mod callgraph;
 pub mod cfg;
@@ -28,9 +33,10 @@ pub mod pi_insert;
 pub mod promote;
 pub mod rotate;
 pub mod sccp;
-pub mod timing;
 
 use crate::ir::{IrCode, Module};
+use crate::memssa::MemorySsa;
+use crate::memssa::alias::{Summaries, compute_summaries};
 use std::collections::BTreeMap;
 
 /// Named event counters, printed `name: N` in name order.
@@ -52,16 +58,54 @@ impl Counters {
     }
 }
 
+/// What a pass gets besides the IR.
+#[derive(Debug, Default)]
+pub struct PassCtx {
+    /// Whether to verify the MemorySSA a pass builds ([`PassCtx::check_memssa`]).
+    pub verify: bool,
+    pub counters: Counters,
+    /// Call summaries of the module the pass runs over, as of the start of
+    /// the pass; MemorySSA and the alias analysis read call effects here.
+    pub summaries: Summaries,
+    /// MemorySSA verifier failures, prefixed with the function name; the
+    /// pipeline reports them after the pass.
+    pub memssa_errors: Vec<String>,
+}
+
+impl PassCtx {
+    /// A context for passes over `module`, with its call summaries.
+    pub fn new(module: &Module, verify: bool) -> PassCtx {
+        PassCtx { verify, summaries: compute_summaries(module), ..PassCtx::default() }
+    }
+
+    /// A context for a function outside any module: every call it makes
+    /// may read and write everything.
+    pub fn for_function(verify: bool) -> PassCtx {
+        PassCtx { verify, ..PassCtx::default() }
+    }
+
+    /// Verifies `m` (built over `ir` with [`PassCtx::summaries`]) when
+    /// [`PassCtx::verify`], recording failures in [`PassCtx::memssa_errors`].
+    pub fn check_memssa(&mut self, m: &MemorySsa, ir: &IrCode) {
+        if !self.verify {
+            return;
+        }
+        if let Err(errs) = crate::memssa::verify::verify(m, ir, &self.summaries) {
+            self.memssa_errors.extend(errs.into_iter().map(|x| format!("in {}: {x}", ir.name)));
+        }
+    }
+}
+
 /// How a pass runs.
 #[derive(Copy, Clone)]
 pub enum PassFn {
     /// Once per function, in module order; sees only that function.
-    Function(fn(&mut IrCode, &mut Counters)),
+    Function(fn(&mut IrCode, &mut PassCtx)),
     /// Once over the whole module; may read every function and change any
     /// function's body, but must keep the function list and every
     /// signature (`funcs[i]` stays the `FuncId(i)` function), and leave
     /// every function compacted and valid.
-    Module(fn(&mut Module, &mut Counters)),
+    Module(fn(&mut Module, &mut PassCtx)),
 }
 
 pub struct Pass {
@@ -75,14 +119,14 @@ pub struct Pass {
 impl Pass {
     /// Runs the pass over `module`: a function pass over every function in
     /// order, a module pass once.
-    pub fn run_module(&self, module: &mut Module, counters: &mut Counters) {
+    pub fn run_module(&self, module: &mut Module, ctx: &mut PassCtx) {
         match self.run {
             PassFn::Function(run) => {
                 for f in &mut module.funcs {
-                    run(f, counters);
+                    run(f, ctx);
                 }
             }
-            PassFn::Module(run) => run(module, counters),
+            PassFn::Module(run) => run(module, ctx),
         }
     }
 }
@@ -181,13 +225,26 @@ pub fn parse_pass_list(list: &str) -> Result<Vec<&'static str>, String> {
     Ok(out)
 }
 
-/// Runs the pipeline over every function. `print` renders the module (the
-/// IR printer) for `--print-before/after`; output goes to stderr. Returns
-/// the verifier's errors (prefixed with the pass name) if it fails.
+/// Runs the pipeline over every function, adding to `counters`. `print`
+/// renders the module (the IR printer) for `--print-before/after`; output
+/// goes to stderr. Returns the verifier's errors (prefixed with the pass
+/// name) if it fails.
 pub fn run_pipeline(
     module: &mut Module,
     opts: &PipelineOptions,
     counters: &mut Counters,
+    print: &dyn Fn(&Module) -> String,
+) -> Result<(), Vec<String>> {
+    let mut ctx = PassCtx { verify: opts.verify, counters: std::mem::take(counters), ..PassCtx::default() };
+    let result = run_passes(module, opts, &mut ctx, print);
+    *counters = ctx.counters;
+    result
+}
+
+fn run_passes(
+    module: &mut Module,
+    opts: &PipelineOptions,
+    ctx: &mut PassCtx,
     print: &dyn Fn(&Module) -> String,
 ) -> Result<(), Vec<String>> {
     for &name in &opts.passes {
@@ -196,15 +253,14 @@ pub fn run_pipeline(
             eprint!("*** IR before {name} ***\n{}", print(module));
         }
         let start = std::time::Instant::now();
-        crate::memssa::alias::set_current_summaries(Some(crate::memssa::alias::compute_summaries(module)));
-        pass.run_module(module, counters);
-        timing::record(&format!("pass.{name}"), start.elapsed());
+        ctx.summaries = compute_summaries(module);
+        pass.run_module(module, ctx);
+        crate::timing::record(&format!("pass.{name}"), start.elapsed());
         if opts.print_after.selects(name) {
             eprint!("*** IR after {name} ***\n{}", print(module));
         }
-        crate::memssa::alias::set_current_summaries(None);
-        let memssa_errors = crate::memssa::verify::take_errors();
-        if opts.verify && !memssa_errors.is_empty() {
+        let memssa_errors = std::mem::take(&mut ctx.memssa_errors);
+        if !memssa_errors.is_empty() {
             return Err(memssa_errors.into_iter().map(|e| format!("after pass `{name}`: MemorySSA: {e}")).collect());
         }
         if opts.verify {
