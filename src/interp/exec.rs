@@ -257,7 +257,7 @@ impl<'a> Machine<'a> {
                 0
             }
             Inst::NewArray { elem, len, fill } => {
-                let size = heap::elem_size(elem);
+                let size = heap::elem_size(*elem == Type::Bool);
                 heap::toy_array_new(self.prep.tags[f][s], v(len) as i64, v(fill), size) as u64
             }
             Inst::NewStruct { fields, .. } => {

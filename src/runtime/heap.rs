@@ -19,10 +19,10 @@ pub const ARRAY_DATA_OFFSET: i32 = 24;
 pub const BOOL_ELEM_SIZE: i64 = 1;
 pub const SLOT_ELEM_SIZE: i64 = 8;
 
-/// The element size of `[elem]` (codegen and the interpreter pass it to
-/// [`toy_array_new`]).
-pub fn elem_size(elem: &crate::ir::Type) -> i64 {
-    if *elem == crate::ir::Type::Bool { BOOL_ELEM_SIZE } else { SLOT_ELEM_SIZE }
+/// The element size of an array whose elements are bools or not
+/// (codegen and the interpreter pass it to [`toy_array_new`]).
+pub fn elem_size(bool_elements: bool) -> i64 {
+    if bool_elements { BOOL_ELEM_SIZE } else { SLOT_ELEM_SIZE }
 }
 
 #[repr(C)]
@@ -303,7 +303,7 @@ mod tests {
     fn bool_arrays_use_one_byte_per_element() {
         let types = vec![TypeDesc::Str, TypeDesc::Bool, TypeDesc::Array(1)];
         let before = object::allocated_bytes();
-        let a = toy_array_new(2, 1000, 1, elem_size(&crate::ir::Type::Bool));
+        let a = toy_array_new(2, 1000, 1, elem_size(true));
         let used = object::allocated_bytes() - before;
         assert_eq!(used, std::mem::size_of::<ArrayObj>() as u64 + 1000);
         // SAFETY: a live array of 1000 elements.
