@@ -36,7 +36,7 @@ pub fn main_with_big_stack(cli: Cli) -> i32 {
 fn run_cli(cli: Cli) -> i32 {
     let time_passes = match &cli.command {
         Command::Run { build, .. } | Command::Ir { build, .. } | Command::Clif { build, .. } => build.time_passes,
-        Command::Check { .. } => false,
+        Command::Check { .. } | Command::Passes => false,
     };
     let code = run_command(cli);
     if time_passes {
@@ -48,6 +48,10 @@ fn run_cli(cli: Cli) -> i32 {
 fn run_command(cli: Cli) -> i32 {
     let mut sources = SourceMap::new();
     match cli.command {
+        Command::Passes => {
+            print!("{}", crate::opt::describe_passes());
+            0
+        }
         Command::Check { file } => match check_file(&file, &mut sources) {
             Ok(_) => 0,
             Err(diags) => report(&sources, &diags),
