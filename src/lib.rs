@@ -18,3 +18,4 @@ pub mod span;
 pub mod ssa;
 pub mod syntax;
 pub mod timing;
+pub mod types;

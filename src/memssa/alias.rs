@@ -23,7 +23,7 @@
 
 use crate::ir::dom::DomTree;
 use crate::ir::{BinaryOp, BlockId, Inst, IrCode, Loc, Module, Operand, RuntimeFn, Type, Value};
-use crate::sema::hir::FuncId;
+use crate::types::FuncId;
 use std::collections::{BTreeSet, HashMap};
 
 /// A location class: what a location is, ignoring which object.
