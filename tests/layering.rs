@@ -1,7 +1,8 @@
 //! The architecture invariants of ARCHITECTURE.md ("Layers"), checked on
 //! the source text of `src/`: which top-level module may name which
 //! (`crate::X` paths, in `use` items or inline), that only `driver/` reads
-//! the environment, and that compiler state is never thread-local.
+//! the environment, and that compiler state is never thread-local or a
+//! mutable static.
 //!
 //! Test code inside `src/` (files `tests.rs`, `tests_*.rs`, and the
 //! `#[cfg(test)] mod tests` at the end of a file) is exempt: a test may
@@ -44,6 +45,17 @@ const READS_ENV: &[&str] = &["driver"];
 /// Modules that may hold thread-local state: the runtime's objects and
 /// strings belong to the running program, not to the compiler.
 const THREAD_LOCAL: &[&str] = &["runtime"];
+
+/// Modules that may hold mutable statics: the runtime (program state) and
+/// `timing` (phase times, printed only by the driver).
+const MUTABLE_STATIC: &[&str] = &["runtime", "timing"];
+
+/// Whether `line` declares a static with interior mutability.
+fn is_mutable_static(line: &str) -> bool {
+    let l = line.trim_start();
+    (l.starts_with("static ") || l.starts_with("pub static ") || l.starts_with("pub(crate) static ") || l.contains("static mut "))
+        && ["Mutex", "RwLock", "Atomic", "Cell", "OnceLock", "static mut "].iter().any(|m| l.contains(m))
+}
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("read src/") {
@@ -137,6 +149,9 @@ fn violations() -> Vec<String> {
             if l.contains("thread_local!") && !THREAD_LOCAL.contains(&module.as_str()) {
                 errs.push(format!("{}: compiler state is never thread-local", at(n + 1)));
             }
+            if is_mutable_static(l) && !MUTABLE_STATIC.contains(&module.as_str()) {
+                errs.push(format!("{}: compiler state is never a mutable static", at(n + 1)));
+            }
         }
     }
     errs
@@ -168,4 +183,7 @@ fn the_checker_sees_violations() {
     assert!(allowed("ssa", "sema::hir::Expr"));
     assert!(allowed("driver", "codegen"));
     assert!(!allowed("runtime", "ir::Type"));
+    assert!(is_mutable_static("static TIMES: Mutex<Vec<u8>> = Mutex::new(Vec::new());"));
+    assert!(is_mutable_static("pub static PENDING: AtomicU8 = AtomicU8::new(0);"));
+    assert!(!is_mutable_static("pub static PASSES: &[Pass] = &[];"));
 }
