@@ -103,7 +103,6 @@ pub fn lower(
                 l.b.ins().trap(cranelift_codegen::ir::TrapCode::unwrap_user(1));
             }
         }
-        
     });
     // A failed lowering leaves unfinished blocks: finalize only on success
     // (the context is cleared either way by creating the next builder).
