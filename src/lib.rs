@@ -17,3 +17,5 @@ pub mod sema;
 pub mod span;
 pub mod ssa;
 pub mod syntax;
+pub mod timing;
+pub mod types;

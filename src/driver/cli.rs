@@ -43,6 +43,9 @@ pub enum Command {
               value_parser = ["plain", "walker"])]
         memssa: Option<String>,
     },
+    /// List the optimisation passes: name, lowest `-O` level (`-`: only
+    /// with `--passes`), description; in default pipeline order.
+    Passes,
     /// Print the Cranelift IR that toyc generates.
     Clif {
         #[command(flatten)]

@@ -76,11 +76,11 @@
 use crate::ir::compact::compact;
 use crate::ir::edit::{delete, replace_uses, NewNodes};
 use crate::ir::{BlockId, Inst, IrCode, Loc, Operand, Type, Value};
-use crate::memssa::alias::{decompose, inst_effect, operand_type, AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc};
+use crate::memssa::alias::{decompose, inst_effect, operand_type, AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc, Summaries};
 use crate::memssa::MemorySsa;
 use crate::opt::licm::{bounds_facts, known_inbounds, known_nonnil, nonnil_guards, BoundsFacts, Guards};
 use crate::opt::memloops::{find_loops, LoopInfo};
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 use std::collections::{HashMap, HashSet};
 
 /// Rounds of (promote in disjoint loops, compact): an outer loop can
@@ -96,15 +96,16 @@ const MAX_EXIT_STORES: usize = 64;
 /// Statements scanned back from a preheader for a store of the location.
 const STORE_SCAN: usize = 64;
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let sums = &ctx.summaries;
     for _ in 0..MAX_ROUNDS {
-        let m = MemorySsa::build(ir);
+        let m = MemorySsa::build(ir, sums);
         let loops = find_loops(ir, &m.dom);
         if loops.is_empty() {
             return;
         }
         let guards = nonnil_guards(ir);
-        let bounds = bounds_facts(ir);
+        let bounds = bounds_facts(ir, sums);
         let mut new = NewNodes::new(ir);
         let mut touched: HashSet<u32> = HashSet::new();
         let mut stores: Vec<(Value, Inst)> = Vec::new();
@@ -113,7 +114,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
             if l.blocks.iter().chain(&l.exits).chain(&l.preheader).any(|b| touched.contains(b)) {
                 continue;
             }
-            let k = promote_loop(ir, &m, (&guards, &bounds), &mut new, &mut stores, l);
+            let k = promote_loop(ir, &m, (&guards, &bounds, sums), &mut new, &mut stores, l);
             if k > 0 {
                 n += k;
                 touched.extend(l.blocks.iter().copied());
@@ -124,7 +125,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
         if n == 0 {
             return;
         }
-        counters.add("licm.promoted", n as u64);
+        ctx.counters.add("licm.promoted", n as u64);
         // Exit stores after every φ of the round, so φs stay at block heads.
         for (at, st) in stores {
             new.insert_node(ir, at, st, Type::Void, false);
@@ -250,7 +251,7 @@ fn distinct_objects(ir: &IrCode, outside: &dyn Fn(&Operand) -> bool, a: Option<&
 fn promote_loop(
     ir: &mut IrCode,
     m: &MemorySsa,
-    guards: (&Guards, &BoundsFacts),
+    guards: (&Guards, &BoundsFacts, &Summaries),
     new: &mut NewNodes,
     stores: &mut Vec<(Value, Inst)>,
     l: &LoopInfo,
@@ -278,7 +279,7 @@ fn promote_loop(
     // the header from the preheader and the body.
     for &b in &l.blocks {
         for p in &ir.cfg.blocks[b as usize].preds {
-            if !l.body.contains(&p.0) && !(b == l.header && p.0 == ph) {
+            if !(l.body.contains(&p.0) || (b == l.header && p.0 == ph)) {
                 return 0;
             }
         }
@@ -288,11 +289,10 @@ fn promote_loop(
     let mut cands: Vec<Key> = Vec::new();
     for &(_, v) in &stmts {
         let Some(inst @ Inst::Store { .. }) = ir.stmts.inst.get(v.0 as usize) else { continue };
-        if let Some(c) = loc_of(inst) {
-            if !cands.contains(&c) && cands.len() < MAX_CANDIDATES {
+        if let Some(c) = loc_of(inst)
+            && !cands.contains(&c) && cands.len() < MAX_CANDIDATES {
                 cands.push(c);
             }
-        }
     }
     if cands.is_empty() || l.exits.len() > MAX_EXITS {
         return 0;
@@ -301,7 +301,7 @@ fn promote_loop(
     // promoted location are dropped from it.
     let mut effects: Vec<(Value, InstEffect)> = Vec::new();
     for &(_, v) in &stmts {
-        if let Some(e) = ir.stmts.inst.get(v.0 as usize).and_then(|i| inst_effect(ir, v, i)) {
+        if let Some(e) = ir.stmts.inst.get(v.0 as usize).and_then(|i| inst_effect(ir, v, i, guards.2)) {
             effects.push((v, e));
         }
     }
@@ -328,19 +328,18 @@ fn promote_loop(
 /// starts as that operand instead of a load. The scan goes back through
 /// `ph` and then through single-predecessor chains (a rotated loop's guard
 /// block), at most `STORE_SCAN` statements.
-fn stored_in_preheader(ir: &IrCode, ph: u32, key: &Key) -> Option<Operand> {
+fn stored_in_preheader(ir: &IrCode, ph: u32, key: &Key, sums: &Summaries) -> Option<Operand> {
     let mut b = ph;
     let mut budget = STORE_SCAN;
     loop {
         for s in ir.cfg.blocks[b as usize].stmts.clone().rev() {
             budget = budget.checked_sub(1)?;
             let inst = ir.stmts.inst.get(s as usize)?;
-            if let Inst::Store { value, .. } = inst {
-                if loc_of(inst).as_ref() == Some(key) {
+            if let Inst::Store { value, .. } = inst
+                && loc_of(inst).as_ref() == Some(key) {
                     return Some(*value);
                 }
-            }
-            if inst_effect(ir, Value(s), inst).is_some_and(|e| e.writes != Effect::None) {
+            if inst_effect(ir, Value(s), inst, sums).is_some_and(|e| e.writes != Effect::None) {
                 return None;
             }
         }
@@ -390,7 +389,7 @@ struct Flow {
 fn promote_one(
     ir: &mut IrCode,
     m: &MemorySsa,
-    facts: (&Guards, &BoundsFacts),
+    facts: (&Guards, &BoundsFacts, &Summaries),
     new: &mut NewNodes,
     stores: &mut Vec<(Value, Inst)>,
     site: &Site,
@@ -405,7 +404,7 @@ fn promote_one(
     }
     let (mine, ty) = accesses_of(ir, m, site.effects, key, &outside)?;
     // The preheader load (or the value the preheader last stored).
-    let init = match stored_in_preheader(ir, site.ph, key) {
+    let init = match stored_in_preheader(ir, site.ph, key, facts.2) {
         Some(v) => v,
         None => {
             let load = Inst::Load { loc: key.loc.clone(), base: key.base, index: key.index };
@@ -425,7 +424,7 @@ fn promote_one(
 fn location_is_safe(
     ir: &IrCode,
     m: &MemorySsa,
-    (guards, bounds): (&Guards, &BoundsFacts),
+    (guards, bounds, _): (&Guards, &BoundsFacts, &Summaries),
     new: &NewNodes,
     site: &Site,
     key: &Key,
