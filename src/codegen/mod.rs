@@ -268,17 +268,15 @@ impl<'a> Compiler<'a> {
                 // module is used after an `Err`.
                 let id = self.funcs[i];
                 let defined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    if single_pass { self.define_large(id, &mut ctx) } else { self.module.define_function(id, &mut ctx) }
+                    let r = if single_pass { self.define_large(id, &mut ctx) } else { self.module.define_function(id, &mut ctx) };
+                    r.map_err(|e| match &e {
+                        cranelift_module::ModuleError::Compilation(ce) => format!("{ce:?}"),
+                        other => other.to_string(),
+                    })
                 }))
                 .map_err(|_| format!("Cranelift panicked while compiling `{}`", code.name))?;
                 record("cranelift", start.elapsed());
-                defined.map_err(|e| {
-                    let detail = match &e {
-                        cranelift_module::ModuleError::Compilation(ce) => format!("{ce:?}"),
-                        other => other.to_string(),
-                    };
-                    format!("compiling `{}`: {detail}", code.name)
-                })?;
+                defined.map_err(|detail| format!("compiling `{}`: {detail}", code.name))?;
                 if let Some(text) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
                     eprintln!("; fn {} (machine code)\n{text}", code.name);
                 }

@@ -5,7 +5,8 @@
 //! never null (an empty array literal of arrays is filled with an empty
 //! array, not `nil`).
 use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
-use crate::sema::hir::{FuncId, Program, StructId};
+use crate::sema::hir::Program;
+use crate::types::{FuncId, StructId};
 
 /// Whether `nil` is a value of type `t`: exactly the struct types
 /// (LANGUAGE.md: "`nil` is a value of every struct type and of no other
