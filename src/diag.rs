@@ -41,12 +41,6 @@ impl Diagnostic {
     }
 }
 
-/// Whether reports should use colour: only on a terminal, and never when
-/// `NO_COLOR` is set (to anything).
-pub fn use_colour() -> bool {
-    use std::io::IsTerminal;
-    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
-}
 
 struct Cache<'a>(&'a SourceMap, Vec<Option<ariadne::Source<&'a str>>>);
 

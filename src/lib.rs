@@ -20,3 +20,5 @@ pub mod sema;
 pub mod span;
 pub mod ssa;
 pub mod syntax;
+pub mod timing;
+pub mod types;

@@ -17,6 +17,25 @@ fn fn_filter_prints_only_that_function() {
 }
 
 #[test]
+fn passes_lists_the_pass_table() {
+    let out = toyc(&["passes"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<&str> = text.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    assert_eq!(names.len(), toyc::opt::PASSES.len(), "{text}");
+    assert_eq!(names.first(), Some(&"sccp"));
+    assert!(names.contains(&"cse.late") && names.contains(&"pi"), "{text}");
+}
+
+#[test]
+fn a_pass_without_its_prerequisite_is_a_command_line_error() {
+    let out = toyc(&["ir", "--passes=licm", "examples/fib.toy"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("pass `licm` needs `loops` earlier"), "{err}");
+}
+
+#[test]
 fn fn_filter_with_an_unknown_name_is_a_command_line_error() {
     for cmd in ["ir", "clif"] {
         let out = toyc(&[cmd, "--fn", "nosuch", "examples/fib.toy"]);

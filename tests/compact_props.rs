@@ -188,11 +188,10 @@ fn known_conditions(ir: &IrCode, b: usize) -> Vec<(Value, bool)> {
 fn use_counts(ir: &IrCode, new: &NewNodes) -> Vec<u32> {
     let mut uses = vec![0u32; new.value_count()];
     let mut count = |o: &Operand| {
-        if let Operand::Value(v) = o {
-            if let Some(u) = uses.get_mut(v.0 as usize) {
+        if let Operand::Value(v) = o
+            && let Some(u) = uses.get_mut(v.0 as usize) {
                 *u += 1;
             }
-        }
     };
     for inst in ir.stmts.inst.iter().chain(new.nodes.iter().map(|n| &n.inst)) {
         for_each_operand(inst, &mut count);
@@ -249,11 +248,10 @@ fn random_edit(rng: &mut Rng, ir: &mut IrCode, new: &mut NewNodes, t: &mut Tally
         0 if !is_phi(&inst) => {
             let mut x = Operand::Int(rng.below(100) as i64);
             for_each_operand(&inst, |o| {
-                if let Operand::Value(v) = o {
-                    if ty_of(ir, new, *v) == Type::Int {
+                if let Operand::Value(v) = o
+                    && ty_of(ir, new, *v) == Type::Int {
                         x = *o;
                     }
-                }
             });
             let node = Inst::Binary(BinaryOp::IMul, x, Operand::Int(rng.below(9) as i64));
             new.insert_node(ir, Value(s as u32), node, Type::Int, false);

@@ -15,7 +15,7 @@ fn run(m: &Module) -> (i32, String) {
     sources.add("t.toy".into(), None, SOURCE.into());
     let mut results = Vec::new();
     for optimize in [false, true] {
-        let (code, out) = toyc::codegen::run::run(m, &sources, &CodegenOptions { optimize }, &[], true).expect("jit");
+        let (code, out) = toyc::codegen::run::run(m, &sources, &CodegenOptions { optimize, verify: true, ..Default::default() }, &[], true).expect("jit");
         results.push((code, String::from_utf8_lossy(&out).into_owned()));
     }
     assert_eq!(results[0], results[1], "-O0 and -O2 differ");

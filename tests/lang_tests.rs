@@ -293,17 +293,17 @@ fn parse_position(s: &str) -> Result<(Position, &str), String> {
     let num = |p: &str| p.trim().parse::<u32>().ok().filter(|&n| n > 0);
     let err = || format!("expected [FILE:]LINE:COL, found `{s}`");
     // LINE:COL[: rest] or FILE:LINE:COL[: rest]
-    if parts.len() >= 2 {
-        if let (Some(line), Some(col)) = (num(parts[0]), num(parts[1])) {
-            let rest = if parts.len() > 2 { s.splitn(3, ':').nth(2).unwrap_or("") } else { "" };
-            return Ok((Position { file: None, line, col }, rest.trim_start()));
-        }
+    if parts.len() >= 2
+        && let (Some(line), Some(col)) = (num(parts[0]), num(parts[1]))
+    {
+        let rest = if parts.len() > 2 { s.splitn(3, ':').nth(2).unwrap_or("") } else { "" };
+        return Ok((Position { file: None, line, col }, rest.trim_start()));
     }
-    if parts.len() >= 3 {
-        if let (Some(line), Some(col)) = (num(parts[1]), num(parts[2])) {
-            let rest = if parts.len() > 3 { parts[3] } else { "" };
-            return Ok((Position { file: Some(parts[0].trim().to_string()), line, col }, rest.trim_start()));
-        }
+    if parts.len() >= 3
+        && let (Some(line), Some(col)) = (num(parts[1]), num(parts[2]))
+    {
+        let rest = if parts.len() > 3 { parts[3] } else { "" };
+        return Ok((Position { file: Some(parts[0].trim().to_string()), line, col }, rest.trim_start()));
     }
     Err(err())
 }
@@ -500,24 +500,20 @@ impl Case {
             problems.push(diff_section("stdout", &self.spec.stdout, &out.stdout));
         }
         let want_stderr = match (&self.spec.runtime_error, &self.spec.stderr) {
-            (Some(msg), _) => Some(self.expected_runtime_stderr(msg)),
-            (None, Some(s)) => Some(s.clone()),
-            (None, None) => Some(String::new()),
+            (Some(msg), _) => self.expected_runtime_stderr(msg),
+            (None, Some(s)) => s.clone(),
+            (None, None) => String::new(),
         };
-        match (&self.spec.runtime_error, &self.spec.at, want_stderr) {
-            (Some(_), Some(at), Some(want)) if at.file.is_some() => {
-                // The helper's displayed name is the compiler's choice; match
-                // the position line by suffix.
-                if !self.runtime_stderr_matches_helper(&out.stderr, &want, at) {
-                    problems.push(diff_section("stderr", &want, &out.stderr));
-                }
+        let stderr_ok = match (&self.spec.runtime_error, &self.spec.at) {
+            // The helper's displayed name is the compiler's choice; match
+            // the position line by suffix.
+            (Some(_), Some(at)) if at.file.is_some() => {
+                self.runtime_stderr_matches_helper(&out.stderr, &want_stderr, at)
             }
-            (_, _, Some(want)) => {
-                if out.stderr != want {
-                    problems.push(diff_section("stderr", &want, &out.stderr));
-                }
-            }
-            _ => {}
+            _ => out.stderr == want_stderr,
+        };
+        if !stderr_ok {
+            problems.push(diff_section("stderr", &want_stderr, &out.stderr));
         }
         problems
     }

@@ -14,7 +14,7 @@ mod memssa_support;
 use memssa_support::*;
 use toyc::ir::handbuild::ir_from_blocks;
 use toyc::ir::{BlockId, Inst, IrCode, Loc, Operand, Type, Value};
-use toyc::memssa::alias::{set_current_summaries, compute_summaries};
+use toyc::memssa::alias::{compute_summaries, Summaries};
 use toyc::memssa::verify::verify;
 use toyc::memssa::{AccessKind, MemorySsa, LIVE_ON_ENTRY};
 
@@ -28,10 +28,10 @@ fn stores(f: &IrCode) -> Vec<Value> {
 
 /// Builds MemorySSA of function `name` with the module's call summaries.
 fn mssa(module: &toyc::ir::Module, name: &str) -> (IrCode, MemorySsa) {
-    set_current_summaries(Some(compute_summaries(module)));
+    let sums = compute_summaries(module);
     let f = module.funcs[func_index(module, name)].clone();
-    let m = MemorySsa::build(&f);
-    verify(&m, &f).unwrap_or_else(|e| panic!("verifier: {e:?}"));
+    let m = MemorySsa::build(&f, &sums);
+    verify(&m, &f, &sums).unwrap_or_else(|e| panic!("verifier: {e:?}"));
     (f, m)
 }
 
@@ -52,7 +52,7 @@ fn optimize_use_skips_other_fields_and_objects() {
     m.ensure_optimized_uses(&f);
     assert_eq!(m.defining_access(load), m.access_for(st[0]), "a.x = 1 is the clobber");
     assert_eq!(m.optimized(load), m.access_for(st[0]));
-    verify(&m, &f).expect("valid after optimisation");
+    verify(&m, &f, &compute_summaries(&module)).expect("valid after optimisation");
     insta::assert_snapshot!(memssa_text(&module, "f", false));
 }
 
@@ -186,7 +186,6 @@ fn global_load() -> (Inst, Type) {
 fn forward_unreachable_accesses_use_live_on_entry() {
     // #1 stores and jumps to #3; #2 is unreachable, stores, and jumps to
     // #3; #3 loads. No φ: the unreachable def does not count.
-    set_current_summaries(None);
     let f = ir_from_blocks(
         "u",
         vec![],
@@ -197,8 +196,8 @@ fn forward_unreachable_accesses_use_live_on_entry() {
             vec![global_load(), (Inst::Return(Some(Operand::Value(Value(4)))), Type::Void)],
         ],
     );
-    let mut m = MemorySsa::build(&f);
-    verify(&m, &f).expect("valid");
+    let mut m = MemorySsa::build(&f, &Summaries::default());
+    verify(&m, &f, &Summaries::default()).expect("valid");
     assert_eq!(m.phi_for(BlockId(2)), None);
     let dead = m.access_for(Value(2)).expect("unreachable store");
     assert_eq!(m.defining_access(dead), Some(LIVE_ON_ENTRY));
@@ -208,7 +207,6 @@ fn forward_unreachable_accesses_use_live_on_entry() {
 
 #[test]
 fn cache_is_invalidated_on_removal_and_move() {
-    set_current_summaries(None);
     // #1: store g=1; store g=2; goto #2.  #2: load g; load g; return.
     let f = ir_from_blocks(
         "c",
@@ -219,7 +217,7 @@ fn cache_is_invalidated_on_removal_and_move() {
             vec![global_load(), global_load(), (Inst::Return(Some(Operand::Value(Value(3)))), Type::Void)],
         ],
     );
-    let mut m = MemorySsa::build(&f);
+    let mut m = MemorySsa::build(&f, &Summaries::default());
     let (s1, s2) = (m.access_for(Value(0)).expect("s1"), m.access_for(Value(1)).expect("s2"));
     let (l1, l2) = (m.access_for(Value(3)).expect("l1"), m.access_for(Value(4)).expect("l2"));
     assert_eq!(m.clobbering_access(&f, l1), s2);
@@ -242,7 +240,6 @@ fn cache_is_invalidated_on_removal_and_move() {
 
 #[test]
 fn inserting_a_def_places_phis_and_renames() {
-    set_current_summaries(None);
     // #1: goto #3 if not _1 ; #2: goto #4 ; #3: goto #4; #4: load g; return.
     let f = ir_from_blocks(
         "d",
@@ -255,7 +252,7 @@ fn inserting_a_def_places_phis_and_renames() {
             vec![global_load(), (Inst::Return(Some(Operand::Value(Value(4)))), Type::Void)],
         ],
     );
-    let mut m = MemorySsa::build(&f);
+    let mut m = MemorySsa::build(&f, &Summaries::default());
     let load = m.access_for(Value(4)).expect("load");
     let phi = m.phi_for(BlockId(3)).expect("φ at the join");
     assert_eq!(m.defining_access(load), Some(phi));
@@ -263,7 +260,7 @@ fn inserting_a_def_places_phis_and_renames() {
     // becomes the φ's operand from #3.
     let eff = m.access(m.access_for(Value(1)).expect("store")).effect.clone();
     let new = m.create_access(&f, Value(99), BlockId(2), 0, true, eff);
-    verify(&m, &f).unwrap_or_else(|e| panic!("{e:?}"));
+    verify(&m, &f, &Summaries::default()).unwrap_or_else(|e| panic!("{e:?}"));
     match &m.access(phi).kind {
         AccessKind::Phi { incoming } => assert!(incoming.contains(&(BlockId(2), new))),
         _ => unreachable!(),
@@ -306,5 +303,5 @@ fn deep_nesting_builds_without_recursion() {
     let module = compile("deep", &src);
     let (f, mut m) = mssa(&module, "f");
     m.ensure_optimized_uses(&f);
-    verify(&m, &f).expect("valid");
+    verify(&m, &f, &compute_summaries(&module)).expect("valid");
 }

@@ -43,13 +43,16 @@ fn dump(ir: &toyc::ir::IrCode) -> String {
 fn text(lines: &[&str]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
+/// Runs function pass `pass` on a hand-built function (in no module, so
+/// any call it makes may read and write everything), with verification.
 fn run(pass: &str, ir: &mut IrCode) -> Counters {
-    let mut c = Counters::default();
+    let mut ctx = opt::PassCtx::for_function(true);
     match opt::find_pass(pass).expect("pass exists").run {
-        opt::PassFn::Function(run) => run(ir, &mut c),
+        opt::PassFn::Function(run) => run(ir, &mut ctx),
         opt::PassFn::Module(_) => panic!("`{pass}` is a module pass; run it on a Module"),
     }
-    c
+    assert!(ctx.memssa_errors.is_empty(), "MemorySSA verifier: {:?}", ctx.memssa_errors);
+    ctx.counters
 }
 
 #[test]
@@ -343,7 +346,10 @@ fn pipeline_table_levels_and_pass_lists() {
     assert_eq!(opt::default_passes(1), vec!["sccp", "dce", "simplifycfg"]);
     assert_eq!(
         opt::default_passes(2),
-        vec!["sccp", "dce", "simplifycfg", "inline", "loops", "cse", "checks", "rotate", "gvn_load", "licm", "gvn_load", "cse", "simplifycfg", "dse"]
+        vec![
+            "sccp", "dce", "simplifycfg", "inline", "loops", "cse", "checks", "rotate", "gvn_load", "licm", "gvn_load.late",
+            "cse.late", "simplifycfg.late", "dse"
+        ]
     );
     assert_eq!(opt::parse_pass_list("dce,sccp"), Ok(vec!["dce", "sccp"]));
     assert_eq!(opt::parse_pass_list("none"), Ok(vec![]));
@@ -351,13 +357,42 @@ fn pipeline_table_levels_and_pass_lists() {
     assert!(opt::parse_pass_list("none,dce").is_err());
     let err = opt::parse_pass_list("dce,bogus").unwrap_err();
     assert!(err.contains("unknown pass `bogus`"), "{err}");
-    // A pass with two rows is listed once.
-    assert_eq!(err.matches("sccp").count(), 1, "{err}");
+    assert_eq!(err.matches("`sccp`").count(), 0, "{err}");
+    assert!(err.contains("sccp, dce, simplifycfg,") && err.contains("cse.late"), "every row is listed: {err}");
     let mut c = Counters::default();
     c.add("sccp.consts", 3);
     c.add("dce.removed", 1);
     c.add("dce.blocks", 0);
     assert_eq!(c.render(), "dce.removed: 1\nsccp.consts: 3\n");
+}
+
+#[test]
+fn pass_table_rows_are_unique_and_explicit() {
+    let names: Vec<&str> = opt::PASSES.iter().map(|p| p.name).collect();
+    for (i, n) in names.iter().enumerate() {
+        assert!(!names[..i].contains(n), "row name `{n}` is not unique");
+    }
+    // A later run is its own row, running the same function.
+    let (early, late) = (opt::find_pass("cse").expect("cse"), opt::find_pass("cse.late").expect("cse.late"));
+    assert!(matches!((early.run, late.run), (opt::PassFn::Function(a), opt::PassFn::Function(b)) if a as usize == b as usize));
+    // `pi` is in no default pipeline, explicitly.
+    assert_eq!(opt::find_pass("pi").expect("pi").level, None);
+    assert!(!opt::default_passes(2).contains(&"pi"));
+    let listing = opt::describe_passes();
+    assert_eq!(listing.lines().count(), opt::PASSES.len());
+    assert!(listing.lines().any(|l| l.starts_with("pi ") && l.contains(" -  ")), "{listing}");
+}
+
+#[test]
+fn pass_order_prerequisites_are_checked() {
+    for level in 0..=2 {
+        assert_eq!(opt::check_order(&opt::default_passes(level)), Ok(()), "-O{level}");
+    }
+    for pass in ["licm", "rotate"] {
+        let err = opt::parse_pass_list(&format!("sccp,{pass},loops")).unwrap_err();
+        assert!(err.contains(&format!("pass `{pass}` needs `loops` earlier")), "{err}");
+        assert!(opt::parse_pass_list(&format!("loops,{pass}")).is_ok());
+    }
 }
 
 #[test]

@@ -17,7 +17,7 @@ fn sources() -> SourceMap {
 }
 
 fn jit(m: &Module) -> (i32, String) {
-    let (code, out) = toyc::codegen::run::run(m, &sources(), &CodegenOptions { optimize: false }, &[], true).expect("jit runs");
+    let (code, out) = toyc::codegen::run::run(m, &sources(), &CodegenOptions { optimize: false, verify: true, ..Default::default() }, &[], true).expect("jit runs");
     (code, String::from_utf8_lossy(&out).into_owned())
 }
 

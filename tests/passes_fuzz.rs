@@ -235,7 +235,7 @@ fn sources() -> SourceMap {
 }
 
 fn jit(m: &Module) -> (i32, Vec<u8>) {
-    toyc::codegen::run::run(m, &sources(), &CodegenOptions { optimize: false }, &[], true).expect("jit runs")
+    toyc::codegen::run::run(m, &sources(), &CodegenOptions { optimize: false, verify: true, ..Default::default() }, &[], true).expect("jit runs")
 }
 
 fn interp(m: &Module) -> (i32, Vec<u8>) {

@@ -98,7 +98,7 @@ fn interp(m: &Module, s: &SourceMap) -> (i32, String) {
 }
 
 fn jit(m: &Module, s: &SourceMap) -> (i32, String) {
-    let (code, out) = toyc::codegen::run::run(m, s, &CodegenOptions { optimize: false }, &[], true).expect("jit runs");
+    let (code, out) = toyc::codegen::run::run(m, s, &CodegenOptions { optimize: false, verify: true, ..Default::default() }, &[], true).expect("jit runs");
     (code, String::from_utf8_lossy(&out).into_owned())
 }
 

@@ -3,7 +3,7 @@
 //! counters. The verifier runs after every pass.
 
 mod memssa_support;
-use toyc::opt::{self, Counters};
+use toyc::opt::{self, PassCtx};
 
 fn pipeline_text(name: &str, source: &str) -> String {
     let mut module = memssa_support::compile(name, source);
@@ -13,20 +13,22 @@ fn pipeline_text(name: &str, source: &str) -> String {
     };
     let mut out = format!("=== ssa\n{}", show(&module));
     for pass in opt::default_passes(2) {
-        let mut c = Counters::default();
+        // The module's call summaries as of this pass, as the pipeline has them.
+        let mut ctx = PassCtx::new(&module, true);
         let p = opt::find_pass(pass).expect("pass");
         match p.run {
             opt::PassFn::Function(run) => {
                 for &i in &user {
-                    run(&mut module.funcs[i], &mut c);
+                    run(&mut module.funcs[i], &mut ctx);
                 }
             }
-            opt::PassFn::Module(run) => run(&mut module, &mut c),
+            opt::PassFn::Module(run) => run(&mut module, &mut ctx),
         }
+        assert!(ctx.memssa_errors.is_empty(), "MemorySSA verifier after {pass}: {:?}", ctx.memssa_errors);
         if let Err(e) = toyc::ir::verify::verify_module(&module) {
             panic!("verifier after {pass}: {e:?}\n{}", show(&module));
         }
-        out += &format!("\n=== after {pass}\n{}{}", c.render(), show(&module));
+        out += &format!("\n=== after {pass}\n{}{}", ctx.counters.render(), show(&module));
     }
     out
 }

@@ -28,7 +28,7 @@ impl FnTrans<'_, '_, '_> {
                 let a = base_v(self)?;
                 let data = self.b.ins().load(types::I64, MemFlagsData::trusted(), a, ARRAY_DATA_OFFSET);
                 let i = self.operand(index.as_ref().ok_or("array access without index")?)?;
-                let off = match elem_size(elem) {
+                let off = match elem_size(*elem == Type::Bool) {
                     BOOL_ELEM_SIZE => i,
                     _ => self.b.ins().ishl_imm_u(i, 3),
                 };
@@ -61,8 +61,8 @@ impl FnTrans<'_, '_, '_> {
                 let tagv = self.b.ins().iconst(types::I64, tag as i64);
                 let lenv = self.operand(len)?;
                 let f = self.operand(fill)?;
-                let bits = self.to_bits(f);
-                let size = self.b.ins().iconst(types::I64, elem_size(elem));
+                let bits = self.slot_image(f);
+                let size = self.b.ins().iconst(types::I64, elem_size(*elem == Type::Bool));
                 let r = self.call_rt(rt::ARRAY_NEW, &[tagv, lenv, bits, size])?.ok_or("array_new without result")?;
                 self.define(s, r);
             }

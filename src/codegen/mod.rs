@@ -31,14 +31,23 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
 use cranelift_module::{DataDescription, DataId, FuncId as ClFuncId, Linkage, Module, ModuleReloc};
-use crate::opt::timing::record;
+use crate::timing::record;
 use std::collections::HashMap;
 use std::time::Instant;
 
-#[derive(Clone, Debug)]
+/// What the backend does; the driver sets every field from the command
+/// line and the environment.
+#[derive(Clone, Debug, Default)]
 pub struct CodegenOptions {
     /// Cranelift `opt_level=speed` when true, `none` when false (`-O0`).
     pub optimize: bool,
+    /// Run Cranelift's IR verifier on the translation (the driver turns it
+    /// on together with ours).
+    pub verify: bool,
+    /// Which register allocator compiles each function.
+    pub regalloc: RegallocChoice,
+    /// Print the machine code of every function to stderr.
+    pub disasm: bool,
 }
 
 /// JIT-compiles `module`, runs `<init>` then `main` with `args`, and
@@ -66,11 +75,10 @@ pub fn clif_text(
     opts: &CodegenOptions,
     only: Option<&str>,
 ) -> Result<String, String> {
-    if let Some(name) = only {
-        if !module.funcs.iter().any(|f| f.name == name) {
+    if let Some(name) = only
+        && !module.funcs.iter().any(|f| f.name == name) {
             return Err(format!("no function named `{name}`"));
         }
-    }
     let mut cx = Compiler::new(module, sources, opts)?;
     let texts = cx.compile(false, |f| only.is_none_or(|n| n == f.name))?;
     let mut out = String::new();
@@ -105,7 +113,6 @@ pub(crate) struct Compiler<'a> {
     opts: CodegenOptions,
     /// How many functions were compiled with the large-function ISA.
     pub large_functions: usize,
-    regalloc: RegallocChoice,
 }
 
 /// Functions with more Cranelift instructions than this are register-
@@ -127,20 +134,22 @@ pub(crate) struct Compiler<'a> {
 pub const LARGE_FUNCTION_INSTS: usize = 12_000;
 
 /// Which register allocator compiles each function: by size (the
-/// default), or one for all (`TOYC_REGALLOC=single_pass|backtracking`, for
+/// default), or one for all (`single_pass` or `backtracking`, for
 /// measurements).
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum RegallocChoice {
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum RegallocChoice {
+    #[default]
     BySize,
     SinglePass,
     Backtracking,
 }
 
 impl RegallocChoice {
-    fn from_env() -> RegallocChoice {
-        match std::env::var("TOYC_REGALLOC").as_deref() {
-            Ok("single_pass") => RegallocChoice::SinglePass,
-            Ok("backtracking") => RegallocChoice::Backtracking,
+    /// `single_pass` or `backtracking`; anything else chooses by size.
+    pub fn parse(s: Option<&str>) -> RegallocChoice {
+        match s {
+            Some("single_pass") => RegallocChoice::SinglePass,
+            Some("backtracking") => RegallocChoice::Backtracking,
             _ => RegallocChoice::BySize,
         }
     }
@@ -161,9 +170,7 @@ fn isa_for(opts: &CodegenOptions, regalloc: &str) -> Result<cranelift_codegen::i
     set(&mut flags, "is_pic", "false")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "regalloc_algorithm", regalloc)?;
-    // Cranelift's IR verifier checks the translation; it runs whenever our
-    // own IR verifier does (debug builds, tests, `TOYC_VERIFY=1`).
-    set(&mut flags, "enable_verifier", if crate::driver::verify_enabled() { "true" } else { "false" })?;
+    set(&mut flags, "enable_verifier", if opts.verify { "true" } else { "false" })?;
     let isa_builder = cranelift_native::builder().map_err(|e| format!("host machine not supported: {e}"))?;
     isa_builder.finish(settings::Flags::new(flags)).map_err(|e| format!("cranelift ISA: {e}"))
 }
@@ -211,7 +218,6 @@ impl<'a> Compiler<'a> {
             large_isa: None,
             opts: opts.clone(),
             large_functions: 0,
-            regalloc: RegallocChoice::from_env(),
         };
         // Tag 0 is the string type (the header word of every string).
         cx.type_tag(&ir::Type::Str);
@@ -237,8 +243,7 @@ impl<'a> Compiler<'a> {
         let call_conv = self.module.isa().default_call_conv();
         let mut texts = Vec::new();
         let ir = self.ir;
-        // `TOYC_DISASM=1`: print the machine code of every function to stderr.
-        let disasm = define && std::env::var_os("TOYC_DISASM").is_some_and(|v| v == "1");
+        let disasm = define && self.opts.disasm;
         ctx.set_disasm(disasm);
         for (i, code) in ir.funcs.iter().enumerate() {
             if !define && !want(code) {
@@ -253,7 +258,7 @@ impl<'a> Compiler<'a> {
             translated?;
             if define {
                 let start = Instant::now();
-                let single_pass = match self.regalloc {
+                let single_pass = match self.opts.regalloc {
                     RegallocChoice::BySize => ctx.func.dfg.num_insts() > LARGE_FUNCTION_INSTS,
                     RegallocChoice::SinglePass => true,
                     RegallocChoice::Backtracking => false,
@@ -263,17 +268,15 @@ impl<'a> Compiler<'a> {
                 // module is used after an `Err`.
                 let id = self.funcs[i];
                 let defined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    if single_pass { self.define_large(id, &mut ctx) } else { self.module.define_function(id, &mut ctx) }
+                    let r = if single_pass { self.define_large(id, &mut ctx) } else { self.module.define_function(id, &mut ctx) };
+                    r.map_err(|e| match &e {
+                        cranelift_module::ModuleError::Compilation(ce) => format!("{ce:?}"),
+                        other => other.to_string(),
+                    })
                 }))
                 .map_err(|_| format!("Cranelift panicked while compiling `{}`", code.name))?;
                 record("cranelift", start.elapsed());
-                defined.map_err(|e| {
-                    let detail = match &e {
-                        cranelift_module::ModuleError::Compilation(ce) => format!("{ce:?}"),
-                        other => other.to_string(),
-                    };
-                    format!("compiling `{}`: {detail}", code.name)
-                })?;
+                defined.map_err(|detail| format!("compiling `{}`: {detail}", code.name))?;
                 if let Some(text) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
                     eprintln!("; fn {} (machine code)\n{text}", code.name);
                 }
@@ -293,6 +296,7 @@ impl<'a> Compiler<'a> {
 
     /// Compiles `ctx`'s function with the large-function ISA and defines
     /// it as `id` (what `define_function` does with the module's ISA).
+    #[allow(clippy::result_large_err, reason = "the error type of `Module::define_function`, which the caller uses interchangeably")]
     fn define_large(
         &mut self,
         id: ClFuncId,
@@ -303,8 +307,8 @@ impl<'a> Compiler<'a> {
             None => {
                 // Forced single-pass (`TOYC_REGALLOC`) keeps the `-O` level;
                 // chosen by size, Cranelift's optimizer is skipped too.
-                let optimize = self.opts.optimize && self.regalloc == RegallocChoice::SinglePass;
-                isa_for(&CodegenOptions { optimize }, "single_pass")
+                let optimize = self.opts.optimize && self.opts.regalloc == RegallocChoice::SinglePass;
+                isa_for(&CodegenOptions { optimize, ..self.opts.clone() }, "single_pass")
             }
             .map_err(|e| {
                 cranelift_module::ModuleError::Compilation(cranelift_codegen::CodegenError::Unsupported(e))

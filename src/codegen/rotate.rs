@@ -165,10 +165,14 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
     p
 }
 
+/// The φ overrides a block put in scope and what they replaced (restored
+/// when leaving the block's dominator subtree).
+pub(super) type SavedOverrides = Vec<(u32, Option<cl::Value>)>;
+
 /// Emission of rotated loops.
 impl FnTrans<'_, '_, '_> {
     /// Puts the overrides of block `b` in scope; returns what they replaced.
-    pub(super) fn enter_scope(&mut self, b: usize) -> Vec<(u32, Option<cl::Value>)> {
+    pub(super) fn enter_scope(&mut self, b: usize) -> SavedOverrides {
         let mut saved = Vec::new();
         if let Some(list) = self.extra.get(&b).cloned() {
             for (phi, param) in list {

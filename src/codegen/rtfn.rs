@@ -78,7 +78,7 @@ pub fn lowering(f: RuntimeFn) -> Lowering {
         R::Fixed => call(sig("toy_fixed", &[F, I], Some(P))),
         R::ParseInt => throwing(sig("toy_parse_int", &[P, I], Some(I))),
         R::ParseFloat => throwing(sig("toy_parse_float", &[P, I], Some(F))),
-        // The element travels as its 8-byte slot image (see `translate::to_bits`),
+        // The element travels as its 8-byte slot image (see `translate::slot_image`),
         // whatever its size in the array (runtime::heap).
         R::ArrayPush => call(sig("toy_array_push", &[P, I], None)),
         R::ArrayPop => call(sig("toy_array_pop", &[P], Some(I))),

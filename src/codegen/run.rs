@@ -55,7 +55,7 @@ pub fn run(
         .map_err(|e| format!("cannot start the program thread: {e}"))?;
     let code = handle.join().map_err(|_| "the program thread panicked".to_string())?;
     runtime::output::flush();
-    crate::opt::timing::record("run", start.elapsed());
+    crate::timing::record("run", start.elapsed());
     let out = if capture { runtime::output::set_capture(false) } else { Vec::new() };
     // SAFETY: the program thread has ended, so no compiled code runs any
     // more, and the runtime keeps no pointer into the module's data (its

@@ -9,7 +9,7 @@ use crate::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, RaiseKind, Runtim
 fn with_compiled(funcs: &[IrCode], f: impl Fn(&[usize])) {
     for optimize in [false, true] {
         let (m, sources) = module(funcs.to_vec(), 0, 0, "x");
-        let mut cx = Compiler::new(&m, &sources, &CodegenOptions { optimize }).expect("compiler");
+        let mut cx = Compiler::new(&m, &sources, &CodegenOptions { optimize, verify: true, ..Default::default() }).expect("compiler");
         cx.compile(true, |_| true).expect("compile");
         let ptrs: Vec<usize> = cx.funcs.iter().map(|id| cx.module.get_finalized_function(*id) as usize).collect();
         f(&ptrs);
@@ -173,7 +173,7 @@ fn run_main(main: IrCode, extra: Vec<IrCode>, text: &str) -> (i32, String) {
     let (m, sources) = module(funcs, 0, 1, text);
     let mut last = None;
     for optimize in [false, true] {
-        let (code, out) = super::run::run(&m, &sources, &CodegenOptions { optimize }, &[], true).expect("run");
+        let (code, out) = super::run::run(&m, &sources, &CodegenOptions { optimize, verify: true, ..Default::default() }, &[], true).expect("run");
         let r = (code, String::from_utf8_lossy(&out).into_owned());
         if let Some(prev) = &last {
             assert_eq!(prev, &r, "-O0 and -O2 differ");
@@ -267,13 +267,13 @@ fn uncaught_throw_from_a_callee_is_reported() {
 #[test]
 fn clif_text_names_each_function() {
     let (m, sources) = module(vec![sum_loop(), empty_init()], 0, 1, "x");
-    let text = super::clif_text(&m, &sources, &CodegenOptions { optimize: true }, None).expect("clif");
+    let text = super::clif_text(&m, &sources, &CodegenOptions { optimize: true, verify: true, ..Default::default() }, None).expect("clif");
     assert!(text.starts_with("; fn sum\n"), "{text}");
     assert!(text.contains("; fn <init>\n"), "{text}");
     assert!(text.contains("brif"), "{text}");
-    let only = super::clif_text(&m, &sources, &CodegenOptions { optimize: true }, Some("<init>")).expect("clif");
+    let only = super::clif_text(&m, &sources, &CodegenOptions { optimize: true, verify: true, ..Default::default() }, Some("<init>")).expect("clif");
     assert!(!only.contains("; fn sum"));
-    assert!(super::clif_text(&m, &sources, &CodegenOptions { optimize: true }, Some("nope")).is_err());
+    assert!(super::clif_text(&m, &sources, &CodegenOptions { optimize: true, verify: true, ..Default::default() }, Some("nope")).is_err());
 }
 
 /// `depth(n) = if n == 0 { 0 } else { depth(n - 1) + 1 }` (function 2).
@@ -327,7 +327,7 @@ fn stack_overflow_is_reported_after_flushing_output() {
     const NAME: &str = "codegen::tests::stack_overflow_is_reported_after_flushing_output";
     if is_child(NAME) {
         let (m, sources) = module(vec![main_printing_depth(i64::MAX), empty_init(), depth_fn()], 0, 1, "x");
-        let code = super::run_module(&m, &sources, &CodegenOptions { optimize: true }, &[]);
+        let code = super::run_module(&m, &sources, &CodegenOptions { optimize: true, verify: true, ..Default::default() }, &[]);
         panic!("the run returned {code} instead of ending the process");
     }
     let out = run_child(NAME);
@@ -347,7 +347,7 @@ fn exit_flushes_output_and_ends_with_its_code() {
         b.push(Inst::Runtime { func: RuntimeFn::Exit, args: vec![Operand::Int(3)] }, Type::Void);
         b.push(Inst::Return(None), Type::Void);
         let (m, sources) = module(vec![b.finish(), empty_init()], 0, 1, "x");
-        let code = super::run_module(&m, &sources, &CodegenOptions { optimize: false }, &[]);
+        let code = super::run_module(&m, &sources, &CodegenOptions { optimize: false, verify: true, ..Default::default() }, &[]);
         panic!("the run returned {code} instead of ending the process");
     }
     let out = run_child(NAME);
@@ -406,7 +406,7 @@ fn arrays_structs_and_globals() {
     program.globals.push(GlobalDef { name: "g".into(), ty: Type::Struct(StructId(0)), mutable: true, span: Default::default() });
     m.program = std::sync::Arc::new(program);
     for optimize in [false, true] {
-        let (code, out) = super::run::run(&m, &sources, &CodegenOptions { optimize }, &[], true).expect("run");
+        let (code, out) = super::run::run(&m, &sources, &CodegenOptions { optimize, verify: true, ..Default::default() }, &[], true).expect("run");
         assert_eq!(
             (code, String::from_utf8_lossy(&out).as_ref()),
             (0, "[1.5, 2.5, 4.0] 3 -0.0 4.0 true P { ok: true, name: \"n\", next: nil }\n")
@@ -439,7 +439,7 @@ fn only_huge_functions_use_the_large_function_allocator() {
     for (n, large) in [(100, 0), (super::LARGE_FUNCTION_INSTS, 1)] {
         for optimize in [false, true] {
             let (m, sources) = module(vec![add_chain(n)], 0, 0, "x");
-            let mut cx = Compiler::new(&m, &sources, &CodegenOptions { optimize }).expect("compiler");
+            let mut cx = Compiler::new(&m, &sources, &CodegenOptions { optimize, verify: true, ..Default::default() }).expect("compiler");
             cx.compile(true, |_| true).expect("compile");
             assert_eq!(cx.large_functions, large, "{n} additions, optimize={optimize}");
             let p = cx.module.get_finalized_function(cx.funcs[0]) as usize;

@@ -260,7 +260,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         if let Some(plan) = self.plan.take() {
             // Dominator-tree preorder, with each block's overrides in scope
             // for its subtree.
-            let mut stack: Vec<(usize, usize, Vec<(u32, Option<cl::Value>)>)> = Vec::new();
+            let mut stack: Vec<(usize, usize, rotate::SavedOverrides)> = Vec::new();
             let root = order[0];
             let saved = self.enter_scope(root);
             self.block_body_in(root, &plan)?;
@@ -639,7 +639,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     RuntimeFn::ArrayPush => {
                         let a = self.operand(args.first().ok_or("ArrayPush without array")?)?;
                         let x = self.operand(args.get(1).ok_or("ArrayPush without value")?)?;
-                        let bits = self.to_bits(x);
+                        let bits = self.slot_image(x);
                         vec![a, bits]
                     }
                     RuntimeFn::Args => {
@@ -657,7 +657,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 }
                 let r = self.call_rt(sig, &vals)?;
                 let r = match (func, r) {
-                    (RuntimeFn::ArrayPop, Some(bits)) => Some(self.from_bits(bits, &code_ty(self.code, s))),
+                    (RuntimeFn::ArrayPop, Some(bits)) => Some(self.value_of_slot(bits, &code_ty(self.code, s))),
                     (_, r) => r,
                 };
                 self.set(s, r);
@@ -713,7 +713,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
 
     /// A value as its 8-byte slot image (how the runtime's array functions
     /// pass elements; a bool is the low byte).
-    pub(super) fn to_bits(&mut self, v: cl::Value) -> cl::Value {
+    pub(super) fn slot_image(&mut self, v: cl::Value) -> cl::Value {
         let ty = self.b.func.dfg.value_type(v);
         if ty == types::F64 {
             self.b.ins().bitcast(types::I64, MemFlagsData::new(), v)
@@ -725,7 +725,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     }
 
     /// The value of type `ty` held in an 8-byte slot image.
-    pub(super) fn from_bits(&mut self, bits: cl::Value, ty: &Type) -> cl::Value {
+    pub(super) fn value_of_slot(&mut self, bits: cl::Value, ty: &Type) -> cl::Value {
         match cl_type(ty) {
             Some(t) if t == types::F64 => self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits),
             Some(t) if t == types::I8 => self.b.ins().ireduce(types::I8, bits),

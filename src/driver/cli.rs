@@ -60,6 +60,9 @@ pub enum Command {
         #[arg(long, default_value_t = 10.0)]
         timeout: f64,
     },
+    /// List the optimisation passes: name, lowest `-O` level (`-`: only
+    /// with `--passes`), description; in default pipeline order.
+    Passes,
     /// Print the Cranelift IR that toyc generates.
     Clif {
         #[command(flatten)]

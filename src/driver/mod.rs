@@ -56,11 +56,11 @@ fn report_panic(info: &std::panic::PanicHookInfo<'_>) {
 fn run_cli(cli: Cli) -> i32 {
     let time_passes = match &cli.command {
         Command::Run { build, .. } | Command::Ir { build, .. } | Command::Clif { build, .. } => build.time_passes,
-        Command::Check { .. } | Command::Fuzz(_) | Command::Bisect { .. } => false,
+        Command::Check { .. } | Command::Passes | Command::Fuzz(_) | Command::Bisect { .. } => false,
     };
     let code = run_command(cli);
     if time_passes {
-        eprint!("{}", crate::opt::timing::take_report());
+        eprint!("{}", crate::timing::take_report());
     }
     code
 }
@@ -68,13 +68,17 @@ fn run_cli(cli: Cli) -> i32 {
 fn run_command(cli: Cli) -> i32 {
     let mut sources = SourceMap::new();
     match cli.command {
+        Command::Passes => {
+            print!("{}", crate::opt::describe_passes());
+            0
+        }
         Command::Check { file } => match check_file(&file, &mut sources) {
             Ok(_) => 0,
             Err(diags) => report(&sources, &diags),
         },
         Command::Run { build, interp, profile, args } => match build_ir(&build, &mut sources) {
             Ok(module) if interp => {
-                crate::opt::timing::time("interp", || crate::interp::run_module(&module, &sources, &args, profile))
+                crate::timing::time("interp", || crate::interp::run_module(&module, &sources, &args, profile))
             }
             // The backend records its own phases: clif, cranelift, jit, run.
             Ok(module) => crate::codegen::run_module(&module, &sources, &codegen_options(&build), &args),
@@ -173,7 +177,16 @@ fn unknown_function(module: &crate::ir::Module, name: Option<&str>) -> i32 {
 }
 
 fn codegen_options(build: &BuildArgs) -> crate::codegen::CodegenOptions {
-    crate::codegen::CodegenOptions { optimize: build.opt > 0 }
+    crate::codegen::CodegenOptions {
+        optimize: build.opt > 0,
+        // Cranelift's verifier runs whenever ours does.
+        verify: verify_enabled(),
+        // `TOYC_REGALLOC=single_pass|backtracking`: one allocator for all
+        // functions (for measurements).
+        regalloc: crate::codegen::RegallocChoice::parse(std::env::var("TOYC_REGALLOC").ok().as_deref()),
+        // `TOYC_DISASM=1`: the machine code of every function on stderr.
+        disasm: std::env::var_os("TOYC_DISASM").is_some_and(|v| v == "1"),
+    }
 }
 
 /// Whether the IR verifier runs after construction and after every pass:
@@ -186,25 +199,24 @@ pub fn verify_enabled() -> bool {
 /// On failure, diagnostics are printed and the exit code returned.
 pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir::Module, i32> {
     let opts = pipeline_options(build)?;
-    let program = crate::opt::timing::time("parse+check", || check_file(&build.file, sources))
+    let program = crate::timing::time("parse+check", || check_file(&build.file, sources))
         .map_err(|diags| report(sources, &diags))?;
-    let mut module = crate::opt::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
-    if verify_enabled() {
-        if let Err(errors) = crate::ir::verify::verify_module(&module) {
+    let mut module = crate::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
+    if verify_enabled()
+        && let Err(errors) = crate::ir::verify::verify_module(&module) {
             eprintln!("error: internal compiler error: the IR verifier failed after SSA construction");
             for e in errors {
                 eprintln!("  {e}");
             }
             return Err(70);
         }
-    }
     let mut counters = crate::opt::Counters::default();
     let printer = |m: &crate::ir::Module| crate::ir::print::print_module(m, sources, None);
     let mut result = crate::opt::run_pipeline(&mut module, &opts, &mut counters, &printer);
     // Without the per-pass verifier, the optimised module is still verified
     // once, so wrong IR never reaches the backend silently.
     if result.is_ok() && !opts.verify && !opts.passes.is_empty() {
-        result = crate::opt::timing::time("verify", || crate::ir::verify::verify_module(&module))
+        result = crate::timing::time("verify", || crate::ir::verify::verify_module(&module))
             .map_err(|errs| errs.into_iter().map(|e| format!("after the pipeline: {e}")).collect());
     }
     if let Err(errors) = result {
@@ -247,8 +259,15 @@ pub fn pipeline_options(build: &BuildArgs) -> Result<crate::opt::PipelineOptions
 
 /// Prints diagnostics to stderr and returns exit code 1.
 pub fn report(sources: &SourceMap, diags: &[Diagnostic]) -> i32 {
-    eprint!("{}", diag::render(sources, diags, diag::use_colour()));
+    eprint!("{}", diag::render(sources, diags, use_colour()));
     1
+}
+
+/// Whether reports should use colour: only on a terminal, and never when
+/// `NO_COLOR` is set (to anything).
+fn use_colour() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
 }
 
 /// Reads the main file into `sources`. A file that cannot be read or is not

@@ -258,7 +258,7 @@ impl<'a> Machine<'a> {
                 0
             }
             Inst::NewArray { elem, len, fill } => {
-                let size = heap::elem_size(elem);
+                let size = heap::elem_size(*elem == Type::Bool);
                 heap::toy_array_new(self.prep.tags[f][s], v(len) as i64, v(fill), size) as u64
             }
             Inst::NewStruct { fields, .. } => {
@@ -281,7 +281,10 @@ impl<'a> Machine<'a> {
                     RaiseKind::NegativeArrayLength => runtime::toy_raise_negative_length(pos),
                     RaiseKind::PopFromEmpty => runtime::toy_raise_pop_empty(pos),
                     RaiseKind::AssertionFailed if argv.is_empty() => runtime::toy_raise_assert(pos),
-                    RaiseKind::AssertionFailed => runtime::toy_raise_assert_msg(arg(0) as *const object::StrObj, pos),
+                    // SAFETY: the message operand is a `str` value (IR type check), so a live string object.
+                    RaiseKind::AssertionFailed => unsafe {
+                        runtime::toy_raise_assert_msg(arg(0) as *const object::StrObj, pos)
+                    },
                 }
                 0
             }
@@ -301,7 +304,10 @@ impl<'a> Machine<'a> {
             RuntimeFn::PrintInt => output::toy_print_int(x(0) as i64),
             RuntimeFn::PrintFloat => output::toy_print_float(fl(0)),
             RuntimeFn::PrintBool => output::toy_print_bool((x(0) & 0xff != 0) as u8),
-            RuntimeFn::PrintStr => output::toy_print_str(sp(0)),
+            // SAFETY (this arm and the string and array arms below): the IR
+            // type check makes each pointer operand a live runtime object of
+            // the parameter's type, which is the functions' contract.
+            RuntimeFn::PrintStr => unsafe { output::toy_print_str(sp(0)) },
             RuntimeFn::PrintValue => heap::toy_print_value(x(0), tag),
             RuntimeFn::PrintSpace => output::toy_print_space(),
             RuntimeFn::PrintNewline => output::toy_print_newline(),
@@ -326,9 +332,9 @@ impl<'a> Machine<'a> {
             RuntimeFn::Atan2 => return fb(math::toy_atan2(fl(0), fl(1))),
             RuntimeFn::Pow => return fb(math::toy_pow(fl(0), fl(1))),
             RuntimeFn::FMod => return fb(math::toy_fmod(fl(0), fl(1))),
-            RuntimeFn::StrConcat => return strings::toy_str_concat(sp(0), sp(1)) as u64,
-            RuntimeFn::StrEq => return (strings::toy_str_eq(sp(0), sp(1)) != 0) as u64,
-            RuntimeFn::StrCmp => return strings::toy_str_cmp(sp(0), sp(1)) as u64,
+            RuntimeFn::StrConcat => return unsafe { strings::toy_str_concat(sp(0), sp(1)) } as u64,
+            RuntimeFn::StrEq => return unsafe { strings::toy_str_eq(sp(0), sp(1)) != 0 } as u64,
+            RuntimeFn::StrCmp => return unsafe { strings::toy_str_cmp(sp(0), sp(1)) } as u64,
             // SAFETY: the IR passes a live string (nil is checked before).
             RuntimeFn::StrLen => return unsafe { (*sp(0)).len } as u64,
             RuntimeFn::StrByte => {
@@ -338,13 +344,13 @@ impl<'a> Machine<'a> {
             RuntimeFn::StrOfInt => return strings::toy_str_of_int(x(0) as i64) as u64,
             RuntimeFn::StrOfFloat => return strings::toy_str_of_float(fl(0)) as u64,
             RuntimeFn::StrOfBool => return strings::toy_str_of_bool((x(0) & 0xff != 0) as u8) as u64,
-            RuntimeFn::Substr => return strings::toy_substr(sp(0), x(1) as i64, x(2) as i64, pos) as u64,
+            RuntimeFn::Substr => return unsafe { strings::toy_substr(sp(0), x(1) as i64, x(2) as i64, pos) } as u64,
             RuntimeFn::Chr => return strings::toy_chr(x(0) as i64, pos) as u64,
             RuntimeFn::Fixed => return strings::toy_fixed(fl(0), x(1) as i64) as u64,
-            RuntimeFn::ParseInt => return strings::toy_parse_int(sp(0), pos) as u64,
-            RuntimeFn::ParseFloat => return fb(strings::toy_parse_float(sp(0), pos)),
-            RuntimeFn::ArrayPush => heap::toy_array_push(x(0) as *mut heap::ArrayObj, x(1)),
-            RuntimeFn::ArrayPop => return heap::toy_array_pop(x(0) as *mut heap::ArrayObj),
+            RuntimeFn::ParseInt => return unsafe { strings::toy_parse_int(sp(0), pos) } as u64,
+            RuntimeFn::ParseFloat => return fb(unsafe { strings::toy_parse_float(sp(0), pos) }),
+            RuntimeFn::ArrayPush => unsafe { heap::toy_array_push(x(0) as *mut heap::ArrayObj, x(1)) },
+            RuntimeFn::ArrayPop => return unsafe { heap::toy_array_pop(x(0) as *mut heap::ArrayObj) },
             RuntimeFn::Args => return heap::toy_args(tag) as u64,
         }
         0

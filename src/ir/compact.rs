@@ -212,20 +212,33 @@ impl<'a> IncrementalCompact<'a> {
         .collect()
     }
 
-    /// Completes the compaction and writes the result back into the IrCode.
+    /// Completes the compaction and writes the result back into the IrCode:
+    /// copies forwarded, blocks reachable with constant branches folded,
+    /// φ edges pruned and trivial φs folded, dead statements dropped, then
+    /// the survivors emitted and renumbered.
     pub fn finish(mut self) -> CompactStats {
         self.record_last();
         let mut stats = CompactStats::default();
-        let n = self.insts.len();
-        let nblocks = self.order.len();
-        for v in 0..n {
+        for v in 0..self.insts.len() {
             if let Inst::Copy(op) = self.insts[v] {
                 self.subst[v] = Some(op);
                 stats.copies_forwarded += 1;
             }
         }
+        let reach = self.reachable_blocks();
+        stats.blocks_removed = self.order.len() as u32 - reach.live_count;
+        let phis = self.prune_phi_edges(&reach);
+        stats.phis_folded = self.fold_trivial_phis(phis);
+        let dead = self.dead_statements(&reach);
+        stats.dead_removed = dead.iter().filter(|d| **d).count() as u32;
+        let (out, ranges, renumber) = self.emit(&reach, &dead, &mut stats);
+        self.rename_and_store(out, ranges, &renumber);
+        stats
+    }
 
-        // 2. Reachability with constant branches folded.
+    /// Reachability from the entry, with constant branches folded.
+    fn reachable_blocks(&mut self) -> Reach {
+        let nblocks = self.order.len();
         let mut live = vec![false; nblocks];
         let mut succs: Vec<Vec<u32>> = vec![Vec::new(); nblocks];
         let mut stack = Vec::new();
@@ -253,26 +266,28 @@ impl<'a> IncrementalCompact<'a> {
             }
         }
         let mut new_id = vec![None; nblocks];
-        let mut next_id = 0u32;
+        let mut live_count = 0u32;
         for b in 0..nblocks {
             if live[b] {
-                new_id[b] = Some(next_id);
-                next_id += 1;
+                new_id[b] = Some(live_count);
+                live_count += 1;
             }
         }
-        stats.blocks_removed = nblocks as u32 - next_id;
-        let mut block_of = vec![u32::MAX; n];
+        let mut block_of = vec![u32::MAX; self.insts.len()];
         for (b, vals) in self.order.iter().enumerate() {
             for &v in vals {
                 block_of[v as usize] = b as u32;
             }
         }
-        let is_live_value = |v: usize, block_of: &[u32]| block_of.get(v).is_some_and(|&b| live.get(b as usize) == Some(&true));
+        Reach { live, succs, folded, new_id, live_count, block_of }
+    }
 
-        // 3. Prune φ edges, then fold trivial φs.
+    /// Drops the φ edges from dead blocks and dead edges (operands
+    /// resolved through copies); returns every φ of a live block.
+    fn prune_phi_edges(&mut self, reach: &Reach) -> Vec<u32> {
         let mut phis = Vec::new();
         for (b, vals) in self.order.iter().enumerate() {
-            if !live[b] {
+            if !reach.live[b] {
                 continue;
             }
             for &v in vals {
@@ -281,7 +296,7 @@ impl<'a> IncrementalCompact<'a> {
                     let mut nv = Vec::with_capacity(values.len());
                     for (e, val) in edges.iter().zip(values.iter()) {
                         let p = e.0 as usize;
-                        if live.get(p) == Some(&true) && succs[p].contains(&(b as u32)) {
+                        if reach.live.get(p) == Some(&true) && reach.succs[p].contains(&(b as u32)) {
                             ne.push(*e);
                             nv.push(resolve(&mut self.subst, *val));
                         }
@@ -292,17 +307,25 @@ impl<'a> IncrementalCompact<'a> {
                 }
             }
         }
-        let mut phi_users: Vec<Vec<u32>> = vec![Vec::new(); n];
+        phis
+    }
+
+    /// Folds every φ whose operands are one value and itself into that
+    /// value, re-checking the φs that use a folded one; returns how many.
+    fn fold_trivial_phis(&mut self, phis: Vec<u32>) -> u32 {
+        let mut phi_users: Vec<Vec<u32>> = vec![Vec::new(); self.insts.len()];
         for &p in &phis {
             if let Inst::Phi { values, .. } = &self.insts[p as usize] {
                 for val in values {
                     if let Operand::Value(w) = val
-                        && let Some(list) = phi_users.get_mut(w.0 as usize) {
-                            list.push(p);
-                        }
+                        && let Some(list) = phi_users.get_mut(w.0 as usize)
+                    {
+                        list.push(p);
+                    }
                 }
             }
         }
+        let mut folded = 0;
         let mut work = phis;
         while let Some(p) = work.pop() {
             if self.subst[p as usize].is_some() {
@@ -328,82 +351,107 @@ impl<'a> IncrementalCompact<'a> {
             }
             if let (true, Some(u)) = (foldable, unique) {
                 self.subst[p as usize] = Some(u);
-                stats.phis_folded += 1;
+                folded += 1;
                 work.extend(std::mem::take(&mut phi_users[p as usize]));
             }
         }
+        folded
+    }
 
-        // 4. Dead statements.
-        let alive = |v: usize, subst: &[Option<Operand>], insts: &[Inst]| {
-            is_live_value(v, &block_of) && subst[v].is_none() && !matches!(insts[v], Inst::Nothing)
-        };
-        let mut counts = vec![0u32; n];
-        let operands_of = |inst: &Inst, subst: &mut Vec<Option<Operand>>| {
-            let mut out = Vec::new();
-            for_each_value_use(inst, |w| out.push(w));
-            if !matches!(inst, Inst::PhiC { .. }) {
-                for w in &mut out {
-                    *w = match resolve(subst, Operand::Value(*w)) {
-                        Operand::Value(x) => x,
-                        _ => DANGLING,
-                    };
-                }
+    /// Whether statement `v` survives so far: in a live block, not
+    /// forwarded to another value, not deleted.
+    fn alive(&self, reach: &Reach, v: usize) -> bool {
+        reach.block_of.get(v).is_some_and(|&b| reach.live.get(b as usize) == Some(&true))
+            && self.subst[v].is_none()
+            && !matches!(self.insts[v], Inst::Nothing)
+    }
+
+    /// The values `inst` uses, resolved through copies (`φᶜ` upsilons as
+    /// they are); constants and dangling copies dropped.
+    fn operands_of(&mut self, v: usize) -> Vec<Value> {
+        let mut out = Vec::new();
+        for_each_value_use(&self.insts[v], |w| out.push(w));
+        if !matches!(self.insts[v], Inst::PhiC { .. }) {
+            for w in &mut out {
+                *w = match resolve(&mut self.subst, Operand::Value(*w)) {
+                    Operand::Value(x) => x,
+                    _ => DANGLING,
+                };
             }
-            out.retain(|w| *w != DANGLING);
-            out
-        };
+        }
+        out.retain(|w| *w != DANGLING);
+        out
+    }
+
+    /// Removable statements no surviving statement uses, transitively
+    /// (a worklist over use counts, so dead cycles through φs stay only
+    /// when something live uses them).
+    fn dead_statements(&mut self, reach: &Reach) -> Vec<bool> {
+        let n = self.insts.len();
+        let mut counts = vec![0u32; n];
         for v in 0..n {
-            if alive(v, &self.subst, &self.insts) {
-                for w in operands_of(&self.insts[v], &mut self.subst) {
+            if self.alive(reach, v) {
+                for w in self.operands_of(v) {
                     if let Some(c) = counts.get_mut(w.0 as usize) {
                         *c += 1;
                     }
                 }
             }
         }
-        let mut dead = vec![false; n];
-        let can_die = |v: usize, insts: &[Inst], flags: &[Flags]| {
-            removable(&insts[v], flags[v]) || matches!(insts[v], Inst::Upsilon(_))
+        let can_die = |this: &Self, v: usize| {
+            this.alive(reach, v)
+                && (removable(&this.insts[v], this.flags[v]) || matches!(this.insts[v], Inst::Upsilon(_)))
         };
-        let mut work: Vec<usize> = (0..n)
-            .filter(|&v| counts[v] == 0 && alive(v, &self.subst, &self.insts) && can_die(v, &self.insts, &self.flags))
-            .collect();
+        let mut dead = vec![false; n];
+        let mut work: Vec<usize> = (0..n).filter(|&v| counts[v] == 0 && can_die(self, v)).collect();
         while let Some(v) = work.pop() {
             if dead[v] {
                 continue;
             }
             dead[v] = true;
-            stats.dead_removed += 1;
-            for w in operands_of(&self.insts[v], &mut self.subst) {
+            for w in self.operands_of(v) {
                 let w = w.0 as usize;
                 if let Some(c) = counts.get_mut(w) {
                     *c = c.saturating_sub(1);
-                    if *c == 0 && !dead[w] && alive(w, &self.subst, &self.insts) && can_die(w, &self.insts, &self.flags) {
+                    if *c == 0 && !dead[w] && can_die(self, w) {
                         work.push(w);
                     }
                 }
             }
         }
+        dead
+    }
 
-        // 5. Emission.
+    /// Emits the surviving statements block by block (branches folded,
+    /// block numbers mapped, a `goto` where a fallthrough no longer
+    /// reaches the next block, `nothing` in a block left empty). Returns
+    /// the stream, each block's range and each old value's new number.
+    fn emit(
+        &mut self,
+        reach: &Reach,
+        dead: &[bool],
+        stats: &mut CompactStats,
+    ) -> (InstructionStream, Vec<std::ops::Range<u32>>, Vec<Option<u32>>) {
+        let n = self.insts.len();
+        let nblocks = self.order.len();
         let mut out = InstructionStream::default();
-        let mut ranges = Vec::with_capacity(next_id as usize);
+        let mut ranges = Vec::with_capacity(reach.live_count as usize);
         let mut renumber = vec![None; n];
-        let map_block = |b: BlockId| BlockId(new_id.get(b.0 as usize).copied().flatten().unwrap_or(u32::MAX - 1));
+        let map_block = |b: BlockId| BlockId(reach.new_id.get(b.0 as usize).copied().flatten().unwrap_or(u32::MAX - 1));
         for b in 0..nblocks {
-            let Some(nb) = new_id[b] else { continue };
+            let Some(nb) = reach.new_id[b] else { continue };
             let start = out.len() as u32;
             let vals = std::mem::take(&mut self.order[b]);
             let mut last_span = self.ir.span;
             for &v in &vals {
                 let v = v as usize;
                 last_span = self.spans[v];
-                if !alive(v, &self.subst, &self.insts) || dead[v] {
+                if !self.alive(reach, v) || dead[v] {
                     continue;
                 }
                 let mut inst = std::mem::replace(&mut self.insts[v], Inst::Nothing);
                 match &mut inst {
-                    Inst::GotoIfNot { dest, .. } => match folded[b] {
+                    Inst::GotoIfNot { dest, .. } => match reach.folded[b] {
                         Some(true) => {
                             stats.branches_folded += 1;
                             continue;
@@ -428,7 +476,7 @@ impl<'a> IncrementalCompact<'a> {
                 Some(i) if out.len() as u32 > start => !i.is_terminator() || matches!(i, Inst::GotoIfNot { .. }),
                 _ => true,
             };
-            if falls && b + 1 < nblocks && live[b + 1] && new_id[b + 1] != Some(nb + 1) {
+            if falls && b + 1 < nblocks && reach.live[b + 1] && reach.new_id[b + 1] != Some(nb + 1) {
                 out.push(Inst::Goto(map_block(BlockId(b as u32 + 1))), Type::Void, last_span, Flags::default());
             }
             if out.len() as u32 == start {
@@ -436,8 +484,12 @@ impl<'a> IncrementalCompact<'a> {
             }
             ranges.push(start..out.len() as u32);
         }
+        (out, ranges, renumber)
+    }
 
-        // 6. Operand renaming and the CFG.
+    /// Renames every operand to its resolved, renumbered value and stores
+    /// the stream and its CFG into the IrCode.
+    fn rename_and_store(&mut self, mut out: InstructionStream, ranges: Vec<std::ops::Range<u32>>, renumber: &[Option<u32>]) {
         for inst in &mut out.inst {
             if let Inst::PhiC { upsilons } = inst {
                 upsilons.retain(|u| renumber.get(u.0 as usize).copied().flatten().is_some());
@@ -449,8 +501,7 @@ impl<'a> IncrementalCompact<'a> {
             let subst = &mut self.subst;
             for_each_operand_mut(inst, |op| {
                 if let Operand::Value(_) = op {
-                    let r = resolve(subst, *op);
-                    *op = match r {
+                    *op = match resolve(subst, *op) {
                         Operand::Value(w) => {
                             Operand::Value(renumber.get(w.0 as usize).copied().flatten().map_or(DANGLING, Value))
                         }
@@ -461,8 +512,22 @@ impl<'a> IncrementalCompact<'a> {
         }
         self.ir.stmts = out;
         self.ir.cfg = cfg_from_ranges(&self.ir.stmts.inst, ranges);
-        stats
     }
+}
+
+/// The block layout [`IncrementalCompact::finish`] computes first.
+struct Reach {
+    /// Per old block: reachable from the entry.
+    live: Vec<bool>,
+    /// Per reachable old block: its successors (constant branches folded).
+    succs: Vec<Vec<u32>>,
+    /// Per old block: the constant its branch condition folded to.
+    folded: Vec<Option<bool>>,
+    /// Per old block: its number in the result, if it survives.
+    new_id: Vec<Option<u32>>,
+    live_count: u32,
+    /// Per value: its old block (`u32::MAX` if it has none).
+    block_of: Vec<u32>,
 }
 
 /// Follows the copy chain from `op` (bounded: a cycle of copies resolves

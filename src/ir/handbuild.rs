@@ -4,7 +4,7 @@
 use crate::ir::compact::cfg_from_ranges;
 use crate::ir::edit::default_flags;
 use crate::ir::{Cfg, Fact, Inst, InstructionStream, IrCode, Operand, Type};
-use crate::sema::hir::FuncId;
+use crate::types::FuncId;
 use crate::span::Span;
 use std::fmt::Write;
 

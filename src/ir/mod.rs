@@ -29,8 +29,8 @@
 //!   dominance: an upsilon is a store into the φᶜ's implicit slot.
 //! - Types are consistent: see [`Inst`] for each instruction's rule.
 
-use crate::sema::hir::{FuncId, GlobalId, StructId};
-pub use crate::sema::hir::Type;
+use crate::types::{FuncId, GlobalId, StructId};
+pub use crate::types::Type;
 use crate::span::Span;
 use std::fmt;
 use std::ops::Range;

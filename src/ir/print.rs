@@ -7,7 +7,8 @@
 //! `└──` at the last statement), then `%n = inst::type` (no `::type` for
 //! statements without a value). Values and blocks print 1-based.
 use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Module, Operand, RaiseKind, RuntimeFn, UnaryOp};
-use crate::sema::hir::{Program, Type};
+use crate::sema::hir::Program;
+use crate::types::Type;
 use crate::span::SourceMap;
 use std::fmt::Write;
 
@@ -188,7 +189,7 @@ fn raise_name(k: RaiseKind) -> &'static str {
 }
 
 impl Printer<'_> {
-    fn func_name(&self, id: crate::sema::hir::FuncId) -> String {
+    fn func_name(&self, id: crate::types::FuncId) -> String {
         self.program.functions.get(id.0 as usize).map_or_else(|| format!("fn{}", id.0), |f| f.name.clone())
     }
 

@@ -38,9 +38,28 @@ pub fn defines_value(inst: &Inst, ty: &crate::ir::Type) -> bool {
         && !matches!(inst, Inst::Nothing | Inst::Upsilon(_) | Inst::Store { .. } | Inst::Raise { .. })
 }
 
-/// All violations in one function (empty when it is well formed).
+/// All violations in one function (empty when it is well formed). The
+/// checks run in order, each assuming what the earlier ones established:
+/// the statement vectors, the block ranges, terminators and edges, then
+/// φ placement, operands and dominance, and types.
 pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
     let mut errs = Vec::new();
+    if !check_lengths(f, &mut errs) || !check_block_ranges(f, &mut errs) {
+        return errs;
+    }
+    check_terminators(f, &mut errs);
+    check_preds(f, &mut errs);
+    if !errs.is_empty() {
+        return errs;
+    }
+    check_phis(f, &mut errs);
+    check_operands(f, &mut errs);
+    errs.extend(types::check(f, program));
+    errs
+}
+
+/// The parallel statement vectors have one length.
+fn check_lengths(f: &IrCode, errs: &mut Vec<String>) -> bool {
     let name = &f.name;
     let s = &f.stmts;
     let n = s.inst.len();
@@ -52,12 +71,20 @@ pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
             s.span.len(),
             s.flags.len()
         ));
-        return errs;
+        return false;
     }
+    true
+}
+
+/// Blocks exist; their ranges are non-empty, contiguous, in order and
+/// cover every statement.
+fn check_block_ranges(f: &IrCode, errs: &mut Vec<String>) -> bool {
+    let name = &f.name;
+    let n = f.stmts.inst.len();
     let blocks = &f.cfg.blocks;
     if blocks.is_empty() {
         errs.push(format!("fn {name}: no blocks"));
-        return errs;
+        return false;
     }
     // Block ranges: non-empty, contiguous, in order, covering.
     let mut expect = 0u32;
@@ -78,18 +105,16 @@ pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
     if expect as usize != n {
         errs.push(format!("fn {name}: blocks cover %1..%{} but there are {} statements", expect, n));
     }
-    if !errs.is_empty() {
-        return errs;
-    }
+    errs.is_empty()
+}
+
+/// Terminators only at block ends; `succs` is what each terminator says.
+fn check_terminators(f: &IrCode, errs: &mut Vec<String>) {
+    let name = &f.name;
+    let s = &f.stmts;
+    let blocks = &f.cfg.blocks;
     let nb = blocks.len() as u32;
-    let mut block_of = vec![0u32; n];
-    for (b, blk) in blocks.iter().enumerate() {
-        for i in blk.stmts.clone() {
-            block_of[i as usize] = b as u32;
-        }
-    }
     // Terminators and successors.
-    let mut expected_succs: Vec<Vec<u32>> = Vec::new();
     for (b, blk) in blocks.iter().enumerate() {
         let bn = b + 1;
         let last = blk.stmts.end as usize - 1;
@@ -131,7 +156,7 @@ pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
             }
         }
         let mut have: Vec<u32> = blk.succs.iter().map(|x| x.0).collect();
-        let mut want = succ.clone();
+        let mut want = succ;
         have.sort_unstable();
         want.sort_unstable();
         if have != want {
@@ -141,9 +166,13 @@ pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
                 list(&want)
             ));
         }
-        expected_succs.push(succ);
     }
-    // preds are the inverse of succs.
+}
+
+/// `preds` is the inverse of `succs`.
+fn check_preds(f: &IrCode, errs: &mut Vec<String>) {
+    let name = &f.name;
+    let blocks = &f.cfg.blocks;
     let mut inv: Vec<Vec<u32>> = vec![Vec::new(); blocks.len()];
     for (b, blk) in blocks.iter().enumerate() {
         for t in &blk.succs {
@@ -165,10 +194,14 @@ pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
             ));
         }
     }
-    if !errs.is_empty() {
-        return errs;
-    }
-    // φ placement and edges.
+}
+
+/// φs and φᶜs stand at block heads; a φ's edges are its block's preds.
+fn check_phis(f: &IrCode, errs: &mut Vec<String>) {
+    let name = &f.name;
+    let s = &f.stmts;
+    let n = s.inst.len();
+    let blocks = &f.cfg.blocks;
     for (b, blk) in blocks.iter().enumerate() {
         let mut head = true;
         for i in blk.stmts.clone() {
@@ -224,7 +257,20 @@ pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
             }
         }
     }
-    // Operands: in range, defined by a value, dominating the use.
+}
+
+/// Operands are in range, name statements that define a value, and are
+/// dominated by their definitions (a φ operand at the end of its edge).
+fn check_operands(f: &IrCode, errs: &mut Vec<String>) {
+    let name = &f.name;
+    let s = &f.stmts;
+    let n = s.inst.len();
+    let mut block_of = vec![0u32; n];
+    for (b, blk) in f.cfg.blocks.iter().enumerate() {
+        for i in blk.stmts.clone() {
+            block_of[i as usize] = b as u32;
+        }
+    }
     let dom = DomTree::new(&f.cfg);
     for i in 0..n {
         let inst = &s.inst[i];
@@ -280,8 +326,6 @@ pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
             }
         }
     }
-    errs.extend(types::check(f, program));
-    errs
 }
 
 fn list(v: &[u32]) -> String {

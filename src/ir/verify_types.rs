@@ -6,6 +6,7 @@
 //! array, not `nil`).
 use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
 use crate::sema::hir::Program;
+use crate::types::{FuncId, StructId};
 
 /// Whether `nil` is a value of type `t`: exactly the struct types
 /// (LANGUAGE.md: "`nil` is a value of every struct type and of no other
@@ -137,45 +138,7 @@ fn check_inst(c: &mut Ctx, inst: &Inst) {
             c.expect("the operand", a, &arg);
             c.result(&res);
         }
-        Inst::Binary(op, a, b) => match op {
-            BinaryOp::ICmp(cmp) => {
-                let t = ty_of(f, a).or_else(|| ty_of(f, b));
-                match &t {
-                    Some(Int) => {}
-                    Some(Bool) | Some(Struct(_)) | Some(Array(_)) | Some(Str) | None
-                        if matches!(cmp, Cmp::Eq | Cmp::Ne) => {}
-                    Some(t) => {
-                        let t = c.name(t);
-                        c.err(format!("integer comparison {cmp:?} of {t} operands"));
-                    }
-                    None => c.err(format!("integer comparison {cmp:?} of nil operands")),
-                }
-                if let Some(t) = t {
-                    c.expect("the left operand", a, &t);
-                    c.expect("the right operand", b, &t);
-                }
-                c.result(&Bool);
-            }
-            BinaryOp::FCmp(_) => {
-                c.expect("the left operand", a, &Float);
-                c.expect("the right operand", b, &Float);
-                c.result(&Bool);
-            }
-            BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv | BinaryOp::FRem => {
-                c.expect("the left operand", a, &Float);
-                c.expect("the right operand", b, &Float);
-                c.result(&Float);
-            }
-            BinaryOp::IAnd | BinaryOp::IOr | BinaryOp::IXor if ty_of(f, a) == Some(Bool) => {
-                c.expect("the right operand", b, &Bool);
-                c.result(&Bool);
-            }
-            _ => {
-                c.expect("the left operand", a, &Int);
-                c.expect("the right operand", b, &Int);
-                c.result(&Int);
-            }
-        },
+        Inst::Binary(op, a, b) => check_binary(c, *op, a, b),
         Inst::Phi { values, .. } => {
             let t = f.stmts.ty[c.i].clone();
             for v in values {
@@ -194,43 +157,10 @@ fn check_inst(c: &mut Ctx, inst: &Inst) {
             c.result(&Void);
             check_effect(c, inst);
         }
-        Inst::Pi { value, fact } => {
-            let t = f.stmts.ty[c.i].clone();
-            c.expect("the π operand", value, &t);
-            match fact {
-                Fact::Range { lo, hi } => {
-                    if t != Int {
-                        let n = c.name(&t);
-                        c.err(format!("a π range fact on a value of type {n} (ranges are on int)"));
-                    }
-                    for b in lo.iter().chain(hi.iter()) {
-                        c.expect("a π fact bound", b, &Int);
-                    }
-                }
-                Fact::NonNil => {
-                    if !admits_nil(&t) {
-                        let n = c.name(&t);
-                        c.err(format!("a π non-nil fact on a value of type {n}, which cannot be nil"));
-                    }
-                }
-            }
-        }
+        Inst::Pi { value, fact } => check_pi(c, value, fact),
         Inst::StrConst(_) | Inst::TakeException => c.result(&Str),
         Inst::NoException => c.result(&Bool),
-        Inst::Call { func, args } => {
-            let Some(callee) = c.program.functions.get(func.0 as usize) else {
-                c.err(format!("call of function {} which does not exist", func.0));
-                return;
-            };
-            let params: Vec<Type> =
-                callee.params.iter().map(|p| callee.locals.get(p.0 as usize).map_or(Void, |l| l.ty.clone())).collect();
-            if c.arity("the call", args, params.len()) {
-                for (k, (a, t)) in args.iter().zip(&params).enumerate() {
-                    c.expect(&format!("argument {}", k + 1), a, t);
-                }
-            }
-            c.result(&callee.ret.clone());
-        }
+        Inst::Call { func, args } => check_call(c, *func, args),
         Inst::Runtime { func, args } => check_runtime(c, *func, args),
         Inst::Load { loc, base, index } => {
             let t = loc_type(c, loc, base, index);
@@ -243,35 +173,130 @@ fn check_inst(c: &mut Ctx, inst: &Inst) {
             c.expect("the fill value", fill, elem);
             c.result(&Array(Box::new(elem.clone())));
         }
-        Inst::NewStruct { strukt, fields } => {
-            let Some(def) = c.program.structs.get(strukt.0 as usize) else {
-                c.err("struct that does not exist".into());
-                return;
-            };
-            let tys: Vec<Type> = def.fields.iter().map(|fd| fd.ty.clone()).collect();
-            if c.arity("the struct", fields, tys.len()) {
-                for (k, (a, t)) in fields.iter().zip(&tys).enumerate() {
-                    c.expect(&format!("field {}", k + 1), a, t);
-                }
-            }
-            c.result(&Struct(*strukt));
-        }
+        Inst::NewStruct { strukt, fields } => check_new_struct(c, *strukt, fields),
         Inst::GotoIfNot { cond, .. } => {
             c.expect("the branch condition", cond, &Bool);
             c.result(&Void);
         }
-        Inst::Return(v) => {
-            c.result(&Void);
-            match (v, &f.ret) {
-                (None, Void) => {}
-                (None, t) => {
+        Inst::Return(v) => check_return(c, v.as_ref()),
+    }
+}
+
+/// An integer, float or boolean binary operation: operand and result types.
+fn check_binary(c: &mut Ctx, op: BinaryOp, a: &Operand, b: &Operand) {
+    use Type::*;
+    let f = c.f;
+    match op {
+        BinaryOp::ICmp(cmp) => {
+            let t = ty_of(f, a).or_else(|| ty_of(f, b));
+            match &t {
+                Some(Int) => {}
+                Some(Bool) | Some(Struct(_)) | Some(Array(_)) | Some(Str) | None
+                    if matches!(cmp, Cmp::Eq | Cmp::Ne) => {}
+                Some(t) => {
                     let t = c.name(t);
-                    c.err(format!("return without a value in a function returning {t}"));
+                    c.err(format!("integer comparison {cmp:?} of {t} operands"));
                 }
-                (Some(_), Void) => c.err("return with a value in a function returning nothing".into()),
-                (Some(v), t) => c.expect("the returned value", v, &t.clone()),
+                None => c.err(format!("integer comparison {cmp:?} of nil operands")),
+            }
+            if let Some(t) = t {
+                c.expect("the left operand", a, &t);
+                c.expect("the right operand", b, &t);
+            }
+            c.result(&Bool);
+        }
+        BinaryOp::FCmp(_) => {
+            c.expect("the left operand", a, &Float);
+            c.expect("the right operand", b, &Float);
+            c.result(&Bool);
+        }
+        BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv | BinaryOp::FRem => {
+            c.expect("the left operand", a, &Float);
+            c.expect("the right operand", b, &Float);
+            c.result(&Float);
+        }
+        BinaryOp::IAnd | BinaryOp::IOr | BinaryOp::IXor if ty_of(f, a) == Some(Bool) => {
+            c.expect("the right operand", b, &Bool);
+            c.result(&Bool);
+        }
+        _ => {
+            c.expect("the left operand", a, &Int);
+            c.expect("the right operand", b, &Int);
+            c.result(&Int);
+        }
+    }
+}
+
+/// `π (value, fact)`: the value's type, and a fact that fits it.
+fn check_pi(c: &mut Ctx, value: &Operand, fact: &Fact) {
+    use Type::*;
+    let f = c.f;
+    let t = f.stmts.ty[c.i].clone();
+    c.expect("the π operand", value, &t);
+    match fact {
+        Fact::Range { lo, hi } => {
+            if t != Int {
+                let n = c.name(&t);
+                c.err(format!("a π range fact on a value of type {n} (ranges are on int)"));
+            }
+            for b in lo.iter().chain(hi.iter()) {
+                c.expect("a π fact bound", b, &Int);
             }
         }
+        Fact::NonNil => {
+            if !admits_nil(&t) {
+                let n = c.name(&t);
+                c.err(format!("a π non-nil fact on a value of type {n}, which cannot be nil"));
+            }
+        }
+    }
+}
+
+/// A call: the callee exists, and the arguments match its parameters.
+fn check_call(c: &mut Ctx, func: FuncId, args: &[Operand]) {
+    use Type::*;
+    let Some(callee) = c.program.functions.get(func.0 as usize) else {
+        c.err(format!("call of function {} which does not exist", func.0));
+        return;
+    };
+    let params: Vec<Type> =
+        callee.params.iter().map(|p| callee.locals.get(p.0 as usize).map_or(Void, |l| l.ty.clone())).collect();
+    if c.arity("the call", args, params.len()) {
+        for (k, (a, t)) in args.iter().zip(&params).enumerate() {
+            c.expect(&format!("argument {}", k + 1), a, t);
+        }
+    }
+    c.result(&callee.ret.clone());
+}
+
+/// A struct allocation: the struct exists and every field has its type.
+fn check_new_struct(c: &mut Ctx, strukt: StructId, fields: &[Operand]) {
+    let Some(def) = c.program.structs.get(strukt.0 as usize) else {
+        c.err("struct that does not exist".into());
+        return;
+    };
+    let tys: Vec<Type> = def.fields.iter().map(|fd| fd.ty.clone()).collect();
+    if c.arity("the struct", fields, tys.len()) {
+        for (k, (a, t)) in fields.iter().zip(&tys).enumerate() {
+            c.expect(&format!("field {}", k + 1), a, t);
+        }
+    }
+    c.result(&Type::Struct(strukt));
+}
+
+/// `return`: with a value exactly when the function returns one.
+fn check_return(c: &mut Ctx, v: Option<&Operand>) {
+    use Type::*;
+    let f = c.f;
+    c.result(&Void);
+    match (v, &f.ret) {
+        (None, Void) => {}
+        (None, t) => {
+            let t = c.name(t);
+            c.err(format!("return without a value in a function returning {t}"));
+        }
+        (Some(_), Void) => c.err("return with a value in a function returning nothing".into()),
+        (Some(v), t) => c.expect("the returned value", v, &t.clone()),
     }
 }
 

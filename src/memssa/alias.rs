@@ -16,15 +16,15 @@
 //!
 //! Calls are summarised bottom-up over the call graph ([`Summaries`]): the
 //! classes a function may read and may write, iterated to a fixpoint so that
-//! recursion is handled. Runtime functions have a fixed table
+//! recursion is handled. Every query that may meet a call takes the
+//! module's summaries as an argument; a callee they do not cover may read and
+//! write everything. Runtime functions have a fixed table
 //! ([`runtime_effect`]).
 
 use crate::ir::dom::DomTree;
 use crate::ir::{BinaryOp, BlockId, Inst, IrCode, Loc, Module, Operand, RuntimeFn, Type, Value};
-use crate::sema::hir::FuncId;
-use std::cell::RefCell;
+use crate::types::FuncId;
 use std::collections::{BTreeSet, HashMap};
-use std::rc::Rc;
 
 /// A location class: what a location is, ignoring which object.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -118,23 +118,17 @@ pub struct Summary {
     pub writes: ClassSet,
 }
 
-/// Summaries of every function of a module, by `FuncId`.
+/// Summaries of every function of a module, by `FuncId` (from
+/// [`compute_summaries`]). `Summaries::default()` knows no function: every
+/// call may read and write everything.
 #[derive(Clone, Debug, Default)]
 pub struct Summaries(pub Vec<Summary>);
 
-thread_local! {
-    static CURRENT: RefCell<Option<Rc<Summaries>>> = const { RefCell::new(None) };
-}
-
-/// Makes `s` the summaries that call effects consult on this thread (the
-/// pipeline sets them before each pass; without them a call may read and
-/// write everything).
-pub fn set_current_summaries(s: Option<Summaries>) {
-    CURRENT.with(|c| *c.borrow_mut() = s.map(Rc::new));
-}
-
-fn current_summary(f: FuncId) -> Option<Summary> {
-    CURRENT.with(|c| c.borrow().as_ref().and_then(|s| s.0.get(f.0 as usize).cloned()))
+impl Summaries {
+    /// The summary of function `f`, if known.
+    pub fn get(&self, f: FuncId) -> Option<&Summary> {
+        self.0.get(f.0 as usize)
+    }
 }
 
 pub fn operand_type(ir: &IrCode, op: &Operand) -> Option<Type> {
@@ -211,8 +205,9 @@ fn classes_effect(s: &ClassSet) -> Effect {
     if s.is_empty() { Effect::None } else { Effect::Classes(s.clone()) }
 }
 
-/// The memory effect of statement `inst` (`None` when it touches no memory).
-pub fn inst_effect(ir: &IrCode, v: Value, inst: &Inst) -> Option<InstEffect> {
+/// The memory effect of statement `inst` (`None` when it touches no memory);
+/// a call's effect is its callee's summary in `sums`.
+pub fn inst_effect(ir: &IrCode, v: Value, inst: &Inst, sums: &Summaries) -> Option<InstEffect> {
     let e = match inst {
         Inst::Load { loc, base, index } => InstEffect { reads: loc_effect(ir, loc, base, index), writes: Effect::None },
         Inst::Store { loc, base, index, .. } => {
@@ -237,7 +232,7 @@ pub fn inst_effect(ir: &IrCode, v: Value, inst: &Inst) -> Option<InstEffect> {
                     .collect(),
             ),
         },
-        Inst::Call { func, .. } => match current_summary(*func) {
+        Inst::Call { func, .. } => match sums.get(*func) {
             Some(s) => InstEffect { reads: classes_effect(&s.reads), writes: classes_effect(&s.writes) },
             None => InstEffect { reads: all(), writes: all() },
         },
@@ -283,7 +278,8 @@ pub fn compute_summaries(module: &Module) -> Summaries {
                 }
                 Inst::NewArray { .. } | Inst::NewStruct { .. } => {}
                 _ => {
-                    if let Some(e) = inst_effect(f, Value(s as u32), inst) {
+                    // Calls are matched above, so no summary is consulted.
+                    if let Some(e) = inst_effect(f, Value(s as u32), inst, &Summaries::default()) {
                         add_effect(&mut local[i].reads, &e.reads);
                         add_effect(&mut local[i].writes, &e.writes);
                     }

@@ -3,7 +3,7 @@
 //! `liveOnEntry`), then renaming by an explicit-stack walk over the
 //! dominator tree (no recursion, whatever its depth).
 
-use super::alias::{inst_effect, Effect};
+use super::alias::{inst_effect, Effect, Summaries};
 use super::{Access, AccessId, AccessKind, MemorySsa, WalkStats, LIVE_ON_ENTRY};
 use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, IrCode, Value};
@@ -79,7 +79,7 @@ pub(crate) fn idf(df: &[Vec<u32>], blocks: &[u32]) -> Vec<u32> {
     out
 }
 
-pub fn build(ir: &IrCode) -> MemorySsa {
+pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
     let n = ir.cfg.blocks.len();
     let dom = DomTree::new(&ir.cfg);
     let mut m = MemorySsa {
@@ -109,7 +109,7 @@ pub fn build(ir: &IrCode) -> MemorySsa {
             let v = Value(s);
             m.block_of.insert(v, BlockId(b as u32));
             let Some(inst) = ir.stmts.inst.get(s as usize) else { continue };
-            let Some(eff) = inst_effect(ir, v, inst) else { continue };
+            let Some(eff) = inst_effect(ir, v, inst, sums) else { continue };
             let (kind, effect, num) = if eff.writes != Effect::None {
                 if def_blocks.last() != Some(&(b as u32)) {
                     def_blocks.push(b as u32);

@@ -97,9 +97,10 @@ pub struct WalkStats {
 }
 
 impl MemorySsa {
-    /// Builds MemorySSA for `ir` (see [`build`]).
-    pub fn build(ir: &IrCode) -> MemorySsa {
-        build::build(ir)
+    /// Builds MemorySSA for `ir` (see [`build`]); calls take their effects
+    /// from `sums`, the summaries of `ir`'s module.
+    pub fn build(ir: &IrCode, sums: &alias::Summaries) -> MemorySsa {
+        build::build(ir, sums)
     }
 
     pub fn access(&self, a: AccessId) -> &Access {
@@ -216,11 +217,10 @@ impl MemorySsa {
         if ba != bb {
             return self.dom.dominates(ba.0, bb.0) && self.dom.reachable(ba.0);
         }
-        if let (Some(x), Some(y)) = (self.inst_of(a), self.inst_of(b)) {
-            if x.0 < self.n_stmts && y.0 < self.n_stmts {
+        if let (Some(x), Some(y)) = (self.inst_of(a), self.inst_of(b))
+            && x.0 < self.n_stmts && y.0 < self.n_stmts {
                 return x.0 <= y.0;
             }
-        }
         if matches!(self.access(a).kind, AccessKind::Phi { .. }) {
             return true;
         }

@@ -5,6 +5,7 @@
 //! cached clobber (`->N`). In walker mode every def and use also shows the
 //! walker's answer (` - clobbered by N`).
 
+use super::alias::Summaries;
 use super::{AccessId, AccessKind, MemorySsa, LIVE_ON_ENTRY};
 use crate::ir::{IrCode, Value};
 use crate::sema::hir::Program;
@@ -42,10 +43,17 @@ impl MemorySsa {
     }
 }
 
-/// Prints `ir` with its MemorySSA. `walker`: query the walker for every
-/// def and use first, and show its answers.
-pub fn print_function(ir: &IrCode, program: &Program, sources: Option<&SourceMap>, walker: bool) -> String {
-    let mut m = MemorySsa::build(ir);
+/// Prints `ir` with its MemorySSA (`sums`: the call summaries of its
+/// module). `walker`: query the walker for every def and use first, and
+/// show its answers.
+pub fn print_function(
+    ir: &IrCode,
+    program: &Program,
+    sums: &Summaries,
+    sources: Option<&SourceMap>,
+    walker: bool,
+) -> String {
+    let mut m = MemorySsa::build(ir, sums);
     let mut clobber: std::collections::HashMap<AccessId, AccessId> = std::collections::HashMap::new();
     if walker {
         for a in m.live_accesses().collect::<Vec<_>>() {
@@ -78,11 +86,10 @@ pub fn print_function(ir: &IrCode, program: &Program, sources: Option<&SourceMap
     let indent = " ".repeat(col);
     for (i, line) in lines.enumerate() {
         let mut notes = Vec::new();
-        if let Some(Some(b)) = block_start.get(i) {
-            if let Some(p) = m.phi_for(crate::ir::BlockId(*b as u32)) {
+        if let Some(Some(b)) = block_start.get(i)
+            && let Some(p) = m.phi_for(crate::ir::BlockId(*b as u32)) {
                 notes.push(m.describe(p));
             }
-        }
         if let Some(a) = m.access_for(Value(i as u32)) {
             let mut s = m.describe(a);
             if let Some(c) = clobber.get(&a) {
@@ -102,7 +109,7 @@ pub fn print_function(ir: &IrCode, program: &Program, sources: Option<&SourceMap
 /// [`print_function`] for every function of `module` (or only `only`),
 /// with the call summaries of the module in effect.
 pub fn print_module(module: &crate::ir::Module, sources: &SourceMap, only: Option<&str>, walker: bool) -> String {
-    super::alias::set_current_summaries(Some(super::alias::compute_summaries(module)));
+    let sums = super::alias::compute_summaries(module);
     let mut out = String::new();
     for f in &module.funcs {
         if only.is_some_and(|n| n != f.name) {
@@ -111,8 +118,7 @@ pub fn print_module(module: &crate::ir::Module, sources: &SourceMap, only: Optio
         if !out.is_empty() {
             out.push('\n');
         }
-        out.push_str(&print_function(f, &module.program, Some(sources), walker));
+        out.push_str(&print_function(f, &module.program, &sums, Some(sources), walker));
     }
-    super::alias::set_current_summaries(None);
     out
 }

@@ -1,15 +1,16 @@
 //! The MemorySSA verifier: the invariants of [`MemorySsa`](super) against
-//! the function. Run after every pass that uses MemorySSA when the IR
-//! verifier is on (tests, debug builds), before the pass's edits are
+//! the function. Passes that use MemorySSA run it when their context asks
+//! for verification (`opt::PassCtx::check_memssa`), before their edits are
 //! compacted away.
 
-use super::alias::{inst_effect, Effect};
+use super::alias::{inst_effect, Effect, Summaries};
 use super::build::unique_preds;
 use super::{AccessId, AccessKind, MemorySsa, LIVE_ON_ENTRY};
 use crate::ir::{BlockId, IrCode, Value};
 
-/// Checks `m` against `ir`; `Err` lists every violation.
-pub fn verify(m: &MemorySsa, ir: &IrCode) -> Result<(), Vec<String>> {
+/// Checks `m` against `ir` (`sums`: the summaries `m` was built with);
+/// `Err` lists every violation.
+pub fn verify(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Result<(), Vec<String>> {
     let mut errs = Vec::new();
     let n_stmts = ir.stmts.len() as u32;
     for (b, list) in m.lists.iter().enumerate() {
@@ -46,7 +47,7 @@ pub fn verify(m: &MemorySsa, ir: &IrCode) -> Result<(), Vec<String>> {
     // Every memory statement has its access, of the right kind.
     for (s, inst) in ir.stmts.inst.iter().enumerate() {
         let v = Value(s as u32);
-        let want = inst_effect(ir, v, inst).map(|e| e.writes != Effect::None);
+        let want = inst_effect(ir, v, inst, sums).map(|e| e.writes != Effect::None);
         let have = m.access_for(v).map(|a| matches!(m.access(a).kind, AccessKind::Def { .. }));
         if want != have {
             errs.push(format!("{v}: expected {:?} access (def?), found {:?}", want, have));
@@ -123,25 +124,4 @@ pub fn verify(m: &MemorySsa, ir: &IrCode) -> Result<(), Vec<String>> {
         }
     }
     if errs.is_empty() { Ok(()) } else { Err(errs) }
-}
-
-thread_local! {
-    static ERRORS: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// Verifies `m` when the verifier is enabled (tests, debug builds,
-/// `TOYC_VERIFY=1`) and records failures (prefixed with the function name)
-/// for the pipeline, which reports them after the pass.
-pub fn check(m: &MemorySsa, ir: &IrCode) {
-    if !crate::driver::verify_enabled() {
-        return;
-    }
-    if let Err(errs) = verify(m, ir) {
-        ERRORS.with(|e| e.borrow_mut().extend(errs.into_iter().map(|x| format!("in {}: {x}", ir.name))));
-    }
-}
-
-/// The failures recorded by [`check`] since the last call.
-pub fn take_errors() -> Vec<String> {
-    ERRORS.with(|e| std::mem::take(&mut *e.borrow_mut()))
 }

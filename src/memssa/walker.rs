@@ -163,13 +163,11 @@ impl MemorySsa {
         let mut tr = |op: &Option<Operand>| -> Option<Operand> {
             let o = (*op)?;
             let Operand::Value(v) = o else { return Some(o) };
-            if self.block_of.get(&v) == Some(&block) {
-                if let Some(Inst::Phi { edges, values }) = ir.stmts.inst.get(v.0 as usize) {
-                    if let Some(i) = edges.iter().position(|e| *e == pred) {
+            if self.block_of.get(&v) == Some(&block)
+                && let Some(Inst::Phi { edges, values }) = ir.stmts.inst.get(v.0 as usize)
+                    && let Some(i) = edges.iter().position(|e| *e == pred) {
                         return values.get(i).copied();
                     }
-                }
-            }
             if back_edge {
                 let outside = self
                     .block_of

@@ -14,7 +14,7 @@
 use crate::ir::blocks::{BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::{BlockId, Inst, IrCode, Operand};
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 
 /// Removes the operands of edge `from` from the φs of block `to` (`pos`:
 /// the block index of each label, [`BlockIr::positions`]).
@@ -114,6 +114,7 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
     let mut dirty = vec![false; pos.len()];
     let mut removed = vec![false; bir.blocks.len()];
     let (mut threaded, mut merged) = (0, 0);
+    #[allow(clippy::needless_range_loop, reason = "the body mutates `bir.blocks` and indexes parallel vectors by `ei`")]
     for ei in 1..bir.blocks.len() {
         let e = bir.blocks[ei].label;
         if dirty[e as usize] {
@@ -217,7 +218,8 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
     (threaded, merged)
 }
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let counters = &mut ctx.counters;
     let mut bir = BlockIr::from_ir(ir);
     let mut branches = fold_constant_branches(&mut bir);
     let (mut threaded, mut merged) = (0, 0);

@@ -20,9 +20,9 @@
 
 use crate::ir::dom::DomTree;
 use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type};
-use crate::memssa::alias::{inst_effect, operand_type, Class, Effect, TypeKey};
+use crate::memssa::alias::{inst_effect, operand_type, Class, Effect, Summaries, TypeKey};
 use crate::opt::pi_insert;
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 use std::collections::{BTreeSet, HashMap};
 
 /// How deep the fact queries recurse (bounds the work per check).
@@ -35,13 +35,13 @@ struct Unstable {
 }
 
 impl Unstable {
-    fn of(ir: &IrCode) -> Unstable {
+    fn of(ir: &IrCode, sums: &Summaries) -> Unstable {
         let mut u = Unstable { all: false, elems: BTreeSet::new() };
         for (i, inst) in ir.stmts.inst.iter().enumerate() {
             if matches!(inst, Inst::NewArray { .. } | Inst::Load { .. }) {
                 continue;
             }
-            let Some(e) = inst_effect(ir, crate::ir::Value(i as u32), inst) else { continue };
+            let Some(e) = inst_effect(ir, crate::ir::Value(i as u32), inst, sums) else { continue };
             match e.writes {
                 Effect::None => {}
                 Effect::Classes(cs) => {
@@ -128,8 +128,8 @@ impl<'a> Facts<'a> {
 
     fn key(&self, o: Operand, depth: u32) -> Key {
         let r = self.root(o);
-        if depth < MAX_DEPTH {
-            if let Some(Inst::Load { loc: Loc::ArrayLen, base: Some(b), .. }) = self.inst(&r) {
+        if depth < MAX_DEPTH
+            && let Some(Inst::Load { loc: Loc::ArrayLen, base: Some(b), .. }) = self.inst(&r) {
                 let base = self.root(*b);
                 if self.unstable.stable(self.ir, &base) {
                     if let Some(Inst::NewArray { len, .. }) = self.inst(&base) {
@@ -138,7 +138,6 @@ impl<'a> Facts<'a> {
                     return Key::LenOf(base);
                 }
             }
-        }
         Key::Op(r)
     }
 
@@ -208,11 +207,10 @@ impl<'a> Facts<'a> {
             return true;
         }
         // `m - c <= n` when `m <= n` and `c >= 0` (no wrap: `m >= 0`).
-        if let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(c))) = self.inst(&self.root(h)) {
-            if *c >= 0 && depth < MAX_DEPTH && self.lower(*m, depth + 1).is_some_and(|l| l >= 0) && self.le(*m, n, depth + 1) {
+        if let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(c))) = self.inst(&self.root(h))
+            && *c >= 0 && depth < MAX_DEPTH && self.lower(*m, depth + 1).is_some_and(|l| l >= 0) && self.le(*m, n, depth + 1) {
                 return true;
             }
-        }
         if let Key::Op(Operand::Int(c)) = kh {
             let lower_n = match &kn {
                 Key::Op(o) => self.lower(*o, depth + 1),
@@ -228,28 +226,24 @@ impl<'a> Facts<'a> {
         if depth > MAX_DEPTH {
             return false;
         }
-        if let Operand::Int(c) = self.root(i) {
-            if c < i64::MAX && self.le(Operand::Int(c + 1), n, depth + 1) {
+        if let Operand::Int(c) = self.root(i)
+            && c < i64::MAX && self.le(Operand::Int(c + 1), n, depth + 1) {
                 return true;
             }
-        }
         for f in self.chain(i) {
-            if let Fact::Range { hi: Some(h), .. } = f {
-                if self.le(*h, n, depth + 1) {
+            if let Fact::Range { hi: Some(h), .. } = f
+                && self.le(*h, n, depth + 1) {
                     return true;
                 }
-            }
         }
         // `x + 1 < n` when `x < m - 1` and `m <= n`.
         if let Some(Inst::Binary(BinaryOp::IAdd, a, Operand::Int(1))) = self.inst(&self.root(i)) {
             for f in self.chain(*a) {
-                if let Fact::Range { hi: Some(h), .. } = f {
-                    if let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(1))) = self.inst(&self.root(*h)) {
-                        if self.le(*m, n, depth + 1) {
+                if let Fact::Range { hi: Some(h), .. } = f
+                    && let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(1))) = self.inst(&self.root(*h))
+                        && self.le(*m, n, depth + 1) {
                             return true;
                         }
-                    }
-                }
             }
         }
         false
@@ -354,9 +348,9 @@ fn raise_kind(ir: &IrCode, b: u32) -> Option<RaiseKind> {
 }
 
 /// Removed checks by kind: (bounds, nil, division).
-pub fn eliminate(ir: &mut IrCode) -> (u64, u64, u64) {
+pub fn eliminate(ir: &mut IrCode, sums: &Summaries) -> (u64, u64, u64) {
     let dom = DomTree::new(&ir.cfg);
-    let facts = Facts { ir, unstable: Unstable::of(ir) };
+    let facts = Facts { ir, unstable: Unstable::of(ir, sums) };
     let mut fold = Vec::new();
     let mut counts = (0, 0, 0);
     // The dominator tree in preorder; `known` counts the comparisons that
@@ -421,17 +415,19 @@ pub fn eliminate(ir: &mut IrCode) -> (u64, u64, u64) {
 }
 
 /// The `checks` pass: π insertion, check elimination, π removal.
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     pi_insert::insert_pis(ir);
-    let (bounds, nil, div) = eliminate(ir);
+    let (bounds, nil, div) = eliminate(ir, &ctx.summaries);
     pi_insert::strip_pis(ir);
     if bounds + nil + div > 0 {
         // Merge the blocks the folded branches left behind, then restore
         // the dedicated preheaders and exits that merging may have removed
-        // (`rotate` and `licm` need them).
-        crate::opt::cfg::run(ir, &mut Counters::default());
-        crate::opt::loops::run(ir, &mut Counters::default());
+        // (`rotate` and `licm` need them). Their counters are not ours.
+        let mut inner = PassCtx::for_function(ctx.verify);
+        crate::opt::cfg::run(ir, &mut inner);
+        crate::opt::loops::run(ir, &mut inner);
     }
+    let counters = &mut ctx.counters;
     counters.add("checks.bounds_removed", bounds);
     counters.add("checks.nil_removed", nil);
     counters.add("checks.div_removed", div);

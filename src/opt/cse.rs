@@ -28,7 +28,7 @@ use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{for_each_operand_mut, op_key, replace_uses, OpKey};
 use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Operand, Value};
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 use std::collections::HashMap;
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
@@ -81,8 +81,8 @@ impl Scope {
         let blk = &ir.cfg.blocks[b as usize];
         if let [p] = blk.preds[..] {
             let pb = &ir.cfg.blocks[p.0 as usize];
-            if let Some(last) = pb.stmts.end.checked_sub(1).filter(|&l| l >= pb.stmts.start) {
-                if let Inst::GotoIfNot { cond: Operand::Value(c), dest } = ir.stmts.inst[last as usize] {
+            if let Some(last) = pb.stmts.end.checked_sub(1).filter(|&l| l >= pb.stmts.start)
+                && let Inst::GotoIfNot { cond: Operand::Value(c), dest } = ir.stmts.inst[last as usize] {
                     let falls = p.0 + 1 == b;
                     let jumps = dest.0 == b;
                     if falls != jumps {
@@ -90,7 +90,6 @@ impl Scope {
                         self.log.push(Undo::Cond(c.0, old));
                     }
                 }
-            }
         }
         let range = ir.cfg.blocks[b as usize].stmts.clone();
         for s in range {
@@ -99,21 +98,19 @@ impl Scope {
             // see the canonical value.
             let mut inst = std::mem::replace(&mut ir.stmts.inst[s as usize], Inst::Nothing);
             for_each_operand_mut(&mut inst, |op| {
-                if let Operand::Value(v) = op {
-                    if let Some(Inst::Copy(r)) = ir.stmts.inst.get(v.0 as usize) {
+                if let Operand::Value(v) = op
+                    && let Some(Inst::Copy(r)) = ir.stmts.inst.get(v.0 as usize) {
                         *op = *r;
                     }
-                }
             });
             ir.stmts.inst[s as usize] = inst;
             let inst = &mut ir.stmts.inst[s as usize];
             if let Inst::GotoIfNot { cond, .. } = inst {
-                if let Operand::Value(c) = cond {
-                    if let Some(&known) = self.conds.get(&c.0) {
+                if let Operand::Value(c) = cond
+                    && let Some(&known) = self.conds.get(&c.0) {
                         *cond = Operand::Bool(known);
                         self.branches += 1;
                     }
-                }
                 continue;
             }
             let Some(k) = expr_key(inst) else { continue };
@@ -152,7 +149,8 @@ impl Scope {
     }
 }
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let counters = &mut ctx.counters;
     if ir.cfg.blocks.is_empty() {
         return;
     }

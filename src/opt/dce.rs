@@ -11,14 +11,14 @@
 use crate::ir::compact::compact_only;
 use crate::ir::edit::{for_each_value_use, removable};
 use crate::ir::{Inst, IrCode};
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let counters = &mut ctx.counters;
     let n = ir.stmts.len();
     let mut live = vec![false; n];
     let mut work = Vec::new();
-    for s in 0..n {
-        let inst = &ir.stmts.inst[s];
+    for (s, inst) in ir.stmts.inst.iter().enumerate() {
         if !matches!(inst, Inst::Nothing) && !removable(inst, ir.stmts.flags[s]) {
             live[s] = true;
             work.push(s);
@@ -34,9 +34,9 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
         });
     }
     let mut removed = 0;
-    for s in 0..n {
-        if !live[s] && !matches!(ir.stmts.inst[s], Inst::Nothing) {
-            ir.stmts.inst[s] = Inst::Nothing;
+    for (inst, &is_live) in ir.stmts.inst.iter_mut().zip(&live) {
+        if !is_live && !matches!(inst, Inst::Nothing) {
+            *inst = Inst::Nothing;
             removed += 1;
         }
     }

@@ -77,9 +77,9 @@ use crate::ir::compact::compact;
 use crate::ir::dom::{DomTree, PostDomTree};
 use crate::ir::edit::{delete, for_each_operand, replace_uses, NewNodes};
 use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Operand, RuntimeFn, Value};
-use crate::memssa::alias::{inst_effect, AliasResult, Effect, MemLoc};
+use crate::memssa::alias::{inst_effect, AliasResult, Effect, MemLoc, Summaries};
 use crate::memssa::{AccessId, AccessKind, MemorySsa};
-use crate::opt::Counters;
+use crate::opt::{Counters, PassCtx};
 use std::collections::HashSet;
 
 /// Blocks the forward path check may visit (LLVM's
@@ -148,11 +148,11 @@ fn reducible(ir: &IrCode, dom: &DomTree) -> bool {
 }
 
 /// What each `MemoryDef` reads (a call, `push`, `pop`), by access id.
-fn def_reads(m: &MemorySsa, ir: &IrCode) -> Vec<Option<Effect>> {
+fn def_reads(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Vec<Option<Effect>> {
     (0..m.accesses.len() as u32)
         .map(|a| match m.access(AccessId(a)).kind {
             AccessKind::Def { inst } if !m.access(AccessId(a)).removed => {
-                inst_effect(ir, inst, &ir.stmts.inst[inst.0 as usize]).map(|e| e.reads).filter(|r| *r != Effect::None)
+                inst_effect(ir, inst, &ir.stmts.inst[inst.0 as usize], sums).map(|e| e.reads).filter(|r| *r != Effect::None)
             }
             _ => None,
         })
@@ -176,6 +176,7 @@ struct Scan {
 struct Ctx<'a> {
     m: &'a MemorySsa,
     ir: &'a IrCode,
+    sums: &'a Summaries,
     pdt: PostDomTree,
     reducible: bool,
     local: Vec<bool>,
@@ -388,7 +389,7 @@ impl Dead {
 /// Judges store `s` (see the module doc).
 fn judge(cx: &Ctx, s: Value, counters: &mut Counters) -> Option<Dead> {
     let inst = &cx.ir.stmts.inst[s.0 as usize];
-    let Some(Effect::Locs(ls)) = inst_effect(cx.ir, s, inst).map(|e| e.writes) else { return None };
+    let Some(Effect::Locs(ls)) = inst_effect(cx.ir, s, inst, cx.sums).map(|e| e.writes) else { return None };
     let [loc] = ls.as_slice() else { return None };
     let acc = cx.m.access_for(s)?;
     let local = cx.local_base(loc);
@@ -406,8 +407,9 @@ fn judge(cx: &Ctx, s: Value, counters: &mut Counters) -> Option<Dead> {
     local.map(|_| Dead::UnreadAlloc)
 }
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
-    let mut m = crate::opt::timing::time("memssa.build", || MemorySsa::build(ir));
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
+    let counters = &mut ctx.counters;
     let scan_start = std::time::Instant::now();
     let exit_block = |b: u32| {
         let blk = &ir.cfg.blocks[b as usize];
@@ -418,11 +420,12 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
     let cx = Ctx {
         m: &m,
         ir,
+        sums: &ctx.summaries,
         pdt: PostDomTree::new(&ir.cfg, exit_block),
         reducible: reducible(ir, &m.dom),
         local: local_allocs(ir),
         is_exit,
-        def_reads: def_reads(&m, ir),
+        def_reads: def_reads(&m, ir, &ctx.summaries),
     };
     let mut dead: Vec<(Value, Dead)> = Vec::new();
     for s in 0..ir.stmts.len() as u32 {
@@ -437,7 +440,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
             dead.push((v, d));
         }
     }
-    crate::opt::timing::record("dse.scan", scan_start.elapsed());
+    crate::timing::record("dse.scan", scan_start.elapsed());
     let local = cx.local;
     for &(v, why) in &dead {
         if let Some(a) = m.access_for(v) {
@@ -448,7 +451,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
     }
     let removed_allocs = remove_allocs(ir, &mut m, &local);
     counters.add("dse.removed_alloc", removed_allocs);
-    crate::memssa::verify::check(&m, ir);
+    ctx.check_memssa(&m, ir);
     if !dead.is_empty() || removed_allocs > 0 {
         compact(ir, NewNodes::new(ir));
     }

@@ -20,7 +20,7 @@ use crate::ir::edit::{replace_uses, NewNodes};
 use crate::ir::{Inst, IrCode, Loc, Operand, Value};
 use crate::memssa::alias::{AliasResult, Effect};
 use crate::memssa::{AccessId, AccessKind, MemorySsa};
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 use std::collections::HashMap;
 
 fn same_loc(m: &MemorySsa, ir: &IrCode, a: &Effect, b: &Effect) -> bool {
@@ -43,10 +43,10 @@ fn initial_value(ir: &IrCode, alloc: Value, loc: &Loc, base: &Option<Operand>) -
     }
 }
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
-    let mut m = crate::opt::timing::time("memssa.build", || MemorySsa::build(ir));
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
     // Every use's clobber at once (cached in the accesses).
-    crate::opt::timing::time("memssa.walk", || m.ensure_optimized_uses(ir));
+    crate::timing::time("memssa.walk", || m.ensure_optimized_uses(ir));
     let loads: Vec<Value> = (0..ir.stmts.len() as u32)
         .map(Value)
         .filter(|v| matches!(ir.stmts.inst[v.0 as usize], Inst::Load { .. }))
@@ -88,13 +88,13 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
             Some((x, counter)) => {
                 m.remove_access(a);
                 replace_uses(ir, v, x);
-                counters.add(counter, 1);
+                ctx.counters.add(counter, 1);
                 changed = true;
             }
             None => by_clobber.entry((c, format!("{eff:?}"))).or_default().push((v, a)),
         }
     }
-    crate::memssa::verify::check(&m, ir);
+    ctx.check_memssa(&m, ir);
     if changed {
         compact(ir, NewNodes::new(ir));
     }

@@ -59,7 +59,7 @@
 //! MemorySSA and the alias summaries are rebuilt by the later passes as
 //! usual.
 
-use super::{Counters, callgraph};
+use super::{Counters, PassCtx, callgraph};
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::edit::for_each_operand_mut;
@@ -87,7 +87,8 @@ struct Site {
 }
 
 /// Runs the inliner over `module` (see the module doc).
-pub fn run(module: &mut Module, counters: &mut Counters) {
+pub fn run(module: &mut Module, ctx: &mut PassCtx) {
+    let counters = &mut ctx.counters;
     let succ = callgraph::callees(module);
     let comps = callgraph::sccs(&succ);
     let recursive = callgraph::recursive(&succ, &comps);
@@ -99,7 +100,7 @@ pub fn run(module: &mut Module, counters: &mut Counters) {
             }
             let mut code = splice_all(module, f, &sites);
             counters.add("inline.inlined", sites.len() as u64);
-            cleanup(&mut code, counters);
+            cleanup(&mut code, counters, ctx.verify);
             module.funcs[f] = code;
         }
     }
@@ -108,11 +109,11 @@ pub fn run(module: &mut Module, counters: &mut Counters) {
 /// `sccp` then `simplifycfg` on a caller that received inlined code: they
 /// fold constant arguments and merge the blocks split at the calls. Their
 /// counters are kept under `inline.` (`inline.sccp.consts`, ...).
-fn cleanup(code: &mut IrCode, counters: &mut Counters) {
-    let mut local = Counters::default();
+fn cleanup(code: &mut IrCode, counters: &mut Counters, verify: bool) {
+    let mut local = PassCtx::for_function(verify);
     super::sccp::run(code, &mut local);
     super::cfg::run(code, &mut local);
-    for (name, n) in &local.0 {
+    for (name, n) in &local.counters.0 {
         counters.add(&format!("inline.{name}"), *n);
     }
 }

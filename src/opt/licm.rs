@@ -27,10 +27,10 @@
 use crate::ir::compact::compact;
 use crate::ir::edit::{for_each_operand, is_pure, replace_uses, NewNodes};
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RuntimeFn, Type, Value};
-use crate::memssa::alias::{inst_effect, Class, Effect, TypeKey};
+use crate::memssa::alias::{inst_effect, Class, Effect, Summaries, TypeKey};
 use crate::memssa::{MemorySsa, LIVE_ON_ENTRY};
 use crate::opt::memloops::{find_loops, LoopInfo};
-use crate::opt::Counters;
+use crate::opt::{Counters, PassCtx};
 use std::collections::{HashMap, HashSet};
 
 /// The instruction of `v`, original or new.
@@ -68,11 +68,10 @@ pub(crate) fn nonnil_guards(ir: &IrCode) -> HashSet<(u32, (u8, u32))> {
             Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), x, Operand::Nil)) | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), Operand::Nil, x)) => (*x, dest.0 as usize),
             _ => continue,
         };
-        if f < ir.cfg.blocks.len() && ir.cfg.blocks[f].preds.iter().all(|p| p.0 == b as u32) {
-            if let Some(k) = ref_key(&x) {
+        if f < ir.cfg.blocks.len() && ir.cfg.blocks[f].preds.iter().all(|p| p.0 == b as u32)
+            && let Some(k) = ref_key(&x) {
                 out.insert((f as u32, k));
             }
-        }
     }
     out
 }
@@ -115,7 +114,7 @@ pub(crate) struct BoundsFacts {
     shrinking: Option<HashSet<TypeKey>>,
 }
 
-pub(crate) fn bounds_facts(ir: &IrCode) -> BoundsFacts {
+pub(crate) fn bounds_facts(ir: &IrCode, sums: &Summaries) -> BoundsFacts {
     let mut guards: HashMap<u32, Vec<(Operand, Operand)>> = HashMap::new();
     let mut shrinking = Some(HashSet::new());
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
@@ -133,7 +132,7 @@ pub(crate) fn bounds_facts(ir: &IrCode) -> BoundsFacts {
         if matches!(inst, Inst::NewArray { .. } | Inst::Load { .. } | Inst::Runtime { func: RuntimeFn::ArrayPush, .. }) {
             continue;
         }
-        let Some(e) = inst_effect(ir, Value(s as u32), inst) else { continue };
+        let Some(e) = inst_effect(ir, Value(s as u32), inst, sums) else { continue };
         let Some(set) = shrinking.as_mut() else { break };
         match e.writes {
             Effect::None => {}
@@ -148,11 +147,10 @@ pub(crate) fn bounds_facts(ir: &IrCode) -> BoundsFacts {
 /// Whether `n` is the length of array `base` (a `len` load of it, or the
 /// length operand of its allocation).
 fn is_len_of(ir: &IrCode, new: &NewNodes, n: &Operand, base: &Operand) -> bool {
-    if let Operand::Value(v) = n {
-        if let Some(Inst::Load { loc: Loc::ArrayLen, base: Some(b), .. }) = inst_of(ir, new, *v) {
+    if let Operand::Value(v) = n
+        && let Some(Inst::Load { loc: Loc::ArrayLen, base: Some(b), .. }) = inst_of(ir, new, *v) {
             return b == base;
         }
-    }
     matches!(base, Operand::Value(b) if matches!(inst_of(ir, new, *b), Some(Inst::NewArray { len, .. }) if len == n))
 }
 
@@ -183,11 +181,10 @@ pub(crate) fn known_inbounds(
     if facts.shrinking.as_ref().is_none_or(|s| s.contains(&TypeKey::of(&elem))) {
         return false;
     }
-    if let (Operand::Int(c), Operand::Value(b)) = (index, base) {
-        if let Some(Inst::NewArray { len: Operand::Int(n), .. }) = inst_of(ir, new, *b) {
+    if let (Operand::Int(c), Operand::Value(b)) = (index, base)
+        && let Some(Inst::NewArray { len: Operand::Int(n), .. }) = inst_of(ir, new, *b) {
             return 0 <= *c && c < n;
         }
-    }
     // π facts on the index's chain: a lower bound >= 0 and an upper bound
     // that is the length.
     let (mut lo, mut hi, mut o) = (false, false, *index);
@@ -203,11 +200,10 @@ pub(crate) fn known_inbounds(
     }
     let mut b = at;
     for _ in 0..GUARD_SEARCH {
-        if let Some(gs) = facts.guards.get(&b) {
-            if gs.iter().any(|(i, n)| (i == index || i == &o || same_int(ir, i, index)) && is_len_of(ir, new, n, base)) {
+        if let Some(gs) = facts.guards.get(&b)
+            && gs.iter().any(|(i, n)| (i == index || i == &o || same_int(ir, i, index)) && is_len_of(ir, new, n, base)) {
                 return true;
             }
-        }
         match m.dom.idom.get(b as usize).copied().flatten() {
             Some(d) if d != b => b = d,
             _ => return false,
@@ -236,19 +232,19 @@ struct State {
 /// more checks.
 const ROUNDS: usize = 3;
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     for _ in 0..ROUNDS {
-        hoist_invariants(ir, counters);
-        if !crate::opt::licm_checks::run(ir, counters) {
+        hoist_invariants(ir, ctx);
+        if !crate::opt::licm_checks::run(ir, &mut ctx.counters, &ctx.summaries) {
             break;
         }
     }
-    crate::opt::promote::run(ir, counters);
+    crate::opt::promote::run(ir, ctx);
 }
 
 /// The MemorySSA part: pure operations and unclobbered loads.
-fn hoist_invariants(ir: &mut IrCode, counters: &mut Counters) {
-    let mut m = crate::opt::timing::time("memssa.build", || MemorySsa::build(ir));
+fn hoist_invariants(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
     let loops = find_loops(ir, &m.dom);
     if loops.is_empty() {
         return;
@@ -262,9 +258,9 @@ fn hoist_invariants(ir: &mut IrCode, counters: &mut Counters) {
     }
     let mut changed = false;
     for l in &loops {
-        changed |= hoist_loop(ir, &mut m, &mut st, l, &guards, counters);
+        changed |= hoist_loop(ir, &mut m, &mut st, l, &guards, &mut ctx.counters);
     }
-    crate::memssa::verify::check(&m, ir);
+    ctx.check_memssa(&m, ir);
     if changed {
         compact(ir, st.new);
     }
@@ -316,11 +312,10 @@ fn try_hoist(
     let Some(inst) = inst_of(ir, &st.new, v).cloned() else { return false };
     let mut invariant = true;
     for_each_operand(&inst, |op| {
-        if let Operand::Value(x) = op {
-            if st.place.get(x).is_none_or(|b| l.contains(*b)) {
+        if let Operand::Value(x) = op
+            && st.place.get(x).is_none_or(|b| l.contains(*b)) {
                 invariant = false;
             }
-        }
     });
     if !invariant {
         return false;

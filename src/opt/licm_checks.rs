@@ -59,6 +59,7 @@ use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{for_each_operand, is_pure};
 use crate::ir::{Flags, Inst, IrCode, Loc, Operand, RaiseKind, Value};
+use crate::memssa::alias::Summaries;
 use crate::memssa::{MemorySsa, LIVE_ON_ENTRY};
 use crate::opt::memloops::{find_loops, LoopInfo};
 use crate::opt::Counters;
@@ -205,14 +206,13 @@ impl Ctx<'_> {
                 if !quiet(inst, ir.stmts.flags[s as usize]) {
                     return Some(h);
                 }
-                if let Inst::Load { loc: Loc::ArrayElem(_), base: Some(b), index: Some(i) } = inst {
-                    if self.outside(l, b) && self.outside(l, i) {
+                if let Inst::Load { loc: Loc::ArrayElem(_), base: Some(b), index: Some(i) } = inst
+                    && self.outside(l, b) && self.outside(l, i) {
                         let clobber = m.access_for(Value(s)).map(|a| m.clobbering_access(ir, a));
                         if clobber.is_some_and(|c| c == LIVE_ON_ENTRY || !l.contains(m.access(c).block)) {
                             h.loads.push(Value(s));
                         }
                     }
-                }
             }
             let next = match self.last(cur) {
                 Some((_, Inst::GotoIfNot { cond, dest })) => {
@@ -244,13 +244,13 @@ impl Ctx<'_> {
 
 /// Moves the hoistable checks and element loads of every loop; returns
 /// whether anything moved.
-pub fn run(ir: &mut IrCode, counters: &mut Counters) -> bool {
+pub fn run(ir: &mut IrCode, counters: &mut Counters, sums: &Summaries) -> bool {
     let dom = DomTree::new(&ir.cfg);
     let loops = find_loops(ir, &dom);
     if loops.is_empty() {
         return false;
     }
-    let mut m = crate::opt::timing::time("memssa.build", || MemorySsa::build(ir));
+    let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, sums));
     let mut block_of = vec![u32::MAX; ir.stmts.len()];
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
         for s in blk.stmts.clone() {
@@ -279,11 +279,10 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) -> bool {
             }
         }
         for &(c, _, _) in &h.checks {
-            if let Some(cb) = at(c) {
-                if let Term::Branch { then, .. } = bir.blocks[cb].term {
+            if let Some(cb) = at(c)
+                && let Term::Branch { then, .. } = bir.blocks[cb].term {
                     bir.blocks[cb].term = Term::Goto(then);
                 }
-            }
         }
         let Some(php) = at(h.preheader) else { continue };
         if h.checks.is_empty() {

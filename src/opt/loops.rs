@@ -21,7 +21,7 @@ use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::default_flags;
 use crate::ir::{BlockId, Inst, IrCode, Operand};
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 
 /// A natural loop: its header and body (positions, header included).
 struct Loop {
@@ -206,7 +206,8 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
     (preheaders, exits)
 }
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let counters = &mut ctx.counters;
     let mut bir = BlockIr::from_ir(ir);
     let limit = 2 * bir.blocks.len() + 4;
     let mut changed = false;

@@ -1,16 +1,22 @@
-//! The optimisation pipeline: ONE table ([`PASSES`]) lists every pass with
-//! its name, its function and the lowest `-O` level that runs it (like Go's
-//! `ssa/compile.go`). `-O0` runs nothing; `-O1` and `-O2` run the passes
-//! whose level is at most theirs, in table order; `--passes=a,b` runs
-//! exactly the named passes in the given order.
+//! The optimisation pipeline: ONE table ([`PASSES`]) lists every pass run
+//! with its unique name, its function and the lowest `-O` level that runs
+//! it, if any (like Go's `ssa/compile.go`; `toyc passes` prints it). `-O0`
+//! runs nothing; `-O1` and `-O2` run the rows whose level is at most theirs,
+//! in table order; `--passes=a,b` runs exactly the named rows in the given
+//! order, once it satisfies the ordering rules of [`PASS_ORDER`].
 //!
 //! A pass runs over one function at a time ([`PassFn::Function`]) or over
 //! the whole module ([`PassFn::Module`], for passes that must see callees,
 //! like the inliner); both kinds sit in the same table and get the same
 //! flags. Each pass leaves every function it changed compacted (no pending new
 //! nodes, every statement numbered) and valid; the verifier runs after every
-//! pass when [`crate::driver::verify_enabled`]. Passes count what they did in
-//! [`Counters`] (`pass.counter: N` lines with `--stats`).
+//! pass when [`PipelineOptions::verify`].
+//!
+//! Everything a pass reads besides the IR comes in its [`PassCtx`]: whether
+//! to verify, the call summaries of the module (computed before each pass),
+//! the [`Counters`] it adds to (`pass.counter: N` lines with `--stats`), and
+//! where MemorySSA verifier failures go. No pass reads global or
+//! thread-local compiler state.
 
 pub mod callgraph;
 pub mod cfg;
@@ -28,9 +34,10 @@ pub mod pi_insert;
 pub mod promote;
 pub mod rotate;
 pub mod sccp;
-pub mod timing;
 
 use crate::ir::{IrCode, Module};
+use crate::memssa::MemorySsa;
+use crate::memssa::alias::{Summaries, compute_summaries};
 use std::collections::BTreeMap;
 
 /// Named event counters, printed `name: N` in name order.
@@ -52,64 +59,139 @@ impl Counters {
     }
 }
 
+/// What a pass gets besides the IR.
+#[derive(Debug, Default)]
+pub struct PassCtx {
+    /// Whether to verify the MemorySSA a pass builds ([`PassCtx::check_memssa`]).
+    pub verify: bool,
+    pub counters: Counters,
+    /// Call summaries of the module the pass runs over, as of the start of
+    /// the pass; MemorySSA and the alias analysis read call effects here.
+    pub summaries: Summaries,
+    /// MemorySSA verifier failures, prefixed with the function name; the
+    /// pipeline reports them after the pass.
+    pub memssa_errors: Vec<String>,
+}
+
+impl PassCtx {
+    /// A context for passes over `module`, with its call summaries.
+    pub fn new(module: &Module, verify: bool) -> PassCtx {
+        PassCtx { verify, summaries: compute_summaries(module), ..PassCtx::default() }
+    }
+
+    /// A context for a function outside any module: every call it makes
+    /// may read and write everything.
+    pub fn for_function(verify: bool) -> PassCtx {
+        PassCtx { verify, ..PassCtx::default() }
+    }
+
+    /// Verifies `m` (built over `ir` with [`PassCtx::summaries`]) when
+    /// [`PassCtx::verify`], recording failures in [`PassCtx::memssa_errors`].
+    pub fn check_memssa(&mut self, m: &MemorySsa, ir: &IrCode) {
+        if !self.verify {
+            return;
+        }
+        if let Err(errs) = crate::memssa::verify::verify(m, ir, &self.summaries) {
+            self.memssa_errors.extend(errs.into_iter().map(|x| format!("in {}: {x}", ir.name)));
+        }
+    }
+}
+
 /// How a pass runs.
 #[derive(Copy, Clone)]
 pub enum PassFn {
     /// Once per function, in module order; sees only that function.
-    Function(fn(&mut IrCode, &mut Counters)),
+    Function(fn(&mut IrCode, &mut PassCtx)),
     /// Once over the whole module; may read every function and change any
     /// function's body, but must keep the function list and every
     /// signature (`funcs[i]` stays the `FuncId(i)` function), and leave
     /// every function compacted and valid.
-    Module(fn(&mut Module, &mut Counters)),
+    Module(fn(&mut Module, &mut PassCtx)),
 }
 
 pub struct Pass {
+    /// The row's name, unique in [`PASSES`]: what `--passes`,
+    /// `--print-before/after` and `time.pass.NAME` use. A pass run again
+    /// later in the pipeline has a row of its own, `NAME.late`, with the
+    /// same function; counters are named by the pass, not the row.
     pub name: &'static str,
     pub run: PassFn,
-    /// The lowest `-O` level whose default pipeline includes the pass.
-    pub level: u8,
+    /// The lowest `-O` level whose default pipeline includes the row;
+    /// `None`: no default pipeline runs it, only `--passes`.
+    pub level: Option<u8>,
     pub doc: &'static str,
 }
 
 impl Pass {
     /// Runs the pass over `module`: a function pass over every function in
     /// order, a module pass once.
-    pub fn run_module(&self, module: &mut Module, counters: &mut Counters) {
+    pub fn run_module(&self, module: &mut Module, ctx: &mut PassCtx) {
         match self.run {
             PassFn::Function(run) => {
                 for f in &mut module.funcs {
-                    run(f, counters);
+                    run(f, ctx);
                 }
             }
-            PassFn::Module(run) => run(module, counters),
+            PassFn::Module(run) => run(module, ctx),
         }
     }
 }
 
-/// Every pass, in default pipeline order. A name may have several rows (a
-/// pass run again later in the pipeline); they run the same function, and
-/// `--passes`, `find_pass` and the flags know a name once.
+/// Every pass, in default pipeline order.
 pub static PASSES: &[Pass] = &[
-    Pass { name: "sccp", run: PassFn::Function(sccp::run), level: 1, doc: "sparse conditional constant propagation (Wegman-Zadeck)" },
-    Pass { name: "dce", run: PassFn::Function(dce::run), level: 1, doc: "dead code elimination (mark-sweep, removes dead phi cycles)" },
-    Pass { name: "simplifycfg", run: PassFn::Function(cfg::run), level: 1, doc: "fold constant branches, thread empty blocks, merge straight-line blocks" },
-    Pass { name: "inline", run: PassFn::Module(inline::run), level: 2, doc: "inline calls of small non-recursive functions (bottom-up over the call graph; cleans the changed callers with sccp and simplifycfg)" },
-    Pass { name: "loops", run: PassFn::Function(loops::run), level: 2, doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
-    Pass { name: "pi", run: PassFn::Function(pi_insert::run), level: 3, doc: "insert π facts after comparison branches (only via --passes; `checks` does it itself)" },
-    Pass { name: "cse", run: PassFn::Function(cse::run), level: 2, doc: "dominator-scoped CSE of pure operations; branches on a condition a dominating branch decided" },
-    Pass { name: "checks", run: PassFn::Function(checks::run), level: 2, doc: "π-fact bounds/nil/division check elimination" },
-    Pass { name: "rotate", run: PassFn::Function(rotate::run), level: 2, doc: "loop rotation: `while c {..}` becomes a guard `if c` around `do {..} while c`" },
-    Pass { name: "gvn_load", run: PassFn::Function(gvn_load::run), level: 2, doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)" },
-    Pass { name: "licm", run: PassFn::Function(licm::run), level: 2, doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)" },
-    Pass { name: "gvn_load", run: PassFn::Function(gvn_load::run), level: 2, doc: "again after licm: loads hoisted from several loop levels" },
-    Pass { name: "cse", run: PassFn::Function(cse::run), level: 2, doc: "again after licm: checks and comparisons hoisted from several loop levels" },
-    Pass { name: "simplifycfg", run: PassFn::Function(cfg::run), level: 2, doc: "again after licm: the branches cse decided, empty blocks left by rotation" },
-    Pass { name: "dse", run: PassFn::Function(dse::run), level: 2, doc: "dead-store elimination across blocks with MemorySSA (overwritten on every path before any read; stores into non-escaping unread allocations)" },
+    Pass { name: "sccp", run: PassFn::Function(sccp::run), level: Some(1), doc: "sparse conditional constant propagation (Wegman-Zadeck)" },
+    Pass { name: "dce", run: PassFn::Function(dce::run), level: Some(1), doc: "dead code elimination (mark-sweep, removes dead phi cycles)" },
+    Pass { name: "simplifycfg", run: PassFn::Function(cfg::run), level: Some(1), doc: "fold constant branches, thread empty blocks, merge straight-line blocks" },
+    Pass { name: "inline", run: PassFn::Module(inline::run), level: Some(2), doc: "inline calls of small non-recursive functions (bottom-up over the call graph; cleans the changed callers with sccp and simplifycfg)" },
+    Pass { name: "loops", run: PassFn::Function(loops::run), level: Some(2), doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
+    Pass { name: "pi", run: PassFn::Function(pi_insert::run), level: None, doc: "insert π facts after comparison branches (`checks` does it itself)" },
+    Pass { name: "cse", run: PassFn::Function(cse::run), level: Some(2), doc: "dominator-scoped CSE of pure operations; branches on a condition a dominating branch decided" },
+    Pass { name: "checks", run: PassFn::Function(checks::run), level: Some(2), doc: "π-fact bounds/nil/division check elimination" },
+    Pass { name: "rotate", run: PassFn::Function(rotate::run), level: Some(2), doc: "loop rotation: `while c {..}` becomes a guard `if c` around `do {..} while c`" },
+    Pass { name: "gvn_load", run: PassFn::Function(gvn_load::run), level: Some(2), doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)" },
+    Pass { name: "licm", run: PassFn::Function(licm::run), level: Some(2), doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)" },
+    Pass { name: "gvn_load.late", run: PassFn::Function(gvn_load::run), level: Some(2), doc: "gvn_load again after licm: loads hoisted from several loop levels" },
+    Pass { name: "cse.late", run: PassFn::Function(cse::run), level: Some(2), doc: "cse again after licm: checks and comparisons hoisted from several loop levels" },
+    Pass { name: "simplifycfg.late", run: PassFn::Function(cfg::run), level: Some(2), doc: "simplifycfg again after licm: the branches cse decided, empty blocks left by rotation" },
+    Pass { name: "dse", run: PassFn::Function(dse::run), level: Some(2), doc: "dead-store elimination across blocks with MemorySSA (overwritten on every path before any read; stores into non-escaping unread allocations)" },
 ];
 
+/// Pass-order rules, as Go's `passOrder`: `(first, then, why)` means that a
+/// pipeline running `then` must run `first` earlier. [`parse_pass_list`]
+/// enforces them; every default pipeline satisfies them.
+pub static PASS_ORDER: &[(&str, &str, &str)] = &[
+    ("loops", "rotate", "rotation needs dedicated loop preheaders and exits"),
+    ("loops", "licm", "hoisting needs dedicated loop preheaders, store promotion dedicated exits"),
+];
+
+/// The row named `name`.
 pub fn find_pass(name: &str) -> Option<&'static Pass> {
     PASSES.iter().find(|p| p.name == name)
+}
+
+/// Checks `passes` against [`PASS_ORDER`]; the error names the pass and the
+/// missing prerequisite.
+pub fn check_order(passes: &[&str]) -> Result<(), String> {
+    for (i, &name) in passes.iter().enumerate() {
+        for &(first, then, why) in PASS_ORDER {
+            if then == name && !passes[..i].contains(&first) {
+                return Err(format!("pass `{name}` needs `{first}` earlier in the list ({why})"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `name  level  doc` lines for every row of [`PASSES`] (`toyc passes`);
+/// the level is `-` for a row no default pipeline runs.
+pub fn describe_passes() -> String {
+    let width = PASSES.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for p in PASSES {
+        let level = p.level.map_or("-".to_string(), |l| format!("O{l}"));
+        out.push_str(&format!("{:width$}  {level:<2}  {}\n", p.name, p.doc));
+    }
+    out
 }
 
 /// Which passes `--print-before`/`--print-after` select.
@@ -152,11 +234,12 @@ pub fn default_passes(opt: u8) -> Vec<&'static str> {
     if opt == 0 {
         return Vec::new();
     }
-    PASSES.iter().filter(|p| p.level <= opt).map(|p| p.name).collect()
+    PASSES.iter().filter(|p| p.level.is_some_and(|l| l <= opt)).map(|p| p.name).collect()
 }
 
 /// Parses `--passes=a,b,c`; an unknown name is an error naming it and the
-/// known passes.
+/// known passes, a list breaking [`PASS_ORDER`] an error naming the missing
+/// prerequisite.
 pub fn parse_pass_list(list: &str) -> Result<Vec<&'static str>, String> {
     let mut out = Vec::new();
     // `--passes=none` (or an empty list) runs no pass of ours; Cranelift
@@ -168,26 +251,35 @@ pub fn parse_pass_list(list: &str) -> Result<Vec<&'static str>, String> {
         match find_pass(name) {
             Some(p) => out.push(p.name),
             None => {
-                let mut known: Vec<&str> = Vec::new();
-                for p in PASSES {
-                    if !known.contains(&p.name) {
-                        known.push(p.name);
-                    }
-                }
+                let known: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
                 return Err(format!("unknown pass `{name}` (known passes: {})", known.join(", ")));
             }
         }
     }
+    check_order(&out)?;
     Ok(out)
 }
 
-/// Runs the pipeline over every function. `print` renders the module (the
-/// IR printer) for `--print-before/after`; output goes to stderr. Returns
-/// the verifier's errors (prefixed with the pass name) if it fails.
+/// Runs the pipeline over every function, adding to `counters`. `print`
+/// renders the module (the IR printer) for `--print-before/after`; output
+/// goes to stderr. Returns the verifier's errors (prefixed with the pass
+/// name) if it fails.
 pub fn run_pipeline(
     module: &mut Module,
     opts: &PipelineOptions,
     counters: &mut Counters,
+    print: &dyn Fn(&Module) -> String,
+) -> Result<(), Vec<String>> {
+    let mut ctx = PassCtx { verify: opts.verify, counters: std::mem::take(counters), ..PassCtx::default() };
+    let result = run_passes(module, opts, &mut ctx, print);
+    *counters = ctx.counters;
+    result
+}
+
+fn run_passes(
+    module: &mut Module,
+    opts: &PipelineOptions,
+    ctx: &mut PassCtx,
     print: &dyn Fn(&Module) -> String,
 ) -> Result<(), Vec<String>> {
     for &name in &opts.passes {
@@ -196,15 +288,14 @@ pub fn run_pipeline(
             eprint!("*** IR before {name} ***\n{}", print(module));
         }
         let start = std::time::Instant::now();
-        crate::memssa::alias::set_current_summaries(Some(crate::memssa::alias::compute_summaries(module)));
-        pass.run_module(module, counters);
-        timing::record(&format!("pass.{name}"), start.elapsed());
+        ctx.summaries = compute_summaries(module);
+        pass.run_module(module, ctx);
+        crate::timing::record(&format!("pass.{name}"), start.elapsed());
         if opts.print_after.selects(name) {
             eprint!("*** IR after {name} ***\n{}", print(module));
         }
-        crate::memssa::alias::set_current_summaries(None);
-        let memssa_errors = crate::memssa::verify::take_errors();
-        if opts.verify && !memssa_errors.is_empty() {
+        let memssa_errors = std::mem::take(&mut ctx.memssa_errors);
+        if !memssa_errors.is_empty() {
             return Err(memssa_errors.into_iter().map(|e| format!("after pass `{name}`: MemorySSA: {e}")).collect());
         }
         if opts.verify {

@@ -26,7 +26,7 @@ use crate::ir::dom::DomTree;
 use crate::ir::edit::{for_each_operand, for_each_operand_mut, NewNodes};
 use std::collections::HashMap;
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Operand, Type, Value};
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 
 /// Reverse postorder of the reachable blocks.
 pub fn rpo(ir: &IrCode) -> Vec<u32> {
@@ -57,9 +57,11 @@ pub fn rpo(ir: &IrCode) -> Vec<u32> {
     post
 }
 
-/// The facts a branch on `cond` gives its (true, false) successors: lists
-/// of (value, fact).
-fn branch_facts(ir: &IrCode, cond: &Operand) -> (Vec<(Operand, Fact)>, Vec<(Operand, Fact)>) {
+/// Facts about operands: (value, fact) pairs.
+type Facts = Vec<(Operand, Fact)>;
+
+/// The facts a branch on `cond` gives its (true, false) successors.
+fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
     let mut t = Vec::new();
     let mut f = Vec::new();
     let Operand::Value(c) = cond else { return (t, f) };
@@ -281,7 +283,8 @@ pub fn strip_pis(ir: &mut IrCode) -> u64 {
 }
 
 /// The `pi` pass: inserts π facts (kept until `checks` strips them).
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let counters = &mut ctx.counters;
     let n = insert_pis(ir);
     counters.add("pi.inserted", n);
 }

@@ -76,11 +76,11 @@
 use crate::ir::compact::compact;
 use crate::ir::edit::{delete, replace_uses, NewNodes};
 use crate::ir::{BlockId, Inst, IrCode, Loc, Operand, Type, Value};
-use crate::memssa::alias::{decompose, inst_effect, operand_type, AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc};
+use crate::memssa::alias::{decompose, inst_effect, operand_type, AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc, Summaries};
 use crate::memssa::MemorySsa;
 use crate::opt::licm::{bounds_facts, known_inbounds, known_nonnil, nonnil_guards, BoundsFacts, Guards};
 use crate::opt::memloops::{find_loops, LoopInfo};
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 use std::collections::{HashMap, HashSet};
 
 /// Rounds of (promote in disjoint loops, compact): an outer loop can
@@ -96,15 +96,16 @@ const MAX_EXIT_STORES: usize = 64;
 /// Statements scanned back from a preheader for a store of the location.
 const STORE_SCAN: usize = 64;
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let sums = &ctx.summaries;
     for _ in 0..MAX_ROUNDS {
-        let m = MemorySsa::build(ir);
+        let m = MemorySsa::build(ir, sums);
         let loops = find_loops(ir, &m.dom);
         if loops.is_empty() {
             return;
         }
         let guards = nonnil_guards(ir);
-        let bounds = bounds_facts(ir);
+        let bounds = bounds_facts(ir, sums);
         let mut new = NewNodes::new(ir);
         let mut touched: HashSet<u32> = HashSet::new();
         let mut stores: Vec<(Value, Inst)> = Vec::new();
@@ -113,7 +114,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
             if l.blocks.iter().chain(&l.exits).chain(&l.preheader).any(|b| touched.contains(b)) {
                 continue;
             }
-            let k = promote_loop(ir, &m, (&guards, &bounds), &mut new, &mut stores, l);
+            let k = promote_loop(ir, &m, (&guards, &bounds, sums), &mut new, &mut stores, l);
             if k > 0 {
                 n += k;
                 touched.extend(l.blocks.iter().copied());
@@ -124,7 +125,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
         if n == 0 {
             return;
         }
-        counters.add("licm.promoted", n as u64);
+        ctx.counters.add("licm.promoted", n as u64);
         // Exit stores after every φ of the round, so φs stay at block heads.
         for (at, st) in stores {
             new.insert_node(ir, at, st, Type::Void, false);
@@ -250,7 +251,7 @@ fn distinct_objects(ir: &IrCode, outside: &dyn Fn(&Operand) -> bool, a: Option<&
 fn promote_loop(
     ir: &mut IrCode,
     m: &MemorySsa,
-    guards: (&Guards, &BoundsFacts),
+    guards: (&Guards, &BoundsFacts, &Summaries),
     new: &mut NewNodes,
     stores: &mut Vec<(Value, Inst)>,
     l: &LoopInfo,
@@ -278,7 +279,7 @@ fn promote_loop(
     // the header from the preheader and the body.
     for &b in &l.blocks {
         for p in &ir.cfg.blocks[b as usize].preds {
-            if !l.body.contains(&p.0) && !(b == l.header && p.0 == ph) {
+            if !(l.body.contains(&p.0) || (b == l.header && p.0 == ph)) {
                 return 0;
             }
         }
@@ -288,11 +289,10 @@ fn promote_loop(
     let mut cands: Vec<Key> = Vec::new();
     for &(_, v) in &stmts {
         let Some(inst @ Inst::Store { .. }) = ir.stmts.inst.get(v.0 as usize) else { continue };
-        if let Some(c) = loc_of(inst) {
-            if !cands.contains(&c) && cands.len() < MAX_CANDIDATES {
+        if let Some(c) = loc_of(inst)
+            && !cands.contains(&c) && cands.len() < MAX_CANDIDATES {
                 cands.push(c);
             }
-        }
     }
     if cands.is_empty() || l.exits.len() > MAX_EXITS {
         return 0;
@@ -301,7 +301,7 @@ fn promote_loop(
     // promoted location are dropped from it.
     let mut effects: Vec<(Value, InstEffect)> = Vec::new();
     for &(_, v) in &stmts {
-        if let Some(e) = ir.stmts.inst.get(v.0 as usize).and_then(|i| inst_effect(ir, v, i)) {
+        if let Some(e) = ir.stmts.inst.get(v.0 as usize).and_then(|i| inst_effect(ir, v, i, guards.2)) {
             effects.push((v, e));
         }
     }
@@ -311,7 +311,8 @@ fn promote_loop(
             break;
         }
         let mark = (new.nodes.len(), stores.len());
-        if let Some(mine) = promote_one(ir, m, guards, new, stores, l, (ph, ph_term, after), &effects, &key) {
+        let site = Site { l, ph, ph_term, after, effects: &effects };
+        if let Some(mine) = promote_one(ir, m, guards, new, stores, &site, &key) {
             effects.retain(|(v, _)| !mine.contains(v));
             done += 1;
         } else {
@@ -327,19 +328,18 @@ fn promote_loop(
 /// starts as that operand instead of a load. The scan goes back through
 /// `ph` and then through single-predecessor chains (a rotated loop's guard
 /// block), at most `STORE_SCAN` statements.
-fn stored_in_preheader(ir: &IrCode, ph: u32, key: &Key) -> Option<Operand> {
+fn stored_in_preheader(ir: &IrCode, ph: u32, key: &Key, sums: &Summaries) -> Option<Operand> {
     let mut b = ph;
     let mut budget = STORE_SCAN;
     loop {
         for s in ir.cfg.blocks[b as usize].stmts.clone().rev() {
             budget = budget.checked_sub(1)?;
             let inst = ir.stmts.inst.get(s as usize)?;
-            if let Inst::Store { value, .. } = inst {
-                if loc_of(inst).as_ref() == Some(key) {
+            if let Inst::Store { value, .. } = inst
+                && loc_of(inst).as_ref() == Some(key) {
                     return Some(*value);
                 }
-            }
-            if inst_effect(ir, Value(s), inst).is_some_and(|e| e.writes != Effect::None) {
+            if inst_effect(ir, Value(s), inst, sums).is_some_and(|e| e.writes != Effect::None) {
                 return None;
             }
         }
@@ -364,58 +364,108 @@ fn unique_preds(ir: &IrCode, b: u32) -> Vec<BlockId> {
     crate::memssa::build::unique_preds(ir, b as usize)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The loop a promotion works on, and where its preheader load goes.
+struct Site<'l> {
+    l: &'l LoopInfo,
+    ph: u32,
+    /// The preheader's last statement; new preheader nodes attach to it.
+    ph_term: Value,
+    /// Whether they attach after it (it is not a `goto`).
+    after: bool,
+    /// The memory effects of the loop's statements, less the accesses of
+    /// locations already promoted.
+    effects: &'l [(Value, InstEffect)],
+}
+
+/// Per loop block: the promoted value at its entry and at its end.
+struct Flow {
+    block_in: HashMap<u32, Operand>,
+    block_out: HashMap<u32, Operand>,
+}
+
+/// Promotes `key` in the loop of `site` if it may; returns the loop's
+/// loads and stores of it, now rewritten. On `None` the caller drops what
+/// was added to `new` and `stores`; `ir` is only changed on success.
 fn promote_one(
     ir: &mut IrCode,
     m: &MemorySsa,
-    (guards, bounds): (&Guards, &BoundsFacts),
+    facts: (&Guards, &BoundsFacts, &Summaries),
     new: &mut NewNodes,
     stores: &mut Vec<(Value, Inst)>,
-    l: &LoopInfo,
-    (ph, ph_term, after): (u32, Value, bool),
-    effects: &[(Value, InstEffect)],
+    site: &Site,
     key: &Key,
 ) -> Option<HashSet<Value>> {
-    let (loc, base, index) = (&key.loc, key.base, key.index);
-    // Base and index: defined outside the loop (the same in every
-    // iteration); the location cannot fault at the preheader.
     let outside = |o: &Operand| match o {
-        Operand::Value(v) => (v.0 as usize) < ir.stmts.len() && m.block_of(*v).is_some_and(|bb| !l.contains(bb)),
+        Operand::Value(v) => (v.0 as usize) < ir.stmts.len() && m.block_of(*v).is_some_and(|bb| !site.l.contains(bb)),
         _ => true,
     };
-    match loc {
-        Loc::Field { .. } => {
-            let Some(b) = &base else { return None };
-            if !outside(b) || !known_nonnil(ir, new, m, guards, b, ph) {
-                return None;
-            }
-        }
-        Loc::ArrayElem(_) => {
-            let (Some(b), Some(i)) = (&base, &index) else { return None };
-            if !outside(b) || !outside(i) || !known_inbounds(ir, new, m, bounds, b, i, ph) {
-                return None;
-            }
-        }
-        Loc::Global(_) => {}
-        Loc::ArrayLen => return None,
+    if !location_is_safe(ir, m, facts, new, site, key, &outside) {
+        return None;
     }
-    let class = crate::memssa::alias::class_of(ir, loc, base.as_ref())?;
-    let target = MemLoc { class, base, index };
+    let (mine, ty) = accesses_of(ir, m, site.effects, key, &outside)?;
+    // The preheader load (or the value the preheader last stored).
+    let init = match stored_in_preheader(ir, site.ph, key, facts.2) {
+        Some(v) => v,
+        None => {
+            let load = Inst::Load { loc: key.loc.clone(), base: key.base, index: key.index };
+            Operand::Value(new.insert_node(ir, site.ph_term, load, ty.clone(), site.after))
+        }
+    };
+    let phi_of = insert_phis(ir, new, site.l, &ty)?;
+    let flow = flow_through_loop(ir, site, &mine, &phi_of, init)?;
+    fill_phis(new, &phi_of, &flow, site.ph, init)?;
+    exit_stores(ir, new, stores, site.l, &flow, key, &ty)?;
+    rewrite_accesses(ir, site.l, &mine, &flow)?;
+    Some(mine)
+}
+
+/// Base and index are defined outside the loop (the same in every
+/// iteration) and the location cannot fault at the preheader.
+fn location_is_safe(
+    ir: &IrCode,
+    m: &MemorySsa,
+    (guards, bounds, _): (&Guards, &BoundsFacts, &Summaries),
+    new: &NewNodes,
+    site: &Site,
+    key: &Key,
+    outside: &dyn Fn(&Operand) -> bool,
+) -> bool {
+    match (&key.loc, &key.base, &key.index) {
+        (Loc::Field { .. }, Some(b), _) => outside(b) && known_nonnil(ir, new, m, guards, b, site.ph),
+        (Loc::ArrayElem(_), Some(b), Some(i)) => {
+            outside(b) && outside(i) && known_inbounds(ir, new, m, bounds, b, i, site.ph)
+        }
+        (Loc::Global(_), _, _) => true,
+        _ => false,
+    }
+}
+
+/// The loop's accesses of `key` and the promoted value's type, when every
+/// access the loop makes that may touch `key` is a load or store of
+/// exactly `key`.
+fn accesses_of(
+    ir: &IrCode,
+    m: &MemorySsa,
+    effects: &[(Value, InstEffect)],
+    key: &Key,
+    outside: &dyn Fn(&Operand) -> bool,
+) -> Option<(HashSet<Value>, Type)> {
+    let class = crate::memssa::alias::class_of(ir, &key.loc, key.base.as_ref())?;
+    let target = MemLoc { class, base: key.base, index: key.index };
     let ctx = m.alias_ctx(ir);
     let overlaps = |e: &Effect, write: bool| match target.class {
-        Class::Elem(_) => elem_overlaps(ir, &outside, e, &target, write),
+        Class::Elem(_) => elem_overlaps(ir, outside, e, &target, write),
         _ => effect_overlaps(&ctx, e, &target),
     };
     let mut mine: HashSet<Value> = HashSet::new();
     let mut ty: Option<Type> = None;
-    for (v, e) in effects {
-        let v = *v;
+    for &(v, ref e) in effects {
         let Some(inst) = ir.stmts.inst.get(v.0 as usize) else { continue };
         if !overlaps(&e.reads, false) && !overlaps(&e.writes, true) {
             continue;
         }
         match loc_of(inst) {
-            Some(k2) if k2.loc == key.loc && k2.base == key.base && same_index(ir, &outside, &k2.index, &key.index) => {
+            Some(k2) if k2.loc == key.loc && k2.base == key.base && same_index(ir, outside, &k2.index, &key.index) => {
                 mine.insert(v);
                 match inst {
                     Inst::Load { .. } => ty = Some(ir.stmts.ty[v.0 as usize].clone()),
@@ -426,136 +476,187 @@ fn promote_one(
             _ => return None,
         }
     }
-    let Some(ty) = ty else { return None };
     if mine.is_empty() {
         return None;
     }
-    // The preheader load and the header φ.
-    let init = match stored_in_preheader(ir, ph, key) {
-        Some(v) => v,
-        None => Operand::Value(new.insert_node(ir, ph_term, Inst::Load { loc: loc.clone(), base, index }, ty.clone(), after)),
-    };
-    // φs: header and every other loop block with two or more predecessors.
-    let mut phi_of: HashMap<u32, (Value, Vec<BlockId>)> = HashMap::new();
+    Some((mine, ty?))
+}
+
+/// An operandless φ at the header and at every other loop block with two
+/// or more predecessors, with the predecessors it will take values from.
+fn insert_phis(
+    ir: &IrCode,
+    new: &mut NewNodes,
+    l: &LoopInfo,
+    ty: &Type,
+) -> Option<HashMap<u32, (Value, Vec<BlockId>)>> {
+    let mut phi_of = HashMap::new();
     for &b in &l.blocks {
         let preds = unique_preds(ir, b);
         if b == l.header || preds.len() >= 2 {
-            let Some(first) = ir.cfg.blocks[b as usize].stmts.clone().next() else { return None };
+            let first = ir.cfg.blocks[b as usize].stmts.clone().next()?;
             // Attached before the block's first statement: new φs precede
             // every statement the round attaches there.
-            let phi = new.insert_node(ir, Value(first), Inst::Phi { edges: preds.clone(), values: Vec::new() }, ty.clone(), false);
-            phi_of.insert(b, (phi, preds));
+            let phi = Inst::Phi { edges: preds.clone(), values: Vec::new() };
+            phi_of.insert(b, (new.insert_node(ir, Value(first), phi, ty.clone(), false), preds));
         }
     }
-    // The value at the end of each loop block (the last store, else the
-    // value at entry), and loads replaced by the reaching value.
-    let mut entry: HashMap<u32, Operand> = HashMap::new();
-    let mut out: HashMap<u32, Operand> = HashMap::new();
+    Some(phi_of)
+}
+
+/// The value at the entry and at the end of every loop block: at entry a
+/// φ, or the single predecessor's end value (following single-predecessor
+/// chains; every cycle of the loop passes the header φ); at the end the
+/// block's last store, else its entry value.
+fn flow_through_loop(
+    ir: &IrCode,
+    site: &Site,
+    mine: &HashSet<Value>,
+    phi_of: &HashMap<u32, (Value, Vec<BlockId>)>,
+    init: Operand,
+) -> Option<Flow> {
+    let l = site.l;
     let mut stored_in: HashMap<u32, Operand> = HashMap::new();
     for &b in &l.blocks {
-        let mut cur: Option<Operand> = None;
-        for s in ir.cfg.blocks[b as usize].stmts.clone() {
-            if !mine.contains(&Value(s)) {
-                continue;
+        let last_store = ir.cfg.blocks[b as usize].stmts.clone().filter(|&s| mine.contains(&Value(s))).fold(None, |cur, s| {
+            match ir.stmts.inst.get(s as usize) {
+                Some(Inst::Store { value, .. }) => Some(*value),
+                _ => cur,
             }
-            if let Some(Inst::Store { value, .. }) = ir.stmts.inst.get(s as usize) {
-                cur = Some(*value);
-            }
-        }
-        if let Some(c) = cur {
+        });
+        if let Some(c) = last_store {
             stored_in.insert(b, c);
         }
     }
-    // Entry values: a φ, or the single predecessor's end value (following
-    // single-predecessor chains; each cycle of the loop passes the header φ).
-    let value_in = |b: u32, entry: &mut HashMap<u32, Operand>, out: &mut HashMap<u32, Operand>| -> Option<Operand> {
-        let mut chain = Vec::new();
-        let mut x = b;
-        let mut val;
-        loop {
-            if let Some(v) = entry.get(&x) {
-                val = *v;
-                break;
-            }
-            if let Some((phi, _)) = phi_of.get(&x) {
-                val = Operand::Value(*phi);
-                entry.insert(x, val);
-                break;
-            }
-            chain.push(x);
-            let preds = unique_preds(ir, x);
-            let [p] = preds.as_slice() else { return None };
-            if p.0 == ph {
-                val = init;
-                break;
-            }
-            if !l.body.contains(&p.0) || chain.len() > l.blocks.len() {
-                return None;
-            }
-            if let Some(o) = out.get(&p.0) {
-                val = *o;
-                break;
-            }
-            if let Some(sv) = stored_in.get(&p.0) {
-                val = *sv;
-                out.insert(p.0, val);
-                break;
-            }
-            x = p.0;
-        }
-        for c in chain.into_iter().rev() {
-            entry.insert(c, val);
-            val = stored_in.get(&c).copied().unwrap_or(val);
-            out.insert(c, val);
-        }
-        let e = entry.get(&b).copied();
-        e.or(Some(val))
-    };
-    let mut block_out: HashMap<u32, Operand> = HashMap::new();
-    let mut block_in: HashMap<u32, Operand> = HashMap::new();
+    let reaching = Reaching { phi_of, stored_in: &stored_in, init };
+    let mut memo = Memo::default();
+    let mut flow = Flow { block_in: HashMap::new(), block_out: HashMap::new() };
     for &b in &l.blocks {
-        let Some(vin) = value_in(b, &mut entry, &mut out) else { return None };
-        block_in.insert(b, vin);
-        block_out.insert(b, stored_in.get(&b).copied().unwrap_or(vin));
+        let vin = value_in(ir, site, &reaching, b, &mut memo)?;
+        flow.block_in.insert(b, vin);
+        flow.block_out.insert(b, stored_in.get(&b).copied().unwrap_or(vin));
     }
-    // Fill the φs.
+    Some(flow)
+}
+
+/// What decides the value reaching a block: the φs, each block's last
+/// stored value, and the value before the loop.
+struct Reaching<'a> {
+    phi_of: &'a HashMap<u32, (Value, Vec<BlockId>)>,
+    stored_in: &'a HashMap<u32, Operand>,
+    init: Operand,
+}
+
+/// Entry and end values found so far, per block.
+#[derive(Default)]
+struct Memo {
+    entry: HashMap<u32, Operand>,
+    out: HashMap<u32, Operand>,
+}
+
+/// The promoted value at the entry of loop block `b` (see
+/// [`flow_through_loop`]), memoising entry and end values on the chain.
+fn value_in(ir: &IrCode, site: &Site, r: &Reaching, b: u32, memo: &mut Memo) -> Option<Operand> {
+    let l = site.l;
+    let (phi_of, stored_in, init) = (r.phi_of, r.stored_in, r.init);
+    let (entry, out) = (&mut memo.entry, &mut memo.out);
+    let mut chain = Vec::new();
+    let mut x = b;
+    let mut val;
+    loop {
+        if let Some(v) = entry.get(&x) {
+            val = *v;
+            break;
+        }
+        if let Some((phi, _)) = phi_of.get(&x) {
+            val = Operand::Value(*phi);
+            entry.insert(x, val);
+            break;
+        }
+        chain.push(x);
+        let preds = unique_preds(ir, x);
+        let [p] = preds.as_slice() else { return None };
+        if p.0 == site.ph {
+            val = init;
+            break;
+        }
+        if !l.body.contains(&p.0) || chain.len() > l.blocks.len() {
+            return None;
+        }
+        if let Some(o) = out.get(&p.0) {
+            val = *o;
+            break;
+        }
+        if let Some(sv) = stored_in.get(&p.0) {
+            val = *sv;
+            out.insert(p.0, val);
+            break;
+        }
+        x = p.0;
+    }
+    for c in chain.into_iter().rev() {
+        entry.insert(c, val);
+        val = stored_in.get(&c).copied().unwrap_or(val);
+        out.insert(c, val);
+    }
+    entry.get(&b).copied().or(Some(val))
+}
+
+/// Gives every inserted φ its operands: `init` from the preheader, the
+/// predecessor's end value from a loop block.
+fn fill_phis(
+    new: &mut NewNodes,
+    phi_of: &HashMap<u32, (Value, Vec<BlockId>)>,
+    flow: &Flow,
+    ph: u32,
+    init: Operand,
+) -> Option<()> {
     for (phi, preds) in phi_of.values() {
-        let mut values = Vec::new();
+        let mut values = Vec::with_capacity(preds.len());
         for p in preds {
-            if p.0 == ph {
-                values.push(init);
-            } else {
-                let Some(v) = block_out.get(&p.0) else { return None };
-                values.push(*v);
-            }
+            values.push(if p.0 == ph { init } else { *flow.block_out.get(&p.0)? });
         }
-        if let Some(n) = new.nodes.get_mut((phi.0 - new.base) as usize) {
-            if let Inst::Phi { values: vs, .. } = &mut n.inst {
-                *vs = values;
-            }
+        if let Some(n) = new.nodes.get_mut((phi.0 - new.base) as usize)
+            && let Inst::Phi { values: vs, .. } = &mut n.inst
+        {
+            *vs = values;
         }
     }
-    // Exit stores (a φ first when the exit has several predecessors).
+    Some(())
+}
+
+/// A store of the promoted value at every exit (after a φ when the exit
+/// has several predecessors), queued in `stores`.
+fn exit_stores(
+    ir: &IrCode,
+    new: &mut NewNodes,
+    stores: &mut Vec<(Value, Inst)>,
+    l: &LoopInfo,
+    flow: &Flow,
+    key: &Key,
+    ty: &Type,
+) -> Option<()> {
     for &x in &l.exits {
-        let Some(at) = first_non_head(ir, x) else { return None };
+        let at = first_non_head(ir, x)?;
         let preds = unique_preds(ir, x);
         let val = if let [p] = preds.as_slice() {
-            let Some(v) = block_out.get(&p.0) else { return None };
-            *v
+            *flow.block_out.get(&p.0)?
         } else {
-            let mut values = Vec::new();
-            for p in &preds {
-                let Some(v) = block_out.get(&p.0) else { return None };
-                values.push(*v);
-            }
-            let Some(first) = ir.cfg.blocks[x as usize].stmts.clone().next() else { return None };
-            Operand::Value(new.insert_node(ir, Value(first), Inst::Phi { edges: preds.clone(), values }, ty.clone(), false))
+            let values = preds.iter().map(|p| flow.block_out.get(&p.0).copied()).collect::<Option<Vec<_>>>()?;
+            let first = ir.cfg.blocks[x as usize].stmts.clone().next()?;
+            let phi = Inst::Phi { edges: preds.clone(), values };
+            Operand::Value(new.insert_node(ir, Value(first), phi, ty.clone(), false))
         };
-        stores.push((at, Inst::Store { loc: loc.clone(), base, index, value: val }));
+        stores.push((at, Inst::Store { loc: key.loc.clone(), base: key.base, index: key.index, value: val }));
     }
-    // Rewrite the loop's loads and stores.
+    Some(())
+}
+
+/// Deletes the loop's stores of the location and replaces each load by
+/// the value reaching it.
+fn rewrite_accesses(ir: &mut IrCode, l: &LoopInfo, mine: &HashSet<Value>, flow: &Flow) -> Option<()> {
     for &b in &l.blocks {
-        let Some(mut cur) = block_in.get(&b).copied() else { return None };
+        let mut cur = *flow.block_in.get(&b)?;
         for s in ir.cfg.blocks[b as usize].stmts.clone() {
             let v = Value(s);
             if !mine.contains(&v) {
@@ -571,5 +672,5 @@ fn promote_one(
             }
         }
     }
-    Some(mine)
+    Some(())
 }

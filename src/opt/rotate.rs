@@ -57,7 +57,7 @@ use crate::ir::dom::DomTree;
 use crate::ir::edit::{default_flags, for_each_operand, for_each_operand_mut};
 use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
 use crate::opt::memloops::find_loops;
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 use std::collections::HashMap;
 
 /// Most statements of a header test copied into the preheader and latch.
@@ -327,11 +327,10 @@ fn copy_test(bir: &mut BlockIr, ir: &IrCode, p: &Plan, pos: usize, inputs: &Hash
     for &s in &p.test {
         let mut inst = ir.stmts.inst[s as usize].clone();
         for_each_operand_mut(&mut inst, |op| {
-            if let Operand::Value(v) = op {
-                if let Some(r) = map.get(v) {
+            if let Operand::Value(v) = op
+                && let Some(r) = map.get(v) {
                     *op = *r;
                 }
-            }
         });
         let id = bir.fresh_value();
         map.insert(Value(s), Operand::Value(id));
@@ -497,7 +496,8 @@ fn merge_latches(ir: &mut IrCode) -> u64 {
     todo.len() as u64
 }
 
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let counters = &mut ctx.counters;
     counters.add("rotate.latches_merged", merge_latches(ir));
     let dom = DomTree::new(&ir.cfg);
     let plans = check_uses(ir, &dom, candidates(ir, &dom));
@@ -507,5 +507,6 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters) {
     let Some(out) = rotate_all(ir, &dom, &plans) else { return };
     *ir = out;
     counters.add("rotate.rotated", plans.len() as u64);
-    crate::opt::loops::run(ir, &mut Counters::default());
+    // Restores dedicated exits; its counters are not ours.
+    crate::opt::loops::run(ir, &mut PassCtx::for_function(ctx.verify));
 }

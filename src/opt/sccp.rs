@@ -21,7 +21,7 @@ use crate::ir::compact::{block_succs, IncrementalCompact};
 use crate::ir::edit::{for_each_value_use, is_pure, NewNodes};
 use crate::ir::{Inst, IrCode, Operand};
 use crate::ir::fold;
-use crate::opt::Counters;
+use crate::opt::PassCtx;
 
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Lattice {
@@ -218,7 +218,8 @@ pub fn solve(ir: &IrCode) -> Solution {
 }
 
 /// The pass: solve, then rewrite and compact in one sweep.
-pub fn run(ir: &mut IrCode, counters: &mut Counters) {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let counters = &mut ctx.counters;
     let sol = solve(ir);
     let mut consts = 0;
     let mut branches = 0;

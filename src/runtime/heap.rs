@@ -19,10 +19,10 @@ pub const ARRAY_DATA_OFFSET: i32 = 24;
 pub const BOOL_ELEM_SIZE: i64 = 1;
 pub const SLOT_ELEM_SIZE: i64 = 8;
 
-/// The element size of `[elem]` (codegen and the interpreter pass it to
-/// [`toy_array_new`]).
-pub fn elem_size(elem: &crate::ir::Type) -> i64 {
-    if *elem == crate::ir::Type::Bool { BOOL_ELEM_SIZE } else { SLOT_ELEM_SIZE }
+/// The element size of an array whose elements are bools or not
+/// (codegen and the interpreter pass it to [`toy_array_new`]).
+pub fn elem_size(bool_elements: bool) -> i64 {
+    if bool_elements { BOOL_ELEM_SIZE } else { SLOT_ELEM_SIZE }
 }
 
 #[repr(C)]
@@ -125,7 +125,13 @@ pub extern "C" fn toy_array_new(tag: u64, len: i64, fill: u64, elem_size: i64) -
     a
 }
 
-pub extern "C" fn toy_array_push(a: *mut ArrayObj, x: u64) {
+/// Appends `x` (an element's slot image), growing the buffer when full.
+///
+/// # Safety
+/// `a` must be a live array object made by [`toy_array_new`] or
+/// [`toy_args`] (Toy arrays are never nil); codegen passes only values of
+/// array type, which the IR verifier checks.
+pub unsafe extern "C" fn toy_array_push(a: *mut ArrayObj, x: u64) {
     // SAFETY: compiled code passes a live, non-nil array.
     unsafe {
         let a = &mut *a;
@@ -144,7 +150,10 @@ pub extern "C" fn toy_array_push(a: *mut ArrayObj, x: u64) {
 }
 
 /// Removes and returns the last element (non-empty, checked by the IR).
-pub extern "C" fn toy_array_pop(a: *mut ArrayObj) -> u64 {
+///
+/// # Safety
+/// As for [`toy_array_push`]; an empty array returns 0.
+pub unsafe extern "C" fn toy_array_pop(a: *mut ArrayObj) -> u64 {
     // SAFETY: compiled code passes a live, non-nil, non-empty array.
     unsafe {
         let a = &mut *a;
@@ -161,7 +170,8 @@ pub extern "C" fn toy_args(tag: u64) -> *mut ArrayObj {
     let args = ARGS.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let a = toy_array_new(tag, 0, 0, SLOT_ELEM_SIZE);
     for s in args {
-        toy_array_push(a, object::new_str(s.as_bytes()) as u64);
+        // SAFETY: `a` is the live array just made.
+        unsafe { toy_array_push(a, object::new_str(s.as_bytes()) as u64) };
     }
     a
 }
@@ -242,6 +252,16 @@ pub(super) fn symbols() -> Vec<(&'static str, *const u8)> {
 mod tests {
     use super::*;
 
+    // Safe wrappers for tests whose every array is runtime-made.
+    fn push(a: *mut ArrayObj, x: u64) {
+        // SAFETY: a live array from `toy_array_new`.
+        unsafe { toy_array_push(a, x) }
+    }
+    fn pop(a: *mut ArrayObj) -> u64 {
+        // SAFETY: a live array from `toy_array_new`.
+        unsafe { toy_array_pop(a) }
+    }
+
     #[test]
     fn composite_printing() {
         let types = vec![
@@ -253,7 +273,7 @@ mod tests {
         ];
         let a = toy_array_new(2, 0, 0, SLOT_ELEM_SIZE);
         for i in 1..=3 {
-            toy_array_push(a, i);
+            push(a, i);
         }
         let mut out = Vec::new();
         write_value(&mut out, &types, 2, a as u64, 0);
@@ -274,7 +294,7 @@ mod tests {
         out.clear();
         write_value(&mut out, &types, 4, 0, 0);
         assert_eq!(String::from_utf8_lossy(&out), "nil");
-        assert_eq!(toy_array_pop(a), 3);
+        assert_eq!(pop(a), 3);
     }
 
     /// `[bool]` elements are single bytes: `n` elements take `n` bytes of
@@ -283,7 +303,7 @@ mod tests {
     fn bool_arrays_use_one_byte_per_element() {
         let types = vec![TypeDesc::Str, TypeDesc::Bool, TypeDesc::Array(1)];
         let before = object::allocated_bytes();
-        let a = toy_array_new(2, 1000, 1, elem_size(&crate::ir::Type::Bool));
+        let a = toy_array_new(2, 1000, 1, elem_size(true));
         let used = object::allocated_bytes() - before;
         assert_eq!(used, std::mem::size_of::<ArrayObj>() as u64 + 1000);
         // SAFETY: a live array of 1000 elements.
@@ -295,9 +315,9 @@ mod tests {
         }
         let b = toy_array_new(2, 0, 0, BOOL_ELEM_SIZE);
         for i in 0..9u64 {
-            toy_array_push(b, (i % 2 == 0) as u64);
+            push(b, (i % 2 == 0) as u64);
         }
-        assert_eq!(toy_array_pop(b), 1);
+        assert_eq!(pop(b), 1);
         let mut out = Vec::new();
         write_value(&mut out, &types, 2, b as u64, 0);
         assert_eq!(String::from_utf8_lossy(&out), "[true, false, true, false, true, false, true, false]");

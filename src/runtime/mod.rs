@@ -112,7 +112,11 @@ pub extern "C" fn toy_raise_pop_empty(pos: u64) {
 pub extern "C" fn toy_raise_assert(pos: u64) {
     raise_text("assertion failed", pos);
 }
-pub extern "C" fn toy_raise_assert_msg(msg: *const StrObj, pos: u64) {
+/// `assert(c, msg)` failed.
+///
+/// # Safety
+/// `msg` must be a live string object (see [`strings`]'s contract).
+pub unsafe extern "C" fn toy_raise_assert_msg(msg: *const StrObj, pos: u64) {
     // SAFETY: compiled code passes a live string object.
     let m = unsafe { object::str_bytes(msg) };
     let mut text = b"assertion failed: ".to_vec();

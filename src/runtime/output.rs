@@ -89,7 +89,9 @@ pub extern "C" fn toy_print_float(x: f64) {
 pub extern "C" fn toy_print_bool(x: u8) {
     emit(if x != 0 { b"true" } else { b"false" });
 }
-pub extern "C" fn toy_print_str(s: *const StrObj) {
+/// # Safety
+/// `s` must be a live string object (see [`super::strings`]'s contract).
+pub unsafe extern "C" fn toy_print_str(s: *const StrObj) {
     // SAFETY: compiled code passes live string objects.
     emit(unsafe { object::str_bytes(s) });
 }

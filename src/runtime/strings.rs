@@ -8,6 +8,14 @@
 //! `substr: range START..END out of bounds for length LEN`,
 //! `chr: byte out of range: N`, `parse_int: invalid integer "S"`,
 //! `parse_float: invalid float "S"` (`S` escaped as Rust `{:?}` escapes).
+//!
+//! # Safety
+//!
+//! Every `unsafe extern "C" fn` here requires each `*const StrObj` argument
+//! to be a live string object made by this runtime (never nil: Toy strings
+//! have no nil). Codegen guarantees it: the IR verifier's type check makes
+//! every such operand a `str` value, and all `str` values come from
+//! runtime-made objects or string constants laid out as `StrObj`.
 
 use super::object::{self, StrObj};
 use super::output::format_float;
@@ -25,7 +33,10 @@ const MIN_CAP: usize = 16;
 /// `a + b`: appends `b` in place when `a`'s bytes are in a buffer, `a` ends
 /// at the buffer's used end and the buffer has room, else copies both into a new buffer with room for as
 /// much again (module docs of [`super::object`]).
-pub extern "C" fn toy_str_concat(a: *const StrObj, b: *const StrObj) -> *const StrObj {
+///
+/// # Safety
+/// Pointer arguments are live string objects (the module's contract).
+pub unsafe extern "C" fn toy_str_concat(a: *const StrObj, b: *const StrObj) -> *const StrObj {
     // SAFETY: live strings from compiled code; their buffers follow the
     // invariants of `object`.
     unsafe {
@@ -74,11 +85,15 @@ fn note_copied(n: usize) {
 #[inline(always)]
 fn note_copied(_: usize) {}
 
-pub extern "C" fn toy_str_eq(a: *const StrObj, b: *const StrObj) -> u8 {
+/// # Safety
+/// Pointer arguments are live string objects (the module's contract).
+pub unsafe extern "C" fn toy_str_eq(a: *const StrObj, b: *const StrObj) -> u8 {
     // SAFETY: live strings from compiled code.
     unsafe { (bytes(a) == bytes(b)) as u8 }
 }
-pub extern "C" fn toy_str_cmp(a: *const StrObj, b: *const StrObj) -> i64 {
+/// # Safety
+/// Pointer arguments are live string objects (the module's contract).
+pub unsafe extern "C" fn toy_str_cmp(a: *const StrObj, b: *const StrObj) -> i64 {
     // SAFETY: live strings from compiled code.
     match unsafe { bytes(a).cmp(bytes(b)) } {
         std::cmp::Ordering::Less => -1,
@@ -96,7 +111,10 @@ pub extern "C" fn toy_str_of_bool(x: u8) -> *const StrObj {
     object::new_str(if x != 0 { b"true" } else { b"false" })
 }
 /// `substr(s, start, end)`: bytes `start..end`.
-pub extern "C" fn toy_substr(s: *const StrObj, start: i64, end: i64, pos: u64) -> *const StrObj {
+///
+/// # Safety
+/// Pointer arguments are live string objects (the module's contract).
+pub unsafe extern "C" fn toy_substr(s: *const StrObj, start: i64, end: i64, pos: u64) -> *const StrObj {
     // SAFETY: a live string from compiled code.
     let b = unsafe { bytes(s) };
     let len = b.len() as i64;
@@ -125,7 +143,9 @@ pub extern "C" fn toy_fixed(x: f64, digits: i64) -> *const StrObj {
     };
     object::new_str(text.as_bytes())
 }
-pub extern "C" fn toy_parse_int(s: *const StrObj, pos: u64) -> i64 {
+/// # Safety
+/// Pointer arguments are live string objects (the module's contract).
+pub unsafe extern "C" fn toy_parse_int(s: *const StrObj, pos: u64) -> i64 {
     // SAFETY: a live string from compiled code.
     let b = unsafe { bytes(s) };
     match std::str::from_utf8(b).ok().and_then(|t| t.parse::<i64>().ok()) {
@@ -136,7 +156,9 @@ pub extern "C" fn toy_parse_int(s: *const StrObj, pos: u64) -> i64 {
         }
     }
 }
-pub extern "C" fn toy_parse_float(s: *const StrObj, pos: u64) -> f64 {
+/// # Safety
+/// Pointer arguments are live string objects (the module's contract).
+pub unsafe extern "C" fn toy_parse_float(s: *const StrObj, pos: u64) -> f64 {
     // SAFETY: a live string from compiled code.
     let b = unsafe { bytes(s) };
     match std::str::from_utf8(b).ok().and_then(|t| t.parse::<f64>().ok()) {
@@ -173,17 +195,35 @@ mod tests {
         unsafe { object::str_lossy(s) }
     }
 
+    // Safe wrappers for tests whose every string is runtime-made.
+    fn concat(a: *const StrObj, b: *const StrObj) -> *const StrObj {
+        // SAFETY: runtime-made strings.
+        unsafe { toy_str_concat(a, b) }
+    }
+    fn str_eq(a: *const StrObj, b: *const StrObj) -> u8 {
+        // SAFETY: runtime-made strings.
+        unsafe { toy_str_eq(a, b) }
+    }
+    fn str_cmp(a: *const StrObj, b: *const StrObj) -> i64 {
+        // SAFETY: runtime-made strings.
+        unsafe { toy_str_cmp(a, b) }
+    }
+    fn substr(s: *const StrObj, start: i64, end: i64, pos: u64) -> *const StrObj {
+        // SAFETY: a runtime-made string.
+        unsafe { toy_substr(s, start, end, pos) }
+    }
+
     #[test]
     fn string_functions() {
         let a = object::new_str(b"foo");
         let b = object::new_str(b"bar");
-        assert_eq!(text(toy_str_concat(a, b)), "foobar");
-        assert_eq!(toy_str_eq(a, object::new_str(b"foo")), 1);
-        assert_eq!(toy_str_cmp(b, a), -1);
+        assert_eq!(text(concat(a, b)), "foobar");
+        assert_eq!(str_eq(a, object::new_str(b"foo")), 1);
+        assert_eq!(str_cmp(b, a), -1);
         assert_eq!(text(toy_str_of_float(1.0)), "1.0");
-        assert_eq!(text(toy_fixed(3.14159, 2)), "3.14");
+        assert_eq!(text(toy_fixed(1.23456, 2)), "1.23");
         assert_eq!(text(toy_fixed(2.5, 0)), "2");
-        assert_eq!(text(toy_substr(a, 1, 3, 0)), "oo");
+        assert_eq!(text(substr(a, 1, 3, 0)), "oo");
     }
 
     fn copied() -> u64 {
@@ -202,7 +242,7 @@ mod tests {
         let mut s = object::new_str(b"");
         let mut buffers = std::collections::HashSet::new();
         for _ in 0..n {
-            s = toy_str_concat(s, x);
+            s = concat(s, x);
             // SAFETY: runtime-made string.
             buffers.insert(unsafe { (*s).data } as usize);
         }
@@ -227,16 +267,16 @@ mod tests {
     fn shared_buffer_keeps_each_strings_content() {
         // Inline bytes (constants, `str(x)`, ...) are never appended to in place.
         let c = object::new_str(b"ab");
-        let r = toy_str_concat(c, object::new_str(b"c"));
+        let r = concat(c, object::new_str(b"c"));
         // SAFETY: runtime-made strings.
         unsafe {
             assert!(object::is_inline(c) && !object::is_inline(r));
             assert_ne!((*r).data, (*c).data);
         }
         assert_eq!((text(c), text(r)), ("ab".into(), "abc".into()));
-        let a = toy_str_concat(object::new_str(b"ab"), object::new_str(b"c"));
-        let s = toy_str_concat(a, object::new_str(b"x"));
-        let t = toy_str_concat(a, object::new_str(b"y"));
+        let a = concat(object::new_str(b"ab"), object::new_str(b"c"));
+        let s = concat(a, object::new_str(b"x"));
+        let t = concat(a, object::new_str(b"y"));
         // `s` was appended in place (same buffer as `a`), `t` had to copy.
         // SAFETY: runtime-made strings.
         unsafe {
@@ -245,22 +285,22 @@ mod tests {
         }
         assert_eq!((text(a), text(s), text(t)), ("abc".into(), "abcx".into(), "abcy".into()));
         // Extending `s` further leaves `a` and `s` as they were.
-        let u = toy_str_concat(s, object::new_str(b"zz"));
+        let u = concat(s, object::new_str(b"zz"));
         assert_eq!((text(a), text(s), text(u)), ("abc".into(), "abcx".into(), "abcxzz".into()));
         // A prefix of an extended buffer appends by copying.
-        let v = toy_str_concat(a, object::new_str(b"!"));
+        let v = concat(a, object::new_str(b"!"));
         assert_eq!((text(v), text(u)), ("abc!".into(), "abcxzz".into()));
         // A string appended to itself (source and destination share a buffer).
-        let mut d = toy_str_concat(object::new_str(b"ab"), object::new_str(b"cd"));
+        let mut d = concat(object::new_str(b"ab"), object::new_str(b"cd"));
         for _ in 0..5 {
-            d = toy_str_concat(d, d);
+            d = concat(d, d);
         }
         assert_eq!(text(d), "abcd".repeat(32));
         // Empty operands return the other operand.
         let e = object::new_str(b"");
-        assert_eq!(toy_str_concat(e, u), u);
-        assert_eq!(toy_str_concat(u, e), u);
-        assert_eq!(text(toy_str_concat(e, e)), "");
-        assert_eq!(toy_str_eq(toy_str_concat(a, object::new_str(b"x")), s), 1);
+        assert_eq!(concat(e, u), u);
+        assert_eq!(concat(u, e), u);
+        assert_eq!(text(concat(e, e)), "");
+        assert_eq!(str_eq(concat(a, object::new_str(b"x")), s), 1);
     }
 }

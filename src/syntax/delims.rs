@@ -188,8 +188,8 @@ impl<'a> Repair<'a, '_> {
                 reported_line = Some(line);
             }
             let mut placed = None;
-            if open.closer != Token::RBrace {
-                if let Some(p) = self.stop_on_line(open.at) {
+            if open.closer != Token::RBrace
+                && let Some(p) = self.stop_on_line(open.at) {
                     // Openers inside the new group must close there too.
                     // `inner` is in decreasing index order, so those before
                     // `p` are at its end (at most MAX_LINE_SCAN of them).
@@ -198,7 +198,6 @@ impl<'a> Repair<'a, '_> {
                         placed = Some(p);
                     }
                 }
-            }
             match placed {
                 Some(p) => self.inserts.push((p, open.closer)),
                 None => self.out.push((open.closer, SimpleSpan::from(at..at))),
@@ -250,11 +249,10 @@ fn repair<'a>(
                     // like it: braces opened in between were left unclosed.
                     if t == Token::RBrace {
                         let (indent, first) = r.lines.indent(s.start);
-                        if first && r.stack[i].indent != indent {
-                            if let Some(j) = r.stack[..i].iter().rposition(|o| o.closer == t && o.indent == indent) {
+                        if first && r.stack[i].indent != indent
+                            && let Some(j) = r.stack[..i].iter().rposition(|o| o.closer == t && o.indent == indent) {
                                 i = j;
                             }
-                        }
                     }
                     r.close_above(i + 1, s.start);
                     r.stack.pop();
@@ -293,8 +291,8 @@ fn fold_min_int(tokens: Vec<(Token<'_>, SimpleSpan)>) -> Vec<(Token<'_>, SimpleS
     let mut it = tokens.into_iter().peekable();
     while let Some((t, s)) = it.next() {
         let prefix = out.last().is_none_or(|(p, _)| !ends_operand(p));
-        if t == Token::Minus && prefix {
-            if let Some((Token::Int(I64_MIN_MAGNITUDE), lit_span)) = it.peek() {
+        if t == Token::Minus && prefix
+            && let Some((Token::Int(I64_MIN_MAGNITUDE), lit_span)) = it.peek() {
                 let lit_span = *lit_span;
                 it.next();
                 let postfix = matches!(it.peek(), Some((Token::LParen | Token::LBracket | Token::Dot, _)));
@@ -306,7 +304,6 @@ fn fold_min_int(tokens: Vec<(Token<'_>, SimpleSpan)>) -> Vec<(Token<'_>, SimpleS
                 }
                 continue;
             }
-        }
         out.push((t, s));
     }
     out

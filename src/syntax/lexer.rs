@@ -38,15 +38,14 @@ pub fn lex(text: &str) -> (Vec<(Token<'_>, SimpleSpan)>, Vec<LexError>) {
             other => format!("{other}"),
         };
         // A run of adjacent unexpected characters is one error.
-        if let Some(prev) = errors.last_mut() {
-            if prev.message.starts_with("unexpected character")
+        if let Some(prev) = errors.last_mut()
+            && prev.message.starts_with("unexpected character")
                 && message.starts_with("unexpected character")
                 && prev.span.end == span.start
             {
                 prev.span = SimpleSpan::from(prev.span.start..span.end);
                 continue;
             }
-        }
         let label = label_for(&message);
         errors.push(LexError { span, message, label });
     }

@@ -42,11 +42,9 @@ pub fn func_index(module: &Module, name: &str) -> usize {
 
 /// The function printed with its MemorySSA (no source margin).
 pub fn memssa_text(module: &Module, name: &str, walker: bool) -> String {
-    toyc::memssa::alias::set_current_summaries(Some(toyc::memssa::alias::compute_summaries(module)));
+    let sums = toyc::memssa::alias::compute_summaries(module);
     let f = &module.funcs[func_index(module, name)];
-    let s = toyc::memssa::print::print_function(f, &module.program, None, walker);
-    toyc::memssa::alias::set_current_summaries(None);
-    s
+    toyc::memssa::print::print_function(f, &module.program, &sums, None, walker)
 }
 
 /// The IR of one function (no source margin).

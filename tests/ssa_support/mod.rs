@@ -130,7 +130,7 @@ pub fn build(p: Program) -> Module {
     // The backend accepts it too.
     let mut sources = toyc::span::SourceMap::new();
     sources.add("t.toy".into(), None, String::new());
-    let opts = toyc::codegen::CodegenOptions { optimize: false };
+    let opts = toyc::codegen::CodegenOptions { optimize: false, verify: true, ..Default::default() };
     if let Err(e) = toyc::codegen::clif_text(&m, &sources, &opts, None) {
         let text: String = m.funcs.iter().map(|f| toyc::ir::print::print_function(f, &m.program, None)).collect();
         panic!("codegen rejected the IR: {e}\n{text}");

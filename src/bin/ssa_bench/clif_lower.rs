@@ -95,7 +95,7 @@ pub fn lower(
         let var = l.var(*p)?;
         l.b.def_var(var, v);
     }
-    let result = l.block(&f.body).and_then(|()| {
+    let result = l.block(&f.body).map(|()| {
         if !l.dead {
             if f.ret == Type::Void {
                 l.b.ins().return_(&[]);
@@ -103,7 +103,6 @@ pub fn lower(
                 l.b.ins().trap(cranelift_codegen::ir::TrapCode::unwrap_user(1));
             }
         }
-        Ok(())
     });
     // A failed lowering leaves unfinished blocks: finalize only on success
     // (the context is cleared either way by creating the next builder).

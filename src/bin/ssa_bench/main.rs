@@ -19,7 +19,7 @@ mod clif_lower;
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::settings;
 use cranelift_frontend::FunctionBuilderContext;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 use toyc::ir::{Inst, IrCode};
 use toyc::sema::hir::{FuncId, Program};
@@ -84,7 +84,7 @@ fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() { 0.0 } else { v[v.len() / 2] }
 }
 
-fn measure(path: &PathBuf, reps: usize) -> Result<Report, String> {
+fn measure(path: &Path, reps: usize) -> Result<Report, String> {
     let mut sources = SourceMap::new();
     let program = toyc::driver::check_file(path, &mut sources).map_err(|d| {
         format!("{}: {} compile error(s)", path.display(), d.len())

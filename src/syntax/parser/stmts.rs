@@ -38,7 +38,7 @@ enum Loop {
 /// One statement; `None` for an empty statement `;`.
 fn stmt<'a>(cx: Cx<'a>, full: P<'a, Expr>, no_struct: P<'a, Expr>, block: P<'a, Block>) -> P<'a, Option<Stmt>> {
     let label = select_ref! { Token::Label(name) = e => Ident { name: name.to_string(), span: cx.span(e.span()) } };
-    let simple = simple_core(cx, full.clone(), label.clone().boxed());
+    let simple = simple_core(cx, full.clone(), label.boxed());
 
     // if c { } else if c { } else { }: the else-if chain is collected
     // iteratively and folded from the end.
