@@ -253,3 +253,13 @@ fn bisection_finds_the_first_pass_that_changes_the_output() {
     assert!(probes.len() <= 5, "a binary search: {probes:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn oracle_print_evaluates_every_argument_before_formatting() {
+    // print(a, pop(a)) shows `a` after the pop: a call's arguments are all
+    // evaluated first.
+    let arr = e(ExprKind::ArrayLit(Ty::Int, vec![int(1), int(2), int(3)]));
+    let pop = e(ExprKind::Builtin(Builtin::Pop, vec![var("a")]));
+    let (_, out) = run(main_prog(vec![let_("a", arr), print_(vec![var("a"), pop])]));
+    assert_eq!(out.stdout, "[1, 2] 3\n");
+}

@@ -169,10 +169,12 @@ impl Eval<'_> {
             }
             StmtKind::Assign { place, op, value } => self.assign(fr, place, *op, value, s.pos)?,
             StmtKind::Print { newline, args } => {
+                // A call: every argument is evaluated before anything is
+                // formatted (a later argument may change an earlier array).
+                let vals = self.exprs(fr, args)?;
                 let mut parts = Vec::new();
-                for a in args {
-                    let v = self.expr(fr, a)?;
-                    parts.push(format_top(&v, &self.structs).ok_or_else(|| Ctl::Skip("cyclic value".into()))?);
+                for v in &vals {
+                    parts.push(format_top(v, &self.structs).ok_or_else(|| Ctl::Skip("cyclic value".into()))?);
                 }
                 let text = if *newline { parts.join(" ") + "\n" } else { parts.concat() };
                 self.emit(&text)?;
