@@ -119,10 +119,11 @@ impl Gen {
         if depth == 0 || self.rng.chance(30) {
             return self.var_or_leaf(ty);
         }
-        if !self.safe && self.rng.chance(18) {
-            if let Some(e) = self.gen_access(ty, depth) {
-                return e;
-            }
+        if !self.safe
+            && self.rng.chance(18)
+            && let Some(e) = self.gen_access(ty, depth)
+        {
+            return e;
         }
         match ty {
             Ty::Int => self.gen_int(depth),

@@ -265,10 +265,10 @@ impl Gen {
             }
             self.gen_stmt(&mut out, depth);
         }
-        if self.rng.chance(25) {
-            if let Some(j) = self.gen_jump() {
-                out.push(j);
-            }
+        if self.rng.chance(25)
+            && let Some(j) = self.gen_jump()
+        {
+            out.push(j);
         }
         self.scopes.pop();
         out

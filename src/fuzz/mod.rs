@@ -139,11 +139,11 @@ pub fn run(opts: &Options) -> i32 {
         eprintln!("error: cannot create {}: {e}", base.display());
         return 2;
     }
-    if let Some(k) = &opts.keep {
-        if let Err(e) = std::fs::create_dir_all(k) {
-            eprintln!("error: --keep: cannot create {}: {e}", k.display());
-            return 2;
-        }
+    if let Some(k) = &opts.keep
+        && let Err(e) = std::fs::create_dir_all(k)
+    {
+        eprintln!("error: --keep: cannot create {}: {e}", k.display());
+        return 2;
     }
     let start = Instant::now();
     let next = AtomicU64::new(0);
@@ -199,7 +199,7 @@ fn worker(opts: &Options, dir: &Path, next: &AtomicU64, totals: &Mutex<Totals>, 
         t.failed += failed as u64;
         t.skipped += skipped;
         t.last_seed = t.last_seed.max(seed);
-        if t.programs % 1000 == 0 {
+        if t.programs.is_multiple_of(1000) {
             eprintln!("fuzz: {} programs, {} disagreed, {:.0}s", t.programs, t.failed, start.elapsed().as_secs_f64());
         }
     }

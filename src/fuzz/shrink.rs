@@ -19,7 +19,6 @@ pub fn shrink(p: &Program, max_tries: usize, still_fails: &mut dyn FnMut(&Progra
     loop {
         let mut progress = false;
         for edit in [Edit::DeleteFunc, Edit::DeleteGlobal, Edit::DeleteStmt, Edit::Unwrap, Edit::Simplify, Edit::DeleteStruct] {
-            let mut n = 0;
             // Walk the candidates of this edit kind from the last one, so
             // that a success does not shift the indices still to try.
             let total = count(&best, edit);
@@ -35,10 +34,8 @@ pub fn shrink(p: &Program, max_tries: usize, still_fails: &mut dyn FnMut(&Progra
                 if still_fails(&cand) {
                     best = cand;
                     progress = true;
-                    n += 1;
                 }
             }
-            let _ = n;
         }
         if !progress {
             return best;
@@ -147,10 +144,10 @@ fn delete_func(p: &mut Program, k: usize) -> bool {
 
 fn renumber_stmt(s: &mut Stmt, removed: usize) {
     let mut fix = |e: &mut Expr| {
-        if let ExprKind::Call(j, _) = &mut e.kind {
-            if *j > removed {
-                *j -= 1;
-            }
+        if let ExprKind::Call(j, _) = &mut e.kind
+            && *j > removed
+        {
+            *j -= 1;
         }
     };
     stmt_exprs_deep(s, &mut fix);
