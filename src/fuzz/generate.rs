@@ -20,6 +20,7 @@
 
 use super::ast::*;
 use super::rng::Rng;
+use super::shrink::calls_in;
 
 /// A visible variable.
 #[derive(Clone, Debug)]
@@ -89,8 +90,7 @@ impl Gen {
         self.cur = 0;
         self.scopes.clear();
         for j in 1..self.prog.funcs.len() {
-            let called = (0..self.prog.funcs.len())
-                .any(|i| i != j && format!("{:?}", self.prog.funcs[i].body).contains(&format!("Call({j}, ")));
+            let called = (0..self.prog.funcs.len()).any(|i| i != j && calls_in(&self.prog.funcs[i].body).contains(&j));
             if called {
                 continue;
             }
@@ -99,7 +99,11 @@ impl Gen {
                 .iter()
                 .enumerate()
                 .map(|(k, (_, t))| {
-                    if k == 0 && self.recursive[j] { Expr::new(ExprKind::Int(self.rng.below(4) as i64)) } else { self.leaf(t) }
+                    if k == 0 && self.recursive[j] {
+                        Expr::new(ExprKind::Int(self.rng.below(4) as i64))
+                    } else {
+                        self.leaf(t)
+                    }
                 })
                 .collect();
             let call = Stmt::new(StmtKind::Expr(Expr::new(ExprKind::Call(j, args))));
@@ -108,7 +112,11 @@ impl Gen {
             let handler = vec![Stmt::new(StmtKind::Print { newline: true, args: msg })];
             let stmt = Stmt::new(StmtKind::Try { body: vec![call], var, handler });
             let body = &mut self.prog.funcs[0].body;
-            let at = if matches!(body.last().map(|s| &s.kind), Some(StmtKind::Return(_))) { body.len() - 1 } else { body.len() };
+            let at = if matches!(body.last().map(|s| &s.kind), Some(StmtKind::Return(_))) {
+                body.len() - 1
+            } else {
+                body.len()
+            };
             body.insert(at, stmt);
         }
     }

@@ -18,7 +18,9 @@ pub fn shrink(p: &Program, max_tries: usize, still_fails: &mut dyn FnMut(&Progra
     let mut tries = 0;
     loop {
         let mut progress = false;
-        for edit in [Edit::DeleteFunc, Edit::DeleteGlobal, Edit::DeleteStmt, Edit::Unwrap, Edit::Simplify, Edit::DeleteStruct] {
+        for edit in
+            [Edit::DeleteFunc, Edit::DeleteGlobal, Edit::DeleteStmt, Edit::Unwrap, Edit::Simplify, Edit::DeleteStruct]
+        {
             // Walk the candidates of this edit kind from the last one, so
             // that a success does not shift the indices still to try.
             let total = count(&best, edit);
@@ -110,6 +112,17 @@ fn delete_last_struct(p: &mut Program) -> bool {
     true
 }
 
+/// The functions called in `body`.
+pub fn calls_in(body: &[Stmt]) -> HashSet<usize> {
+    let mut called = HashSet::new();
+    walk_exprs_in(body, &mut |e| {
+        if let ExprKind::Call(j, _) = e.kind {
+            called.insert(j);
+        }
+    });
+    called
+}
+
 /// Deletes `fnK` if nothing calls it (never `main`), renumbering calls.
 fn delete_func(p: &mut Program, k: usize) -> bool {
     if k == 0 || k >= p.funcs.len() {
@@ -117,11 +130,7 @@ fn delete_func(p: &mut Program, k: usize) -> bool {
     }
     let mut called = HashSet::new();
     for f in &p.funcs {
-        walk_exprs_in(&f.body, &mut |e| {
-            if let ExprKind::Call(j, _) = e.kind {
-                called.insert(j);
-            }
-        });
+        called.extend(calls_in(&f.body));
     }
     for g in &p.globals {
         walk_expr(&g.init, &mut |e| {
