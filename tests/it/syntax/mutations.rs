@@ -99,6 +99,17 @@ fn mutate(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
     t
 }
 
+/// Mutant `index` of `seed` again (the generator is deterministic).
+fn replay(seed: u64, index: u64) -> Vec<u8> {
+    let seeds = seeds();
+    let mut rng = Rng(seed);
+    let mut t = Vec::new();
+    for _ in 0..=index {
+        t = mutate(&mut rng, &seeds);
+    }
+    t
+}
+
 /// Runs `count` mutants from `seed` on a thread with the driver's stack;
 /// panics with the failing input on the first failure.
 fn campaign(seed: u64, count: u64) -> (u64, u64) {
@@ -126,7 +137,10 @@ fn campaign(seed: u64, count: u64) -> (u64, u64) {
             Ok((_, Ok(0))) => valid += 1,
             Ok((_, Ok(_))) => {}
             Ok((i, Err(e))) => panic!("mutant {i} of seed {seed} failed: {e}"),
-            Err(_) => panic!("mutant {done} of seed {seed} took over {HANG:?} (after {:?})", last.elapsed()),
+            Err(_) => {
+                let text = String::from_utf8_lossy(&replay(seed, done)).into_owned();
+                panic!("mutant {done} of seed {seed} took over {HANG:?} (after {:?})\n--- input ---\n{text}", last.elapsed())
+            }
         }
         done += 1;
         last = Instant::now();
@@ -146,6 +160,12 @@ fn mutated_programs_never_break_the_front_end() {
 #[test]
 #[ignore = "a long campaign: TOYC_FRONTEND_INPUTS=N (default 10^6)"]
 fn mutation_campaign() {
+    if let Some(i) = std::env::var("TOYC_FRONTEND_REPLAY").ok().and_then(|s| s.parse().ok()) {
+        let seed = std::env::var("TOYC_FRONTEND_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
+        std::fs::write("mutant.toy", replay(seed, i)).unwrap();
+        eprintln!("wrote mutant {i} of seed {seed} to mutant.toy");
+        return;
+    }
     let count = std::env::var("TOYC_FRONTEND_INPUTS").ok().and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
     let seed = std::env::var("TOYC_FRONTEND_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
     let start = Instant::now();
