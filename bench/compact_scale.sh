@@ -2,14 +2,14 @@
 # Measurements for docs/passes.md ("Measured"):
 #  1. `compact` time on generated functions of 10^5 and 10^6 statements with
 #     pending inserted nodes, copies, deletions and constant branches spread
-#     through them (the ignored test `compact_scale` in tests/compact_props.rs,
+#     through them (the ignored test `compact_scale` in tests/it/ir/compact_props.rs,
 #     best of 3 runs per size, release build);
 #  2. `total_dyn_inst` of the IR interpreter at -O0 and -O2 for every program
 #     in examples/, as a Markdown table.
 # Usage: bench/compact_scale.sh   (from the repository root)
 set -eu
 cd "$(dirname "$0")/.."
-cargo test --release --test compact_props compact_scale -- --ignored --nocapture 2>/dev/null | grep '^compact_scale:'
+cargo test --release --test it compact_scale -- --ignored --nocapture 2>/dev/null | grep '^compact_scale:'
 cargo build --release --quiet
 echo
 echo "| program | -O0 | -O2 | -O2 / -O0 |"

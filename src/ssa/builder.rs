@@ -389,6 +389,11 @@ impl Builder {
         }
         let mut stack = vec![Frame::Lookup(block)];
         let mut ret: Option<Operand> = None;
+        // Hops to a single predecessor or a region's head. A reachable
+        // block reaches a definition in fewer hops than there are blocks;
+        // more means a cycle of single-predecessor blocks that nothing
+        // enters (dead code after a raise), where the variable has no value.
+        let mut hops = 0usize;
         while let Some(frame) = stack.pop() {
             match frame {
                 Frame::Lookup(b) => match self.target(var, b) {
@@ -404,6 +409,12 @@ impl Builder {
                 Frame::Visit(b) => {
                     self.steps += 1;
                     let blk = &self.blocks[b as usize];
+                    if blk.sealed && hops > self.blocks.len() {
+                        let v = self.undef(var);
+                        self.cache_var(var, b, v);
+                        ret = Some(v);
+                        continue;
+                    }
                     if blk.sealed
                         && let Some((head, written)) = self.skip.get(&b)
                         && !written.contains(&var)
@@ -411,6 +422,7 @@ impl Builder {
                         // A structured region that does not write
                         // `var`: its value is the one at the head.
                         let head = *head;
+                        hops += 1;
                         stack.push(Frame::Single(b));
                         stack.push(Frame::Lookup(head));
                         continue;
@@ -423,6 +435,7 @@ impl Builder {
                         ret = Some(v);
                     } else if blk.preds.len() == 1 {
                         let p = blk.preds[0];
+                        hops += 1;
                         stack.push(Frame::Single(b));
                         stack.push(Frame::Lookup(p));
                     } else if blk.preds.is_empty() {

@@ -1,0 +1,5 @@
+//! The IR: compaction, the verifier (one test per invariant), printed snapshots.
+mod compact;
+mod compact_props;
+mod snapshots;
+mod verify;

@@ -1,0 +1,21 @@
+//! Every integration test except the lang-tests, as one test binary (one
+//! link and one executable instead of one per file), grouped by the stage
+//! of the pipeline it tests. Test names are `STAGE::FILE::TEST`, e.g.
+//! `cargo test --test it opt::licm_checks::`.
+//!
+//! The lang-tests (`tests/lang_tests.rs`) stay a binary of their own: they
+//! use their own harness (libtest-mimic), one trial per file and mode.
+
+mod memssa_support;
+mod ssa_support;
+
+mod codegen;
+mod driver;
+mod fuzz;
+mod interp;
+mod ir;
+mod layering;
+mod memssa;
+mod opt;
+mod ssa;
+mod syntax;

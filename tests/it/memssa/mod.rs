@@ -1,0 +1,2 @@
+//! MemorySSA: clobbers, the walker, φ placement, printed form.
+mod clobbers;

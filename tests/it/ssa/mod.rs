@@ -1,0 +1,6 @@
+//! SSA construction (Braun et al.): φ counts, heap operations, minimality, scaling, from source.
+mod builder;
+mod heap;
+mod minimal;
+mod scaling;
+mod source;
