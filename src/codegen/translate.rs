@@ -66,44 +66,16 @@ pub fn rt_signature(sig: &RtSig, call_conv: cranelift_codegen::isa::CallConv) ->
     s
 }
 
-/// The IR successors of block `b`, from its last statement.
-pub fn successors(code: &IrCode, b: usize) -> Vec<usize> {
-    let range = &code.cfg.blocks[b].stmts;
-    if range.end == 0 || range.start >= range.end {
-        return vec![b + 1];
-    }
-    match &code.stmts.inst[range.end as usize - 1] {
-        Inst::Goto(d) => vec![d.0 as usize],
-        Inst::GotoIfNot { dest, .. } => vec![b + 1, dest.0 as usize],
-        Inst::Return(_) | Inst::Unwind | Inst::Unreachable => vec![],
-        _ => vec![b + 1],
-    }
-}
-
-/// Blocks reachable from block 0, in reverse postorder.
+/// Blocks reachable from block 0, in the reverse postorder of a search
+/// that enters each block's branch target before its fallthrough
+/// (`succs` reversed), so a block's fallthrough successor is emitted right
+/// after it: the order blocks are translated (and Cranelift lays them out) in.
 pub fn reverse_postorder(code: &IrCode) -> Vec<usize> {
-    let n = code.cfg.blocks.len();
-    let mut seen = vec![false; n];
-    let mut post = Vec::with_capacity(n);
-    if n == 0 {
-        return post;
-    }
-    let mut stack: Vec<(usize, Vec<usize>)> = vec![(0, successors(code, 0))];
-    seen[0] = true;
-    while let Some((b, succs)) = stack.last_mut() {
-        if let Some(s) = succs.pop() {
-            if s < n && !seen[s] {
-                seen[s] = true;
-                let ss = successors(code, s);
-                stack.push((s, ss));
-            }
-        } else {
-            post.push(*b);
-            stack.pop();
-        }
-    }
-    post.reverse();
-    post
+    let blocks = &code.cfg.blocks;
+    crate::ir::graph::reverse_postorder(blocks.len(), |b| blocks[b as usize].succs.iter().rev().map(|s| s.0))
+        .into_iter()
+        .map(|b| b as usize)
+        .collect()
 }
 
 pub(super) struct FnTrans<'c, 'a, 'f> {

@@ -380,6 +380,15 @@ pub struct Cfg {
     pub blocks: Vec<BasicBlock>,
 }
 
+impl Cfg {
+    /// The blocks reachable from the entry, in the reverse postorder of a
+    /// depth-first search entering `succs` in order (fallthrough first):
+    /// the order the dominator tree is computed in ([`graph::reverse_postorder`]).
+    pub fn rpo(&self) -> Vec<u32> {
+        graph::reverse_postorder(self.blocks.len(), |b| self.blocks[b as usize].succs.iter().map(|s| s.0))
+    }
+}
+
 /// One function in SSA form.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IrCode {

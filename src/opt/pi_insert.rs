@@ -28,35 +28,6 @@ use std::collections::HashMap;
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
 
-/// Reverse postorder of the reachable blocks.
-pub fn rpo(ir: &IrCode) -> Vec<u32> {
-    let n = ir.cfg.blocks.len();
-    let mut post = Vec::with_capacity(n);
-    if n == 0 {
-        return post;
-    }
-    let mut seen = vec![false; n];
-    let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
-    seen[0] = true;
-    while let Some(top) = stack.last_mut() {
-        let (b, i) = (top.0, top.1);
-        let succs = &ir.cfg.blocks[b as usize].succs;
-        if i < succs.len() {
-            top.1 += 1;
-            let s = succs[i].0;
-            if (s as usize) < n && !seen[s as usize] {
-                seen[s as usize] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            post.push(b);
-            stack.pop();
-        }
-    }
-    post.reverse();
-    post
-}
-
 /// Facts about operands: (value, fact) pairs.
 type Facts = Vec<(Operand, Fact)>;
 
@@ -147,7 +118,7 @@ fn first_non_phi(ir: &IrCode, b: u32) -> Option<Value> {
 /// Inserts πs after every comparison branch; returns how many.
 pub fn insert_pis(ir: &mut IrCode) -> u64 {
     let dom = DomTree::new(&ir.cfg);
-    let order = rpo(ir);
+    let order = ir.cfg.rpo();
     let mut uses = Uses::new(ir);
     let mut new = NewNodes::new(ir);
     let mut count = 0u64;
