@@ -443,18 +443,6 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         })
     }
 
-    /// The Toy type of an operand (`Nil` has no type of its own: `None`).
-    pub(super) fn operand_type(&self, op: &Operand) -> Option<Type> {
-        match op {
-            Operand::Value(v) => self.code.stmts.ty.get(v.0 as usize).cloned(),
-            Operand::Arg(i) => self.code.params.get(*i as usize).cloned(),
-            Operand::Int(_) => Some(Type::Int),
-            Operand::Float(_) => Some(Type::Float),
-            Operand::Bool(_) => Some(Type::Bool),
-            Operand::Nil => None,
-        }
-    }
-
     fn operands(&mut self, ops: &[Operand]) -> Result<Vec<cl::Value>, String> {
         ops.iter().map(|o| self.operand(o)).collect()
     }
@@ -561,7 +549,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 // Void arguments have no machine value.
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
-                    if self.operand_type(a).is_some_and(|t| cl_type(&t).is_none()) {
+                    if self.code.operand_type(a).is_some_and(|t| cl_type(&t).is_none()) {
                         continue;
                     }
                     vals.push(self.operand(a)?);
@@ -600,7 +588,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     RuntimeFn::PrintValue => {
                         // The type tag is codegen's: taken from the operand's static type.
                         let r = self.operand(args.first().ok_or("PrintValue without operand")?)?;
-                        let ty = args.first().and_then(|a| self.operand_type(a));
+                        let ty = args.first().and_then(|a| self.code.operand_type(a));
                         let tag = match ty {
                             Some(t) => self.cx.type_tag(&t),
                             None => 0,

@@ -403,6 +403,32 @@ pub struct IrCode {
     pub cfg: Cfg,
 }
 
+/// The type of `op`, where a value's type is `value_ty(v)` and the
+/// parameters' types are `params`: the one place that knows a constant's
+/// type. `None` for `nil` (it has no type of its own: it fits any
+/// reference), an argument beyond `params`, or a value `value_ty` does not
+/// know. [`IrCode::operand_type`] for an IrCode; SSA construction calls it
+/// with its builder nodes.
+pub fn operand_type_with(op: &Operand, params: &[Type], value_ty: impl FnOnce(Value) -> Option<Type>) -> Option<Type> {
+    match op {
+        Operand::Value(v) => value_ty(*v),
+        Operand::Arg(a) => params.get(*a as usize).cloned(),
+        Operand::Int(_) => Some(Type::Int),
+        Operand::Float(_) => Some(Type::Float),
+        Operand::Bool(_) => Some(Type::Bool),
+        Operand::Nil => None,
+    }
+}
+
+impl IrCode {
+    /// The static type of `op` ([`operand_type_with`]): a value's
+    /// statement type, an argument's parameter type, a constant's own;
+    /// `None` for `nil` or an out-of-range value or argument.
+    pub fn operand_type(&self, op: &Operand) -> Option<Type> {
+        operand_type_with(op, &self.params, |v| self.stmts.ty.get(v.0 as usize).cloned())
+    }
+}
+
 /// The whole program in IR: one `IrCode` per `hir::Function`, same index.
 #[derive(Clone, Debug)]
 pub struct Module {

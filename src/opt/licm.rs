@@ -177,7 +177,7 @@ pub(crate) fn known_inbounds(
     index: &Operand,
     at: u32,
 ) -> bool {
-    let Some(Type::Array(elem)) = crate::memssa::alias::operand_type(ir, base) else { return false };
+    let Some(Type::Array(elem)) = ir.operand_type(base) else { return false };
     if facts.shrinking.as_ref().is_none_or(|s| s.contains(&TypeKey::of(&elem))) {
         return false;
     }

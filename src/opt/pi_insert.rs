@@ -39,7 +39,7 @@ fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
     let Some(Inst::Binary(BinaryOp::ICmp(cmp), x, y)) = ir.stmts.inst.get(c.0 as usize) else { return (t, f) };
     let cmp = *cmp;
     let (x, y) = (*x, *y);
-    let is_int = |o: &Operand| operand_is_int(ir, o);
+    let is_int = |o: &Operand| ir.operand_type(o) == Some(Type::Int);
     let hi = |v: Operand, h: Operand| (v, Fact::Range { lo: None, hi: Some(h) });
     let lo = |v: Operand, l: Operand| (v, Fact::Range { lo: Some(l), hi: None });
     let var = |o: &Operand| matches!(o, Operand::Value(_) | Operand::Arg(_));
@@ -87,24 +87,6 @@ fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
     (t, f)
 }
 
-fn operand_is_int(ir: &IrCode, o: &Operand) -> bool {
-    match o {
-        Operand::Int(_) => true,
-        Operand::Value(v) => ir.stmts.ty.get(v.0 as usize) == Some(&Type::Int),
-        Operand::Arg(a) => ir.params.get(*a as usize) == Some(&Type::Int),
-        _ => false,
-    }
-}
-
-fn operand_type(ir: &IrCode, o: &Operand) -> Option<Type> {
-    match o {
-        Operand::Value(v) => ir.stmts.ty.get(v.0 as usize).cloned(),
-        Operand::Arg(a) => ir.params.get(*a as usize).cloned(),
-        Operand::Int(_) => Some(Type::Int),
-        _ => None,
-    }
-}
-
 /// The first statement of block `b` that is not a φ (where πs go, before
 /// it), or `None` if the block holds only φs (never: it has a terminator or
 /// falls through to a statement).
@@ -147,7 +129,7 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
             }
             let Some(at) = first_non_phi(ir, succ) else { continue };
             for (x, fact) in facts {
-                let Some(ty) = operand_type(ir, &x) else { continue };
+                let Some(ty) = ir.operand_type(&x) else { continue };
                 let p = new.insert_node(ir, at, Inst::Pi { value: x, fact }, ty, false);
                 rename_dominated(ir, &dom, &mut uses, succ, x, Operand::Value(p));
                 count += 1;

@@ -76,7 +76,7 @@
 use crate::ir::compact::compact;
 use crate::ir::edit::{delete, replace_uses, NewNodes};
 use crate::ir::{BlockId, Inst, IrCode, Loc, Operand, Type, Value};
-use crate::memssa::alias::{decompose, inst_effect, operand_type, AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc, Summaries};
+use crate::memssa::alias::{decompose, inst_effect, AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc, Summaries};
 use crate::memssa::MemorySsa;
 use crate::opt::licm::{bounds_facts, known_inbounds, known_nonnil, nonnil_guards, BoundsFacts, Guards};
 use crate::opt::memloops::{find_loops, LoopInfo};
@@ -469,7 +469,7 @@ fn accesses_of(
                 mine.insert(v);
                 match inst {
                     Inst::Load { .. } => ty = Some(ir.stmts.ty[v.0 as usize].clone()),
-                    Inst::Store { value, .. } if ty.is_none() => ty = operand_type(ir, value),
+                    Inst::Store { value, .. } if ty.is_none() => ty = ir.operand_type(value),
                     _ => {}
                 }
             }

@@ -623,15 +623,10 @@ impl Builder {
         self.resolve(Operand::Value(Value(phi)))
     }
 
-    /// Type of an operand, given the function's parameter types.
+    /// Type of an operand (after forwarding), given the function's
+    /// parameter types ([`crate::ir::operand_type_with`] over the nodes);
+    /// `Void` where that has none (`nil`).
     pub fn type_of(&self, op: Operand, params: &[Type]) -> Type {
-        match self.resolve(op) {
-            Operand::Value(v) => self.nodes[v.0 as usize].ty.clone(),
-            Operand::Arg(a) => params.get(a as usize).cloned().unwrap_or(Type::Void),
-            Operand::Int(_) => Type::Int,
-            Operand::Float(_) => Type::Float,
-            Operand::Bool(_) => Type::Bool,
-            Operand::Nil => Type::Void,
-        }
+        crate::ir::operand_type_with(&self.resolve(op), params, |v| Some(self.nodes[v.0 as usize].ty.clone())).unwrap_or(Type::Void)
     }
 }
