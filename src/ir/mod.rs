@@ -43,6 +43,7 @@ pub mod edit;
 pub mod handbuild;
 pub mod fold;
 pub mod graph;
+pub mod loops;
 pub mod print;
 pub mod verify;
 
