@@ -26,7 +26,7 @@
 //! dominator-tree children are only `B` and `X`. A back edge qualifies
 //! when `L` ends in `goto H` and `H` dominates `L`.
 
-use super::translate::{FnTrans, cl_type, successors};
+use super::translate::{FnTrans, cl_type};
 use crate::ir::dom::DomTree;
 use crate::ir::edit::for_each_executed_operand;
 use crate::ir::{Inst, IrCode, Operand};
@@ -65,10 +65,8 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
     }
     let mut preds = vec![Vec::new(); n];
     for &b in order {
-        for s in successors(code, b) {
-            if s < n {
-                preds[s].push(b);
-            }
+        for s in &code.cfg.blocks[b].succs {
+            preds[s.0 as usize].push(b);
         }
     }
     let dom = DomTree::new(&code.cfg);

@@ -54,16 +54,7 @@ impl FnBuilder {
         if self.block_start < self.code.stmts.len() as u32 {
             self.end_block();
         }
-        let n = self.code.cfg.blocks.len();
-        for b in 0..n {
-            let succs = super::translate::successors(&self.code, b);
-            for s in &succs {
-                if *s < n {
-                    self.code.cfg.blocks[*s].preds.push(BlockId(b as u32));
-                }
-            }
-            self.code.cfg.blocks[b].succs = succs.into_iter().map(|s| BlockId(s as u32)).collect();
-        }
+        crate::ir::compact::rebuild_edges(&mut self.code);
         self.code
     }
 }

@@ -66,44 +66,16 @@ pub fn rt_signature(sig: &RtSig, call_conv: cranelift_codegen::isa::CallConv) ->
     s
 }
 
-/// The IR successors of block `b`, from its last statement.
-pub fn successors(code: &IrCode, b: usize) -> Vec<usize> {
-    let range = &code.cfg.blocks[b].stmts;
-    if range.end == 0 || range.start >= range.end {
-        return vec![b + 1];
-    }
-    match &code.stmts.inst[range.end as usize - 1] {
-        Inst::Goto(d) => vec![d.0 as usize],
-        Inst::GotoIfNot { dest, .. } => vec![b + 1, dest.0 as usize],
-        Inst::Return(_) | Inst::Unwind | Inst::Unreachable => vec![],
-        _ => vec![b + 1],
-    }
-}
-
-/// Blocks reachable from block 0, in reverse postorder.
+/// Blocks reachable from block 0, in the reverse postorder of a search
+/// that enters each block's branch target before its fallthrough
+/// (`succs` reversed), so a block's fallthrough successor is emitted right
+/// after it: the order blocks are translated (and Cranelift lays them out) in.
 pub fn reverse_postorder(code: &IrCode) -> Vec<usize> {
-    let n = code.cfg.blocks.len();
-    let mut seen = vec![false; n];
-    let mut post = Vec::with_capacity(n);
-    if n == 0 {
-        return post;
-    }
-    let mut stack: Vec<(usize, Vec<usize>)> = vec![(0, successors(code, 0))];
-    seen[0] = true;
-    while let Some((b, succs)) = stack.last_mut() {
-        if let Some(s) = succs.pop() {
-            if s < n && !seen[s] {
-                seen[s] = true;
-                let ss = successors(code, s);
-                stack.push((s, ss));
-            }
-        } else {
-            post.push(*b);
-            stack.pop();
-        }
-    }
-    post.reverse();
-    post
+    let blocks = &code.cfg.blocks;
+    crate::ir::graph::reverse_postorder(blocks.len(), |b| blocks[b as usize].succs.iter().rev().map(|s| s.0))
+        .into_iter()
+        .map(|b| b as usize)
+        .collect()
 }
 
 pub(super) struct FnTrans<'c, 'a, 'f> {
@@ -471,18 +443,6 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         })
     }
 
-    /// The Toy type of an operand (`Nil` has no type of its own: `None`).
-    pub(super) fn operand_type(&self, op: &Operand) -> Option<Type> {
-        match op {
-            Operand::Value(v) => self.code.stmts.ty.get(v.0 as usize).cloned(),
-            Operand::Arg(i) => self.code.params.get(*i as usize).cloned(),
-            Operand::Int(_) => Some(Type::Int),
-            Operand::Float(_) => Some(Type::Float),
-            Operand::Bool(_) => Some(Type::Bool),
-            Operand::Nil => None,
-        }
-    }
-
     fn operands(&mut self, ops: &[Operand]) -> Result<Vec<cl::Value>, String> {
         ops.iter().map(|o| self.operand(o)).collect()
     }
@@ -589,7 +549,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 // Void arguments have no machine value.
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
-                    if self.operand_type(a).is_some_and(|t| cl_type(&t).is_none()) {
+                    if self.code.operand_type(a).is_some_and(|t| cl_type(&t).is_none()) {
                         continue;
                     }
                     vals.push(self.operand(a)?);
@@ -628,7 +588,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     RuntimeFn::PrintValue => {
                         // The type tag is codegen's: taken from the operand's static type.
                         let r = self.operand(args.first().ok_or("PrintValue without operand")?)?;
-                        let ty = args.first().and_then(|a| self.operand_type(a));
+                        let ty = args.first().and_then(|a| self.code.operand_type(a));
                         let tag = match ty {
                             Some(t) => self.cx.type_tag(&t),
                             None => 0,

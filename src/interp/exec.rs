@@ -4,23 +4,11 @@
 //! the IR has already checked (nil and bounds checks are explicit branches).
 
 use super::Prepared;
-use crate::ir::{BinaryOp, Inst, IrCode, Loc, Module, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
+use crate::ir::{BinaryOp, Inst, Loc, Module, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
 use crate::ir::fold;
 use crate::runtime::{self, heap, math, object, output, strings};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-
-/// The static type of an operand of `f` (`None` for `nil`).
-pub(super) fn operand_type(f: &IrCode, op: &Operand) -> Option<Type> {
-    match op {
-        Operand::Value(v) => f.stmts.ty.get(v.0 as usize).cloned(),
-        Operand::Arg(i) => f.params.get(*i as usize).cloned(),
-        Operand::Int(_) => Some(Type::Int),
-        Operand::Float(_) => Some(Type::Float),
-        Operand::Bool(_) => Some(Type::Bool),
-        Operand::Nil => None,
-    }
-}
 
 fn bits(op: Operand) -> u64 {
     match op {

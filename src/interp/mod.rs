@@ -95,7 +95,7 @@ fn prepare(module: &ir::Module, sources: &SourceMap) -> (Prepared, Vec<String>, 
                 Inst::NewStruct { strukt, .. } => types.tag(&program, &Type::Struct(*strukt)),
                 Inst::Runtime { func: ir::RuntimeFn::Args, .. } => types.tag(&program, &Type::Array(Box::new(Type::Str))),
                 Inst::Runtime { func: ir::RuntimeFn::PrintValue, args } => match args.first() {
-                    Some(op) => match exec::operand_type(f, op) {
+                    Some(op) => match f.operand_type(op) {
                         Some(t) => types.tag(&program, &t),
                         None => 0,
                     },

@@ -2,6 +2,8 @@
 //! `BBCode`, seed 001): blocks carry stable labels and explicit
 //! terminators, so blocks can be added, removed, split and reordered freely;
 //! [`BlockIr::lower`] turns the result back into a coherent IrCode.
+//! (SSA construction has its own, different block IR,
+//! `ssa::builder::{BuildBlock, BuildTerm}`: see `BuildBlock` for why.)
 //!
 //! Invariants of a `BlockIr`:
 //! - `blocks[0]` is the entry; labels are unique; every terminator target

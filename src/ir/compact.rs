@@ -188,28 +188,17 @@ impl<'a> IncrementalCompact<'a> {
     /// The successor blocks of old block `b` as its terminator says, the
     /// condition of a `GotoIfNot` resolved (a constant keeps one edge).
     fn succs_of(&mut self, b: usize) -> Vec<u32> {
-        let nblocks = self.order.len();
-        let fall = if b + 1 < nblocks { vec![b as u32 + 1] } else { Vec::new() };
-        let Some(&last) = self.order[b].last() else { return fall };
-        match self.insts[last as usize].clone() {
-            Inst::Goto(d) => vec![d.0],
-            Inst::GotoIfNot { cond, dest } => match resolve(&mut self.subst, cond) {
-                Operand::Bool(true) => fall,
-                Operand::Bool(false) => vec![dest.0],
-                _ => {
-                    let mut s = fall;
-                    if !s.contains(&dest.0) {
-                        s.push(dest.0);
-                    }
-                    s
-                }
+        let nblocks = self.order.len() as u32;
+        let last = self.order[b].last().map(|&l| &self.insts[l as usize]);
+        let succs = match last {
+            Some(Inst::GotoIfNot { cond, dest }) => match resolve(&mut self.subst, *cond) {
+                Operand::Bool(true) => block_succs(None, b as u32, nblocks),
+                Operand::Bool(false) => vec![*dest],
+                _ => block_succs(last, b as u32, nblocks),
             },
-            Inst::Return(_) | Inst::Unwind | Inst::Unreachable => Vec::new(),
-            _ => fall,
-        }
-        .into_iter()
-        .filter(|&s| (s as usize) < nblocks)
-        .collect()
+            _ => block_succs(last, b as u32, nblocks),
+        };
+        succs.into_iter().map(|s| s.0).filter(|&s| s < nblocks).collect()
     }
 
     /// Completes the compaction and writes the result back into the IrCode:

@@ -47,26 +47,8 @@ impl DomTree {
         S: IntoIterator<Item = u32>,
         P: IntoIterator<Item = u32>,
     {
-        // Reverse postorder by an iterative DFS.
+        let rpo = crate::ir::graph::reverse_postorder(n, &succs);
         let mut rpo_num = vec![u32::MAX; n];
-        let mut postorder = Vec::with_capacity(n);
-        if n > 0 {
-            let mut seen = vec![false; n];
-            let mut stack: Vec<(u32, S::IntoIter)> = vec![(0, succs(0).into_iter())];
-            seen[0] = true;
-            while let Some((b, it)) = stack.last_mut() {
-                if let Some(s) = it.next() {
-                    if (s as usize) < n && !seen[s as usize] {
-                        seen[s as usize] = true;
-                        stack.push((s, succs(s).into_iter()));
-                    }
-                } else {
-                    postorder.push(*b);
-                    stack.pop();
-                }
-            }
-        }
-        let rpo: Vec<u32> = postorder.iter().rev().copied().collect();
         for (i, &b) in rpo.iter().enumerate() {
             rpo_num[b as usize] = i as u32;
         }

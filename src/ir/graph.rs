@@ -1,5 +1,40 @@
 //! Algorithms on graphs given as successor lists over node indices `0..n`
 //! (a CFG, the call graph, the φ-operand graph), shared by every client.
+//! The one reverse postorder is [`reverse_postorder`] ([`crate::ir::Cfg::rpo`]
+//! for an IrCode's CFG); the one successor function of a block's terminator
+//! is [`crate::ir::compact::block_succs`], which `Cfg::succs` caches.
+
+/// The nodes reachable from node 0 of the `n`-node graph `succs`, in
+/// reverse postorder of an iterative depth-first search that enters the
+/// successors of a node in the order `succs` lists them (so the successor
+/// entered *last* comes right after its node). Successors `>= n` are
+/// ignored. Node 0 comes first; every node comes before the nodes it
+/// dominates. Linear in nodes + edges; empty when `n == 0`.
+pub fn reverse_postorder<S>(n: usize, succs: impl Fn(u32) -> S) -> Vec<u32>
+where
+    S: IntoIterator<Item = u32>,
+{
+    let mut postorder = Vec::with_capacity(n);
+    if n == 0 {
+        return postorder;
+    }
+    let mut seen = vec![false; n];
+    let mut stack: Vec<(u32, S::IntoIter)> = vec![(0, succs(0).into_iter())];
+    seen[0] = true;
+    while let Some((b, it)) = stack.last_mut() {
+        if let Some(s) = it.next() {
+            if (s as usize) < n && !seen[s as usize] {
+                seen[s as usize] = true;
+                stack.push((s, succs(s).into_iter()));
+            }
+        } else {
+            postorder.push(*b);
+            stack.pop();
+        }
+    }
+    postorder.reverse();
+    postorder
+}
 
 /// The strongly connected components of the graph `succ` (Tarjan's
 /// algorithm, iterative so deep call chains cannot overflow the stack), in

@@ -43,6 +43,7 @@ pub mod edit;
 pub mod handbuild;
 pub mod fold;
 pub mod graph;
+pub mod loops;
 pub mod print;
 pub mod verify;
 
@@ -380,6 +381,15 @@ pub struct Cfg {
     pub blocks: Vec<BasicBlock>,
 }
 
+impl Cfg {
+    /// The blocks reachable from the entry, in the reverse postorder of a
+    /// depth-first search entering `succs` in order (fallthrough first):
+    /// the order the dominator tree is computed in ([`graph::reverse_postorder`]).
+    pub fn rpo(&self) -> Vec<u32> {
+        graph::reverse_postorder(self.blocks.len(), |b| self.blocks[b as usize].succs.iter().map(|s| s.0))
+    }
+}
+
 /// One function in SSA form.
 #[derive(Clone, Debug, PartialEq)]
 pub struct IrCode {
@@ -392,6 +402,32 @@ pub struct IrCode {
     pub span: Span,
     pub stmts: InstructionStream,
     pub cfg: Cfg,
+}
+
+/// The type of `op`, where a value's type is `value_ty(v)` and the
+/// parameters' types are `params`: the one place that knows a constant's
+/// type. `None` for `nil` (it has no type of its own: it fits any
+/// reference), an argument beyond `params`, or a value `value_ty` does not
+/// know. [`IrCode::operand_type`] for an IrCode; SSA construction calls it
+/// with its builder nodes.
+pub fn operand_type_with(op: &Operand, params: &[Type], value_ty: impl FnOnce(Value) -> Option<Type>) -> Option<Type> {
+    match op {
+        Operand::Value(v) => value_ty(*v),
+        Operand::Arg(a) => params.get(*a as usize).cloned(),
+        Operand::Int(_) => Some(Type::Int),
+        Operand::Float(_) => Some(Type::Float),
+        Operand::Bool(_) => Some(Type::Bool),
+        Operand::Nil => None,
+    }
+}
+
+impl IrCode {
+    /// The static type of `op` ([`operand_type_with`]): a value's
+    /// statement type, an argument's parameter type, a constant's own;
+    /// `None` for `nil` or an out-of-range value or argument.
+    pub fn operand_type(&self, op: &Operand) -> Option<Type> {
+        operand_type_with(op, &self.params, |v| self.stmts.ty.get(v.0 as usize).cloned())
+    }
 }
 
 /// The whole program in IR: one `IrCode` per `hir::Function`, same index.

@@ -15,19 +15,6 @@ pub fn admits_nil(t: &Type) -> bool {
     matches!(t, Type::Struct(_))
 }
 
-/// An operand's type; `None` for `nil` (fits any reference) or a bad
-/// reference (reported elsewhere).
-fn ty_of(f: &IrCode, op: &Operand) -> Option<Type> {
-    match op {
-        Operand::Value(v) => f.stmts.ty.get(v.0 as usize).cloned(),
-        Operand::Arg(a) => f.params.get(*a as usize).cloned(),
-        Operand::Int(_) => Some(Type::Int),
-        Operand::Float(_) => Some(Type::Float),
-        Operand::Bool(_) => Some(Type::Bool),
-        Operand::Nil => None,
-    }
-}
-
 struct Ctx<'a> {
     f: &'a IrCode,
     program: &'a Program,
@@ -46,7 +33,7 @@ impl Ctx<'_> {
 
     /// `op` must have type `want`.
     fn expect(&mut self, what: &str, op: &Operand, want: &Type) {
-        match ty_of(self.f, op) {
+        match self.f.operand_type(op) {
             None if matches!(op, Operand::Nil) && !admits_nil(want) => {
                 let w = self.name(want);
                 self.err(format!("{what} is nil but must be {w}"));
@@ -188,7 +175,7 @@ fn check_binary(c: &mut Ctx, op: BinaryOp, a: &Operand, b: &Operand) {
     let f = c.f;
     match op {
         BinaryOp::ICmp(cmp) => {
-            let t = ty_of(f, a).or_else(|| ty_of(f, b));
+            let t = f.operand_type(a).or_else(|| f.operand_type(b));
             match &t {
                 Some(Int) => {}
                 Some(Bool) | Some(Struct(_)) | Some(Array(_)) | Some(Str) | None
@@ -215,7 +202,7 @@ fn check_binary(c: &mut Ctx, op: BinaryOp, a: &Operand, b: &Operand) {
             c.expect("the right operand", b, &Float);
             c.result(&Float);
         }
-        BinaryOp::IAnd | BinaryOp::IOr | BinaryOp::IXor if ty_of(f, a) == Some(Bool) => {
+        BinaryOp::IAnd | BinaryOp::IOr | BinaryOp::IXor if f.operand_type(a) == Some(Bool) => {
             c.expect("the right operand", b, &Bool);
             c.result(&Bool);
         }
@@ -327,7 +314,7 @@ fn check_effect(c: &mut Ctx, inst: &Inst) {
 /// The type stored at `loc`, after checking its base and index operands.
 fn loc_type(c: &mut Ctx, loc: &Loc, base: &Option<Operand>, index: &Option<Operand>) -> Option<Type> {
     let f = c.f;
-    let base_ty = base.as_ref().and_then(|b| ty_of(f, b));
+    let base_ty = base.as_ref().and_then(|b| f.operand_type(b));
     match loc {
         Loc::Global(g) => {
             if base.is_some() || index.is_some() {
@@ -390,14 +377,14 @@ fn check_runtime(c: &mut Ctx, func: RuntimeFn, args: &[Operand]) {
     }
     match func {
         RuntimeFn::PrintValue => {
-            if c.arity(&name, args, 1) && ty_of(f, &args[0]).is_some_and(|t| !t.is_ref()) {
+            if c.arity(&name, args, 1) && f.operand_type(&args[0]).is_some_and(|t| !t.is_ref()) {
                 c.err("PrintValue of a non-reference value".into());
             }
             c.result(&Type::Void);
         }
         RuntimeFn::ArrayPush => {
             if c.arity(&name, args, 2) {
-                match ty_of(f, &args[0]) {
+                match f.operand_type(&args[0]) {
                     Some(Type::Array(e)) => c.expect("the pushed value", &args[1], &e),
                     _ => c.err("ArrayPush on a non-array".into()),
                 }
@@ -406,7 +393,7 @@ fn check_runtime(c: &mut Ctx, func: RuntimeFn, args: &[Operand]) {
         }
         _ => {
             if c.arity(&name, args, 1) {
-                match ty_of(f, &args[0]) {
+                match f.operand_type(&args[0]) {
                     Some(Type::Array(e)) => c.result(&e),
                     _ => c.err("ArrayPop on a non-array".into()),
                 }

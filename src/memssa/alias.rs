@@ -131,17 +131,6 @@ impl Summaries {
     }
 }
 
-pub fn operand_type(ir: &IrCode, op: &Operand) -> Option<Type> {
-    match op {
-        Operand::Value(v) => ir.stmts.ty.get(v.0 as usize).cloned(),
-        Operand::Arg(a) => ir.params.get(*a as usize).cloned(),
-        Operand::Int(_) => Some(Type::Int),
-        Operand::Float(_) => Some(Type::Float),
-        Operand::Bool(_) => Some(Type::Bool),
-        Operand::Nil => None,
-    }
-}
-
 fn elem_of(t: Option<Type>) -> Option<Type> {
     match t {
         Some(Type::Array(e)) => Some(*e),
@@ -153,7 +142,7 @@ fn elem_of(t: Option<Type>) -> Option<Type> {
 /// base's element type; `None` if it is unknown).
 pub fn class_of(ir: &IrCode, loc: &Loc, base: Option<&Operand>) -> Option<Class> {
     Some(match loc {
-        Loc::ArrayLen => Class::Len(TypeKey::of(&elem_of(base.and_then(|b| operand_type(ir, b)))?)),
+        Loc::ArrayLen => Class::Len(TypeKey::of(&elem_of(base.and_then(|b| ir.operand_type(b)))?)),
         Loc::ArrayElem(t) => Class::Elem(TypeKey::of(t)),
         Loc::Field { strukt, field } => Class::Field(strukt.0, *field),
         Loc::Global(g) => Class::Global(g.0),
@@ -182,7 +171,7 @@ pub fn runtime_effect(ir: &IrCode, f: RuntimeFn, args: &[Operand]) -> InstEffect
         PrintValue => InstEffect { reads: all(), writes: Effect::None },
         ArrayPush | ArrayPop => {
             let Some(arr) = args.first() else { return InstEffect { reads: all(), writes: all() } };
-            match elem_of(operand_type(ir, arr)) {
+            match elem_of(ir.operand_type(arr)) {
                 Some(e) => {
                     let k = TypeKey::of(&e);
                     let locs = Effect::Locs(vec![

@@ -20,7 +20,7 @@
 
 use crate::ir::dom::DomTree;
 use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type};
-use crate::memssa::alias::{inst_effect, operand_type, Class, Effect, Summaries, TypeKey};
+use crate::memssa::alias::{inst_effect, Class, Effect, Summaries, TypeKey};
 use crate::opt::pi_insert;
 use crate::opt::PassCtx;
 use std::collections::{BTreeSet, HashMap};
@@ -69,7 +69,7 @@ impl Unstable {
         if self.all {
             return false;
         }
-        match operand_type(ir, array) {
+        match ir.operand_type(array) {
             Some(Type::Array(e)) => !self.elems.contains(&TypeKey::of(&e)),
             _ => false,
         }

@@ -29,7 +29,7 @@ use crate::ir::edit::{for_each_operand, is_pure, replace_uses, NewNodes};
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RuntimeFn, Type, Value};
 use crate::memssa::alias::{inst_effect, Class, Effect, Summaries, TypeKey};
 use crate::memssa::{MemorySsa, LIVE_ON_ENTRY};
-use crate::opt::memloops::{find_loops, LoopInfo};
+use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::opt::{Counters, PassCtx};
 use std::collections::{HashMap, HashSet};
 
@@ -177,7 +177,7 @@ pub(crate) fn known_inbounds(
     index: &Operand,
     at: u32,
 ) -> bool {
-    let Some(Type::Array(elem)) = crate::memssa::alias::operand_type(ir, base) else { return false };
+    let Some(Type::Array(elem)) = ir.operand_type(base) else { return false };
     if facts.shrinking.as_ref().is_none_or(|s| s.contains(&TypeKey::of(&elem))) {
         return false;
     }
@@ -245,7 +245,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
 /// The MemorySSA part: pure operations and unclobbered loads.
 fn hoist_invariants(ir: &mut IrCode, ctx: &mut PassCtx) {
     let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
-    let loops = find_loops(ir, &m.dom);
+    let loops = LoopNest::new(&ir.cfg, &m.dom).loops;
     if loops.is_empty() {
         return;
     }

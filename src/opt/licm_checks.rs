@@ -61,7 +61,7 @@ use crate::ir::edit::{for_each_operand, is_pure};
 use crate::ir::{Flags, Inst, IrCode, Loc, Operand, RaiseKind, Value};
 use crate::memssa::alias::Summaries;
 use crate::memssa::{MemorySsa, LIVE_ON_ENTRY};
-use crate::opt::memloops::{find_loops, LoopInfo};
+use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::opt::Counters;
 use std::collections::{HashMap, HashSet};
 
@@ -246,7 +246,7 @@ impl Ctx<'_> {
 /// whether anything moved.
 pub fn run(ir: &mut IrCode, counters: &mut Counters, sums: &Summaries) -> bool {
     let dom = DomTree::new(&ir.cfg);
-    let loops = find_loops(ir, &dom);
+    let loops = LoopNest::new(&ir.cfg, &dom).loops;
     if loops.is_empty() {
         return false;
     }

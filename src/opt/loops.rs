@@ -1,7 +1,7 @@
 //! Loop canonicalisation on the block view ([`BlockIr`]).
 //!
-//! Natural loops come from back edges `t → h` where `h` dominates `t`
-//! (dominators from [`DomTree`] over the block view's positions). Each loop
+//! The loops are [`LoopNest`]'s natural loops over the block view's
+//! positions (dominators from [`DomTree`] over the same graph). Each loop
 //! is given:
 //! - a dedicated preheader: a block that is the header's only predecessor
 //!   from outside the loop and has the header as its only successor
@@ -19,20 +19,17 @@
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
+use crate::ir::loops::LoopNest;
 use crate::ir::edit::default_flags;
 use crate::ir::{BlockId, Inst, IrCode, Operand};
 use crate::opt::PassCtx;
 
-/// A natural loop: its header and body (positions, header included).
-struct Loop {
-    header: usize,
-    body: Vec<usize>,
-}
-
+/// The block view's edges by position and its loops ([`LoopNest`], over
+/// positions).
 struct Analysis {
     succs: Vec<Vec<usize>>,
     preds: Vec<Vec<usize>>,
-    loops: Vec<Loop>,
+    loops: LoopNest,
 }
 
 fn analyse(bir: &BlockIr) -> Analysis {
@@ -48,44 +45,10 @@ fn analyse(bir: &BlockIr) -> Analysis {
             }
         }
     }
-    let doms = DomTree::from_graph(
-        n,
-        |b| succs[b as usize].iter().map(|&s| s as u32),
-        |b| preds[b as usize].iter().map(|&p| p as u32),
-    );
-    // Latches per header, headers in block order.
-    let mut latches: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (t, ss) in succs.iter().enumerate() {
-        for &h in ss {
-            if doms.dominates_reachable(h as u32, t as u32) {
-                latches[h].push(t);
-            }
-        }
-    }
-    let mut loops = Vec::new();
-    let mut stamp = vec![usize::MAX; n];
-    for h in 0..n {
-        if latches[h].is_empty() {
-            continue;
-        }
-        let id = loops.len();
-        stamp[h] = id;
-        let mut body = vec![h];
-        let mut work = latches[h].clone();
-        while let Some(b) = work.pop() {
-            if stamp[b] == id {
-                continue;
-            }
-            stamp[b] = id;
-            body.push(b);
-            for &p in &preds[b] {
-                if doms.reachable(p as u32) && stamp[p] != id {
-                    work.push(p);
-                }
-            }
-        }
-        loops.push(Loop { header: h, body });
-    }
+    let succ_of = |b: u32| succs[b as usize].iter().map(|&s| s as u32);
+    let pred_of = |b: u32| preds[b as usize].iter().map(|&p| p as u32);
+    let doms = DomTree::from_graph(n, succ_of, pred_of);
+    let loops = LoopNest::from_graph(n, succ_of, pred_of, &doms);
     Analysis { succs, preds, loops }
 }
 
@@ -163,11 +126,15 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
     let mut member = vec![usize::MAX; n];
     let mut new_blocks: Vec<(Label, BBlock)> = Vec::new();
     let (mut preheaders, mut exits) = (0, 0);
-    for (id, lp) in a.loops.iter().enumerate() {
-        for &b in &lp.body {
-            member[b] = id;
+    // Outer loops first among nested ones (header order), as before.
+    let mut order: Vec<usize> = (0..a.loops.loops.len()).collect();
+    order.sort_unstable_by_key(|&i| a.loops.loops[i].header);
+    for id in order {
+        let lp = &a.loops.loops[id];
+        for &b in &lp.blocks {
+            member[b as usize] = id;
         }
-        let h = lp.header;
+        let h = lp.header as usize;
         if h != 0 && !is_handler(&bir.blocks[h]) {
             let outside: Vec<usize> = a.preds[h].iter().copied().filter(|&p| member[p] != id).collect();
             let dedicated = outside.len() == 1 && a.succs[outside[0]].len() == 1;
@@ -179,8 +146,8 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
                 preheaders += 1;
             }
         }
-        for &b in &lp.body {
-            for &x in &a.succs[b] {
+        for &b in &lp.blocks {
+            for &x in &a.succs[b as usize] {
                 if member[x] == id || touched[x] || is_handler(&bir.blocks[x]) {
                     continue;
                 }

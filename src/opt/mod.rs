@@ -29,7 +29,6 @@ pub mod inline;
 pub mod licm;
 pub mod licm_checks;
 pub mod loops;
-pub mod memloops;
 pub mod pi_insert;
 pub mod promote;
 pub mod rotate;

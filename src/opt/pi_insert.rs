@@ -28,35 +28,6 @@ use std::collections::HashMap;
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
 
-/// Reverse postorder of the reachable blocks.
-pub fn rpo(ir: &IrCode) -> Vec<u32> {
-    let n = ir.cfg.blocks.len();
-    let mut post = Vec::with_capacity(n);
-    if n == 0 {
-        return post;
-    }
-    let mut seen = vec![false; n];
-    let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
-    seen[0] = true;
-    while let Some(top) = stack.last_mut() {
-        let (b, i) = (top.0, top.1);
-        let succs = &ir.cfg.blocks[b as usize].succs;
-        if i < succs.len() {
-            top.1 += 1;
-            let s = succs[i].0;
-            if (s as usize) < n && !seen[s as usize] {
-                seen[s as usize] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            post.push(b);
-            stack.pop();
-        }
-    }
-    post.reverse();
-    post
-}
-
 /// Facts about operands: (value, fact) pairs.
 type Facts = Vec<(Operand, Fact)>;
 
@@ -68,7 +39,7 @@ fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
     let Some(Inst::Binary(BinaryOp::ICmp(cmp), x, y)) = ir.stmts.inst.get(c.0 as usize) else { return (t, f) };
     let cmp = *cmp;
     let (x, y) = (*x, *y);
-    let is_int = |o: &Operand| operand_is_int(ir, o);
+    let is_int = |o: &Operand| ir.operand_type(o) == Some(Type::Int);
     let hi = |v: Operand, h: Operand| (v, Fact::Range { lo: None, hi: Some(h) });
     let lo = |v: Operand, l: Operand| (v, Fact::Range { lo: Some(l), hi: None });
     let var = |o: &Operand| matches!(o, Operand::Value(_) | Operand::Arg(_));
@@ -116,24 +87,6 @@ fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
     (t, f)
 }
 
-fn operand_is_int(ir: &IrCode, o: &Operand) -> bool {
-    match o {
-        Operand::Int(_) => true,
-        Operand::Value(v) => ir.stmts.ty.get(v.0 as usize) == Some(&Type::Int),
-        Operand::Arg(a) => ir.params.get(*a as usize) == Some(&Type::Int),
-        _ => false,
-    }
-}
-
-fn operand_type(ir: &IrCode, o: &Operand) -> Option<Type> {
-    match o {
-        Operand::Value(v) => ir.stmts.ty.get(v.0 as usize).cloned(),
-        Operand::Arg(a) => ir.params.get(*a as usize).cloned(),
-        Operand::Int(_) => Some(Type::Int),
-        _ => None,
-    }
-}
-
 /// The first statement of block `b` that is not a φ (where πs go, before
 /// it), or `None` if the block holds only φs (never: it has a terminator or
 /// falls through to a statement).
@@ -147,7 +100,7 @@ fn first_non_phi(ir: &IrCode, b: u32) -> Option<Value> {
 /// Inserts πs after every comparison branch; returns how many.
 pub fn insert_pis(ir: &mut IrCode) -> u64 {
     let dom = DomTree::new(&ir.cfg);
-    let order = rpo(ir);
+    let order = ir.cfg.rpo();
     let mut uses = Uses::new(ir);
     let mut new = NewNodes::new(ir);
     let mut count = 0u64;
@@ -176,7 +129,7 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
             }
             let Some(at) = first_non_phi(ir, succ) else { continue };
             for (x, fact) in facts {
-                let Some(ty) = operand_type(ir, &x) else { continue };
+                let Some(ty) = ir.operand_type(&x) else { continue };
                 let p = new.insert_node(ir, at, Inst::Pi { value: x, fact }, ty, false);
                 rename_dominated(ir, &dom, &mut uses, succ, x, Operand::Value(p));
                 count += 1;

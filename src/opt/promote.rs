@@ -76,10 +76,10 @@
 use crate::ir::compact::compact;
 use crate::ir::edit::{delete, replace_uses, NewNodes};
 use crate::ir::{BlockId, Inst, IrCode, Loc, Operand, Type, Value};
-use crate::memssa::alias::{decompose, inst_effect, operand_type, AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc, Summaries};
+use crate::memssa::alias::{decompose, inst_effect, AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc, Summaries};
 use crate::memssa::MemorySsa;
 use crate::opt::licm::{bounds_facts, known_inbounds, known_nonnil, nonnil_guards, BoundsFacts, Guards};
-use crate::opt::memloops::{find_loops, LoopInfo};
+use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::opt::PassCtx;
 use std::collections::{HashMap, HashSet};
 
@@ -100,7 +100,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let sums = &ctx.summaries;
     for _ in 0..MAX_ROUNDS {
         let m = MemorySsa::build(ir, sums);
-        let loops = find_loops(ir, &m.dom);
+        let loops = LoopNest::new(&ir.cfg, &m.dom).loops;
         if loops.is_empty() {
             return;
         }
@@ -469,7 +469,7 @@ fn accesses_of(
                 mine.insert(v);
                 match inst {
                     Inst::Load { .. } => ty = Some(ir.stmts.ty[v.0 as usize].clone()),
-                    Inst::Store { value, .. } if ty.is_none() => ty = operand_type(ir, value),
+                    Inst::Store { value, .. } if ty.is_none() => ty = ir.operand_type(value),
                     _ => {}
                 }
             }

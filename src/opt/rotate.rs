@@ -56,7 +56,7 @@ use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{default_flags, for_each_operand, for_each_operand_mut};
 use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
-use crate::opt::memloops::find_loops;
+use crate::ir::loops::LoopNest;
 use crate::opt::PassCtx;
 use std::collections::HashMap;
 
@@ -84,12 +84,11 @@ fn stmts_of(ir: &IrCode, b: u32) -> impl Iterator<Item = (u32, &Inst)> {
 /// The loops of `ir` that qualify (see the module doc), before the use scan.
 fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
     let mut plans = Vec::new();
-    for l in find_loops(ir, dom) {
+    for l in LoopNest::new(&ir.cfg, dom).loops {
         let Some(g) = l.preheader else { continue };
         let h = l.header;
         let hb = &ir.cfg.blocks[h as usize];
-        let latches: Vec<u32> = hb.preds.iter().map(|p| p.0).filter(|p| l.body.contains(p)).collect();
-        let [latch] = latches.as_slice() else { continue };
+        let [latch] = l.latches.as_slice() else { continue };
         let latch = *latch;
         let Some(last) = hb.stmts.end.checked_sub(1) else { continue };
         let Some(Inst::GotoIfNot { cond, dest }) = ir.stmts.inst.get(last as usize) else { continue };
@@ -463,14 +462,12 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
 fn merge_latches(ir: &mut IrCode) -> u64 {
     let dom = DomTree::new(&ir.cfg);
     let mut todo: Vec<(u32, Vec<u32>)> = Vec::new();
-    for l in find_loops(ir, &dom) {
+    for l in LoopNest::new(&ir.cfg, &dom).loops {
         if l.preheader.is_none() || stmts_of(ir, l.header).any(|(_, i)| matches!(i, Inst::PhiC { .. })) {
             continue;
         }
-        let latches: Vec<u32> =
-            ir.cfg.blocks[l.header as usize].preds.iter().map(|p| p.0).filter(|p| l.body.contains(p)).collect();
-        if latches.len() > 1 {
-            todo.push((l.header, latches));
+        if l.latches.len() > 1 {
+            todo.push((l.header, l.latches));
         }
     }
     if todo.is_empty() {

@@ -38,12 +38,13 @@ impl FnLower<'_> {
                     None => None,
                 };
                 let v = self.expr(value);
-                // The store checks the index again even after a compound
+                let new = self.combine(op, old, v, &ty, span);
+                // The store checks the index again, after the operation
+                // (which may throw first), even after a compound
                 // assignment's read: `value` may have shrunk the array
                 // (`a[2] *= pop(a)`). When nothing in `value` can change
                 // the length, the checks pass removes this second check.
                 self.array_index_check(a, i, span);
-                let new = self.combine(op, old, v, &ty, span);
                 self.store(loc, Some(a), Some(i), new, span);
             }
             Place::Field { object, strukt, field } => {

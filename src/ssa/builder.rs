@@ -81,9 +81,11 @@ pub struct Node {
     pub block: Blk,
 }
 
-/// How control leaves a builder block.
+/// How control leaves a builder block. Distinct from `ir::blocks::Term`
+/// (the terminator of the block view passes do CFG surgery on): see
+/// [`BuildBlock`] for why construction keeps its own block IR.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Term {
+pub enum BuildTerm {
     Goto(Blk),
     /// Goes to `then` when `cond` is true, else to `els`.
     Branch {
@@ -96,22 +98,33 @@ pub enum Term {
     Unreachable,
 }
 
-impl Term {
+impl BuildTerm {
     pub fn succs(&self) -> Vec<Blk> {
         match self {
-            Term::Goto(b) => vec![*b],
-            Term::Branch { then, els, .. } => vec![*then, *els],
+            BuildTerm::Goto(b) => vec![*b],
+            BuildTerm::Branch { then, els, .. } => vec![*then, *els],
             _ => Vec::new(),
         }
     }
 }
 
+/// A block under construction. SSA construction keeps its own block IR
+/// rather than `ir::blocks::BBlock` (the passes' block view for CFG
+/// surgery) because it holds what only Braun et al.'s algorithm needs and
+/// would be dead weight there: statements are indices into the builder's
+/// `nodes` (which forwarding of trivial φs rewrites in place) instead of
+/// owned statements, φs are kept apart from the other statements, the
+/// terminator is absent while the block is being filled, and a block carries
+/// its sealing state and incomplete φs; it also has no labels to keep
+/// stable, as construction never reorders blocks (emission lays them out
+/// once). `ir::blocks` starts from a finished IrCode, this starts from
+/// nothing.
 #[derive(Clone, Debug, Default)]
-pub struct BBlock {
+pub struct BuildBlock {
     pub phis: Vec<u32>,
     /// Non-φ statements in order (φᶜ first when the block is a handler).
     pub stmts: Vec<u32>,
-    pub term: Option<(Term, Span)>,
+    pub term: Option<(BuildTerm, Span)>,
     pub preds: Vec<Blk>,
     pub sealed: bool,
     /// An error path: laid out last, its statements flagged `COLD`.
@@ -135,7 +148,7 @@ pub struct Builder {
     pub nodes: Vec<Node>,
     pub forward: Vec<Option<Operand>>,
     pub phi_users: Vec<Vec<u32>>,
-    pub blocks: Vec<BBlock>,
+    pub blocks: Vec<BuildBlock>,
     pub cur: Blk,
     env: Vec<Env>,
     root: Vec<Blk>,
@@ -176,7 +189,7 @@ impl Builder {
     }
 
     pub fn new_block(&mut self) -> Blk {
-        self.blocks.push(BBlock { seq: u32::MAX, ..BBlock::default() });
+        self.blocks.push(BuildBlock { seq: u32::MAX, ..BuildBlock::default() });
         let b = self.blocks.len() as Blk - 1;
         self.env.push(Env::default());
         self.root.push(b);
@@ -246,14 +259,14 @@ impl Builder {
 
     /// Ends the current block with `term` and wires the CFG edges. Control
     /// continues in a fresh dead block until the caller switches.
-    pub fn terminate(&mut self, term: Term, span: Span) {
+    pub fn terminate(&mut self, term: BuildTerm, span: Span) {
         let cur = self.cur;
         if self.blocks[cur as usize].term.is_some() {
             return;
         }
         if self.is_dead(cur) {
             // Dead code adds no edges: its jumps never happen.
-            self.blocks[cur as usize].term = Some((Term::Unreachable, span));
+            self.blocks[cur as usize].term = Some((BuildTerm::Unreachable, span));
             let dead = self.new_block();
             self.seal(dead);
             self.cur = dead;
@@ -271,21 +284,21 @@ impl Builder {
     /// `goto target`; control continues in a dead block until the caller
     /// switches (the target's layout position is set when it is filled).
     pub fn jump(&mut self, target: Blk, span: Span) {
-        self.terminate(Term::Goto(target), span);
+        self.terminate(BuildTerm::Goto(target), span);
     }
 
     /// `goto target`, then continue filling `target`.
     pub fn goto_and_switch(&mut self, target: Blk, span: Span) {
-        self.terminate(Term::Goto(target), span);
+        self.terminate(BuildTerm::Goto(target), span);
         self.switch_to(target);
     }
 
     /// A conditional branch; a constant condition becomes a `goto`.
     pub fn branch(&mut self, cond: Operand, then: Blk, els: Blk, span: Span) {
         match self.resolve(cond) {
-            Operand::Bool(true) => self.terminate(Term::Goto(then), span),
-            Operand::Bool(false) => self.terminate(Term::Goto(els), span),
-            c => self.terminate(Term::Branch { cond: c, then, els }, span),
+            Operand::Bool(true) => self.terminate(BuildTerm::Goto(then), span),
+            Operand::Bool(false) => self.terminate(BuildTerm::Goto(els), span),
+            c => self.terminate(BuildTerm::Branch { cond: c, then, els }, span),
         }
     }
 
@@ -636,15 +649,10 @@ impl Builder {
         self.resolve(Operand::Value(Value(phi)))
     }
 
-    /// Type of an operand, given the function's parameter types.
+    /// Type of an operand (after forwarding), given the function's
+    /// parameter types ([`crate::ir::operand_type_with`] over the nodes);
+    /// `Void` where that has none (`nil`).
     pub fn type_of(&self, op: Operand, params: &[Type]) -> Type {
-        match self.resolve(op) {
-            Operand::Value(v) => self.nodes[v.0 as usize].ty.clone(),
-            Operand::Arg(a) => params.get(a as usize).cloned().unwrap_or(Type::Void),
-            Operand::Int(_) => Type::Int,
-            Operand::Float(_) => Type::Float,
-            Operand::Bool(_) => Type::Bool,
-            Operand::Nil => Type::Void,
-        }
+        crate::ir::operand_type_with(&self.resolve(op), params, |v| Some(self.nodes[v.0 as usize].ty.clone())).unwrap_or(Type::Void)
     }
 }

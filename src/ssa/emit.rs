@@ -9,7 +9,7 @@
 //!
 //! Alignment invariant kept by every step: a φ's `values[i]` flows in along
 //! its block's `preds[i]`.
-use super::builder::{Blk, Builder, Term};
+use super::builder::{Blk, Builder, BuildTerm};
 use super::scc::remove_redundant_phis;
 use crate::ir::edit::{for_each_operand, for_each_operand_mut};
 use crate::ir::{BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value};
@@ -24,7 +24,7 @@ pub struct Header {
     pub span: Span,
 }
 
-fn term_of(b: &Builder, blk: Blk) -> Option<&Term> {
+fn term_of(b: &Builder, blk: Blk) -> Option<&BuildTerm> {
     b.blocks[blk as usize].term.as_ref().map(|(t, _)| t)
 }
 
@@ -72,7 +72,7 @@ pub fn emit(mut b: Builder, h: Header) -> IrCode {
     // Blocks without a terminator are dead leftovers or an unfinished end.
     for blk in 0..b.blocks.len() {
         if b.blocks[blk].term.is_none() {
-            b.blocks[blk].term = Some((Term::Unreachable, h.span));
+            b.blocks[blk].term = Some((BuildTerm::Unreachable, h.span));
         }
     }
     let mut live_blk = reachable(&b);
@@ -104,7 +104,7 @@ fn merge_blocks(b: &mut Builder, live: &mut [bool]) {
         if !live[a as usize] {
             continue;
         }
-        while let Some(Term::Goto(t)) = term_of(b, a).cloned() {
+        while let Some(BuildTerm::Goto(t)) = term_of(b, a).cloned() {
             let tb = &b.blocks[t as usize];
             if t == 0 || t == a || tb.preds.len() != 1 || tb.cold != b.blocks[a as usize].cold || has_head_nodes(b, t) {
                 break;
@@ -138,7 +138,7 @@ fn split_branch_edges(b: &mut Builder, live: &mut Vec<bool>) {
         if !live[a as usize] {
             continue;
         }
-        let Some(Term::Branch { cond, then, els }) = term_of(b, a).cloned() else { continue };
+        let Some(BuildTerm::Branch { cond, then, els }) = term_of(b, a).cloned() else { continue };
         if then == els {
             // Both edges reach one block: a plain jump; drop one edge.
             let pos = b.blocks[then as usize].preds.iter().position(|p| *p == a);
@@ -148,7 +148,7 @@ fn split_branch_edges(b: &mut Builder, live: &mut Vec<bool>) {
                 b.blocks[then as usize].preds.remove(pos);
             }
             let span = b.blocks[a as usize].term.as_ref().map(|(_, s)| *s).unwrap_or_default();
-            b.blocks[a as usize].term = Some((Term::Goto(then), span));
+            b.blocks[a as usize].term = Some((BuildTerm::Goto(then), span));
             continue;
         }
         if b.blocks[then as usize].preds.len() > 1 || then == 0 {
@@ -161,14 +161,14 @@ fn split_branch_edges(b: &mut Builder, live: &mut Vec<bool>) {
             nb.seq = seq;
             nb.sealed = true;
             nb.preds = vec![a];
-            nb.term = Some((Term::Goto(then), span));
+            nb.term = Some((BuildTerm::Goto(then), span));
             nb.cold = cold;
             for p in b.blocks[then as usize].preds.iter_mut() {
                 if *p == a {
                     *p = n;
                 }
             }
-            b.blocks[a as usize].term = Some((Term::Branch { cond, then: n, els }, span));
+            b.blocks[a as usize].term = Some((BuildTerm::Branch { cond, then: n, els }, span));
         }
     }
 }
@@ -203,8 +203,8 @@ fn live_nodes(b: &Builder, live_blk: &[bool]) -> (Vec<bool>, Vec<bool>) {
         }
         if let Some((t, _)) = &bb.term {
             match t {
-                Term::Branch { cond, .. } => mark(*cond, &mut live, &mut work),
-                Term::Return(Some(v)) => mark(*v, &mut live, &mut work),
+                BuildTerm::Branch { cond, .. } => mark(*cond, &mut live, &mut work),
+                BuildTerm::Return(Some(v)) => mark(*v, &mut live, &mut work),
                 _ => {}
             }
         }
@@ -239,7 +239,7 @@ fn layout(b: &Builder, live: &[bool]) -> Vec<Blk> {
     let nb = b.blocks.len();
     let mut is_then = vec![false; nb];
     for (blk, &l) in live.iter().enumerate() {
-        if l && let Some(Term::Branch { then, .. }) = term_of(b, blk as u32) {
+        if l && let Some(BuildTerm::Branch { then, .. }) = term_of(b, blk as u32) {
             is_then[*then as usize] = true;
         }
     }
@@ -253,7 +253,7 @@ fn layout(b: &Builder, live: &[bool]) -> Vec<Blk> {
             placed[cur as usize] = true;
             order.push(cur);
             match term_of(b, cur) {
-                Some(Term::Branch { then, .. }) => cur = *then,
+                Some(BuildTerm::Branch { then, .. }) => cur = *then,
                 _ => break,
             }
         }
@@ -295,7 +295,7 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
             next += 1;
         }
         let fallthrough = match term_of(b, blk) {
-            Some(Term::Goto(t)) => order.get(i + 1) == Some(t) && !nodes.is_empty(),
+            Some(BuildTerm::Goto(t)) => order.get(i + 1) == Some(t) && !nodes.is_empty(),
             _ => false,
         };
         if !fallthrough {
@@ -344,20 +344,16 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
         }
         let (term, span) = match &bb.term {
             Some((t, s)) => (t.clone(), *s),
-            None => (Term::Unreachable, h.span),
+            None => (BuildTerm::Unreachable, h.span),
         };
-        let succs: Vec<Blk> = match &term {
-            Term::Goto(t) => vec![*t],
-            Term::Branch { then, els, .. } => vec![*then, *els],
-            _ => Vec::new(),
-        };
+        let succs = term.succs();
         if emit_term[i] {
             let inst = match term {
-                Term::Goto(t) => Inst::Goto(fb(t)),
-                Term::Branch { cond, els, .. } => Inst::GotoIfNot { cond: op(cond), dest: fb(els) },
-                Term::Return(v) => Inst::Return(v.map(op)),
-                Term::Unwind => Inst::Unwind,
-                Term::Unreachable => Inst::Unreachable,
+                BuildTerm::Goto(t) => Inst::Goto(fb(t)),
+                BuildTerm::Branch { cond, els, .. } => Inst::GotoIfNot { cond: op(cond), dest: fb(els) },
+                BuildTerm::Return(v) => Inst::Return(v.map(op)),
+                BuildTerm::Unwind => Inst::Unwind,
+                BuildTerm::Unreachable => Inst::Unreachable,
             };
             let mut flags = Flags::default();
             flags.insert(cold);

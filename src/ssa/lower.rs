@@ -10,7 +10,7 @@
 //!   `φᶜ` for that local at the handler.
 //! - A raise or a failed `NoException` check goes to the innermost
 //!   handler, or leaves the function by `Unwind` when there is none.
-use super::builder::{Blk, Builder, FxMap, FxSet, Term, Var};
+use super::builder::{Blk, Builder, FxMap, FxSet, BuildTerm, Var};
 use crate::ir::{Flags, Inst, Operand, RaiseKind, Type, Value};
 use crate::sema::hir::{Function, LocalId, LoopId, Program};
 use crate::span::Span;
@@ -105,7 +105,7 @@ impl<'a> FnLower<'a> {
                 let u = self.b.new_cold_block();
                 let saved = self.b.cur;
                 self.b.switch_to(u);
-                self.b.terminate(Term::Unwind, self.func.span);
+                self.b.terminate(BuildTerm::Unwind, self.func.span);
                 self.b.switch_to(saved);
                 self.unwind_block = Some(u);
                 u
@@ -124,9 +124,9 @@ impl<'a> FnLower<'a> {
     pub fn throw_edge(&mut self, span: Span) {
         if let Some(t) = self.tries.last() {
             let h = t.handler;
-            self.b.terminate(Term::Goto(h), span);
+            self.b.terminate(BuildTerm::Goto(h), span);
         } else {
-            self.b.terminate(Term::Unwind, span);
+            self.b.terminate(BuildTerm::Unwind, span);
         }
     }
 

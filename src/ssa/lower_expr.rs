@@ -4,7 +4,7 @@
 //! expressions, which have no use). Operands are evaluated left to right;
 //! checks (division by zero, bounds, nil, negative length) are explicit
 //! branches to cold blocks placed right before the operation they guard.
-use super::builder::{Blk, Term};
+use super::builder::{Blk, BuildTerm};
 use super::fold::fold_binary;
 use super::lower::{FnLower, PURE};
 use crate::ir::{BinaryOp, Cmp, Flags, Inst, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
@@ -302,7 +302,7 @@ impl FnLower<'_> {
     /// Ends the current block by `exit`, which never returns.
     pub fn exit_call(&mut self, code: Operand, span: Span) {
         self.runtime(RuntimeFn::Exit, vec![code], T::Void, span);
-        self.b.terminate(Term::Unreachable, span);
+        self.b.terminate(BuildTerm::Unreachable, span);
     }
 }
 

@@ -4,7 +4,7 @@
 //! once the condition has branched, the join after both arms, a loop header
 //! after the body's end and every `continue`, a loop exit after the body
 //! (every `break` is then known). Code after a jump is dead and not lowered.
-use super::builder::Term;
+use super::builder::BuildTerm;
 use super::lower::{FnLower, LoopCtx};
 use crate::ir::{BinaryOp, Cmp, Inst, Loc, Operand, Type};
 use crate::sema::hir::{Block, LocalId, LoopId, Stmt, StmtKind, Type as T};
@@ -113,19 +113,19 @@ impl FnLower<'_> {
             StmtKind::Break(id) => {
                 if let Some(l) = self.find_loop(*id) {
                     let exit = l.exit;
-                    self.b.terminate(Term::Goto(exit), span);
+                    self.b.terminate(BuildTerm::Goto(exit), span);
                 }
             }
             StmtKind::Continue(id) => {
                 if let Some(l) = self.find_loop(*id) {
                     let cont = l.cont;
-                    self.b.terminate(Term::Goto(cont), span);
+                    self.b.terminate(BuildTerm::Goto(cont), span);
                 }
             }
             StmtKind::Return(e) => {
                 let v = e.as_ref().map(|e| self.expr(e));
                 let v = if self.func.ret == T::Void { None } else { v };
-                self.b.terminate(Term::Return(v), span);
+                self.b.terminate(BuildTerm::Return(v), span);
             }
             StmtKind::Throw(e) => {
                 let v = self.expr(e);

@@ -18,7 +18,7 @@ pub mod throws;
 
 use crate::ir::{IrCode, Module};
 use crate::sema::hir::{FuncId, Program, Type};
-use builder::Term;
+use builder::BuildTerm;
 use std::sync::Arc;
 
 /// Builds the IR of every function of `program` (same indices as
@@ -44,7 +44,7 @@ pub fn build_function_counted(program: &Program, id: FuncId, may_throw: &[bool])
     l.block(&func.body);
     if !l.b.cur_dead() {
         // Sema guarantees a non-void function never reaches its end.
-        let term = if func.ret == Type::Void { Term::Return(None) } else { Term::Unreachable };
+        let term = if func.ret == Type::Void { BuildTerm::Return(None) } else { BuildTerm::Unreachable };
         // At the closing brace.
         let end = func.span.end.max(func.span.start + 1);
         let span = crate::span::Span { file: func.span.file, start: end - 1, end };
