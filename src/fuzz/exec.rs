@@ -45,16 +45,21 @@ pub fn run_toyc(exe: &Path, dir: &Path, scratch: &Path, args: &[&str], file: &st
             code: -2,
         });
     };
-    let child = Command::new(exe)
-        .args(args)
-        .arg(file)
-        .current_dir(dir)
-        .env("TOYC_VERIFY", "1")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(out)
-        .stderr(err)
-        .spawn();
+    let mut cmd = Command::new(exe);
+    cmd.args(args).arg(file).current_dir(dir).env("TOYC_VERIFY", "1").env("NO_COLOR", "1");
+    cmd.stdin(Stdio::null()).stdout(out).stderr(err);
+    // A binary written a moment ago may still be open for writing in a
+    // child forked meanwhile by another thread (ETXTBSY): retry briefly.
+    let mut child = cmd.spawn();
+    for _ in 0..100 {
+        match &child {
+            Err(e) if e.raw_os_error() == Some(26) => {
+                std::thread::sleep(Duration::from_millis(10));
+                child = cmd.spawn();
+            }
+            _ => break,
+        }
+    }
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
