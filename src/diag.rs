@@ -25,7 +25,13 @@ pub struct Diagnostic {
 impl Diagnostic {
     pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
         let message = message.into();
-        Diagnostic { label: message.clone(), message, span, secondary: Vec::new(), notes: Vec::new() }
+        Diagnostic {
+            label: message.clone(),
+            message,
+            span,
+            secondary: Vec::new(),
+            notes: Vec::new(),
+        }
     }
     pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
         self.label = label.into();
@@ -41,7 +47,6 @@ impl Diagnostic {
     }
 }
 
-
 struct Cache<'a>(&'a SourceMap, Vec<Option<ariadne::Source<&'a str>>>);
 
 impl<'a> ariadne::Cache<crate::span::FileId> for Cache<'a> {
@@ -55,7 +60,9 @@ impl<'a> ariadne::Cache<crate::span::FileId> for Cache<'a> {
             self.1.resize_with(i + 1, || None);
         }
         let map = self.0;
-        Ok::<_, String>(self.1[i].get_or_insert_with(|| ariadne::Source::from(map.get(*id).text.as_str())))
+        Ok::<_, String>(
+            self.1[i].get_or_insert_with(|| ariadne::Source::from(map.get(*id).text.as_str())),
+        )
     }
     fn display<'b>(&self, id: &'b crate::span::FileId) -> Option<impl std::fmt::Display + 'b> {
         Some(self.0.get(*id).name.clone())
@@ -70,15 +77,23 @@ pub fn render(map: &SourceMap, diags: &[Diagnostic], colour: bool) -> String {
     for d in diags {
         let file = map.get(d.span.file);
         let (line, col) = file.line_col(d.span.start);
-        let config = Config::default().with_index_type(IndexType::Byte).with_color(colour);
+        let config = Config::default()
+            .with_index_type(IndexType::Byte)
+            .with_color(colour);
         let mut report = Report::build(ReportKind::Error, (d.span.file, d.span.range()))
             .with_config(config)
             .with_message(format!("{}:{}:{}: {}", file.name, line, col, d.message))
             .with_label(
-                Label::new((d.span.file, d.span.range())).with_message(&d.label).with_color(Color::Red),
+                Label::new((d.span.file, d.span.range()))
+                    .with_message(&d.label)
+                    .with_color(Color::Red),
             );
         for (s, l) in &d.secondary {
-            report = report.with_label(Label::new((s.file, s.range())).with_message(l).with_color(Color::Blue));
+            report = report.with_label(
+                Label::new((s.file, s.range()))
+                    .with_message(l)
+                    .with_color(Color::Blue),
+            );
         }
         for n in &d.notes {
             report = report.with_note(n);

@@ -23,11 +23,19 @@ pub struct Span {
 
 impl Span {
     pub fn new(file: FileId, start: usize, end: usize) -> Span {
-        Span { file, start: start as u32, end: end as u32 }
+        Span {
+            file,
+            start: start as u32,
+            end: end as u32,
+        }
     }
     /// The smallest span covering both (both must be in the same file).
     pub fn to(self, other: Span) -> Span {
-        Span { file: self.file, start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
     pub fn range(self) -> std::ops::Range<usize> {
         self.start as usize..self.end as usize
@@ -83,7 +91,12 @@ impl SourceMap {
                 line_starts.push(i as u32 + 1);
             }
         }
-        self.files.push(SourceFile { name, path, text, line_starts });
+        self.files.push(SourceFile {
+            name,
+            path,
+            text,
+            line_starts,
+        });
         FileId(self.files.len() as u32 - 1)
     }
 
@@ -92,7 +105,10 @@ impl SourceMap {
     }
 
     pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
-        self.files.iter().enumerate().map(|(i, f)| (FileId(i as u32), f))
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FileId(i as u32), f))
     }
 
     /// `file:line:col` of the start of a span, as runtime errors print it.
@@ -104,6 +120,9 @@ impl SourceMap {
 
     /// Finds a file by the path it was loaded from.
     pub fn find_path(&self, path: &Path) -> Option<FileId> {
-        self.files.iter().position(|f| f.path.as_deref() == Some(path)).map(|i| FileId(i as u32))
+        self.files
+            .iter()
+            .position(|f| f.path.as_deref() == Some(path))
+            .map(|i| FileId(i as u32))
     }
 }

@@ -31,5 +31,8 @@ pub fn take_report() -> String {
         Ok(mut t) => std::mem::take(&mut *t),
         Err(_) => Vec::new(),
     };
-    times.iter().map(|(n, d)| format!("time.{n}: {:.3} ms\n", d.as_secs_f64() * 1000.0)).collect()
+    times
+        .iter()
+        .map(|(n, d)| format!("time.{n}: {:.3} ms\n", d.as_secs_f64() * 1000.0))
+        .collect()
 }

@@ -30,12 +30,24 @@ struct Mode {
 }
 
 const RUN_MODES: &[Mode] = &[
-    Mode { name: "O0", args: &["run", "-O0"] },
-    Mode { name: "O2", args: &["run", "-O2"] },
-    Mode { name: "interp", args: &["run", "--interp"] },
+    Mode {
+        name: "O0",
+        args: &["run", "-O0"],
+    },
+    Mode {
+        name: "O2",
+        args: &["run", "-O2"],
+    },
+    Mode {
+        name: "interp",
+        args: &["run", "--interp"],
+    },
 ];
 
-const CHECK_MODE: Mode = Mode { name: "check", args: &["check"] };
+const CHECK_MODE: Mode = Mode {
+    name: "check",
+    args: &["check"],
+};
 
 /// The folders holding tests, relative to the repository root, with the
 /// prefix their trial names get.
@@ -102,14 +114,24 @@ fn main() {
         collect_toy_files(&base, &mut paths);
         paths.sort();
         for path in paths {
-            let rel_to_root = path.strip_prefix(&root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
-            let rel_to_base = path.strip_prefix(&base).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            let rel_to_root = path
+                .strip_prefix(&root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let rel_to_base = path
+                .strip_prefix(&base)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
             let name = format!("{prefix}{rel_to_base}");
             let text = match std::fs::read_to_string(&path) {
                 Ok(t) => t,
                 Err(e) => {
                     let msg = format!("cannot read {}: {e}", path.display());
-                    trials.push(Trial::test(format!("{name}::parse"), move || Err(msg.into())));
+                    trials.push(Trial::test(format!("{name}::parse"), move || {
+                        Err(msg.into())
+                    }));
                     continue;
                 }
             };
@@ -118,12 +140,19 @@ fn main() {
                 Ok(FileKind::Test(spec)) => spec,
                 Err(msg) => {
                     let msg = format!("{rel_to_root}: bad test header: {msg}");
-                    trials.push(Trial::test(format!("{name}::header"), move || Err(msg.into())));
+                    trials.push(Trial::test(format!("{name}::header"), move || {
+                        Err(msg.into())
+                    }));
                     continue;
                 }
             };
             files += 1;
-            let case = Case { root: root.clone(), toyc: toyc.clone(), file: rel_to_root, spec };
+            let case = Case {
+                root: root.clone(),
+                toyc: toyc.clone(),
+                file: rel_to_root,
+                spec,
+            };
             if !case.spec.errors.is_empty() {
                 trials.push(case.trial(&name, &CHECK_MODE, false));
             } else if let Some(reason) = &case.spec.check_only {
@@ -154,14 +183,19 @@ fn summarise_check_only(files: usize, check_only: &[(String, String)]) {
             None => reasons.push((r, 1)),
         }
     }
-    eprintln!("lang-tests: {files} test files, {} of them check-only (type-checked, not run):", check_only.len());
+    eprintln!(
+        "lang-tests: {files} test files, {} of them check-only (type-checked, not run):",
+        check_only.len()
+    );
     for (r, n) in reasons {
         eprintln!("  {n:4}  {r}");
     }
 }
 
 fn collect_toy_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -184,8 +218,12 @@ fn parse_header(text: &str) -> Result<FileKind, String> {
         if line.is_empty() {
             continue;
         }
-        let Some(comment) = line.strip_prefix("//") else { break };
-        let Some((key, value)) = directive(comment) else { continue };
+        let Some(comment) = line.strip_prefix("//") else {
+            break;
+        };
+        let Some((key, value)) = directive(comment) else {
+            continue;
+        };
         let lineno = i + 1;
         let bad = |m: &str| format!("line {lineno}: {m}");
         match key {
@@ -205,7 +243,9 @@ fn parse_header(text: &str) -> Result<FileKind, String> {
                 s.push_str(value);
                 s.push('\n');
             }
-            "error" => spec.errors.push(parse_expected_error(value).map_err(|e| bad(&e))?),
+            "error" => spec
+                .errors
+                .push(parse_expected_error(value).map_err(|e| bad(&e))?),
             "runtime-error" => {
                 if spec.runtime_error.replace(value.to_string()).is_some() {
                     return Err(bad("more than one `// runtime-error:`"));
@@ -218,7 +258,14 @@ fn parse_header(text: &str) -> Result<FileKind, String> {
                 }
                 spec.at = Some(pos);
             }
-            "exit" => spec.exit = Some(value.trim().parse().map_err(|_| bad("`// exit:` needs an integer"))?),
+            "exit" => {
+                spec.exit = Some(
+                    value
+                        .trim()
+                        .parse()
+                        .map_err(|_| bad("`// exit:` needs an integer"))?,
+                )
+            }
             "args" => spec.args = value.split_whitespace().map(str::to_string).collect(),
             "check-only" => {
                 if value.trim().is_empty() {
@@ -280,7 +327,12 @@ fn unescape(s: &str) -> Result<String, String> {
             Some('0') => out.push('\0'),
             Some('s') => out.push(' '),
             Some('\\') => out.push('\\'),
-            other => return Err(format!("bad escape `\\{}` in `// stdout-raw:`", other.map(String::from).unwrap_or_default())),
+            other => {
+                return Err(format!(
+                    "bad escape `\\{}` in `// stdout-raw:`",
+                    other.map(String::from).unwrap_or_default()
+                ));
+            }
         }
     }
     Ok(out)
@@ -296,14 +348,32 @@ fn parse_position(s: &str) -> Result<(Position, &str), String> {
     if parts.len() >= 2
         && let (Some(line), Some(col)) = (num(parts[0]), num(parts[1]))
     {
-        let rest = if parts.len() > 2 { s.splitn(3, ':').nth(2).unwrap_or("") } else { "" };
-        return Ok((Position { file: None, line, col }, rest.trim_start()));
+        let rest = if parts.len() > 2 {
+            s.splitn(3, ':').nth(2).unwrap_or("")
+        } else {
+            ""
+        };
+        return Ok((
+            Position {
+                file: None,
+                line,
+                col,
+            },
+            rest.trim_start(),
+        ));
     }
     if parts.len() >= 3
         && let (Some(line), Some(col)) = (num(parts[1]), num(parts[2]))
     {
         let rest = if parts.len() > 3 { parts[3] } else { "" };
-        return Ok((Position { file: Some(parts[0].trim().to_string()), line, col }, rest.trim_start()));
+        return Ok((
+            Position {
+                file: Some(parts[0].trim().to_string()),
+                line,
+                col,
+            },
+            rest.trim_start(),
+        ));
     }
     Err(err())
 }
@@ -313,7 +383,12 @@ fn parse_expected_error(value: &str) -> Result<ExpectedError, String> {
     if rest.trim().is_empty() {
         return Err("`// error:` needs a message substring after LINE:COL:".into());
     }
-    Ok(ExpectedError { file: pos.file, line: pos.line, col: pos.col, substring: rest.trim_end().to_string() })
+    Ok(ExpectedError {
+        file: pos.file,
+        line: pos.line,
+        col: pos.col,
+        substring: rest.trim_end().to_string(),
+    })
 }
 
 /// One test file, ready to run in any mode.
@@ -337,7 +412,8 @@ struct Output {
 impl Case {
     fn trial(&self, name: &str, mode: &'static Mode, ignored: bool) -> Trial {
         let case = self.clone();
-        Trial::test(format!("{name}::{}", mode.name), move || case.run(mode)).with_ignored_flag(ignored)
+        Trial::test(format!("{name}::{}", mode.name), move || case.run(mode))
+            .with_ignored_flag(ignored)
     }
 
     fn command_args(&self, mode: &Mode) -> Vec<String> {
@@ -352,14 +428,34 @@ impl Case {
 
     /// A shell command line that reproduces the run.
     fn repro(&self, mode: &Mode) -> String {
-        let exe = self.toyc.strip_prefix(&self.root).unwrap_or(&self.toyc).display().to_string();
-        let args: Vec<String> = self.command_args(mode).iter().map(|a| shell_quote(a)).collect();
-        format!("cd {} && NO_COLOR=1 {} {} </dev/null", shell_quote(&self.root.display().to_string()), exe, args.join(" "))
+        let exe = self
+            .toyc
+            .strip_prefix(&self.root)
+            .unwrap_or(&self.toyc)
+            .display()
+            .to_string();
+        let args: Vec<String> = self
+            .command_args(mode)
+            .iter()
+            .map(|a| shell_quote(a))
+            .collect();
+        format!(
+            "cd {} && NO_COLOR=1 {} {} </dev/null",
+            shell_quote(&self.root.display().to_string()),
+            exe,
+            args.join(" ")
+        )
     }
 
     fn run(&self, mode: &Mode) -> Result<(), Failed> {
-        let out = self.execute(mode).map_err(|e| format!("{e}\n\nreproduce with:\n  {}", self.repro(mode)))?;
-        let problems = if mode.name == CHECK_MODE.name { self.judge_check(&out) } else { self.judge_run(&out) };
+        let out = self
+            .execute(mode)
+            .map_err(|e| format!("{e}\n\nreproduce with:\n  {}", self.repro(mode)))?;
+        let problems = if mode.name == CHECK_MODE.name {
+            self.judge_check(&out)
+        } else {
+            self.judge_run(&out)
+        };
         if problems.is_empty() {
             return Ok(());
         }
@@ -400,16 +496,27 @@ impl Case {
         };
         let stdout = stdout.join().unwrap_or_default();
         let stderr = stderr.join().unwrap_or_default();
-        Ok(Output { stdout, stderr, code: status.code() })
+        Ok(Output {
+            stdout,
+            stderr,
+            code: status.code(),
+        })
     }
 
     /// `check` mode: a compile-error test must report exactly its errors;
     /// anything else must type-check silently.
     fn judge_check(&self, out: &Output) -> Vec<String> {
         let mut problems = Vec::new();
-        let want_code = if self.spec.errors.is_empty() { 0 } else { EXIT_COMPILE_ERROR };
+        let want_code = if self.spec.errors.is_empty() {
+            0
+        } else {
+            EXIT_COMPILE_ERROR
+        };
         if out.code != Some(want_code) {
-            problems.push(format!("exit code: expected {want_code}, got {}", show_code(out.code)));
+            problems.push(format!(
+                "exit code: expected {want_code}, got {}",
+                show_code(out.code)
+            ));
         }
         if !out.stdout.is_empty() {
             problems.push(section("stdout: expected nothing, got", &out.stdout));
@@ -438,8 +545,12 @@ impl Case {
                 && a.message.contains(&e.substring)
                 && self.file_matches(&a.file, e.file.as_deref())
         };
-        let edges: Vec<Vec<usize>> =
-            self.spec.errors.iter().map(|e| (0..actual.len()).filter(|&i| fits(e, &actual[i])).collect()).collect();
+        let edges: Vec<Vec<usize>> = self
+            .spec
+            .errors
+            .iter()
+            .map(|e| (0..actual.len()).filter(|&i| fits(e, &actual[i])).collect())
+            .collect();
         // owner[i]: the expected error paired with reported error i.
         let mut owner: Vec<Option<usize>> = vec![None; actual.len()];
         for e in 0..edges.len() {
@@ -447,9 +558,16 @@ impl Case {
             augment(e, &edges, &mut owner, &mut seen);
         }
         let used: Vec<bool> = owner.iter().map(Option::is_some).collect();
-        let missing: Vec<&ExpectedError> =
-            (0..edges.len()).filter(|e| !owner.contains(&Some(*e))).map(|e| &self.spec.errors[e]).collect();
-        let extra: Vec<&Headline> = actual.iter().zip(&used).filter(|(_, u)| !**u).map(|(a, _)| a).collect();
+        let missing: Vec<&ExpectedError> = (0..edges.len())
+            .filter(|e| !owner.contains(&Some(*e)))
+            .map(|e| &self.spec.errors[e])
+            .collect();
+        let extra: Vec<&Headline> = actual
+            .iter()
+            .zip(&used)
+            .filter(|(_, u)| !**u)
+            .map(|(a, _)| a)
+            .collect();
         if missing.is_empty() && extra.is_empty() {
             return None;
         }
@@ -458,9 +576,20 @@ impl Case {
             .spec
             .errors
             .iter()
-            .map(|e| format!("{}{}:{}: …{}…", e.file.as_ref().map(|f| format!("{f}:")).unwrap_or_default(), e.line, e.col, e.substring))
+            .map(|e| {
+                format!(
+                    "{}{}:{}: …{}…",
+                    e.file.as_ref().map(|f| format!("{f}:")).unwrap_or_default(),
+                    e.line,
+                    e.col,
+                    e.substring
+                )
+            })
             .collect();
-        let got: Vec<String> = actual.iter().map(|a| format!("{}:{}:{}: {}", a.file, a.line, a.col, a.message)).collect();
+        let got: Vec<String> = actual
+            .iter()
+            .map(|a| format!("{}:{}:{}: {}", a.file, a.line, a.col, a.message))
+            .collect();
         let _ = writeln!(s, "  expected ({}):", expected.len());
         for e in &expected {
             let _ = writeln!(s, "    {e}");
@@ -473,7 +602,11 @@ impl Case {
             let _ = writeln!(s, "  not reported: {}:{}: …{}…", m.line, m.col, m.substring);
         }
         for x in extra {
-            let _ = writeln!(s, "  unexpected:   {}:{}:{}: {}", x.file, x.line, x.col, x.message);
+            let _ = writeln!(
+                s,
+                "  unexpected:   {}:{}:{}: {}",
+                x.file, x.line, x.col, x.message
+            );
         }
         Some(s)
     }
@@ -491,10 +624,17 @@ impl Case {
     /// `O0`/`O2` modes: stdout, stderr and the exit code.
     fn judge_run(&self, out: &Output) -> Vec<String> {
         let mut problems = Vec::new();
-        let default_code = if self.spec.runtime_error.is_some() { EXIT_RUNTIME_ERROR } else { 0 };
+        let default_code = if self.spec.runtime_error.is_some() {
+            EXIT_RUNTIME_ERROR
+        } else {
+            0
+        };
         let want_code = self.spec.exit.unwrap_or(default_code);
         if out.code != Some(want_code) {
-            problems.push(format!("exit code: expected {want_code}, got {}", show_code(out.code)));
+            problems.push(format!(
+                "exit code: expected {want_code}, got {}",
+                show_code(out.code)
+            ));
         }
         if out.stdout != self.spec.stdout {
             problems.push(diff_section("stdout", &self.spec.stdout, &out.stdout));
@@ -521,20 +661,34 @@ impl Case {
     fn expected_runtime_stderr(&self, msg: &str) -> String {
         match &self.spec.at {
             None => format!("error: {msg}\n"),
-            Some(Position { file: None, line, col }) => format!("error: {msg}\n  at {}:{line}:{col}\n", self.file),
-            Some(Position { file: Some(f), line, col }) => format!("error: {msg}\n  at {f}:{line}:{col}\n"),
+            Some(Position {
+                file: None,
+                line,
+                col,
+            }) => format!("error: {msg}\n  at {}:{line}:{col}\n", self.file),
+            Some(Position {
+                file: Some(f),
+                line,
+                col,
+            }) => format!("error: {msg}\n  at {f}:{line}:{col}\n"),
         }
     }
 
     fn runtime_stderr_matches_helper(&self, got: &str, want: &str, at: &Position) -> bool {
-        let (Some(want_first), Some(f)) = (want.lines().next(), at.file.as_deref()) else { return false };
+        let (Some(want_first), Some(f)) = (want.lines().next(), at.file.as_deref()) else {
+            return false;
+        };
         let lines: Vec<&str> = got.lines().collect();
         if lines.len() != 2 || lines[0] != want_first || !got.ends_with('\n') {
             return false;
         }
-        let Some(pos) = lines[1].strip_prefix("  at ") else { return false };
+        let Some(pos) = lines[1].strip_prefix("  at ") else {
+            return false;
+        };
         let suffix = format!(":{}:{}", at.line, at.col);
-        let Some(file) = pos.strip_suffix(&suffix) else { return false };
+        let Some(file) = pos.strip_suffix(&suffix) else {
+            return false;
+        };
         self.file_matches(file, Some(f))
     }
 }
@@ -574,15 +728,28 @@ struct Headline {
 fn headlines(stderr: &str) -> Vec<Headline> {
     let mut out = Vec::new();
     for line in stderr.lines() {
-        let Some(rest) = line.strip_prefix("Error: ").or_else(|| line.strip_prefix("[E] Error: ")) else {
+        let Some(rest) = line
+            .strip_prefix("Error: ")
+            .or_else(|| line.strip_prefix("[E] Error: "))
+        else {
             if let Some(rest) = line.strip_prefix("error: ") {
-                out.push(Headline { file: String::new(), line: 0, col: 0, message: rest.to_string() });
+                out.push(Headline {
+                    file: String::new(),
+                    line: 0,
+                    col: 0,
+                    message: rest.to_string(),
+                });
             }
             continue;
         };
         match split_headline(rest) {
             Some(h) => out.push(h),
-            None => out.push(Headline { file: String::new(), line: 0, col: 0, message: rest.to_string() }),
+            None => out.push(Headline {
+                file: String::new(),
+                line: 0,
+                col: 0,
+                message: rest.to_string(),
+            }),
         }
     }
     out
@@ -594,7 +761,12 @@ fn split_headline(s: &str) -> Option<Headline> {
     let mut i = 0;
     while let Some(off) = s[i..].find(':') {
         let c1 = i + off;
-        let digits = |from: usize| bytes[from..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let digits = |from: usize| {
+            bytes[from..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count()
+        };
         let n1 = digits(c1 + 1);
         if n1 > 0 && bytes.get(c1 + 1 + n1) == Some(&b':') {
             let c2 = c1 + 1 + n1;
@@ -613,7 +785,9 @@ fn split_headline(s: &str) -> Option<Headline> {
     None
 }
 
-fn read_in_background<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<String> {
+fn read_in_background<R: Read + Send + 'static>(
+    pipe: Option<R>,
+) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
         let mut buf = Vec::new();
         if let Some(mut p) = pipe {
@@ -631,7 +805,10 @@ fn show_code(code: Option<i32>) -> String {
 }
 
 fn shell_quote(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=+:,".contains(&b)) {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=+:,".contains(&b))
+    {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
@@ -660,7 +837,11 @@ fn diff_section(what: &str, expected: &str, actual: &str) -> String {
     let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
     for i in (0..a.len()).rev() {
         for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
         }
     }
     let (mut i, mut j) = (0, 0);
@@ -677,12 +858,23 @@ fn diff_section(what: &str, expected: &str, actual: &str) -> String {
             i += 1;
         }
     }
-    let (ea, eb) = (expected.ends_with('\n') || expected.is_empty(), actual.ends_with('\n') || actual.is_empty());
+    let (ea, eb) = (
+        expected.ends_with('\n') || expected.is_empty(),
+        actual.ends_with('\n') || actual.is_empty(),
+    );
     if ea != eb {
-        let _ = writeln!(s, "  (final newline: expected {}, actual {})", yes_no(ea), yes_no(eb));
+        let _ = writeln!(
+            s,
+            "  (final newline: expected {}, actual {})",
+            yes_no(ea),
+            yes_no(eb)
+        );
     }
     if expected.lines().eq(actual.lines()) && ea == eb {
-        let _ = writeln!(s, "  (the texts differ only in line endings or invisible characters)");
+        let _ = writeln!(
+            s,
+            "  (the texts differ only in line endings or invisible characters)"
+        );
         let _ = writeln!(s, "  expected: {expected:?}\n  actual:   {actual:?}");
     }
     s

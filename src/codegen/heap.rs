@@ -9,15 +9,20 @@
 //!
 //! Bounds and nil checks are explicit in the IR; these accesses assume them.
 
-use super::translate::{FnTrans, cl_type};
 use super::rtfn::internal as rt;
+use super::translate::{FnTrans, cl_type};
 use crate::ir::{Inst, Loc, Operand, Type};
 use crate::runtime::heap::{ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, BOOL_ELEM_SIZE, elem_size};
 use cranelift_codegen::ir::{self as cl, InstBuilder, MemFlagsData, types};
 
 impl FnTrans<'_, '_, '_> {
     /// The address of `loc` (the offset is folded into the access).
-    fn address(&mut self, loc: &Loc, base: &Option<Operand>, index: &Option<Operand>) -> Result<(cl::Value, i32), String> {
+    fn address(
+        &mut self,
+        loc: &Loc,
+        base: &Option<Operand>,
+        index: &Option<Operand>,
+    ) -> Result<(cl::Value, i32), String> {
         let base_v = |t: &mut Self| -> Result<cl::Value, String> {
             let b = base.as_ref().ok_or("memory access without base")?;
             t.operand(b)
@@ -26,7 +31,10 @@ impl FnTrans<'_, '_, '_> {
             Loc::ArrayLen => (base_v(self)?, ARRAY_LEN_OFFSET),
             Loc::ArrayElem(elem) => {
                 let a = base_v(self)?;
-                let data = self.b.ins().load(types::I64, MemFlagsData::trusted(), a, ARRAY_DATA_OFFSET);
+                let data =
+                    self.b
+                        .ins()
+                        .load(types::I64, MemFlagsData::trusted(), a, ARRAY_DATA_OFFSET);
                 let i = self.operand(index.as_ref().ok_or("array access without index")?)?;
                 let off = match elem_size(*elem == Type::Bool) {
                     BOOL_ELEM_SIZE => i,
@@ -51,7 +59,12 @@ impl FnTrans<'_, '_, '_> {
                 let v = self.b.ins().load(ty, MemFlagsData::trusted(), addr, off);
                 self.define(s, v);
             }
-            Inst::Store { loc, base, index, value } => {
+            Inst::Store {
+                loc,
+                base,
+                index,
+                value,
+            } => {
                 let v = self.operand(value)?;
                 let (addr, off) = self.address(loc, base, index)?;
                 self.b.ins().store(MemFlagsData::trusted(), v, addr, off);
@@ -62,18 +75,27 @@ impl FnTrans<'_, '_, '_> {
                 let lenv = self.operand(len)?;
                 let f = self.operand(fill)?;
                 let bits = self.slot_image(f);
-                let size = self.b.ins().iconst(types::I64, elem_size(*elem == Type::Bool));
-                let r = self.call_rt(rt::ARRAY_NEW, &[tagv, lenv, bits, size])?.ok_or("array_new without result")?;
+                let size = self
+                    .b
+                    .ins()
+                    .iconst(types::I64, elem_size(*elem == Type::Bool));
+                let r = self
+                    .call_rt(rt::ARRAY_NEW, &[tagv, lenv, bits, size])?
+                    .ok_or("array_new without result")?;
                 self.define(s, r);
             }
             Inst::NewStruct { strukt, fields } => {
                 let tag = self.cx.type_tag(&Type::Struct(*strukt));
                 let tagv = self.b.ins().iconst(types::I64, tag as i64);
                 let size = self.b.ins().iconst(types::I64, 8 + 8 * fields.len() as i64);
-                let p = self.call_rt(rt::ALLOC, &[size, tagv])?.ok_or("alloc without result")?;
+                let p = self
+                    .call_rt(rt::ALLOC, &[size, tagv])?
+                    .ok_or("alloc without result")?;
                 for (i, f) in fields.iter().enumerate() {
                     let v = self.operand(f)?;
-                    self.b.ins().store(MemFlagsData::trusted(), v, p, 8 + 8 * i as i32);
+                    self.b
+                        .ins()
+                        .store(MemFlagsData::trusted(), v, p, 8 + 8 * i as i32);
                 }
                 self.define(s, p);
             }

@@ -17,21 +17,21 @@ pub mod ops;
 pub mod rotate;
 pub mod rtfn;
 pub mod run;
-pub mod translate;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_build;
+pub mod translate;
 
 use crate::ir;
 use crate::runtime::heap::TypeDesc;
 use crate::span::{SourceMap, Span};
+use crate::timing::record;
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
 use cranelift_module::{DataDescription, DataId, FuncId as ClFuncId, Linkage, Module, ModuleReloc};
-use crate::timing::record;
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -54,7 +54,12 @@ pub struct CodegenOptions {
 /// returns the process exit code (0, `main`'s int, `exit(n)`, or 101 after
 /// an uncaught runtime error or a stack overflow). An internal error of the
 /// backend (which should not happen) is reported and gives exit code 70.
-pub fn run_module(module: &ir::Module, sources: &SourceMap, opts: &CodegenOptions, args: &[String]) -> i32 {
+pub fn run_module(
+    module: &ir::Module,
+    sources: &SourceMap,
+    opts: &CodegenOptions,
+    args: &[String],
+) -> i32 {
     match run::run(module, sources, opts, args, false) {
         Ok((code, _)) => code,
         Err(e) => {
@@ -76,9 +81,10 @@ pub fn clif_text(
     only: Option<&str>,
 ) -> Result<String, String> {
     if let Some(name) = only
-        && !module.funcs.iter().any(|f| f.name == name) {
-            return Err(format!("no function named `{name}`"));
-        }
+        && !module.funcs.iter().any(|f| f.name == name)
+    {
+        return Err(format!("no function named `{name}`"));
+    }
     let mut cx = Compiler::new(module, sources, opts)?;
     let texts = cx.compile(false, |f| only.is_none_or(|n| n == f.name))?;
     let mut out = String::new();
@@ -161,18 +167,34 @@ impl RegallocChoice {
 /// space (pages are committed as the JIT fills them).
 const JIT_ARENA_BYTES: usize = 1 << 30;
 
-fn isa_for(opts: &CodegenOptions, regalloc: &str) -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
+fn isa_for(
+    opts: &CodegenOptions,
+    regalloc: &str,
+) -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
     let mut flags = settings::builder();
     let set = |flags: &mut settings::Builder, k: &str, v: &str| {
-        flags.set(k, v).map_err(|e| format!("cranelift setting {k}={v}: {e}"))
+        flags
+            .set(k, v)
+            .map_err(|e| format!("cranelift setting {k}={v}: {e}"))
     };
-    set(&mut flags, "opt_level", if opts.optimize { "speed" } else { "none" })?;
+    set(
+        &mut flags,
+        "opt_level",
+        if opts.optimize { "speed" } else { "none" },
+    )?;
     set(&mut flags, "is_pic", "false")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "regalloc_algorithm", regalloc)?;
-    set(&mut flags, "enable_verifier", if opts.verify { "true" } else { "false" })?;
-    let isa_builder = cranelift_native::builder().map_err(|e| format!("host machine not supported: {e}"))?;
-    isa_builder.finish(settings::Flags::new(flags)).map_err(|e| format!("cranelift ISA: {e}"))
+    set(
+        &mut flags,
+        "enable_verifier",
+        if opts.verify { "true" } else { "false" },
+    )?;
+    let isa_builder =
+        cranelift_native::builder().map_err(|e| format!("host machine not supported: {e}"))?;
+    isa_builder
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| format!("cranelift ISA: {e}"))
 }
 
 fn jit_module(opts: &CodegenOptions) -> Result<JITModule, String> {
@@ -186,11 +208,19 @@ fn jit_module(opts: &CodegenOptions) -> Result<JITModule, String> {
 }
 
 impl<'a> Compiler<'a> {
-    pub fn new(ir: &'a ir::Module, sources: &'a SourceMap, opts: &CodegenOptions) -> Result<Compiler<'a>, String> {
+    pub fn new(
+        ir: &'a ir::Module,
+        sources: &'a SourceMap,
+        opts: &CodegenOptions,
+    ) -> Result<Compiler<'a>, String> {
         let mut module = jit_module(opts)?;
         let me = |e: cranelift_module::ModuleError| e.to_string();
-        let pending_data = module.declare_data("toy_pending", Linkage::Import, true, false).map_err(me)?;
-        let stack_limit_data = module.declare_data("toy_stack_limit", Linkage::Import, true, false).map_err(me)?;
+        let pending_data = module
+            .declare_data("toy_pending", Linkage::Import, true, false)
+            .map_err(me)?;
+        let stack_limit_data = module
+            .declare_data("toy_stack_limit", Linkage::Import, true, false)
+            .map_err(me)?;
         let mut globals = Vec::new();
         for _ in &ir.program.globals {
             let id = module.declare_anonymous_data(true, false).map_err(me)?;
@@ -224,7 +254,10 @@ impl<'a> Compiler<'a> {
         let call_conv = cx.module.isa().default_call_conv();
         for (i, code) in ir.funcs.iter().enumerate() {
             let sig = translate::toy_signature(code, call_conv);
-            let id = cx.module.declare_function(&format!("toy_fn{i}"), Linkage::Local, &sig).map_err(me)?;
+            let id = cx
+                .module
+                .declare_function(&format!("toy_fn{i}"), Linkage::Local, &sig)
+                .map_err(me)?;
             cx.funcs.push(id);
         }
         Ok(cx)
@@ -253,7 +286,8 @@ impl<'a> Compiler<'a> {
             ctx.func.name = UserFuncName::user(0, i as u32);
             let start = Instant::now();
             let b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-            let translated = translate::translate(self, code, b).map_err(|e| format!("in `{}`: {e}", code.name));
+            let translated =
+                translate::translate(self, code, b).map_err(|e| format!("in `{}`: {e}", code.name));
             record("clif", start.elapsed());
             translated?;
             if define {
@@ -268,7 +302,11 @@ impl<'a> Compiler<'a> {
                 // module is used after an `Err`.
                 let id = self.funcs[i];
                 let defined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let r = if single_pass { self.define_large(id, &mut ctx) } else { self.module.define_function(id, &mut ctx) };
+                    let r = if single_pass {
+                        self.define_large(id, &mut ctx)
+                    } else {
+                        self.module.define_function(id, &mut ctx)
+                    };
                     r.map_err(|e| match &e {
                         cranelift_module::ModuleError::Compilation(ce) => format!("{ce:?}"),
                         other => other.to_string(),
@@ -287,7 +325,10 @@ impl<'a> Compiler<'a> {
         }
         if define {
             let start = Instant::now();
-            let finalized = self.module.finalize_definitions().map_err(|e| e.to_string());
+            let finalized = self
+                .module
+                .finalize_definitions()
+                .map_err(|e| e.to_string());
             record("jit", start.elapsed());
             finalized?;
         }
@@ -296,7 +337,10 @@ impl<'a> Compiler<'a> {
 
     /// Compiles `ctx`'s function with the large-function ISA and defines
     /// it as `id` (what `define_function` does with the module's ISA).
-    #[allow(clippy::result_large_err, reason = "the error type of `Module::define_function`, which the caller uses interchangeably")]
+    #[allow(
+        clippy::result_large_err,
+        reason = "the error type of `Module::define_function`, which the caller uses interchangeably"
+    )]
     fn define_large(
         &mut self,
         id: ClFuncId,
@@ -307,25 +351,48 @@ impl<'a> Compiler<'a> {
             None => {
                 // Forced single-pass (`TOYC_REGALLOC`) keeps the `-O` level;
                 // chosen by size, Cranelift's optimizer is skipped too.
-                let optimize = self.opts.optimize && self.opts.regalloc == RegallocChoice::SinglePass;
-                isa_for(&CodegenOptions { optimize, ..self.opts.clone() }, "single_pass")
+                let optimize =
+                    self.opts.optimize && self.opts.regalloc == RegallocChoice::SinglePass;
+                isa_for(
+                    &CodegenOptions {
+                        optimize,
+                        ..self.opts.clone()
+                    },
+                    "single_pass",
+                )
             }
             .map_err(|e| {
-                cranelift_module::ModuleError::Compilation(cranelift_codegen::CodegenError::Unsupported(e))
+                cranelift_module::ModuleError::Compilation(
+                    cranelift_codegen::CodegenError::Unsupported(e),
+                )
             })?,
         };
         self.large_functions += 1;
         let mut ctrl = cranelift_codegen::control::ControlPlane::default();
-        let compiled = ctx.compile(&*isa, &mut ctrl).map(|_| ()).map_err(|e| cranelift_module::ModuleError::Compilation(e.inner));
+        let compiled = ctx
+            .compile(&*isa, &mut ctrl)
+            .map(|_| ())
+            .map_err(|e| cranelift_module::ModuleError::Compilation(e.inner));
         self.large_isa = Some(isa);
         compiled?;
         let Some(code) = ctx.compiled_code() else {
             let msg = "no compiled code after compilation".to_string();
-            return Err(cranelift_module::ModuleError::Compilation(cranelift_codegen::CodegenError::Unsupported(msg)));
+            return Err(cranelift_module::ModuleError::Compilation(
+                cranelift_codegen::CodegenError::Unsupported(msg),
+            ));
         };
-        let relocs: Vec<ModuleReloc> =
-            code.buffer.relocs().iter().map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id)).collect();
-        self.module.define_function_bytes(id, code.buffer.alignment as u64, code.code_buffer(), &relocs)
+        let relocs: Vec<ModuleReloc> = code
+            .buffer
+            .relocs()
+            .iter()
+            .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+            .collect();
+        self.module.define_function_bytes(
+            id,
+            code.buffer.alignment as u64,
+            code.code_buffer(),
+            &relocs,
+        )
     }
 
     /// The declared id of a runtime function (declared on first use).
@@ -334,7 +401,10 @@ impl<'a> Compiler<'a> {
             return Ok(*id);
         }
         let s = translate::rt_signature(&sig, self.module.isa().default_call_conv());
-        let id = self.module.declare_function(sig.symbol, Linkage::Import, &s).map_err(|e| e.to_string())?;
+        let id = self
+            .module
+            .declare_function(sig.symbol, Linkage::Import, &s)
+            .map_err(|e| e.to_string())?;
         self.runtime.insert(sig.symbol, id);
         Ok(id)
     }
@@ -344,7 +414,10 @@ impl<'a> Compiler<'a> {
         if let Some(id) = self.strs.get(text) {
             return Ok(*id);
         }
-        let id = self.module.declare_anonymous_data(false, false).map_err(|e| e.to_string())?;
+        let id = self
+            .module
+            .declare_anonymous_data(false, false)
+            .map_err(|e| e.to_string())?;
         let mut d = DataDescription::new();
         d.define(crate::runtime::object::str_const_image(text.as_bytes()).into_boxed_slice());
         // The object's data pointer points at its own bytes.
@@ -390,9 +463,16 @@ impl<'a> Compiler<'a> {
                 match program.structs.get(sid.0 as usize) {
                     Some(def) => TypeDesc::Struct {
                         name: def.name.clone(),
-                        fields: def.fields.iter().map(|f| (f.name.clone(), self.type_tag(&f.ty))).collect(),
+                        fields: def
+                            .fields
+                            .iter()
+                            .map(|f| (f.name.clone(), self.type_tag(&f.ty)))
+                            .collect(),
                     },
-                    None => TypeDesc::Struct { name: format!("<struct {}>", sid.0), fields: Vec::new() },
+                    None => TypeDesc::Struct {
+                        name: format!("<struct {}>", sid.0),
+                        fields: Vec::new(),
+                    },
                 }
             }
         };

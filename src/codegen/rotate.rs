@@ -76,7 +76,11 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
             children[p as usize].push(b);
         }
     }
-    let mut p = Plan { dom, children, rotated: vec![false; n] };
+    let mut p = Plan {
+        dom,
+        children,
+        rotated: vec![false; n],
+    };
 
     // Which block holds each statement.
     let mut block_of = vec![usize::MAX; code.stmts.len()];
@@ -103,11 +107,16 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
         });
     }
     let has_phic = |b: usize| {
-        code.cfg.blocks[b].stmts.clone().any(|s| matches!(code.stmts.inst[s as usize], Inst::PhiC { .. }))
+        code.cfg.blocks[b]
+            .stmts
+            .clone()
+            .any(|s| matches!(code.stmts.inst[s as usize], Inst::PhiC { .. }))
     };
     for &h in order {
         let range = code.cfg.blocks[h].stmts.clone();
-        let Some(Inst::GotoIfNot { dest, .. }) = range.clone().last().map(|s| &code.stmts.inst[s as usize]) else {
+        let Some(Inst::GotoIfNot { dest, .. }) =
+            range.clone().last().map(|s| &code.stmts.inst[s as usize])
+        else {
             continue;
         };
         let (b, x) = (h + 1, dest.0 as usize);
@@ -126,7 +135,11 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
         let pure = body[..body.len() - 1].iter().all(|&s| {
             matches!(
                 code.stmts.inst[s],
-                Inst::Binary(..) | Inst::Unary(..) | Inst::Copy(_) | Inst::Pi { .. } | Inst::Load { .. }
+                Inst::Binary(..)
+                    | Inst::Unary(..)
+                    | Inst::Copy(_)
+                    | Inst::Pi { .. }
+                    | Inst::Load { .. }
             )
         });
         if !pure || has_phic(h) || has_phic(b) || has_phic(x) {
@@ -136,11 +149,17 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
         // exit (a header the IR `rotate` pass left starting with a check):
         // copying it into the latch only adds the φs as parameters of the
         // cold block.
-        let raises = code.cfg.blocks[x].stmts.clone().find(|&s| !matches!(code.stmts.inst[s as usize], Inst::Nothing));
+        let raises = code.cfg.blocks[x]
+            .stmts
+            .clone()
+            .find(|&s| !matches!(code.stmts.inst[s as usize], Inst::Nothing));
         if raises.is_some_and(|s| matches!(code.stmts.inst[s as usize], Inst::Raise { .. })) {
             continue;
         }
-        if preds[b] != [h] || p.dom.idom[x] != Some(h as u32) || !preds[x].iter().all(|&q| p.dominates(h, q)) {
+        if preds[b] != [h]
+            || p.dom.idom[x] != Some(h as u32)
+            || !preds[x].iter().all(|&q| p.dominates(h, q))
+        {
             continue;
         }
         if !p.children[h].iter().all(|&c| c == b || c == x) {
@@ -149,7 +168,11 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
         let has_latch = preds[h].iter().any(|&l| {
             p.dominates(h, l)
                 && l != h
-                && code.cfg.blocks[l].stmts.clone().last().is_some_and(|s| matches!(code.stmts.inst[s as usize], Inst::Goto(_)))
+                && code.cfg.blocks[l]
+                    .stmts
+                    .clone()
+                    .last()
+                    .is_some_and(|s| matches!(code.stmts.inst[s as usize], Inst::Goto(_)))
         });
         if !has_latch {
             continue;
@@ -195,7 +218,9 @@ impl FnTrans<'_, '_, '_> {
                 if cl_type(&code.stmts.ty[s as usize]).is_none() {
                     continue;
                 }
-                let i = self.phi_edge(s, edges, l).ok_or_else(|| format!("φ %{} lacks the edge from #{}", s + 1, l + 1))?;
+                let i = self
+                    .phi_edge(s, edges, l)
+                    .ok_or_else(|| format!("φ %{} lacks the edge from #{}", s + 1, l + 1))?;
                 edge_vals.push((s, self.operand(&values[i])?));
             }
         }
@@ -228,5 +253,4 @@ impl FnTrans<'_, '_, '_> {
         self.subst.clear();
         result
     }
-
 }

@@ -28,7 +28,11 @@ pub struct RtSig {
 use RtTy::*;
 
 const fn sig(symbol: &'static str, params: &'static [RtTy], ret: Option<RtTy>) -> RtSig {
-    RtSig { symbol, params, ret }
+    RtSig {
+        symbol,
+        params,
+        ret,
+    }
 }
 
 /// How `Inst::Runtime { func, .. }` is lowered.
@@ -44,8 +48,14 @@ pub enum Lowering {
 /// `may_throw` call gets one more, the position id).
 pub fn lowering(f: RuntimeFn) -> Lowering {
     use RuntimeFn as R;
-    let call = |sig: RtSig| Lowering::Call { sig, may_throw: false };
-    let throwing = |sig: RtSig| Lowering::Call { sig, may_throw: true };
+    let call = |sig: RtSig| Lowering::Call {
+        sig,
+        may_throw: false,
+    };
+    let throwing = |sig: RtSig| Lowering::Call {
+        sig,
+        may_throw: true,
+    };
     match f {
         R::PrintInt => call(sig("toy_print_int", &[I], None)),
         R::PrintFloat => call(sig("toy_print_float", &[F], None)),

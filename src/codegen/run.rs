@@ -29,7 +29,12 @@ pub fn run(
 ) -> Result<(i32, Vec<u8>), String> {
     let program = module.program.clone();
     let (init_i, main_i) = (program.init.0 as usize, program.main.0 as usize);
-    let main_ret = module.funcs.get(main_i).ok_or("no `main` function")?.ret.clone();
+    let main_ret = module
+        .funcs
+        .get(main_i)
+        .ok_or("no `main` function")?
+        .ret
+        .clone();
     if module.funcs.get(init_i).is_none() {
         return Err("no `<init>` function".into());
     }
@@ -53,10 +58,16 @@ pub fn run(
         .stack_size(RUN_STACK)
         .spawn(move || program_thread(init_ptr, main_ptr, main_returns_int))
         .map_err(|e| format!("cannot start the program thread: {e}"))?;
-    let code = handle.join().map_err(|_| "the program thread panicked".to_string())?;
+    let code = handle
+        .join()
+        .map_err(|_| "the program thread panicked".to_string())?;
     runtime::output::flush();
     crate::timing::record("run", start.elapsed());
-    let out = if capture { runtime::output::set_capture(false) } else { Vec::new() };
+    let out = if capture {
+        runtime::output::set_capture(false)
+    } else {
+        Vec::new()
+    };
     // SAFETY: the program thread has ended, so no compiled code runs any
     // more, and the runtime keeps no pointer into the module's data (its
     // per-run state is replaced by the next `reset`/`install`).
@@ -67,7 +78,10 @@ pub fn run(
 fn program_thread(init_ptr: usize, main_ptr: usize, main_returns_int: bool) -> i32 {
     let marker = 0u8;
     let here = std::hint::black_box(&marker) as *const u8 as usize;
-    runtime::STACK_LIMIT.store(here.saturating_sub(RUN_STACK) + STACK_MARGIN, Ordering::Relaxed);
+    runtime::STACK_LIMIT.store(
+        here.saturating_sub(RUN_STACK) + STACK_MARGIN,
+        Ordering::Relaxed,
+    );
 
     // SAFETY: the pointers are finalized JIT functions with these signatures
     // (`<init>`: no params, no result; `main`: no params, int or no result),
@@ -79,7 +93,8 @@ fn program_thread(init_ptr: usize, main_ptr: usize, main_returns_int: bool) -> i
             return runtime::report_uncaught(&msg, &pos);
         }
         let code = if main_returns_int {
-            let main: extern "C" fn() -> i64 = std::mem::transmute::<usize, extern "C" fn() -> i64>(main_ptr);
+            let main: extern "C" fn() -> i64 =
+                std::mem::transmute::<usize, extern "C" fn() -> i64>(main_ptr);
             main()
         } else {
             let main: extern "C" fn() = std::mem::transmute::<usize, extern "C" fn()>(main_ptr);

@@ -2,7 +2,9 @@
 //! Blocks are appended in order; `succs`/`preds` are computed at the end
 //! from the terminators (fallthrough included).
 
-use crate::ir::{BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Module, Operand, Type};
+use crate::ir::{
+    BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Module, Operand, Type,
+};
 use crate::sema::hir::{FuncId, Program};
 use crate::span::{SourceMap, Span};
 use std::sync::Arc;
@@ -45,7 +47,11 @@ impl FnBuilder {
     /// Ends the current block (the next statement starts block `n + 1`).
     pub fn end_block(&mut self) -> BlockId {
         let end = self.code.stmts.len() as u32;
-        self.code.cfg.blocks.push(BasicBlock { stmts: self.block_start..end, preds: vec![], succs: vec![] });
+        self.code.cfg.blocks.push(BasicBlock {
+            stmts: self.block_start..end,
+            preds: vec![],
+            succs: vec![],
+        });
         self.block_start = end;
         BlockId(self.code.cfg.blocks.len() as u32 - 1)
     }
@@ -65,10 +71,20 @@ pub fn module(mut funcs: Vec<IrCode>, main: u32, init: u32, text: &str) -> (Modu
     for (i, f) in funcs.iter_mut().enumerate() {
         f.func = FuncId(i as u32);
     }
-    let program = Program { main: FuncId(main), init: FuncId(init), ..Program::default() };
+    let program = Program {
+        main: FuncId(main),
+        init: FuncId(init),
+        ..Program::default()
+    };
     let mut sources = SourceMap::new();
     sources.add("test.toy".into(), None, text.into());
-    (Module { funcs, program: Arc::new(program) }, sources)
+    (
+        Module {
+            funcs,
+            program: Arc::new(program),
+        },
+        sources,
+    )
 }
 
 /// An `<init>` that does nothing.

@@ -72,10 +72,12 @@ pub fn rt_signature(sig: &RtSig, call_conv: cranelift_codegen::isa::CallConv) ->
 /// after it: the order blocks are translated (and Cranelift lays them out) in.
 pub fn reverse_postorder(code: &IrCode) -> Vec<usize> {
     let blocks = &code.cfg.blocks;
-    crate::ir::graph::reverse_postorder(blocks.len(), |b| blocks[b as usize].succs.iter().rev().map(|s| s.0))
-        .into_iter()
-        .map(|b| b as usize)
-        .collect()
+    crate::ir::graph::reverse_postorder(blocks.len(), |b| {
+        blocks[b as usize].succs.iter().rev().map(|s| s.0)
+    })
+    .into_iter()
+    .map(|b| b as usize)
+    .collect()
 }
 
 pub(super) struct FnTrans<'c, 'a, 'f> {
@@ -122,7 +124,11 @@ fn cold_blocks(code: &IrCode) -> Vec<bool> {
 const PHI_EDGE_SCAN: usize = 8;
 
 /// Translates `code` into `b`'s function (whose signature is already set).
-pub(super) fn translate<'a>(cx: &mut Compiler<'a>, code: &'a IrCode, b: FunctionBuilder<'_>) -> Result<(), String> {
+pub(super) fn translate<'a>(
+    cx: &mut Compiler<'a>,
+    code: &'a IrCode,
+    b: FunctionBuilder<'_>,
+) -> Result<(), String> {
     let mut t = FnTrans {
         cx,
         b,
@@ -186,7 +192,12 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     .filter(|&s| matches!(code.stmts.inst[s as usize], Inst::Phi { .. }))
                     .filter_map(|s| cl_type(&code.stmts.ty[s as usize]).map(|t| (s, t)))
                     .collect();
-                let Some(Inst::GotoIfNot { dest, .. }) = code.cfg.blocks[h].stmts.clone().last().map(|s| &code.stmts.inst[s as usize]) else {
+                let Some(Inst::GotoIfNot { dest, .. }) = code.cfg.blocks[h]
+                    .stmts
+                    .clone()
+                    .last()
+                    .map(|s| &code.stmts.inst[s as usize])
+                else {
                     continue;
                 };
                 for target in [h + 1, dest.0 as usize] {
@@ -201,7 +212,11 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         }
         for (s, inst) in code.stmts.inst.iter().enumerate() {
             if let Inst::PhiC { upsilons } = inst {
-                let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+                let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    8,
+                    3,
+                ));
                 self.phic_slot.insert(s as u32, slot);
                 for u in upsilons {
                     self.upsilon_slots.entry(u.0).or_default().push(slot);
@@ -212,10 +227,18 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         // Entry: stack check (when the function calls Toy functions), then block 0.
         self.b.switch_to_block(entry);
         let first = self.block(0)?;
-        if code.stmts.inst.iter().any(|i| matches!(i, Inst::Call { .. })) {
+        if code
+            .stmts
+            .inst
+            .iter()
+            .any(|i| matches!(i, Inst::Call { .. }))
+        {
             let sp = self.b.ins().get_stack_pointer(types::I64);
             let addr = self.data_addr(self.cx.stack_limit_data)?;
-            let limit = self.b.ins().load(types::I64, MemFlagsData::trusted(), addr, 0);
+            let limit = self
+                .b
+                .ins()
+                .load(types::I64, MemFlagsData::trusted(), addr, 0);
             let over = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
             let cold = self.b.create_block();
             self.b.set_cold_block(cold);
@@ -261,7 +284,11 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     }
 
     pub(super) fn block(&self, b: usize) -> Result<cl::Block, String> {
-        self.blocks.get(b).copied().flatten().ok_or_else(|| format!("branch to missing block #{}", b + 1))
+        self.blocks
+            .get(b)
+            .copied()
+            .flatten()
+            .ok_or_else(|| format!("branch to missing block #{}", b + 1))
     }
 
     /// The block arguments for the edge `from → to` (one per `φ` of `to`).
@@ -303,7 +330,12 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
 
     /// The index in `edges` (those of `φ` statement `s`) of the edge from
     /// block `from`.
-    pub(super) fn phi_edge(&mut self, s: u32, edges: &[crate::ir::BlockId], from: usize) -> Option<usize> {
+    pub(super) fn phi_edge(
+        &mut self,
+        s: u32,
+        edges: &[crate::ir::BlockId],
+        from: usize,
+    ) -> Option<usize> {
         if edges.len() <= PHI_EDGE_SCAN {
             return edges.iter().position(|e| e.0 as usize == from);
         }
@@ -317,7 +349,11 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         index.get(&from).copied()
     }
 
-    pub(super) fn block_body(&mut self, bi: usize, plan: Option<&rotate::Plan>) -> Result<(), String> {
+    pub(super) fn block_body(
+        &mut self,
+        bi: usize,
+        plan: Option<&rotate::Plan>,
+    ) -> Result<(), String> {
         let code = self.code;
         let blk = self.block(bi)?;
         self.b.switch_to_block(blk);
@@ -326,10 +362,11 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         for s in range.clone() {
             let s = s as usize;
             match &code.stmts.inst[s] {
-                Inst::Goto(d) if plan.is_some_and(|p| {
-                    let h = d.0 as usize;
-                    h != bi && p.rotated.get(h).copied().unwrap_or(false) && p.dominates(h, bi)
-                }) =>
+                Inst::Goto(d)
+                    if plan.is_some_and(|p| {
+                        let h = d.0 as usize;
+                        h != bi && p.rotated.get(h).copied().unwrap_or(false) && p.dominates(h, bi)
+                    }) =>
                 {
                     self.rotated_latch(bi, d.0 as usize)?;
                 }
@@ -388,7 +425,12 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     /// ours. A cold `dest` (an error path) stays the second target: entered
     /// last, it sits right after its branch, where the values it uses are
     /// live anyway.
-    pub(super) fn goto_if_not(&mut self, from: usize, cond: &Operand, dest: usize) -> Result<(), String> {
+    pub(super) fn goto_if_not(
+        &mut self,
+        from: usize,
+        cond: &Operand,
+        dest: usize,
+    ) -> Result<(), String> {
         let c = self.operand(cond)?;
         let next = self.block(from + 1)?;
         let next_args = self.edge_args(from, from + 1)?;
@@ -398,7 +440,9 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             self.b.ins().brif(c, next, &next_args, other, &other_args);
         } else {
             let not_c = self.negate(c);
-            self.b.ins().brif(not_c, other, &other_args, next, &next_args);
+            self.b
+                .ins()
+                .brif(not_c, other, &other_args, next, &next_args);
         }
         Ok(())
     }
@@ -410,10 +454,18 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         let dfg = &self.b.func.dfg;
         if let cl::ValueDef::Result(inst, 0) = dfg.value_def(c) {
             match dfg.insts[inst] {
-                cl::InstructionData::IntCompare { opcode: cl::Opcode::Icmp, cond, args } => {
+                cl::InstructionData::IntCompare {
+                    opcode: cl::Opcode::Icmp,
+                    cond,
+                    args,
+                } => {
                     return self.b.ins().icmp(cond.complement(), args[0], args[1]);
                 }
-                cl::InstructionData::FloatCompare { opcode: cl::Opcode::Fcmp, cond, args } => {
+                cl::InstructionData::FloatCompare {
+                    opcode: cl::Opcode::Fcmp,
+                    cond,
+                    args,
+                } => {
                     return self.b.ins().fcmp(cond.complement(), args[0], args[1]);
                 }
                 _ => {}
@@ -433,9 +485,10 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 .copied()
                 .flatten()
                 .ok_or_else(|| format!("use of {v} before its definition (or of a void value)"))?,
-            Operand::Arg(i) => {
-                *self.params.get(*i as usize).ok_or_else(|| format!("argument _{} out of range", i + 1))?
-            }
+            Operand::Arg(i) => *self
+                .params
+                .get(*i as usize)
+                .ok_or_else(|| format!("argument _{} out of range", i + 1))?,
             Operand::Int(i) => self.b.ins().iconst(types::I64, *i),
             Operand::Float(f) => self.b.ins().f64const(*f),
             Operand::Bool(x) => self.b.ins().iconst(types::I8, *x as i64),
@@ -471,7 +524,11 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     }
 
     /// Calls a runtime function; returns its result, if any.
-    pub(super) fn call_rt(&mut self, sig: RtSig, args: &[cl::Value]) -> Result<Option<cl::Value>, String> {
+    pub(super) fn call_rt(
+        &mut self,
+        sig: RtSig,
+        args: &[cl::Value],
+    ) -> Result<Option<cl::Value>, String> {
         let id = self.cx.runtime_func(sig)?;
         let f = self.func_ref(id);
         let call = self.b.ins().call(f, args);
@@ -549,7 +606,11 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 // Void arguments have no machine value.
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
-                    if self.code.operand_type(a).is_some_and(|t| cl_type(&t).is_none()) {
+                    if self
+                        .code
+                        .operand_type(a)
+                        .is_some_and(|t| cl_type(&t).is_none())
+                    {
                         continue;
                     }
                     vals.push(self.operand(a)?);
@@ -563,7 +624,10 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             Inst::Raise { kind, args } => self.raise(s, *kind, args)?,
             Inst::NoException => {
                 let addr = self.data_addr(self.cx.pending_data)?;
-                let flag = self.b.ins().load(types::I8, MemFlagsData::trusted(), addr, 0);
+                let flag = self
+                    .b
+                    .ins()
+                    .load(types::I8, MemFlagsData::trusted(), addr, 0);
                 let ok = self.b.ins().icmp_imm_s(IntCC::Equal, flag, 0);
                 self.set(s, Some(ok));
             }
@@ -571,10 +635,17 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 let v = self.call_rt(rtfn::internal::TAKE_EXCEPTION, &[])?;
                 self.set(s, v);
             }
-            Inst::Load { .. } | Inst::Store { .. } | Inst::NewArray { .. } | Inst::NewStruct { .. } => {
+            Inst::Load { .. }
+            | Inst::Store { .. }
+            | Inst::NewArray { .. }
+            | Inst::NewStruct { .. } => {
                 self.heap_stmt(s)?;
             }
-            Inst::Goto(_) | Inst::GotoIfNot { .. } | Inst::Return(_) | Inst::Unwind | Inst::Unreachable => {
+            Inst::Goto(_)
+            | Inst::GotoIfNot { .. }
+            | Inst::Return(_)
+            | Inst::Unwind
+            | Inst::Unreachable => {
                 return Err(format!("terminator %{} in the middle of a block", s + 1));
             }
         }
@@ -613,34 +684,58 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     vals.push(p);
                 }
                 if vals.len() != sig.params.len() {
-                    return Err(format!("runtime call %{} has {} arguments, expected {}", s + 1, vals.len(), sig.params.len()));
+                    return Err(format!(
+                        "runtime call %{} has {} arguments, expected {}",
+                        s + 1,
+                        vals.len(),
+                        sig.params.len()
+                    ));
                 }
                 let r = self.call_rt(sig, &vals)?;
                 let r = match (func, r) {
-                    (RuntimeFn::ArrayPop, Some(bits)) => Some(self.value_of_slot(bits, &code_ty(self.code, s))),
+                    (RuntimeFn::ArrayPop, Some(bits)) => {
+                        Some(self.value_of_slot(bits, &code_ty(self.code, s)))
+                    }
                     (_, r) => r,
                 };
                 self.set(s, r);
             }
             Lowering::Inline => {
                 let vals = self.operands(args)?;
-                let arg = |i: usize| vals.get(i).copied().ok_or_else(|| format!("runtime call %{} lacks operand {}", s + 1, i + 1));
+                let arg = |i: usize| {
+                    vals.get(i)
+                        .copied()
+                        .ok_or_else(|| format!("runtime call %{} lacks operand {}", s + 1, i + 1))
+                };
                 let v = match func {
                     RuntimeFn::Sqrt => self.b.ins().sqrt(arg(0)?),
                     RuntimeFn::Floor => self.b.ins().floor(arg(0)?),
                     RuntimeFn::Ceil => self.b.ins().ceil(arg(0)?),
                     RuntimeFn::Fabs => self.b.ins().fabs(arg(0)?),
-                    RuntimeFn::StrLen => {
-                        self.b.ins().load(types::I64, MemFlagsData::trusted(), arg(0)?, crate::runtime::object::STR_LEN_OFFSET)
-                    }
+                    RuntimeFn::StrLen => self.b.ins().load(
+                        types::I64,
+                        MemFlagsData::trusted(),
+                        arg(0)?,
+                        crate::runtime::object::STR_LEN_OFFSET,
+                    ),
                     RuntimeFn::StrByte => {
                         // A string's data pointer never changes (runtime::object),
                         // so its load is read-only and may move; the byte load
                         // stays behind the index check.
                         let flags = MemFlagsData::trusted().with_readonly().with_can_move();
-                        let data = self.b.ins().load(types::I64, flags, arg(0)?, crate::runtime::object::STR_DATA_OFFSET);
+                        let data = self.b.ins().load(
+                            types::I64,
+                            flags,
+                            arg(0)?,
+                            crate::runtime::object::STR_DATA_OFFSET,
+                        );
                         let p = self.b.ins().iadd(data, arg(1)?);
-                        let byte = self.b.ins().load(types::I8, MemFlagsData::trusted().with_readonly(), p, 0);
+                        let byte = self.b.ins().load(
+                            types::I8,
+                            MemFlagsData::trusted().with_readonly(),
+                            p,
+                            0,
+                        );
                         self.b.ins().uextend(types::I64, byte)
                     }
                     other => return Err(format!("no inline lowering for {other:?}")),
@@ -687,7 +782,9 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     /// The value of type `ty` held in an 8-byte slot image.
     pub(super) fn value_of_slot(&mut self, bits: cl::Value, ty: &Type) -> cl::Value {
         match cl_type(ty) {
-            Some(t) if t == types::F64 => self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits),
+            Some(t) if t == types::F64 => {
+                self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits)
+            }
             Some(t) if t == types::I8 => self.b.ins().ireduce(types::I8, bits),
             _ => bits,
         }
@@ -701,6 +798,10 @@ fn code_ty(code: &IrCode, s: usize) -> Type {
 fn fmod_sig() -> RtSig {
     match rtfn::lowering(RuntimeFn::FMod) {
         Lowering::Call { sig, .. } => sig,
-        Lowering::Inline => RtSig { symbol: "toy_fmod", params: &[RtTy::F, RtTy::F], ret: Some(RtTy::F) },
+        Lowering::Inline => RtSig {
+            symbol: "toy_fmod",
+            params: &[RtTy::F, RtTy::F],
+            ret: Some(RtTy::F),
+        },
     }
 }

@@ -3,7 +3,11 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "toyc", version, about = "The Toy compiler: parse, check, build SSA, optimize, JIT-compile and run Toy programs")]
+#[command(
+    name = "toyc",
+    version,
+    about = "The Toy compiler: parse, check, build SSA, optimize, JIT-compile and run Toy programs"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

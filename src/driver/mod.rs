@@ -48,15 +48,24 @@ fn report_panic(info: &std::panic::PanicHookInfo<'_>) {
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "(no message)".to_string());
     match info.location() {
-        Some(l) => eprintln!("error: internal compiler error: {msg}\n  at {}:{}:{} (in the compiler)", l.file(), l.line(), l.column()),
+        Some(l) => eprintln!(
+            "error: internal compiler error: {msg}\n  at {}:{}:{} (in the compiler)",
+            l.file(),
+            l.line(),
+            l.column()
+        ),
         None => eprintln!("error: internal compiler error: {msg}"),
     }
 }
 
 fn run_cli(cli: Cli) -> i32 {
     let time_passes = match &cli.command {
-        Command::Run { build, .. } | Command::Ir { build, .. } | Command::Clif { build, .. } => build.time_passes,
-        Command::Check { .. } | Command::Passes | Command::Fuzz(_) | Command::Bisect { .. } => false,
+        Command::Run { build, .. } | Command::Ir { build, .. } | Command::Clif { build, .. } => {
+            build.time_passes
+        }
+        Command::Check { .. } | Command::Passes | Command::Fuzz(_) | Command::Bisect { .. } => {
+            false
+        }
     };
     let code = run_command(cli);
     if time_passes {
@@ -76,37 +85,75 @@ fn run_command(cli: Cli) -> i32 {
             Ok(_) => 0,
             Err(diags) => report(&sources, &diags),
         },
-        Command::Run { build, interp, profile, args } => match build_ir(&build, &mut sources) {
-            Ok(module) if interp => {
-                crate::timing::time("interp", || crate::interp::run_module(&module, &sources, &args, profile))
-            }
+        Command::Run {
+            build,
+            interp,
+            profile,
+            args,
+        } => match build_ir(&build, &mut sources) {
+            Ok(module) if interp => crate::timing::time("interp", || {
+                crate::interp::run_module(&module, &sources, &args, profile)
+            }),
             // The backend records its own phases: clif, cranelift, jit, run.
-            Ok(module) => crate::codegen::run_module(&module, &sources, &codegen_options(&build), &args),
+            Ok(module) => {
+                crate::codegen::run_module(&module, &sources, &codegen_options(&build), &args)
+            }
             Err(code) => code,
         },
-        Command::Ir { build, func, memssa } => match build_ir(&build, &mut sources) {
-            Ok(module) if !has_function(&module, func.as_deref()) => unknown_function(&module, func.as_deref()),
+        Command::Ir {
+            build,
+            func,
+            memssa,
+        } => match build_ir(&build, &mut sources) {
+            Ok(module) if !has_function(&module, func.as_deref()) => {
+                unknown_function(&module, func.as_deref())
+            }
             Ok(module) => {
                 match memssa {
                     Some(mode) => print!(
                         "{}",
-                        crate::memssa::print::print_module(&module, &sources, func.as_deref(), mode == "walker")
+                        crate::memssa::print::print_module(
+                            &module,
+                            &sources,
+                            func.as_deref(),
+                            mode == "walker"
+                        )
                     ),
-                    None => print!("{}", crate::ir::print::print_module(&module, &sources, func.as_deref())),
+                    None => print!(
+                        "{}",
+                        crate::ir::print::print_module(&module, &sources, func.as_deref())
+                    ),
                 }
                 0
             }
             Err(code) => code,
         },
         Command::Fuzz(args) => fuzz_command(&args),
-        Command::Bisect { file, interp, timeout } => match this_exe() {
-            Ok(exe) => crate::fuzz::bisect::bisect_command(&exe, &file, &o2_passes(), interp, seconds(timeout)),
+        Command::Bisect {
+            file,
+            interp,
+            timeout,
+        } => match this_exe() {
+            Ok(exe) => crate::fuzz::bisect::bisect_command(
+                &exe,
+                &file,
+                &o2_passes(),
+                interp,
+                seconds(timeout),
+            ),
             Err(code) => code,
         },
         Command::Clif { build, func } => match build_ir(&build, &mut sources) {
-            Ok(module) if !has_function(&module, func.as_deref()) => unknown_function(&module, func.as_deref()),
+            Ok(module) if !has_function(&module, func.as_deref()) => {
+                unknown_function(&module, func.as_deref())
+            }
             Ok(module) => {
-                match crate::codegen::clif_text(&module, &sources, &codegen_options(&build), func.as_deref()) {
+                match crate::codegen::clif_text(
+                    &module,
+                    &sources,
+                    &codegen_options(&build),
+                    func.as_deref(),
+                ) {
                     Ok(text) => {
                         print!("{text}");
                         0
@@ -132,7 +179,9 @@ fn fuzz_command(args: &cli::FuzzArgs) -> i32 {
             Err(code) => return code,
         },
     };
-    let count = args.count.unwrap_or(if args.time.is_some() { u64::MAX } else { 1000 });
+    let count = args
+        .count
+        .unwrap_or(if args.time.is_some() { u64::MAX } else { 1000 });
     let opts = crate::fuzz::Options {
         seed: args.seed,
         count,
@@ -160,7 +209,10 @@ fn seconds(s: f64) -> std::time::Duration {
 
 /// The -O2 pipeline, a pass per entry (a pass that runs twice is listed twice).
 fn o2_passes() -> Vec<String> {
-    crate::opt::default_passes(2).into_iter().map(String::from).collect()
+    crate::opt::default_passes(2)
+        .into_iter()
+        .map(String::from)
+        .collect()
 }
 
 /// Whether `--fn NAME` (if given) names a function of the program.
@@ -172,7 +224,11 @@ fn has_function(module: &crate::ir::Module, name: Option<&str>) -> bool {
 /// the names there are.
 fn unknown_function(module: &crate::ir::Module, name: Option<&str>) -> i32 {
     let names: Vec<&str> = module.funcs.iter().map(|f| f.name.as_str()).collect();
-    eprintln!("error: --fn: no function named `{}` (functions: {})", name.unwrap_or(""), names.join(", "));
+    eprintln!(
+        "error: --fn: no function named `{}` (functions: {})",
+        name.unwrap_or(""),
+        names.join(", ")
+    );
     2
 }
 
@@ -183,7 +239,9 @@ fn codegen_options(build: &BuildArgs) -> crate::codegen::CodegenOptions {
         verify: verify_enabled(),
         // `TOYC_REGALLOC=single_pass|backtracking`: one allocator for all
         // functions (for measurements).
-        regalloc: crate::codegen::RegallocChoice::parse(std::env::var("TOYC_REGALLOC").ok().as_deref()),
+        regalloc: crate::codegen::RegallocChoice::parse(
+            std::env::var("TOYC_REGALLOC").ok().as_deref(),
+        ),
         // `TOYC_DISASM=1`: the machine code of every function on stderr.
         disasm: std::env::var_os("TOYC_DISASM").is_some_and(|v| v == "1"),
     }
@@ -203,13 +261,14 @@ pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir:
         .map_err(|diags| report(sources, &diags))?;
     let mut module = crate::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
     if verify_enabled()
-        && let Err(errors) = crate::ir::verify::verify_module(&module) {
-            eprintln!("error: internal compiler error: the IR verifier failed after SSA construction");
-            for e in errors {
-                eprintln!("  {e}");
-            }
-            return Err(70);
+        && let Err(errors) = crate::ir::verify::verify_module(&module)
+    {
+        eprintln!("error: internal compiler error: the IR verifier failed after SSA construction");
+        for e in errors {
+            eprintln!("  {e}");
         }
+        return Err(70);
+    }
     let mut counters = crate::opt::Counters::default();
     let printer = |m: &crate::ir::Module| crate::ir::print::print_module(m, sources, None);
     let mut result = crate::opt::run_pipeline(&mut module, &opts, &mut counters, &printer);
@@ -217,7 +276,11 @@ pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir:
     // once, so wrong IR never reaches the backend silently.
     if result.is_ok() && !opts.verify && !opts.passes.is_empty() {
         result = crate::timing::time("verify", || crate::ir::verify::verify_module(&module))
-            .map_err(|errs| errs.into_iter().map(|e| format!("after the pipeline: {e}")).collect());
+            .map_err(|errs| {
+                errs.into_iter()
+                    .map(|e| format!("after the pipeline: {e}"))
+                    .collect()
+            });
     }
     if let Err(errors) = result {
         eprintln!("error: internal compiler error: the IR verifier failed");
@@ -243,7 +306,10 @@ pub fn pipeline_options(build: &BuildArgs) -> Result<crate::opt::PipelineOptions
         })?,
         None => crate::opt::default_passes(build.opt),
     };
-    for sel in [&build.print_after, &build.print_before].into_iter().flatten() {
+    for sel in [&build.print_after, &build.print_before]
+        .into_iter()
+        .flatten()
+    {
         if sel != "all" && crate::opt::find_pass(sel).is_none() {
             eprintln!("error: unknown pass `{sel}` in --print-after/--print-before");
             return Err(2);
@@ -273,9 +339,14 @@ fn use_colour() -> bool {
 /// Reads the main file into `sources`. A file that cannot be read or is not
 /// UTF-8 is an error with the reason; invalid UTF-8 names the byte offset.
 pub fn load_main_file(path: &Path, sources: &mut SourceMap) -> Result<FileId, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read `{}`: {}", path.display(), e))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("cannot read `{}`: {}", path.display(), e))?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        format!("`{}` is not valid UTF-8 (invalid byte at offset {})", path.display(), e.utf8_error().valid_up_to())
+        format!(
+            "`{}` is not valid UTF-8 (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
     })?;
     let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     Ok(sources.add(path.display().to_string(), Some(canonical), text))
@@ -283,7 +354,10 @@ pub fn load_main_file(path: &Path, sources: &mut SourceMap) -> Result<FileId, St
 
 /// Parses and type-checks the program rooted at `path`. An unreadable main
 /// file is reported on stderr here and gives an empty error list.
-pub fn check_file(path: &Path, sources: &mut SourceMap) -> Result<crate::sema::hir::Program, Vec<Diagnostic>> {
+pub fn check_file(
+    path: &Path,
+    sources: &mut SourceMap,
+) -> Result<crate::sema::hir::Program, Vec<Diagnostic>> {
     let main = match load_main_file(path, sources) {
         Ok(id) => id,
         Err(msg) => {
@@ -306,7 +380,9 @@ pub fn front_end_on_text(text: &str) -> Result<usize, String> {
         Err(diags) => Ok(diags.len()),
         Ok(program) => {
             let module = crate::ssa::build_module(Arc::new(program));
-            crate::ir::verify::verify_module(&module).map(|()| 0).map_err(|errs| errs.join("\n"))
+            crate::ir::verify::verify_module(&module)
+                .map(|()| 0)
+                .map_err(|errs| errs.join("\n"))
         }
     }
 }

@@ -153,7 +153,10 @@ pub enum ExprKind {
 
 impl Expr {
     pub fn new(kind: ExprKind) -> Expr {
-        Expr { kind, pos: Pos::default() }
+        Expr {
+            kind,
+            pos: Pos::default(),
+        }
     }
 }
 
@@ -232,7 +235,10 @@ pub enum StmtKind {
 
 impl Stmt {
     pub fn new(kind: StmtKind) -> Stmt {
-        Stmt { kind, pos: Pos::default() }
+        Stmt {
+            kind,
+            pos: Pos::default(),
+        }
     }
 }
 

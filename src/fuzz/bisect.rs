@@ -39,19 +39,34 @@ pub struct Setup<'a> {
 impl Setup<'_> {
     /// Runs toyc with the first `k` passes.
     pub fn run_prefix(&self, k: usize) -> RunResult {
-        let list = if k == 0 { "none".to_string() } else { self.passes[..k].join(",") };
+        let list = if k == 0 {
+            "none".to_string()
+        } else {
+            self.passes[..k].join(",")
+        };
         let flag = format!("--passes={list}");
         let mut args = vec!["run", "-O2", flag.as_str()];
         if self.interp {
             args.push("--interp");
         }
-        run_toyc(self.exe, self.dir, self.scratch, &args, self.file, self.timeout)
+        run_toyc(
+            self.exe,
+            self.dir,
+            self.scratch,
+            &args,
+            self.file,
+            self.timeout,
+        )
     }
 }
 
 /// Bisects with `is_bad` deciding whether a run differs from the reference.
 /// `log` hears each step (prefix length, bad).
-pub fn bisect(s: &Setup, is_bad: &mut dyn FnMut(&RunResult) -> bool, log: &mut dyn FnMut(usize, bool)) -> Verdict {
+pub fn bisect(
+    s: &Setup,
+    is_bad: &mut dyn FnMut(&RunResult) -> bool,
+    log: &mut dyn FnMut(usize, bool),
+) -> Verdict {
     let mut probe = |k: usize| {
         let bad = is_bad(&s.run_prefix(k));
         log(k, bad);
@@ -79,7 +94,13 @@ pub fn bisect(s: &Setup, is_bad: &mut dyn FnMut(&RunResult) -> bool, log: &mut d
 /// `toyc bisect FILE`: the reference is the run with `--passes=none`.
 /// Prints each step and the verdict; exit code 0 if no pass changes the
 /// output, 1 if one does.
-pub fn bisect_command(exe: &Path, file: &Path, passes: &[String], interp: bool, timeout: Duration) -> i32 {
+pub fn bisect_command(
+    exe: &Path,
+    file: &Path,
+    passes: &[String],
+    interp: bool,
+    timeout: Duration,
+) -> i32 {
     let scratch_dir = std::env::temp_dir().join(format!("toyc-bisect-{}", std::process::id()));
     if let Err(e) = std::fs::create_dir_all(&scratch_dir) {
         eprintln!("error: cannot create {}: {e}", scratch_dir.display());

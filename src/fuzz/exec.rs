@@ -26,7 +26,15 @@ impl RunResult {
             RunResult::Timeout => "timeout".into(),
             RunResult::Exited(o) => {
                 let first = o.stderr.lines().next().unwrap_or("");
-                format!("exit {}{}", o.code, if first.is_empty() { String::new() } else { format!(", {first}") })
+                format!(
+                    "exit {}{}",
+                    o.code,
+                    if first.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {first}")
+                    }
+                )
             }
         }
     }
@@ -35,10 +43,20 @@ impl RunResult {
 /// Runs `exe ARGS... file` in `dir`. Output goes through the files
 /// `scratch.out` and `scratch.err`, which avoids pipe deadlocks with big
 /// outputs.
-pub fn run_toyc(exe: &Path, dir: &Path, scratch: &Path, args: &[&str], file: &str, timeout: Duration) -> RunResult {
+pub fn run_toyc(
+    exe: &Path,
+    dir: &Path,
+    scratch: &Path,
+    args: &[&str],
+    file: &str,
+    timeout: Duration,
+) -> RunResult {
     let out_path = scratch.with_extension("out");
     let err_path = scratch.with_extension("err");
-    let (Ok(out), Ok(err)) = (std::fs::File::create(&out_path), std::fs::File::create(&err_path)) else {
+    let (Ok(out), Ok(err)) = (
+        std::fs::File::create(&out_path),
+        std::fs::File::create(&err_path),
+    ) else {
         return RunResult::Exited(Outcome {
             stdout: String::new(),
             stderr: "fuzz: cannot create files".into(),
@@ -46,7 +64,11 @@ pub fn run_toyc(exe: &Path, dir: &Path, scratch: &Path, args: &[&str], file: &st
         });
     };
     let mut cmd = Command::new(exe);
-    cmd.args(args).arg(file).current_dir(dir).env("TOYC_VERIFY", "1").env("NO_COLOR", "1");
+    cmd.args(args)
+        .arg(file)
+        .current_dir(dir)
+        .env("TOYC_VERIFY", "1")
+        .env("NO_COLOR", "1");
     cmd.stdin(Stdio::null()).stdout(out).stderr(err);
     // A binary written a moment ago may still be open for writing in a
     // child forked meanwhile by another thread (ETXTBSY): retry briefly.
@@ -63,7 +85,11 @@ pub fn run_toyc(exe: &Path, dir: &Path, scratch: &Path, args: &[&str], file: &st
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
-            return RunResult::Exited(Outcome { stdout: String::new(), stderr: format!("fuzz: spawn: {e}"), code: -2 });
+            return RunResult::Exited(Outcome {
+                stdout: String::new(),
+                stderr: format!("fuzz: spawn: {e}"),
+                code: -2,
+            });
         }
     };
     let start = Instant::now();
@@ -83,6 +109,11 @@ pub fn run_toyc(exe: &Path, dir: &Path, scratch: &Path, args: &[&str], file: &st
             Err(_) => return RunResult::Timeout,
         }
     };
-    let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
-    RunResult::Exited(Outcome { stdout: read(&out_path), stderr: read(&err_path), code: status.code().unwrap_or(-1) })
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    RunResult::Exited(Outcome {
+        stdout: read(&out_path),
+        stderr: read(&err_path),
+        code: status.code().unwrap_or(-1),
+    })
 }

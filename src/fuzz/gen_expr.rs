@@ -11,8 +11,28 @@
 use super::ast::*;
 use super::generate::Gen;
 
-const INTS: &[i64] =
-    &[0, 1, 2, 3, -1, -2, 5, 7, 10, 42, 63, 64, 65, 100, 255, -128, 1 << 32, i64::MAX, i64::MIN, i64::MIN + 1];
+const INTS: &[i64] = &[
+    0,
+    1,
+    2,
+    3,
+    -1,
+    -2,
+    5,
+    7,
+    10,
+    42,
+    63,
+    64,
+    65,
+    100,
+    255,
+    -128,
+    1 << 32,
+    i64::MAX,
+    i64::MIN,
+    i64::MIN + 1,
+];
 const FLOATS: &[f64] = &[
     0.0,
     -0.0,
@@ -35,7 +55,9 @@ const FLOATS: &[f64] = &[
     f64::INFINITY,
     f64::NEG_INFINITY,
 ];
-const STRS: &[&str] = &["", "a", "b", "hi", "x y", "a\nb", "q\"", "back\\", "tab\t", "é", "0", "abc", "nul\0"];
+const STRS: &[&str] = &[
+    "", "a", "b", "hi", "x y", "a\nb", "q\"", "back\\", "tab\t", "é", "0", "abc", "nul\0",
+];
 
 /// Whether Toy cannot know the type of `e` without context: `nil`, or an
 /// array built only from such values.
@@ -90,7 +112,11 @@ impl Gen {
     /// An expression of `ty` whose type Toy knows without context.
     pub fn typed_expr(&mut self, ty: &Ty, depth: u32) -> Expr {
         let e = self.gen_expr(ty, depth);
-        if untyped(&e) { self.leaf_typed_deep(ty) } else { e }
+        if untyped(&e) {
+            self.leaf_typed_deep(ty)
+        } else {
+            e
+        }
     }
 
     fn leaf_typed_deep(&mut self, ty: &Ty) -> Expr {
@@ -106,7 +132,12 @@ impl Gen {
     /// A variable of type `ty` or a literal.
     fn var_or_leaf(&mut self, ty: &Ty) -> Expr {
         if !self.safe && self.rng.chance(65) {
-            let vars: Vec<String> = self.visible().into_iter().filter(|v| &v.ty == ty).map(|v| v.name).collect();
+            let vars: Vec<String> = self
+                .visible()
+                .into_iter()
+                .filter(|v| &v.ty == ty)
+                .map(|v| v.name)
+                .collect();
             if !vars.is_empty() {
                 return Expr::new(ExprKind::Var(self.rng.pick(&vars).clone()));
             }
@@ -199,7 +230,11 @@ impl Gen {
         for (k, (_, t)) in params.iter().enumerate() {
             if k == 0 && self.recursive[f] {
                 let d = if f == self.cur {
-                    Self::bin(BinOp::Sub, Expr::new(ExprKind::Var("d".into())), Expr::new(ExprKind::Int(1)))
+                    Self::bin(
+                        BinOp::Sub,
+                        Expr::new(ExprKind::Var("d".into())),
+                        Expr::new(ExprKind::Int(1)),
+                    )
                 } else {
                     Expr::new(ExprKind::Int(self.rng.below(4) as i64))
                 };
@@ -241,10 +276,16 @@ impl Gen {
     fn gen_int(&mut self, depth: u32) -> Expr {
         use BinOp::*;
         let d = depth - 1;
-        let w = if self.safe { [30, 0, 4, 0, 0, 4, 0, 0] } else { [30, 10, 4, 6, 3, 4, 2, 2] };
+        let w = if self.safe {
+            [30, 0, 4, 0, 0, 4, 0, 0]
+        } else {
+            [30, 10, 4, 6, 3, 4, 2, 2]
+        };
         match self.rng.weighted(&w) {
             0 => {
-                let op = *self.rng.pick(&[Add, Sub, Mul, And, Or, Xor, Shl, Shr, Add, Sub]);
+                let op = *self
+                    .rng
+                    .pick(&[Add, Sub, Mul, And, Or, Xor, Shl, Shr, Add, Sub]);
                 let l = self.gen_expr(&Ty::Int, d);
                 let r = self.gen_expr(&Ty::Int, d);
                 Self::bin(op, l, r)
@@ -261,7 +302,11 @@ impl Gen {
             }
             2 => Expr::new(ExprKind::Neg(Box::new(self.gen_expr(&Ty::Int, d)))),
             3 => {
-                let t = if self.rng.chance(60) { Ty::Arr(Box::new(self.pick_ty(0))) } else { Ty::Str };
+                let t = if self.rng.chance(60) {
+                    Ty::Arr(Box::new(self.pick_ty(0)))
+                } else {
+                    Ty::Str
+                };
                 let x = self.typed_expr(&t, d);
                 Self::builtin(Builtin::Len, vec![x])
             }
@@ -271,7 +316,10 @@ impl Gen {
                 Expr::new(ExprKind::Index(Box::new(s), Box::new(i)))
             }
             5 => Self::builtin(Builtin::ToInt, vec![self.gen_expr(&Ty::Float, d)]),
-            6 => Self::builtin(Builtin::Pop, vec![self.typed_expr(&Ty::Arr(Box::new(Ty::Int)), d)]),
+            6 => Self::builtin(
+                Builtin::Pop,
+                vec![self.typed_expr(&Ty::Arr(Box::new(Ty::Int)), d)],
+            ),
             _ => {
                 // Mostly valid: the text of an int.
                 let s = if self.rng.chance(70) {
@@ -297,7 +345,10 @@ impl Gen {
             1 => Expr::new(ExprKind::Neg(Box::new(self.gen_expr(&Ty::Float, d)))),
             2 => Self::builtin(Builtin::ToFloat, vec![self.gen_expr(&Ty::Int, d)]),
             _ => {
-                let b = *self.rng.pick(&[Builtin::Sqrt, Builtin::Floor, Builtin::Ceil, Builtin::Fabs]);
+                let b =
+                    *self
+                        .rng
+                        .pick(&[Builtin::Sqrt, Builtin::Floor, Builtin::Ceil, Builtin::Fabs]);
                 Self::builtin(b, vec![self.gen_expr(&Ty::Float, d)])
             }
         }
@@ -360,7 +411,11 @@ impl Gen {
             let x = self.typed_expr(elem, d);
             let n = if self.safe || self.rng.chance(80) {
                 let neg = !self.safe && self.rng.chance(5);
-                Expr::new(ExprKind::Int(if neg { -1 } else { self.rng.below(5) as i64 }))
+                Expr::new(ExprKind::Int(if neg {
+                    -1
+                } else {
+                    self.rng.below(5) as i64
+                }))
             } else {
                 self.small_int(5)
             };
@@ -380,7 +435,11 @@ impl Gen {
             .into_iter()
             .map(|f| {
                 let t = &fields[f].1;
-                let v = if depth == 0 { self.leaf(t) } else { self.gen_expr(t, depth - 1) };
+                let v = if depth == 0 {
+                    self.leaf(t)
+                } else {
+                    self.gen_expr(t, depth - 1)
+                };
                 (f, v)
             })
             .collect();

@@ -57,7 +57,11 @@ pub struct Gen {
 pub fn generate(seed: u64) -> Program {
     let mut g = Gen {
         rng: Rng::new(seed),
-        prog: Program { structs: Vec::new(), globals: Vec::new(), funcs: Vec::new() },
+        prog: Program {
+            structs: Vec::new(),
+            globals: Vec::new(),
+            funcs: Vec::new(),
+        },
         recursive: Vec::new(),
         scopes: Vec::new(),
         loops: Vec::new(),
@@ -90,7 +94,8 @@ impl Gen {
         self.cur = 0;
         self.scopes.clear();
         for j in 1..self.prog.funcs.len() {
-            let called = (0..self.prog.funcs.len()).any(|i| i != j && calls_in(&self.prog.funcs[i].body).contains(&j));
+            let called = (0..self.prog.funcs.len())
+                .any(|i| i != j && calls_in(&self.prog.funcs[i].body).contains(&j));
             if called {
                 continue;
             }
@@ -108,9 +113,19 @@ impl Gen {
                 .collect();
             let call = Stmt::new(StmtKind::Expr(Expr::new(ExprKind::Call(j, args))));
             let var = self.fresh("e");
-            let msg = vec![Expr::new(ExprKind::Str("main caught".into())), Expr::new(ExprKind::Var(var.clone()))];
-            let handler = vec![Stmt::new(StmtKind::Print { newline: true, args: msg })];
-            let stmt = Stmt::new(StmtKind::Try { body: vec![call], var, handler });
+            let msg = vec![
+                Expr::new(ExprKind::Str("main caught".into())),
+                Expr::new(ExprKind::Var(var.clone())),
+            ];
+            let handler = vec![Stmt::new(StmtKind::Print {
+                newline: true,
+                args: msg,
+            })];
+            let stmt = Stmt::new(StmtKind::Try {
+                body: vec![call],
+                var,
+                handler,
+            });
             let body = &mut self.prog.funcs[0].body;
             let at = if matches!(body.last().map(|s| &s.kind), Some(StmtKind::Return(_))) {
                 body.len() - 1
@@ -124,7 +139,10 @@ impl Gen {
     fn gen_structs(&mut self) {
         let n = 1 + self.rng.below(2);
         for s in 0..n {
-            self.prog.structs.push(StructDef { name: format!("S{s}"), fields: Vec::new() });
+            self.prog.structs.push(StructDef {
+                name: format!("S{s}"),
+                fields: Vec::new(),
+            });
         }
         for s in 0..n {
             let nf = 1 + self.rng.below(3);
@@ -147,7 +165,10 @@ impl Gen {
     /// A random type; `depth` bounds nesting of arrays.
     pub fn pick_ty(&mut self, depth: u32) -> Ty {
         let n = self.prog.structs.len();
-        match self.rng.weighted(&[30, 12, 12, 13, if depth > 0 { 20 } else { 0 }, 13]) {
+        match self
+            .rng
+            .weighted(&[30, 12, 12, 13, if depth > 0 { 20 } else { 0 }, 13])
+        {
             0 => Ty::Int,
             1 => Ty::Float,
             2 => Ty::Bool,
@@ -175,15 +196,30 @@ impl Gen {
             let init = self.gen_expr(&ty, 2);
             let name = self.fresh("G");
             let mutable = self.rng.chance(60);
-            self.prog.globals.push(Global { name, mutable, ty, init, pos: Pos::default() });
+            self.prog.globals.push(Global {
+                name,
+                mutable,
+                ty,
+                init,
+                pos: Pos::default(),
+            });
         }
         self.safe = false;
     }
 
     fn gen_signatures(&mut self) {
         let n = 1 + self.rng.below(4);
-        let main_ret = if self.rng.chance(20) { Some(Ty::Int) } else { None };
-        self.prog.funcs.push(Func { name: "main".into(), params: Vec::new(), ret: main_ret, body: Vec::new() });
+        let main_ret = if self.rng.chance(20) {
+            Some(Ty::Int)
+        } else {
+            None
+        };
+        self.prog.funcs.push(Func {
+            name: "main".into(),
+            params: Vec::new(),
+            ret: main_ret,
+            body: Vec::new(),
+        });
         self.recursive.push(false);
         for f in 1..n {
             let rec = self.rng.chance(35);
@@ -195,19 +231,36 @@ impl Gen {
                 let ty = self.pick_ty(1);
                 params.push((self.fresh("p"), ty));
             }
-            let ret = if self.rng.chance(65) { Some(self.pick_ty(1)) } else { None };
-            self.prog.funcs.push(Func { name: format!("fn{f}"), params, ret, body: Vec::new() });
+            let ret = if self.rng.chance(65) {
+                Some(self.pick_ty(1))
+            } else {
+                None
+            };
+            self.prog.funcs.push(Func {
+                name: format!("fn{f}"),
+                params,
+                ret,
+                body: Vec::new(),
+            });
             self.recursive.push(rec);
         }
     }
 
     fn gen_body(&mut self, f: usize) {
         self.cur = f;
-        self.budget = if f == 0 { 14 + self.rng.below(12) } else { 4 + self.rng.below(8) };
+        self.budget = if f == 0 {
+            14 + self.rng.below(12)
+        } else {
+            4 + self.rng.below(8)
+        };
         let params: Vec<Var> = self.prog.funcs[f]
             .params
             .iter()
-            .map(|(n, t)| Var { name: n.clone(), ty: t.clone(), mutable: true })
+            .map(|(n, t)| Var {
+                name: n.clone(),
+                ty: t.clone(),
+                mutable: true,
+            })
             .collect();
         self.scopes = vec![params];
         self.loops.clear();
@@ -228,11 +281,25 @@ impl Gen {
             self.gen_stmt(&mut one, 3);
             // Half of main's statements run in a `try`, so that one runtime
             // error does not end most programs early.
-            if f == 0 && one.len() == 1 && !matches!(one[0].kind, StmtKind::Let { .. }) && self.rng.chance(50) {
+            if f == 0
+                && one.len() == 1
+                && !matches!(one[0].kind, StmtKind::Let { .. })
+                && self.rng.chance(50)
+            {
                 let var = self.fresh("e");
-                let msg = vec![Expr::new(ExprKind::Str("main caught".into())), Expr::new(ExprKind::Var(var.clone()))];
-                let handler = vec![Stmt::new(StmtKind::Print { newline: true, args: msg })];
-                one = vec![Stmt::new(StmtKind::Try { body: one, var, handler })];
+                let msg = vec![
+                    Expr::new(ExprKind::Str("main caught".into())),
+                    Expr::new(ExprKind::Var(var.clone())),
+                ];
+                let handler = vec![Stmt::new(StmtKind::Print {
+                    newline: true,
+                    args: msg,
+                })];
+                one = vec![Stmt::new(StmtKind::Try {
+                    body: one,
+                    var,
+                    handler,
+                })];
             }
             body.extend(one);
         }
@@ -245,20 +312,31 @@ impl Gen {
 
     /// The value of a `return`: in `main` a small exit code.
     fn return_value(&mut self, t: &Ty) -> Expr {
-        if self.cur == 0 { Expr::new(ExprKind::Int(self.rng.below(4) as i64)) } else { self.gen_expr(t, 2) }
+        if self.cur == 0 {
+            Expr::new(ExprKind::Int(self.rng.below(4) as i64))
+        } else {
+            self.gen_expr(t, 2)
+        }
     }
 
     /// Every visible variable (locals innermost first, then globals).
     pub fn visible(&self) -> Vec<Var> {
         let mut out: Vec<Var> = self.scopes.iter().rev().flatten().cloned().collect();
         for g in &self.prog.globals {
-            out.push(Var { name: g.name.clone(), ty: g.ty.clone(), mutable: g.mutable });
+            out.push(Var {
+                name: g.name.clone(),
+                ty: g.ty.clone(),
+                mutable: g.mutable,
+            });
         }
         out
     }
 
     fn declare(&mut self, name: String, ty: Ty, mutable: bool) {
-        self.scopes.last_mut().expect("a scope").push(Var { name, ty, mutable });
+        self.scopes
+            .last_mut()
+            .expect("a scope")
+            .push(Var { name, ty, mutable });
     }
 
     /// A block of up to `n` statements in a new scope, maybe ending with a
@@ -286,9 +364,16 @@ impl Gen {
         let kind = match self.rng.below(4) {
             0 | 1 if !self.loops.is_empty() => {
                 let labels: Vec<String> = self.loops.iter().flatten().cloned().collect();
-                let label =
-                    if !labels.is_empty() && self.rng.chance(50) { Some(self.rng.pick(&labels).clone()) } else { None };
-                if self.rng.chance(50) { StmtKind::Break(label) } else { StmtKind::Continue(label) }
+                let label = if !labels.is_empty() && self.rng.chance(50) {
+                    Some(self.rng.pick(&labels).clone())
+                } else {
+                    None
+                };
+                if self.rng.chance(50) {
+                    StmtKind::Break(label)
+                } else {
+                    StmtKind::Continue(label)
+                }
             }
             2 => {
                 let ret = self.prog.funcs[self.cur].ret.clone();
@@ -305,7 +390,22 @@ impl Gen {
         self.budget = self.budget.saturating_sub(1);
         let nested = if depth > 0 { 1 } else { 0 };
         let top = if depth == 3 { 3 } else { 1 };
-        let w = [20, 16, 14, 4, 6, 2, 10 * nested, 5 * nested, 6 * nested, 4 * nested, 8 * nested * top, 1, nested, 1];
+        let w = [
+            20,
+            16,
+            14,
+            4,
+            6,
+            2,
+            10 * nested,
+            5 * nested,
+            6 * nested,
+            4 * nested,
+            8 * nested * top,
+            1,
+            nested,
+            1,
+        ];
         let kind = match self.rng.weighted(&w) {
             0 => return self.gen_let(out),
             1 => match self.gen_assign() {
@@ -333,7 +433,11 @@ impl Gen {
             10 => self.gen_try(depth),
             11 => {
                 let c = self.gen_expr(&Ty::Bool, 2);
-                let msg = if self.rng.chance(50) { Some(self.str_literal()) } else { None };
+                let msg = if self.rng.chance(50) {
+                    Some(self.str_literal())
+                } else {
+                    None
+                };
                 StmtKind::Assert(c, msg)
             }
             12 => StmtKind::Block(self.gen_block(3, depth - 1)),
@@ -345,11 +449,21 @@ impl Gen {
     fn gen_let(&mut self, out: &mut Vec<Stmt>) {
         let ty = self.pick_ty(1);
         let empty_ok = matches!(ty, Ty::Arr(_)) && self.rng.chance(15);
-        let init = if empty_ok { Expr::new(ExprKind::ArrayLit(ty.clone(), Vec::new())) } else { self.gen_expr(&ty, 2) };
+        let init = if empty_ok {
+            Expr::new(ExprKind::ArrayLit(ty.clone(), Vec::new()))
+        } else {
+            self.gen_expr(&ty, 2)
+        };
         let name = self.fresh("v");
         let mutable = self.rng.chance(50);
         let annotate = empty_ok || super::gen_expr::untyped(&init) || self.rng.chance(20);
-        out.push(Stmt::new(StmtKind::Let { name: name.clone(), mutable, ty: ty.clone(), annotate, init }));
+        out.push(Stmt::new(StmtKind::Let {
+            name: name.clone(),
+            mutable,
+            ty: ty.clone(),
+            annotate,
+            init,
+        }));
         self.declare(name, ty, mutable);
     }
 
@@ -369,13 +483,21 @@ impl Gen {
                 return None;
             }
             let v = *self.rng.pick(&cands);
-            let Ty::Arr(elem) = v.ty.clone() else { unreachable!() };
+            let Ty::Arr(elem) = v.ty.clone() else {
+                unreachable!()
+            };
             let idx = self.gen_index();
-            (Place::Index(Expr::new(ExprKind::Var(v.name.clone())), idx), *elem)
+            (
+                Place::Index(Expr::new(ExprKind::Var(v.name.clone())), idx),
+                *elem,
+            )
         } else {
             let sid = self.rng.below(self.prog.structs.len());
             let obj = self.gen_expr(&Ty::Struct(sid), 1);
-            if !matches!(obj.kind, ExprKind::Var(_) | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::Call(..)) {
+            if !matches!(
+                obj.kind,
+                ExprKind::Var(_) | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::Call(..)
+            ) {
                 return None;
             }
             let f = self.rng.below(self.prog.structs[sid].fields.len());
@@ -386,7 +508,9 @@ impl Gen {
         let value = match &place {
             // Sometimes the right-hand side shrinks the very array being
             // stored into: the store must check the index again.
-            Place::Index(a, _) if self.rng.chance(15) => Expr::new(ExprKind::Builtin(Builtin::Pop, vec![a.clone()])),
+            Place::Index(a, _) if self.rng.chance(15) => {
+                Expr::new(ExprKind::Builtin(Builtin::Pop, vec![a.clone()]))
+            }
             _ => self.gen_expr(&ty, 2),
         };
         Some(StmtKind::Assign { place, op, value })
@@ -399,7 +523,11 @@ impl Gen {
             return None;
         }
         match ty {
-            Ty::Int => Some(*self.rng.pick(&[Add, Sub, Mul, Div, Rem, And, Or, Xor, Shl, Shr])),
+            Ty::Int => Some(
+                *self
+                    .rng
+                    .pick(&[Add, Sub, Mul, Div, Rem, And, Or, Xor, Shl, Shr]),
+            ),
             Ty::Float => Some(*self.rng.pick(&[Add, Sub, Mul, Div, Rem])),
             Ty::Str => Some(Add),
             _ => None,
@@ -413,14 +541,21 @@ impl Gen {
             let ty = self.pick_ty(1);
             args.push(self.typed_expr(&ty, 2));
         }
-        StmtKind::Print { newline: self.rng.chance(85), args }
+        StmtKind::Print {
+            newline: self.rng.chance(85),
+            args,
+        }
     }
 
     fn gen_push(&mut self) -> Option<StmtKind> {
         if self.in_foreach > 0 {
             return None;
         }
-        let cands: Vec<Var> = self.visible().into_iter().filter(|v| matches!(v.ty, Ty::Arr(_))).collect();
+        let cands: Vec<Var> = self
+            .visible()
+            .into_iter()
+            .filter(|v| matches!(v.ty, Ty::Arr(_)))
+            .collect();
         if cands.is_empty() {
             return None;
         }
@@ -431,7 +566,9 @@ impl Gen {
     }
 
     fn gen_call_stmt(&mut self) -> Option<StmtKind> {
-        let cands: Vec<usize> = (1..self.prog.funcs.len()).filter(|&j| self.callable(j)).collect();
+        let cands: Vec<usize> = (1..self.prog.funcs.len())
+            .filter(|&j| self.callable(j))
+            .collect();
         if cands.is_empty() {
             return None;
         }
@@ -442,12 +579,20 @@ impl Gen {
     fn gen_if(&mut self, depth: u32) -> StmtKind {
         let c = self.gen_expr(&Ty::Bool, 3);
         let then = self.gen_block(3, depth - 1);
-        let els = if self.rng.chance(40) { Some(self.gen_block(3, depth - 1)) } else { None };
+        let els = if self.rng.chance(40) {
+            Some(self.gen_block(3, depth - 1))
+        } else {
+            None
+        };
         StmtKind::If(c, then, els)
     }
 
     fn label(&mut self) -> Option<String> {
-        if self.rng.chance(35) { Some(self.fresh("l")) } else { None }
+        if self.rng.chance(35) {
+            Some(self.fresh("l"))
+        } else {
+            None
+        }
     }
 
     fn loop_body(&mut self, label: Option<String>, depth: u32, first: Option<Stmt>) -> Vec<Stmt> {
@@ -465,14 +610,24 @@ impl Gen {
         let counter = self.fresh("w");
         let var = |n: &str| Box::new(Expr::new(ExprKind::Var(n.to_string())));
         let init = Expr::new(ExprKind::Int(0));
-        out.push(Stmt::new(StmtKind::Let { name: counter.clone(), mutable: true, ty: Ty::Int, annotate: false, init }));
+        out.push(Stmt::new(StmtKind::Let {
+            name: counter.clone(),
+            mutable: true,
+            ty: Ty::Int,
+            annotate: false,
+            init,
+        }));
         let bound = Box::new(Expr::new(ExprKind::Int(1 + self.rng.below(5) as i64)));
         let mut cond = Expr::new(ExprKind::Binary(BinOp::Lt, var(&counter), bound));
         if self.rng.chance(60) {
             let c = self.gen_expr(&Ty::Bool, 2);
             // Either order: with the condition first, its checks run
             // unconditionally in the loop header.
-            let (l, r) = if self.rng.chance(50) { (cond, c) } else { (c, cond) };
+            let (l, r) = if self.rng.chance(50) {
+                (cond, c)
+            } else {
+                (c, cond)
+            };
             cond = Expr::new(ExprKind::Binary(BinOp::LAnd, Box::new(l), Box::new(r)));
         }
         let step = Stmt::new(StmtKind::Assign {
@@ -492,8 +647,12 @@ impl Gen {
         } else {
             self.small_int(4)
         };
-        let arrays: Vec<String> =
-            self.visible().into_iter().filter(|v| matches!(v.ty, Ty::Arr(_) | Ty::Str)).map(|v| v.name).collect();
+        let arrays: Vec<String> = self
+            .visible()
+            .into_iter()
+            .filter(|v| matches!(v.ty, Ty::Arr(_) | Ty::Str))
+            .map(|v| v.name)
+            .collect();
         let hi = match self.rng.below(10) {
             // `for i in 0..len(a)`: bounds checks the optimizer may remove.
             0..=2 if !arrays.is_empty() => {
@@ -505,12 +664,22 @@ impl Gen {
         };
         let label = self.label();
         let var = self.fresh("i");
-        self.scopes.push(vec![Var { name: var.clone(), ty: Ty::Int, mutable: false }]);
+        self.scopes.push(vec![Var {
+            name: var.clone(),
+            ty: Ty::Int,
+            mutable: false,
+        }]);
         self.loop_vars.push(var.clone());
         let body = self.loop_body(label.clone(), depth, None);
         self.loop_vars.pop();
         self.scopes.pop();
-        StmtKind::ForRange { label, var, lo, hi, body }
+        StmtKind::ForRange {
+            label,
+            var,
+            lo,
+            hi,
+            body,
+        }
     }
 
     fn gen_for_each(&mut self, depth: u32) -> StmtKind {
@@ -518,20 +687,40 @@ impl Gen {
         let arr = self.typed_expr(&Ty::Arr(Box::new(elem.clone())), 2);
         let label = self.label();
         let var = self.fresh("x");
-        self.scopes.push(vec![Var { name: var.clone(), ty: elem.clone(), mutable: false }]);
+        self.scopes.push(vec![Var {
+            name: var.clone(),
+            ty: elem.clone(),
+            mutable: false,
+        }]);
         self.in_foreach += 1;
         let body = self.loop_body(label.clone(), depth, None);
         self.in_foreach -= 1;
         self.scopes.pop();
-        StmtKind::ForEach { label, var, elem, arr, body }
+        StmtKind::ForEach {
+            label,
+            var,
+            elem,
+            arr,
+            body,
+        }
     }
 
     fn gen_try(&mut self, depth: u32) -> StmtKind {
         let body = self.gen_block(4, depth - 1);
         let var = self.fresh("e");
-        self.scopes.push(vec![Var { name: var.clone(), ty: Ty::Str, mutable: false }]);
-        let caught = vec![Expr::new(ExprKind::Str("caught".into())), Expr::new(ExprKind::Var(var.clone()))];
-        let mut handler = vec![Stmt::new(StmtKind::Print { newline: true, args: caught })];
+        self.scopes.push(vec![Var {
+            name: var.clone(),
+            ty: Ty::Str,
+            mutable: false,
+        }]);
+        let caught = vec![
+            Expr::new(ExprKind::Str("caught".into())),
+            Expr::new(ExprKind::Var(var.clone())),
+        ];
+        let mut handler = vec![Stmt::new(StmtKind::Print {
+            newline: true,
+            args: caught,
+        })];
         if self.rng.chance(30) {
             handler.extend(self.gen_block(2, depth - 1));
         }

@@ -43,11 +43,26 @@ pub struct Mode {
 
 /// Every mode a program is compared in (all with `TOYC_VERIFY=1`).
 pub const MODES: &[Mode] = &[
-    Mode { name: "O0", args: &["run", "-O0"] },
-    Mode { name: "O2", args: &["run", "-O2"] },
-    Mode { name: "interp-O0", args: &["run", "--interp", "-O0"] },
-    Mode { name: "interp-O2", args: &["run", "--interp", "-O2"] },
-    Mode { name: "check", args: &["check"] },
+    Mode {
+        name: "O0",
+        args: &["run", "-O0"],
+    },
+    Mode {
+        name: "O2",
+        args: &["run", "-O2"],
+    },
+    Mode {
+        name: "interp-O0",
+        args: &["run", "--interp", "-O0"],
+    },
+    Mode {
+        name: "interp-O2",
+        args: &["run", "--interp", "-O2"],
+    },
+    Mode {
+        name: "check",
+        args: &["check"],
+    },
 ];
 
 /// What `toyc fuzz` was asked to do.
@@ -86,7 +101,12 @@ pub fn make_case(seed: u64) -> Result<Case, u64> {
         let mut prog = generate::generate(seed.wrapping_mul(ATTEMPTS).wrapping_add(attempt));
         let source = print::print_program(&mut prog);
         if let Ok(expected) = oracle::evaluate(&prog, FILE) {
-            return Ok(Case { seed, prog, source, expected });
+            return Ok(Case {
+                seed,
+                prog,
+                source,
+                expected,
+            });
         }
     }
     Err(ATTEMPTS)
@@ -95,7 +115,11 @@ pub fn make_case(seed: u64) -> Result<Case, u64> {
 /// What `mode` should give for a program whose run gives `run`.
 pub fn expected_in(mode: &Mode, run: &Outcome) -> Outcome {
     if mode.args[0] == "check" {
-        Outcome { stdout: String::new(), stderr: String::new(), code: 0 }
+        Outcome {
+            stdout: String::new(),
+            stderr: String::new(),
+            code: 0,
+        }
     } else {
         run.clone()
     }
@@ -117,8 +141,13 @@ pub fn classify(expected: &Outcome, got: &RunResult) -> Option<Class> {
         RunResult::Timeout => Some(Class::Timeout),
         RunResult::Exited(o) if o == expected => None,
         RunResult::Exited(o) => {
-            let internal = o.code == 70 || o.code < 0 || o.stderr.contains("internal compiler error");
-            Some(if internal { Class::Internal } else { Class::Wrong })
+            let internal =
+                o.code == 70 || o.code < 0 || o.stderr.contains("internal compiler error");
+            Some(if internal {
+                Class::Internal
+            } else {
+                Class::Wrong
+            })
         }
     }
 }
@@ -157,7 +186,11 @@ pub fn run(opts: &Options) -> i32 {
     });
     let _ = std::fs::remove_dir_all(&base);
     let t = totals.into_inner().unwrap_or_default();
-    let last = if t.programs == 0 { opts.seed } else { t.last_seed };
+    let last = if t.programs == 0 {
+        opts.seed
+    } else {
+        t.last_seed
+    };
     println!(
         "fuzz: {} programs (seeds {}..={}), {} disagreed, {} skipped by the oracle, {:.1}s with {} worker(s)",
         t.programs,
@@ -200,7 +233,12 @@ fn worker(opts: &Options, dir: &Path, next: &AtomicU64, totals: &Mutex<Totals>, 
         t.skipped += skipped;
         t.last_seed = t.last_seed.max(seed);
         if t.programs.is_multiple_of(1000) {
-            eprintln!("fuzz: {} programs, {} disagreed, {:.0}s", t.programs, t.failed, start.elapsed().as_secs_f64());
+            eprintln!(
+                "fuzz: {} programs, {} disagreed, {:.0}s",
+                t.programs,
+                t.failed,
+                start.elapsed().as_secs_f64()
+            );
         }
     }
 }
@@ -209,11 +247,21 @@ fn worker(opts: &Options, dir: &Path, next: &AtomicU64, totals: &Mutex<Totals>, 
 /// shrinking and bisecting if asked).
 fn check_case(opts: &Options, dir: &Path, case: &Case) -> Option<String> {
     if std::fs::write(dir.join(FILE), &case.source).is_err() {
-        return Some(format!("FAIL seed {}: cannot write the program\n", case.seed));
+        return Some(format!(
+            "FAIL seed {}: cannot write the program\n",
+            case.seed
+        ));
     }
     let mut fails = Vec::new();
     for (m, mode) in MODES.iter().enumerate() {
-        let got = run_toyc(&opts.exe, dir, &dir.join("run"), mode.args, FILE, opts.timeout);
+        let got = run_toyc(
+            &opts.exe,
+            dir,
+            &dir.join("run"),
+            mode.args,
+            FILE,
+            opts.timeout,
+        );
         if let Some(class) = classify(&expected_in(mode, &case.expected), &got) {
             fails.push((m, class, got));
         }

@@ -32,16 +32,42 @@ const MAX_OUTPUT: usize = 1 << 16;
 /// file `file`. `Err` means the program is unsuitable (too long, cyclic
 /// output) and must be skipped.
 pub fn evaluate(p: &Program, file: &str) -> Result<Outcome, String> {
-    let structs = p.structs.iter().map(|s| (s.name.clone(), s.fields.iter().map(|f| f.0.clone()).collect())).collect();
-    let mut ev = Eval { prog: p, structs, out: String::new(), globals: HashMap::new(), fuel: FUEL, depth: 0 };
+    let structs = p
+        .structs
+        .iter()
+        .map(|s| {
+            (
+                s.name.clone(),
+                s.fields.iter().map(|f| f.0.clone()).collect(),
+            )
+        })
+        .collect();
+    let mut ev = Eval {
+        prog: p,
+        structs,
+        out: String::new(),
+        globals: HashMap::new(),
+        fuel: FUEL,
+        depth: 0,
+    };
     let result = ev.run_main();
     let stdout = std::mem::take(&mut ev.out);
     match result {
-        Ok(code) => Ok(Outcome { stdout, stderr: String::new(), code }),
-        Err(Ctl::Throw(msg, pos)) => {
-            Ok(Outcome { stdout, stderr: format!("error: {msg}\n  at {file}:{}:{}\n", pos.line, pos.col), code: 101 })
-        }
-        Err(Ctl::Exit(code)) => Ok(Outcome { stdout, stderr: String::new(), code }),
+        Ok(code) => Ok(Outcome {
+            stdout,
+            stderr: String::new(),
+            code,
+        }),
+        Err(Ctl::Throw(msg, pos)) => Ok(Outcome {
+            stdout,
+            stderr: format!("error: {msg}\n  at {file}:{}:{}\n", pos.line, pos.col),
+            code: 101,
+        }),
+        Err(Ctl::Exit(code)) => Ok(Outcome {
+            stdout,
+            stderr: String::new(),
+            code,
+        }),
         Err(Ctl::Skip(why)) => Err(why),
     }
 }
@@ -115,7 +141,12 @@ impl Eval<'_> {
             return Err(Ctl::Skip("recursion too deep".into()));
         }
         let func = &self.prog.funcs[f];
-        let mut frame: Frame = func.params.iter().map(|(n, _)| n.clone()).zip(args).collect();
+        let mut frame: Frame = func
+            .params
+            .iter()
+            .map(|(n, _)| n.clone())
+            .zip(args)
+            .collect();
         self.depth += 1;
         let flow = self.block(&mut frame, &func.body);
         self.depth -= 1;
@@ -139,7 +170,11 @@ impl Eval<'_> {
     fn lookup(&self, fr: &Frame, name: &str) -> Val {
         match fr.get(name) {
             Some(v) => v.clone(),
-            None => self.globals.get(name).cloned().unwrap_or_else(|| panic!("fuzz oracle: unknown variable {name}")),
+            None => self
+                .globals
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| panic!("fuzz oracle: unknown variable {name}")),
         }
     }
 
@@ -174,9 +209,16 @@ impl Eval<'_> {
                 let vals = self.exprs(fr, args)?;
                 let mut parts = Vec::new();
                 for v in &vals {
-                    parts.push(format_top(v, &self.structs).ok_or_else(|| Ctl::Skip("cyclic value".into()))?);
+                    parts.push(
+                        format_top(v, &self.structs)
+                            .ok_or_else(|| Ctl::Skip("cyclic value".into()))?,
+                    );
                 }
-                let text = if *newline { parts.join(" ") + "\n" } else { parts.concat() };
+                let text = if *newline {
+                    parts.join(" ") + "\n"
+                } else {
+                    parts.concat()
+                };
                 self.emit(&text)?;
             }
             StmtKind::Push(a, v) => {
@@ -247,7 +289,13 @@ impl Eval<'_> {
                     }
                 }
             }
-            StmtKind::ForRange { label, var, lo, hi, body } => {
+            StmtKind::ForRange {
+                label,
+                var,
+                lo,
+                hi,
+                body,
+            } => {
                 let lo = self.expr(fr, lo)?.int();
                 let hi = self.expr(fr, hi)?.int();
                 let mut i = lo;
@@ -260,7 +308,13 @@ impl Eval<'_> {
                     i += 1;
                 }
             }
-            StmtKind::ForEach { label, var, arr, body, .. } => {
+            StmtKind::ForEach {
+                label,
+                var,
+                arr,
+                body,
+                ..
+            } => {
                 let arr = self.expr(fr, arr)?.arr();
                 let mut k = 0;
                 loop {
@@ -283,7 +337,12 @@ impl Eval<'_> {
 
     /// Runs one iteration of a loop body: `None` to go on with the loop,
     /// `Some(flow)` to leave the loop statement with `flow`.
-    fn loop_body(&mut self, fr: &mut Frame, label: &Option<String>, body: &[Stmt]) -> R<Option<Flow>> {
+    fn loop_body(
+        &mut self,
+        fr: &mut Frame,
+        label: &Option<String>,
+        body: &[Stmt],
+    ) -> R<Option<Flow>> {
         let mine = |l: &Option<String>| l.is_none() || l == label;
         Ok(match self.block(fr, body)? {
             Flow::Next => None,
@@ -296,7 +355,14 @@ impl Eval<'_> {
     /// Assignment in the order of docs/language.md §4: the place's parts,
     /// then (for compound forms) the old value, then the right-hand side,
     /// then the check and the store.
-    fn assign(&mut self, fr: &mut Frame, place: &Place, op: Option<BinOp>, value: &Expr, pos: Pos) -> R<()> {
+    fn assign(
+        &mut self,
+        fr: &mut Frame,
+        place: &Place,
+        op: Option<BinOp>,
+        value: &Expr,
+        pos: Pos,
+    ) -> R<()> {
         match place {
             Place::Var(name) => {
                 let new = match op {
@@ -328,17 +394,23 @@ impl Eval<'_> {
             }
             Place::Field(p, _, f) => {
                 let obj = self.expr(fr, p)?;
-                let Val::Struct(_, obj) = obj else { panic!("fuzz oracle: field of non-struct") };
+                let Val::Struct(_, obj) = obj else {
+                    panic!("fuzz oracle: field of non-struct")
+                };
                 let new = match op {
                     Some(op) => {
-                        let Some(o) = &obj else { return throw("nil dereference", pos) };
+                        let Some(o) = &obj else {
+                            return throw("nil dereference", pos);
+                        };
                         let old = o.borrow()[*f].clone();
                         let rhs = self.expr(fr, value)?;
                         too_long(binary(op, old, rhs, pos)?)?
                     }
                     None => self.expr(fr, value)?,
                 };
-                let Some(o) = obj else { return throw("nil dereference", pos) };
+                let Some(o) = obj else {
+                    return throw("nil dereference", pos);
+                };
                 o.borrow_mut()[*f] = new;
             }
         }
@@ -364,8 +436,12 @@ impl Eval<'_> {
                 v => panic!("fuzz oracle: negate {v:?}"),
             },
             ExprKind::Not(x) => Val::Bool(!self.expr(fr, x)?.bool()),
-            ExprKind::Binary(BinOp::LAnd, l, r) => Val::Bool(self.expr(fr, l)?.bool() && self.expr(fr, r)?.bool()),
-            ExprKind::Binary(BinOp::LOr, l, r) => Val::Bool(self.expr(fr, l)?.bool() || self.expr(fr, r)?.bool()),
+            ExprKind::Binary(BinOp::LAnd, l, r) => {
+                Val::Bool(self.expr(fr, l)?.bool() && self.expr(fr, r)?.bool())
+            }
+            ExprKind::Binary(BinOp::LOr, l, r) => {
+                Val::Bool(self.expr(fr, l)?.bool() || self.expr(fr, r)?.bool())
+            }
             ExprKind::Binary(op, l, r) => {
                 let l = self.expr(fr, l)?;
                 let r = self.expr(fr, r)?;
@@ -383,10 +459,12 @@ impl Eval<'_> {
                 let a = self.expr(fr, a)?;
                 let i = self.expr(fr, i)?.int();
                 match a {
-                    Val::Str(s) => match usize::try_from(i).ok().and_then(|k| s.as_bytes().get(k)) {
-                        Some(b) => Val::Int(*b as i64),
-                        None => return oob(i, s.len(), e.pos),
-                    },
+                    Val::Str(s) => {
+                        match usize::try_from(i).ok().and_then(|k| s.as_bytes().get(k)) {
+                            Some(b) => Val::Int(*b as i64),
+                            None => return oob(i, s.len(), e.pos),
+                        }
+                    }
                     Val::Arr(arr) => checked_get(&arr.borrow(), i, e.pos)?,
                     v => panic!("fuzz oracle: index into {v:?}"),
                 }
@@ -443,8 +521,12 @@ fn binary(op: BinOp, l: Val, r: Val, pos: Pos) -> R<Val> {
             Add => Val::Int(a.wrapping_add(b)),
             Sub => Val::Int(a.wrapping_sub(b)),
             Mul => Val::Int(a.wrapping_mul(b)),
-            Div => Val::Int(int_div(a, b).ok_or_else(|| Ctl::Throw("division by zero".into(), pos))?),
-            Rem => Val::Int(int_rem(a, b).ok_or_else(|| Ctl::Throw("division by zero".into(), pos))?),
+            Div => {
+                Val::Int(int_div(a, b).ok_or_else(|| Ctl::Throw("division by zero".into(), pos))?)
+            }
+            Rem => {
+                Val::Int(int_rem(a, b).ok_or_else(|| Ctl::Throw("division by zero".into(), pos))?)
+            }
             And => Val::Int(a & b),
             Or => Val::Int(a | b),
             Xor => Val::Int(a ^ b),

@@ -21,10 +21,20 @@ struct Printer {
 /// Prints `p` and fills every `pos` field.
 pub fn print_program(p: &mut Program) -> String {
     let names = p.funcs.iter().map(|f| f.name.clone()).collect();
-    let mut pr = Printer { out: String::new(), line: 1, col: 1, indent: 0, names };
+    let mut pr = Printer {
+        out: String::new(),
+        line: 1,
+        col: 1,
+        indent: 0,
+        names,
+    };
     let structs = p.structs.clone();
     for s in &structs {
-        let fields: Vec<String> = s.fields.iter().map(|(n, t)| format!("{n}: {}", ty_text(&structs, t))).collect();
+        let fields: Vec<String> = s
+            .fields
+            .iter()
+            .map(|(n, t)| format!("{n}: {}", ty_text(&structs, t)))
+            .collect();
         pr.put(&format!("struct {} {{ {} }}", s.name, fields.join(", ")));
         pr.newline();
     }
@@ -37,7 +47,11 @@ pub fn print_program(p: &mut Program) -> String {
         pr.newline();
     }
     for f in &mut p.funcs {
-        let params: Vec<String> = f.params.iter().map(|(n, t)| format!("{n}: {}", ty_text(&structs, t))).collect();
+        let params: Vec<String> = f
+            .params
+            .iter()
+            .map(|(n, t)| format!("{n}: {}", ty_text(&structs, t)))
+            .collect();
         pr.put(&format!("fn {}({})", f.name, params.join(", ")));
         if let Some(t) = &f.ret {
             pr.put(&format!(" -> {}", ty_text(&structs, t)));
@@ -86,7 +100,10 @@ fn float_lit(f: f64) -> String {
 
 impl Printer {
     fn pos(&self) -> Pos {
-        Pos { line: self.line, col: self.col }
+        Pos {
+            line: self.line,
+            col: self.col,
+        }
     }
     fn put(&mut self, s: &str) {
         for c in s.chars() {
@@ -130,7 +147,13 @@ impl Printer {
     fn stmt(&mut self, st: &[StructDef], s: &mut Stmt) {
         s.pos = self.pos();
         match &mut s.kind {
-            StmtKind::Let { name, mutable, ty, annotate, init } => {
+            StmtKind::Let {
+                name,
+                mutable,
+                ty,
+                annotate,
+                init,
+            } => {
                 let kw = if *mutable { "var" } else { "let" };
                 self.put(&format!("{kw} {name}"));
                 if *annotate {
@@ -187,7 +210,13 @@ impl Printer {
                 self.put(" ");
                 self.block(st, body);
             }
-            StmtKind::ForRange { label, var, lo, hi, body } => {
+            StmtKind::ForRange {
+                label,
+                var,
+                lo,
+                hi,
+                body,
+            } => {
                 self.label(label);
                 self.put(&format!("for {var} in "));
                 self.expr(st, lo);
@@ -196,7 +225,13 @@ impl Printer {
                 self.put(" ");
                 self.block(st, body);
             }
-            StmtKind::ForEach { label, var, arr, body, .. } => {
+            StmtKind::ForEach {
+                label,
+                var,
+                arr,
+                body,
+                ..
+            } => {
                 self.label(label);
                 self.put(&format!("for {var} in "));
                 self.expr(st, arr);
@@ -261,7 +296,10 @@ impl Printer {
 
     /// An operand of an operator: parenthesised if it is an operator itself.
     fn operand(&mut self, st: &[StructDef], e: &mut Expr) {
-        let paren = matches!(e.kind, ExprKind::Binary(..) | ExprKind::Neg(_) | ExprKind::Not(_));
+        let paren = matches!(
+            e.kind,
+            ExprKind::Binary(..) | ExprKind::Neg(_) | ExprKind::Not(_)
+        );
         self.maybe_paren(st, e, paren);
     }
 
@@ -270,7 +308,11 @@ impl Printer {
     fn postfix_base(&mut self, st: &[StructDef], e: &mut Expr) {
         let plain = matches!(
             e.kind,
-            ExprKind::Var(_) | ExprKind::Call(..) | ExprKind::Builtin(..) | ExprKind::Index(..) | ExprKind::Field(..)
+            ExprKind::Var(_)
+                | ExprKind::Call(..)
+                | ExprKind::Builtin(..)
+                | ExprKind::Index(..)
+                | ExprKind::Field(..)
         );
         self.maybe_paren(st, e, !plain);
     }
@@ -293,7 +335,9 @@ impl Printer {
             ExprKind::Int(v) if *v < 0 => self.put(&format!("({v})")),
             // Some literals in hexadecimal or binary, to cover the lexer.
             ExprKind::Int(v) if *v > 1 && *v % 7 == 3 => self.put(&format!("{v:#x}")),
-            ExprKind::Int(v) if *v > 1 && *v % 7 == 5 && *v < 1 << 20 => self.put(&format!("{v:#b}")),
+            ExprKind::Int(v) if *v > 1 && *v % 7 == 5 && *v < 1 << 20 => {
+                self.put(&format!("{v:#b}"))
+            }
             ExprKind::Int(v) => self.put(&v.to_string()),
             ExprKind::Float(f) => self.put(&float_expr(*f)),
             ExprKind::Bool(b) => self.put(if *b { "true" } else { "false" }),
@@ -375,7 +419,11 @@ fn float_expr(f: f64) -> String {
     if f.is_nan() {
         "(0.0 / 0.0)".into()
     } else if f.is_infinite() {
-        if f > 0.0 { "(1.0 / 0.0)".into() } else { "(-1.0 / 0.0)".into() }
+        if f > 0.0 {
+            "(1.0 / 0.0)".into()
+        } else {
+            "(-1.0 / 0.0)".into()
+        }
     } else if f.is_sign_negative() {
         format!("(-{})", float_lit(-f))
     } else {

@@ -16,15 +16,29 @@ use std::path::Path;
 /// How many candidate programs the shrinker may run.
 const SHRINK_TRIES: usize = 600;
 
-pub fn failure(opts: &Options, dir: &Path, case: &Case, fails: &[(usize, Class, RunResult)]) -> String {
+pub fn failure(
+    opts: &Options,
+    dir: &Path,
+    case: &Case,
+    fails: &[(usize, Class, RunResult)],
+) -> String {
     let mut out = String::new();
     let names: Vec<&str> = fails.iter().map(|(m, ..)| MODES[*m].name).collect();
-    let _ = writeln!(out, "FAIL seed {}: {} disagree with the oracle", case.seed, names.join(", "));
+    let _ = writeln!(
+        out,
+        "FAIL seed {}: {} disagree with the oracle",
+        case.seed,
+        names.join(", ")
+    );
     let _ = writeln!(out, "  expected: {}", describe(&case.expected));
     for (m, class, got) in fails {
         let _ = writeln!(out, "  {:9} ({class:?}): {}", MODES[*m].name, got.brief());
     }
-    let min_case = if opts.shrink { minimize(opts, dir, case, fails[0].0, fails[0].1) } else { None };
+    let min_case = if opts.shrink {
+        minimize(opts, dir, case, fails[0].0, fails[0].1)
+    } else {
+        None
+    };
     let shown = min_case.as_ref().unwrap_or(case);
     if opts.shrink {
         let _ = writeln!(out, "  blame: {}", blame(opts, dir, shown, fails));
@@ -32,7 +46,11 @@ pub fn failure(opts: &Options, dir: &Path, case: &Case, fails: &[(usize, Class, 
     if let Some(k) = &opts.keep {
         keep(k, case, min_case.as_ref());
     }
-    let label = if min_case.is_some() { "minimized program" } else { "program" };
+    let label = if min_case.is_some() {
+        "minimized program"
+    } else {
+        "program"
+    };
     let _ = writeln!(out, "  {label} (expected: {}):", describe(&shown.expected));
     for line in shown.source.lines() {
         let _ = writeln!(out, "    {line}");
@@ -42,7 +60,12 @@ pub fn failure(opts: &Options, dir: &Path, case: &Case, fails: &[(usize, Class, 
 
 /// One line: exit code, stdout size and the first stderr line.
 fn describe(o: &Outcome) -> String {
-    let err = o.stderr.lines().next().map(|l| format!(", {l}")).unwrap_or_default();
+    let err = o
+        .stderr
+        .lines()
+        .next()
+        .map(|l| format!(", {l}"))
+        .unwrap_or_default();
     format!("exit {}, {} bytes of stdout{err}", o.code, o.stdout.len())
 }
 
@@ -52,17 +75,31 @@ fn minimize(opts: &Options, dir: &Path, case: &Case, m: usize, class: Class) -> 
     let mut still_fails = |p: &super::ast::Program| {
         let mut p = p.clone();
         let source = print::print_program(&mut p);
-        let Ok(expected) = oracle::evaluate(&p, FILE) else { return false };
+        let Ok(expected) = oracle::evaluate(&p, FILE) else {
+            return false;
+        };
         if std::fs::write(dir.join(FILE), &source).is_err() {
             return false;
         }
-        let got = run_toyc(&opts.exe, dir, &dir.join("run"), mode.args, FILE, opts.timeout);
+        let got = run_toyc(
+            &opts.exe,
+            dir,
+            &dir.join("run"),
+            mode.args,
+            FILE,
+            opts.timeout,
+        );
         classify(&expected_in(mode, &expected), &got) == Some(class)
     };
     let mut small = shrink::shrink(&case.prog, SHRINK_TRIES, &mut still_fails);
     let source = print::print_program(&mut small);
     let expected = oracle::evaluate(&small, FILE).ok()?;
-    Some(Case { seed: case.seed, prog: small, source, expected })
+    Some(Case {
+        seed: case.seed,
+        prog: small,
+        source,
+        expected,
+    })
 }
 
 /// Which pass to blame, by bisecting an optimizing failing mode.
@@ -87,8 +124,12 @@ fn blame(opts: &Options, dir: &Path, case: &Case, fails: &[(usize, Class, RunRes
     let mut is_bad = |r: &RunResult| classify(&case.expected, r).is_some();
     let where_ = if interp { "--interp -O2" } else { "-O2" };
     match bisect::bisect(&setup, &mut is_bad, &mut |_, _| {}) {
-        Verdict::NoPass => format!("no pass: {where_} --passes=none already disagrees (front end, SSA or backend)"),
-        Verdict::Clean => format!("none found: {where_} with the full pass list agrees on the minimized program"),
+        Verdict::NoPass => {
+            format!("no pass: {where_} --passes=none already disagrees (front end, SSA or backend)")
+        }
+        Verdict::Clean => {
+            format!("none found: {where_} with the full pass list agrees on the minimized program")
+        }
         Verdict::FirstBad(k) => {
             format!(
                 "pass `{}` (#{} of {}, {where_}; `toyc bisect` reproduces)",
@@ -104,7 +145,12 @@ fn blame(opts: &Options, dir: &Path, case: &Case, fails: &[(usize, Class, RunRes
 /// minimized program, `seed-N.min.*`) into `dir`. Expected stderr names
 /// the file as `fuzz.toy`, as the fuzzer ran it.
 fn keep(dir: &Path, case: &Case, min: Option<&Case>) {
-    let expected = |e: &Outcome| format!("exit: {}\n--- stdout\n{}--- stderr\n{}", e.code, e.stdout, e.stderr);
+    let expected = |e: &Outcome| {
+        format!(
+            "exit: {}\n--- stdout\n{}--- stderr\n{}",
+            e.code, e.stdout, e.stderr
+        )
+    };
     let base = dir.join(format!("seed-{}", case.seed));
     let _ = std::fs::write(base.with_extension("toy"), &case.source);
     let _ = std::fs::write(base.with_extension("expected"), expected(&case.expected));

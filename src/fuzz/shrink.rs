@@ -13,19 +13,30 @@ use std::collections::HashSet;
 
 /// Shrinks `p` while `still_fails` holds (which it must for `p` itself).
 /// Stops after `max_tries` predicate calls.
-pub fn shrink(p: &Program, max_tries: usize, still_fails: &mut dyn FnMut(&Program) -> bool) -> Program {
+pub fn shrink(
+    p: &Program,
+    max_tries: usize,
+    still_fails: &mut dyn FnMut(&Program) -> bool,
+) -> Program {
     let mut best = p.clone();
     let mut tries = 0;
     loop {
         let mut progress = false;
-        for edit in
-            [Edit::DeleteFunc, Edit::DeleteGlobal, Edit::DeleteStmt, Edit::Unwrap, Edit::Simplify, Edit::DeleteStruct]
-        {
+        for edit in [
+            Edit::DeleteFunc,
+            Edit::DeleteGlobal,
+            Edit::DeleteStmt,
+            Edit::Unwrap,
+            Edit::Simplify,
+            Edit::DeleteStruct,
+        ] {
             // Walk the candidates of this edit kind from the last one, so
             // that a success does not shift the indices still to try.
             let total = count(&best, edit);
             for k in (0..total).rev() {
-                let Some(cand) = apply(&best, edit, k) else { continue };
+                let Some(cand) = apply(&best, edit, k) else {
+                    continue;
+                };
                 if !well_formed(&cand) {
                     continue;
                 }
@@ -101,10 +112,10 @@ fn delete_last_struct(p: &mut Program) -> bool {
     let name = p.structs.last().map(|s| s.name.clone()).unwrap_or_default();
     let text = super::print::print_program(&mut p.clone());
     let decl = format!("struct {name} ");
-    let used = text
-        .lines()
-        .filter(|l| !l.starts_with(&decl))
-        .any(|l| l.split(|c: char| !c.is_ascii_alphanumeric() && c != '_').any(|w| w == name));
+    let used = text.lines().filter(|l| !l.starts_with(&decl)).any(|l| {
+        l.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .any(|w| w == name)
+    });
     if used {
         return false;
     }
@@ -216,7 +227,10 @@ fn edit_block(b: &mut Vec<Stmt>, edit: Edit, n: &mut usize) -> bool {
             }
             Edit::DeleteFunc | Edit::DeleteGlobal | Edit::DeleteStruct => unreachable!(),
         }
-        if sub_blocks(&mut b[i]).into_iter().any(|sb| edit_block(sb, edit, n)) {
+        if sub_blocks(&mut b[i])
+            .into_iter()
+            .any(|sb| edit_block(sb, edit, n))
+        {
             return true;
         }
         i += 1;
@@ -243,10 +257,15 @@ fn simplify_nth(e: &mut Expr, n: &mut usize) -> bool {
         ExprKind::Binary(op, l, r) if !is_comparison(*op) => vec![(**l).clone(), (**r).clone()],
         ExprKind::Neg(x) | ExprKind::Not(x) => vec![(**x).clone()],
         ExprKind::Int(v) if *v != 0 => vec![Expr::new(ExprKind::Int(0))],
-        ExprKind::Float(v) if *v != 0.0 || v.is_sign_negative() => vec![Expr::new(ExprKind::Float(0.0))],
+        ExprKind::Float(v) if *v != 0.0 || v.is_sign_negative() => {
+            vec![Expr::new(ExprKind::Float(0.0))]
+        }
         ExprKind::Str(s) if !s.is_empty() => vec![Expr::new(ExprKind::Str(String::new()))],
         ExprKind::ArrayLit(t, xs) if xs.len() > 1 => {
-            vec![Expr::new(ExprKind::ArrayLit(t.clone(), vec![xs[0].clone()]))]
+            vec![Expr::new(ExprKind::ArrayLit(
+                t.clone(),
+                vec![xs[0].clone()],
+            ))]
         }
         _ => Vec::new(),
     };
@@ -278,7 +297,9 @@ fn children_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
             f(l);
             f(r);
         }
-        ExprKind::Call(_, xs) | ExprKind::Builtin(_, xs) | ExprKind::ArrayLit(_, xs) => xs.iter_mut().for_each(f),
+        ExprKind::Call(_, xs) | ExprKind::Builtin(_, xs) | ExprKind::ArrayLit(_, xs) => {
+            xs.iter_mut().for_each(f)
+        }
         ExprKind::StructLit(_, fs) => fs.iter_mut().for_each(|(_, x)| f(x)),
         _ => {}
     }
@@ -335,7 +356,9 @@ fn sub_blocks(s: &mut Stmt) -> Vec<&mut Vec<Stmt>> {
             }
             v
         }
-        StmtKind::While { body, .. } | StmtKind::ForRange { body, .. } | StmtKind::ForEach { body, .. } => vec![body],
+        StmtKind::While { body, .. }
+        | StmtKind::ForRange { body, .. }
+        | StmtKind::ForEach { body, .. } => vec![body],
         StmtKind::Try { body, handler, .. } => vec![body, handler],
         StmtKind::Block(b) => vec![b],
         _ => Vec::new(),
@@ -364,7 +387,11 @@ pub fn well_formed(p: &Program) -> bool {
         }
         let mut scope: Vec<String> = globals.clone();
         scope.extend(f.params.iter().map(|(n, _)| n.clone()));
-        let mut ck = Checker { scope, loops: Vec::new(), nfuncs: p.funcs.len() };
+        let mut ck = Checker {
+            scope,
+            loops: Vec::new(),
+            nfuncs: p.funcs.len(),
+        };
         ck.block(&f.body)
     })
 }
@@ -380,8 +407,13 @@ impl Checker {
         let mark = self.scope.len();
         let mut ok = true;
         for (k, s) in b.iter().enumerate() {
-            let jump =
-                matches!(s.kind, StmtKind::Break(_) | StmtKind::Continue(_) | StmtKind::Return(_) | StmtKind::Throw(_));
+            let jump = matches!(
+                s.kind,
+                StmtKind::Break(_)
+                    | StmtKind::Continue(_)
+                    | StmtKind::Return(_)
+                    | StmtKind::Throw(_)
+            );
             if (jump && k + 1 != b.len()) || !self.stmt(s) {
                 ok = false;
                 break;
@@ -426,7 +458,11 @@ impl Checker {
         // Only this statement's own expressions: sub-blocks are checked
         // below with their scopes.
         stmt_exprs_mut(&mut own, &mut |e| exprs_ok &= self.expr(e));
-        if let StmtKind::Assign { place: Place::Var(n), .. } = &s.kind {
+        if let StmtKind::Assign {
+            place: Place::Var(n),
+            ..
+        } = &s.kind
+        {
             exprs_ok &= self.scope.contains(n);
         }
         if !exprs_ok {
@@ -439,9 +475,12 @@ impl Checker {
             }
             StmtKind::If(_, t, e) => self.block(t) && e.as_ref().is_none_or(|e| self.block(e)),
             StmtKind::While { label, body, .. } => self.in_loop(label, None, body),
-            StmtKind::ForRange { label, var, body, .. } | StmtKind::ForEach { label, var, body, .. } => {
-                self.in_loop(label, Some(var), body)
+            StmtKind::ForRange {
+                label, var, body, ..
             }
+            | StmtKind::ForEach {
+                label, var, body, ..
+            } => self.in_loop(label, Some(var), body),
             StmtKind::Break(l) | StmtKind::Continue(l) => self.jump_ok(l),
             StmtKind::Try { body, var, handler } => {
                 if !self.block(body) {

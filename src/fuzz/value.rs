@@ -73,7 +73,12 @@ pub fn format_top(v: &Val, structs: &[(String, Vec<String>)]) -> Option<String> 
     }
 }
 
-fn format_nested(v: &Val, structs: &[(String, Vec<String>)], depth: usize, out: &mut String) -> Option<()> {
+fn format_nested(
+    v: &Val,
+    structs: &[(String, Vec<String>)],
+    depth: usize,
+    out: &mut String,
+) -> Option<()> {
     if depth > MAX_DEPTH || out.len() > 1 << 16 {
         return None;
     }
@@ -124,10 +129,18 @@ pub fn to_str(v: &Val) -> String {
 
 /// int `/`: `None` on division by zero; `MIN / -1 == MIN`.
 pub fn int_div(a: i64, b: i64) -> Option<i64> {
-    if b == 0 { None } else { Some(a.wrapping_div(b)) }
+    if b == 0 {
+        None
+    } else {
+        Some(a.wrapping_div(b))
+    }
 }
 
 /// int `%`: `None` on division by zero; `MIN % -1 == 0`.
 pub fn int_rem(a: i64, b: i64) -> Option<i64> {
-    if b == 0 { None } else { Some(a.wrapping_rem(b)) }
+    if b == 0 {
+        None
+    } else {
+        Some(a.wrapping_rem(b))
+    }
 }

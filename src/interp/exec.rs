@@ -4,8 +4,8 @@
 //! the IR has already checked (nil and bounds checks are explicit branches).
 
 use super::Prepared;
-use crate::ir::{BinaryOp, Inst, Loc, Module, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
 use crate::ir::fold;
+use crate::ir::{BinaryOp, Inst, Loc, Module, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
 use crate::runtime::{self, heap, math, object, output, strings};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -20,13 +20,25 @@ fn bits(op: Operand) -> u64 {
 }
 
 fn is_float_op(op: BinaryOp) -> bool {
-    matches!(op, BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv | BinaryOp::FRem | BinaryOp::FCmp(_))
+    matches!(
+        op,
+        BinaryOp::FAdd
+            | BinaryOp::FSub
+            | BinaryOp::FMul
+            | BinaryOp::FDiv
+            | BinaryOp::FRem
+            | BinaryOp::FCmp(_)
+    )
 }
 
 /// `a op b` on machine images; `None` only for an integer division by zero.
 pub fn binary(op: BinaryOp, a: u64, b: u64) -> Option<u64> {
     let r = if is_float_op(op) {
-        fold::binary(op, Operand::Float(f64::from_bits(a)), Operand::Float(f64::from_bits(b)))
+        fold::binary(
+            op,
+            Operand::Float(f64::from_bits(a)),
+            Operand::Float(f64::from_bits(b)),
+        )
     } else {
         fold::binary(op, Operand::Int(a as i64), Operand::Int(b as i64))
     };
@@ -93,7 +105,10 @@ impl<'a> Machine<'a> {
     }
 
     fn str_const(&mut self, f: usize, s: u32, text: &str) -> u64 {
-        *self.strs.entry((f, s)).or_insert_with(|| object::new_str(text.as_bytes()) as u64)
+        *self
+            .strs
+            .entry((f, s))
+            .or_insert_with(|| object::new_str(text.as_bytes()) as u64)
     }
 
     /// Calls function `f`; the result image (0 for void or after `Unwind`).
@@ -104,7 +119,9 @@ impl<'a> Machine<'a> {
             runtime::toy_stack_overflow();
         }
         let module = self.module;
-        let Some(code) = module.funcs.get(f) else { internal("call of an unknown function") };
+        let Some(code) = module.funcs.get(f) else {
+            internal("call of an unknown function")
+        };
         let insts = &code.stmts.inst;
         let mut vals = vec![0u64; insts.len()];
         let mut phis: Vec<(usize, u64)> = Vec::new();
@@ -112,8 +129,13 @@ impl<'a> Machine<'a> {
         let mut b = 0usize;
         let mut prev = u32::MAX;
         loop {
-            let Some(bb) = code.cfg.blocks.get(b) else { internal("control left the function") };
-            let (start, end) = (bb.stmts.start as usize, (bb.stmts.end as usize).min(insts.len()));
+            let Some(bb) = code.cfg.blocks.get(b) else {
+                internal("control left the function")
+            };
+            let (start, end) = (
+                bb.stmts.start as usize,
+                (bb.stmts.end as usize).min(insts.len()),
+            );
             let mut s = start;
             // The φs at the head read their operands in parallel.
             phis.clear();
@@ -189,7 +211,10 @@ impl<'a> Machine<'a> {
                 Some(r) => r,
                 None => internal("integer division by zero reached without its check"),
             },
-            Inst::Phi { edges: _, values: _ } => internal("φ after the head of its block"),
+            Inst::Phi {
+                edges: _,
+                values: _,
+            } => internal("φ after the head of its block"),
             Inst::Upsilon(a) => {
                 let x = v(a);
                 if let Some(targets) = self.prep.upsilon_targets[f].get(&(s as u32)) {
@@ -220,13 +245,24 @@ impl<'a> Machine<'a> {
                     match loc {
                         Loc::ArrayLen => (base as *const u64).add(1).read(),
                         Loc::ArrayElem(_) => (*(base as *const heap::ArrayObj)).get(index as usize),
-                        Loc::Field { field, .. } => (base as *const u64).add(1 + *field as usize).read(),
+                        Loc::Field { field, .. } => {
+                            (base as *const u64).add(1 + *field as usize).read()
+                        }
                         Loc::Global(g) => self.globals.get(g.0 as usize).copied().unwrap_or(0),
                     }
                 };
-                if is_bool { (raw & 0xff != 0) as u64 } else { raw }
+                if is_bool {
+                    (raw & 0xff != 0) as u64
+                } else {
+                    raw
+                }
             }
-            Inst::Store { loc, base, index, value } => {
+            Inst::Store {
+                loc,
+                base,
+                index,
+                value,
+            } => {
                 let base = base.as_ref().map_or(0, v);
                 let index = index.as_ref().map_or(0, v);
                 let x = v(value);
@@ -234,8 +270,12 @@ impl<'a> Machine<'a> {
                 unsafe {
                     match loc {
                         Loc::ArrayLen => (base as *mut u64).add(1).write(x),
-                        Loc::ArrayElem(_) => (*(base as *mut heap::ArrayObj)).set(index as usize, x),
-                        Loc::Field { field, .. } => (base as *mut u64).add(1 + *field as usize).write(x),
+                        Loc::ArrayElem(_) => {
+                            (*(base as *mut heap::ArrayObj)).set(index as usize, x)
+                        }
+                        Loc::Field { field, .. } => {
+                            (base as *mut u64).add(1 + *field as usize).write(x)
+                        }
                         Loc::Global(g) => {
                             if let Some(slot) = self.globals.get_mut(g.0 as usize) {
                                 *slot = x;
@@ -250,7 +290,8 @@ impl<'a> Machine<'a> {
                 heap::toy_array_new(self.prep.tags[f][s], v(len) as i64, v(fill), size) as u64
             }
             Inst::NewStruct { fields, .. } => {
-                let p = object::toy_alloc(8 + 8 * fields.len() as u64, self.prep.tags[f][s]) as *mut u64;
+                let p = object::toy_alloc(8 + 8 * fields.len() as u64, self.prep.tags[f][s])
+                    as *mut u64;
                 for (i, fld) in fields.iter().enumerate() {
                     // SAFETY: the object has one slot per field after its header.
                     unsafe { p.add(1 + i).write(v(fld)) };
@@ -262,9 +303,13 @@ impl<'a> Machine<'a> {
                 let arg = |i: usize| argv.get(i).copied().unwrap_or(0);
                 let pos = pos();
                 match kind {
-                    RaiseKind::Throw => runtime::toy_raise_throw(arg(0) as *const object::StrObj, pos),
+                    RaiseKind::Throw => {
+                        runtime::toy_raise_throw(arg(0) as *const object::StrObj, pos)
+                    }
                     RaiseKind::DivisionByZero => runtime::toy_raise_div_zero(pos),
-                    RaiseKind::IndexOutOfBounds => runtime::toy_raise_index(arg(0) as i64, arg(1) as i64, pos),
+                    RaiseKind::IndexOutOfBounds => {
+                        runtime::toy_raise_index(arg(0) as i64, arg(1) as i64, pos)
+                    }
                     RaiseKind::NilDereference => runtime::toy_raise_nil(pos),
                     RaiseKind::NegativeArrayLength => runtime::toy_raise_negative_length(pos),
                     RaiseKind::PopFromEmpty => runtime::toy_raise_pop_empty(pos),
@@ -278,7 +323,11 @@ impl<'a> Machine<'a> {
             }
             Inst::NoException => (runtime::PENDING.load(Ordering::Relaxed) == 0) as u64,
             Inst::TakeException => runtime::toy_take_exception() as u64,
-            Inst::Goto(_) | Inst::GotoIfNot { .. } | Inst::Return(_) | Inst::Unwind | Inst::Unreachable => 0,
+            Inst::Goto(_)
+            | Inst::GotoIfNot { .. }
+            | Inst::Return(_)
+            | Inst::Unwind
+            | Inst::Unreachable => 0,
         }
     }
 
@@ -327,18 +376,31 @@ impl<'a> Machine<'a> {
             RuntimeFn::StrLen => return unsafe { (*sp(0)).len } as u64,
             RuntimeFn::StrByte => {
                 // SAFETY: the index is bounds-checked by explicit IR.
-                return unsafe { object::str_bytes(sp(0)).get(x(1) as usize).copied().unwrap_or(0) } as u64;
+                return unsafe {
+                    object::str_bytes(sp(0))
+                        .get(x(1) as usize)
+                        .copied()
+                        .unwrap_or(0)
+                } as u64;
             }
             RuntimeFn::StrOfInt => return strings::toy_str_of_int(x(0) as i64) as u64,
             RuntimeFn::StrOfFloat => return strings::toy_str_of_float(fl(0)) as u64,
-            RuntimeFn::StrOfBool => return strings::toy_str_of_bool((x(0) & 0xff != 0) as u8) as u64,
-            RuntimeFn::Substr => return unsafe { strings::toy_substr(sp(0), x(1) as i64, x(2) as i64, pos) } as u64,
+            RuntimeFn::StrOfBool => {
+                return strings::toy_str_of_bool((x(0) & 0xff != 0) as u8) as u64;
+            }
+            RuntimeFn::Substr => {
+                return unsafe { strings::toy_substr(sp(0), x(1) as i64, x(2) as i64, pos) } as u64;
+            }
             RuntimeFn::Chr => return strings::toy_chr(x(0) as i64, pos) as u64,
             RuntimeFn::Fixed => return strings::toy_fixed(fl(0), x(1) as i64) as u64,
             RuntimeFn::ParseInt => return unsafe { strings::toy_parse_int(sp(0), pos) } as u64,
             RuntimeFn::ParseFloat => return fb(unsafe { strings::toy_parse_float(sp(0), pos) }),
-            RuntimeFn::ArrayPush => unsafe { heap::toy_array_push(x(0) as *mut heap::ArrayObj, x(1)) },
-            RuntimeFn::ArrayPop => return unsafe { heap::toy_array_pop(x(0) as *mut heap::ArrayObj) },
+            RuntimeFn::ArrayPush => unsafe {
+                heap::toy_array_push(x(0) as *mut heap::ArrayObj, x(1))
+            },
+            RuntimeFn::ArrayPop => {
+                return unsafe { heap::toy_array_pop(x(0) as *mut heap::ArrayObj) };
+            }
             RuntimeFn::Args => return heap::toy_args(tag) as u64,
         }
         0

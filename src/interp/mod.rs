@@ -51,9 +51,16 @@ impl Types {
             Type::Struct(sid) => match program.structs.get(sid.0 as usize) {
                 Some(def) => TypeDesc::Struct {
                     name: def.name.clone(),
-                    fields: def.fields.iter().map(|f| (f.name.clone(), self.tag(program, &f.ty))).collect(),
+                    fields: def
+                        .fields
+                        .iter()
+                        .map(|f| (f.name.clone(), self.tag(program, &f.ty)))
+                        .collect(),
                 },
-                None => TypeDesc::Struct { name: format!("<struct {}>", sid.0), fields: Vec::new() },
+                None => TypeDesc::Struct {
+                    name: format!("<struct {}>", sid.0),
+                    fields: Vec::new(),
+                },
             },
         };
         self.descs[tag as usize] = desc;
@@ -78,7 +85,11 @@ fn prepare(module: &ir::Module, sources: &SourceMap) -> (Prepared, Vec<String>, 
     types.tag(&program, &Type::Str);
     let mut positions = Vec::new();
     let mut pos_of: HashMap<Span, u64> = HashMap::new();
-    let mut prepared = Prepared { pos_ids: Vec::new(), tags: Vec::new(), upsilon_targets: Vec::new() };
+    let mut prepared = Prepared {
+        pos_ids: Vec::new(),
+        tags: Vec::new(),
+        upsilon_targets: Vec::new(),
+    };
     for f in &module.funcs {
         let mut ids = Vec::with_capacity(f.stmts.len());
         let mut tags = Vec::with_capacity(f.stmts.len());
@@ -91,10 +102,18 @@ fn prepare(module: &ir::Module, sources: &SourceMap) -> (Prepared, Vec<String>, 
             });
             ids.push(id);
             let tag = match inst {
-                Inst::NewArray { elem, .. } => types.tag(&program, &Type::Array(Box::new(elem.clone()))),
+                Inst::NewArray { elem, .. } => {
+                    types.tag(&program, &Type::Array(Box::new(elem.clone())))
+                }
                 Inst::NewStruct { strukt, .. } => types.tag(&program, &Type::Struct(*strukt)),
-                Inst::Runtime { func: ir::RuntimeFn::Args, .. } => types.tag(&program, &Type::Array(Box::new(Type::Str))),
-                Inst::Runtime { func: ir::RuntimeFn::PrintValue, args } => match args.first() {
+                Inst::Runtime {
+                    func: ir::RuntimeFn::Args,
+                    ..
+                } => types.tag(&program, &Type::Array(Box::new(Type::Str))),
+                Inst::Runtime {
+                    func: ir::RuntimeFn::PrintValue,
+                    args,
+                } => match args.first() {
                     Some(op) => match f.operand_type(op) {
                         Some(t) => types.tag(&program, &t),
                         None => 0,
@@ -158,7 +177,11 @@ pub fn run(
     if profile {
         eprintln!("total_dyn_inst: {dyn_insts}");
     }
-    let out = if capture { runtime::output::set_capture(false) } else { Vec::new() };
+    let out = if capture {
+        runtime::output::set_capture(false)
+    } else {
+        Vec::new()
+    };
     Ok((code, out, dyn_insts))
 }
 

@@ -40,7 +40,11 @@ pub struct BStmt {
 pub enum Term {
     Goto(Label),
     /// To `then` when `cond` is true, else `els`.
-    Branch { cond: Operand, then: Label, els: Label },
+    Branch {
+        cond: Operand,
+        then: Label,
+        els: Label,
+    },
     Return(Option<Operand>),
     Unwind,
     Unreachable,
@@ -83,7 +87,9 @@ pub struct BBlock {
 impl BBlock {
     /// The φ statements at the head of the block.
     pub fn phis_mut(&mut self) -> impl Iterator<Item = &mut BStmt> {
-        self.stmts.iter_mut().take_while(|s| matches!(s.inst, Inst::Phi { .. } | Inst::Nothing))
+        self.stmts
+            .iter_mut()
+            .take_while(|s| matches!(s.inst, Inst::Phi { .. } | Inst::Nothing))
     }
 
     /// Renames φ edges `from` to `to`.
@@ -122,11 +128,17 @@ impl BlockIr {
             let mut term_span = ir.span;
             for i in bb.stmts.clone() {
                 let i = i as usize;
-                let Some(inst) = ir.stmts.inst.get(i) else { break };
+                let Some(inst) = ir.stmts.inst.get(i) else {
+                    break;
+                };
                 term_span = ir.stmts.span[i];
                 let t = match inst {
                     Inst::Goto(d) => Some(Term::Goto(d.0)),
-                    Inst::GotoIfNot { cond, dest } => Some(Term::Branch { cond: *cond, then: b + 1, els: dest.0 }),
+                    Inst::GotoIfNot { cond, dest } => Some(Term::Branch {
+                        cond: *cond,
+                        then: b + 1,
+                        els: dest.0,
+                    }),
                     Inst::Return(r) => Some(Term::Return(*r)),
                     Inst::Unwind => Some(Term::Unwind),
                     Inst::Unreachable => Some(Term::Unreachable),
@@ -143,8 +155,17 @@ impl BlockIr {
                     }),
                 }
             }
-            let term = term.unwrap_or(if b + 1 < nb { Term::Goto(b + 1) } else { Term::Unreachable });
-            blocks.push(BBlock { label: b, stmts, term, term_span });
+            let term = term.unwrap_or(if b + 1 < nb {
+                Term::Goto(b + 1)
+            } else {
+                Term::Unreachable
+            });
+            blocks.push(BBlock {
+                label: b,
+                stmts,
+                term,
+                term_span,
+            });
         }
         let shell = IrCode {
             name: ir.name.clone(),
@@ -155,7 +176,12 @@ impl BlockIr {
             stmts: InstructionStream::default(),
             cfg: Default::default(),
         };
-        BlockIr { blocks, next_value: ir.stmts.len() as u32, next_label: nb, shell }
+        BlockIr {
+            blocks,
+            next_value: ir.stmts.len() as u32,
+            next_label: nb,
+            shell,
+        }
     }
 
     pub fn fresh_value(&mut self) -> Value {
@@ -187,7 +213,8 @@ impl BlockIr {
             return;
         }
         let old = std::mem::take(&mut self.blocks);
-        self.blocks.reserve(old.len() + new.values().map(Vec::len).sum::<usize>());
+        self.blocks
+            .reserve(old.len() + new.values().map(Vec::len).sum::<usize>());
         for blk in old {
             if let Some(list) = new.remove(&blk.label) {
                 self.blocks.extend(list);
@@ -202,9 +229,10 @@ impl BlockIr {
         for b in &self.blocks {
             for s in b.term.succs() {
                 if let Some(list) = preds.get_mut(s as usize)
-                    && !list.contains(&b.label) {
-                        list.push(b.label);
-                    }
+                    && !list.contains(&b.label)
+                {
+                    list.push(b.label);
+                }
             }
         }
         preds
@@ -223,14 +251,21 @@ impl BlockIr {
             let next = labels.get(i + 1).copied();
             let mut tramp_block = None;
             if let Term::Branch { then, els, .. } = &mut blk.term
-                && Some(*then) != next && *then != *els {
-                    let target = *then;
-                    let tramp = self.next_label;
-                    self.next_label += 1;
-                    *then = tramp;
-                    renames.push((target, blk.label, tramp));
-                    tramp_block = Some(BBlock { label: tramp, stmts: Vec::new(), term: Term::Goto(target), term_span: blk.term_span });
-                }
+                && Some(*then) != next
+                && *then != *els
+            {
+                let target = *then;
+                let tramp = self.next_label;
+                self.next_label += 1;
+                *then = tramp;
+                renames.push((target, blk.label, tramp));
+                tramp_block = Some(BBlock {
+                    label: tramp,
+                    stmts: Vec::new(),
+                    term: Term::Goto(target),
+                    term_span: blk.term_span,
+                });
+            }
             self.blocks.push(blk);
             self.blocks.extend(tramp_block);
         }
@@ -243,7 +278,14 @@ impl BlockIr {
             }
         }
         let pos = self.positions();
-        let to_block = |l: Label| BlockId(pos.get(l as usize).copied().flatten().map_or(u32::MAX - 1, |p| p as u32));
+        let to_block = |l: Label| {
+            BlockId(
+                pos.get(l as usize)
+                    .copied()
+                    .flatten()
+                    .map_or(u32::MAX - 1, |p| p as u32),
+            )
+        };
         let mut renumber = vec![None; self.next_value as usize];
         let mut out = InstructionStream::default();
         let mut ranges = Vec::with_capacity(self.blocks.len());
@@ -262,7 +304,13 @@ impl BlockIr {
             }
             let next = bi + 1;
             let term = match &block.term {
-                Term::Goto(l) if to_block(*l).0 as usize == next && out.len() as u32 > start && next < nblocks => None,
+                Term::Goto(l)
+                    if to_block(*l).0 as usize == next
+                        && out.len() as u32 > start
+                        && next < nblocks =>
+                {
+                    None
+                }
                 Term::Goto(l) => Some(Inst::Goto(to_block(*l))),
                 Term::Branch { cond, then, els } if then == els => {
                     let _ = cond;
@@ -272,7 +320,10 @@ impl BlockIr {
                         Some(Inst::Goto(to_block(*then)))
                     }
                 }
-                Term::Branch { cond, els, .. } => Some(Inst::GotoIfNot { cond: *cond, dest: to_block(*els) }),
+                Term::Branch { cond, els, .. } => Some(Inst::GotoIfNot {
+                    cond: *cond,
+                    dest: to_block(*els),
+                }),
                 Term::Return(r) => Some(Inst::Return(*r)),
                 Term::Unwind => Some(Inst::Unwind),
                 Term::Unreachable => Some(Inst::Unreachable),
@@ -283,7 +334,13 @@ impl BlockIr {
             ranges.push(start..out.len() as u32);
         }
         for inst in &mut out.inst {
-            let map = |v: Value| renumber.get(v.0 as usize).copied().flatten().map_or(Value(u32::MAX - 1), Value);
+            let map = |v: Value| {
+                renumber
+                    .get(v.0 as usize)
+                    .copied()
+                    .flatten()
+                    .map_or(Value(u32::MAX - 1), Value)
+            };
             if let Inst::PhiC { upsilons } = inst {
                 upsilons.iter_mut().for_each(|u| *u = map(*u));
             }

@@ -21,7 +21,11 @@ pub struct Budget {
 impl Budget {
     /// A budget of `limit` steps for the iteration named `what`.
     pub fn new(what: &'static str, limit: u64) -> Budget {
-        Budget { what, limit, left: limit }
+        Budget {
+            what,
+            limit,
+            left: limit,
+        }
     }
 
     /// Counts one step.
@@ -34,7 +38,10 @@ impl Budget {
     pub fn step(&mut self) {
         match self.left.checked_sub(1) {
             Some(left) => self.left = left,
-            None => panic!("{} did not converge within its budget of {} steps", self.what, self.limit),
+            None => panic!(
+                "{} did not converge within its budget of {} steps",
+                self.what, self.limit
+            ),
         }
     }
 
@@ -56,7 +63,13 @@ mod tests {
         }
         assert_eq!(b.used(), 3);
         let overrun = std::panic::catch_unwind(move || b.step()).unwrap_err();
-        let msg = overrun.downcast_ref::<String>().cloned().unwrap_or_default();
-        assert_eq!(msg, "test iteration did not converge within its budget of 3 steps");
+        let msg = overrun
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(
+            msg,
+            "test iteration did not converge within its budget of 3 steps"
+        );
     }
 }

@@ -26,7 +26,9 @@
 //! the cleanup above in the same sweep's aftermath.
 
 use crate::ir::edit::{NewNodes, for_each_operand_mut, for_each_value_use, removable};
-use crate::ir::{BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value};
+use crate::ir::{
+    BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value,
+};
 use crate::span::Span;
 
 /// What a compaction did (the `compact.*` counters).
@@ -78,7 +80,12 @@ impl<'a> IncrementalCompact<'a> {
     pub fn new(ir: &'a mut IrCode, new: NewNodes) -> IncrementalCompact<'a> {
         let stream = std::mem::take(&mut ir.stmts);
         let len = stream.len();
-        let InstructionStream { mut inst, mut ty, mut span, mut flags } = stream;
+        let InstructionStream {
+            mut inst,
+            mut ty,
+            mut span,
+            mut flags,
+        } = stream;
         let mut before: Vec<Vec<u32>> = vec![Vec::new(); len];
         let mut after: Vec<Vec<u32>> = vec![Vec::new(); len];
         let mut orphans = Vec::new();
@@ -180,9 +187,10 @@ impl<'a> IncrementalCompact<'a> {
 
     fn record_last(&mut self) {
         if let Some(v) = self.last.take()
-            && let Some(Inst::Copy(op)) = self.insts.get(v as usize) {
-                self.subst[v as usize] = Some(*op);
-            }
+            && let Some(Inst::Copy(op)) = self.insts.get(v as usize)
+        {
+            self.subst[v as usize] = Some(*op);
+        }
     }
 
     /// The successor blocks of old block `b` as its terminator says, the
@@ -198,7 +206,11 @@ impl<'a> IncrementalCompact<'a> {
             },
             _ => block_succs(last, b as u32, nblocks),
         };
-        succs.into_iter().map(|s| s.0).filter(|&s| s < nblocks).collect()
+        succs
+            .into_iter()
+            .map(|s| s.0)
+            .filter(|&s| s < nblocks)
+            .collect()
     }
 
     /// Completes the compaction and writes the result back into the IrCode:
@@ -268,7 +280,14 @@ impl<'a> IncrementalCompact<'a> {
                 block_of[v as usize] = b as u32;
             }
         }
-        Reach { live, succs, folded, new_id, live_count, block_of }
+        Reach {
+            live,
+            succs,
+            folded,
+            new_id,
+            live_count,
+            block_of,
+        }
     }
 
     /// Drops the φ edges from dead blocks and dead edges (operands
@@ -285,7 +304,8 @@ impl<'a> IncrementalCompact<'a> {
                     let mut nv = Vec::with_capacity(values.len());
                     for (e, val) in edges.iter().zip(values.iter()) {
                         let p = e.0 as usize;
-                        if reach.live.get(p) == Some(&true) && reach.succs[p].contains(&(b as u32)) {
+                        if reach.live.get(p) == Some(&true) && reach.succs[p].contains(&(b as u32))
+                        {
                             ne.push(*e);
                             nv.push(resolve(&mut self.subst, *val));
                         }
@@ -320,7 +340,9 @@ impl<'a> IncrementalCompact<'a> {
             if self.subst[p as usize].is_some() {
                 continue;
             }
-            let Inst::Phi { values, .. } = &self.insts[p as usize] else { continue };
+            let Inst::Phi { values, .. } = &self.insts[p as usize] else {
+                continue;
+            };
             let values = values.clone();
             let mut unique: Option<Operand> = None;
             let mut foldable = true;
@@ -350,7 +372,10 @@ impl<'a> IncrementalCompact<'a> {
     /// Whether statement `v` survives so far: in a live block, not
     /// forwarded to another value, not deleted.
     fn alive(&self, reach: &Reach, v: usize) -> bool {
-        reach.block_of.get(v).is_some_and(|&b| reach.live.get(b as usize) == Some(&true))
+        reach
+            .block_of
+            .get(v)
+            .is_some_and(|&b| reach.live.get(b as usize) == Some(&true))
             && self.subst[v].is_none()
             && !matches!(self.insts[v], Inst::Nothing)
     }
@@ -389,10 +414,13 @@ impl<'a> IncrementalCompact<'a> {
         }
         let can_die = |this: &Self, v: usize| {
             this.alive(reach, v)
-                && (removable(&this.insts[v], this.flags[v]) || matches!(this.insts[v], Inst::Upsilon(_)))
+                && (removable(&this.insts[v], this.flags[v])
+                    || matches!(this.insts[v], Inst::Upsilon(_)))
         };
         let mut dead = vec![false; n];
-        let mut work: Vec<usize> = (0..n).filter(|&v| counts[v] == 0 && can_die(self, v)).collect();
+        let mut work: Vec<usize> = (0..n)
+            .filter(|&v| counts[v] == 0 && can_die(self, v))
+            .collect();
         while let Some(v) = work.pop() {
             if dead[v] {
                 continue;
@@ -420,13 +448,26 @@ impl<'a> IncrementalCompact<'a> {
         reach: &Reach,
         dead: &[bool],
         stats: &mut CompactStats,
-    ) -> (InstructionStream, Vec<std::ops::Range<u32>>, Vec<Option<u32>>) {
+    ) -> (
+        InstructionStream,
+        Vec<std::ops::Range<u32>>,
+        Vec<Option<u32>>,
+    ) {
         let n = self.insts.len();
         let nblocks = self.order.len();
         let mut out = InstructionStream::default();
         let mut ranges = Vec::with_capacity(reach.live_count as usize);
         let mut renumber = vec![None; n];
-        let map_block = |b: BlockId| BlockId(reach.new_id.get(b.0 as usize).copied().flatten().unwrap_or(u32::MAX - 1));
+        let map_block = |b: BlockId| {
+            BlockId(
+                reach
+                    .new_id
+                    .get(b.0 as usize)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(u32::MAX - 1),
+            )
+        };
         for b in 0..nblocks {
             let Some(nb) = reach.new_id[b] else { continue };
             let start = out.len() as u32;
@@ -462,11 +503,19 @@ impl<'a> IncrementalCompact<'a> {
                 out.push(inst, self.tys[v].clone(), self.spans[v], self.flags[v]);
             }
             let falls = match out.inst.last() {
-                Some(i) if out.len() as u32 > start => !i.is_terminator() || matches!(i, Inst::GotoIfNot { .. }),
+                Some(i) if out.len() as u32 > start => {
+                    !i.is_terminator() || matches!(i, Inst::GotoIfNot { .. })
+                }
                 _ => true,
             };
-            if falls && b + 1 < nblocks && reach.live[b + 1] && reach.new_id[b + 1] != Some(nb + 1) {
-                out.push(Inst::Goto(map_block(BlockId(b as u32 + 1))), Type::Void, last_span, Flags::default());
+            if falls && b + 1 < nblocks && reach.live[b + 1] && reach.new_id[b + 1] != Some(nb + 1)
+            {
+                out.push(
+                    Inst::Goto(map_block(BlockId(b as u32 + 1))),
+                    Type::Void,
+                    last_span,
+                    Flags::default(),
+                );
             }
             if out.len() as u32 == start {
                 out.push(Inst::Nothing, Type::Void, last_span, Flags::default());
@@ -478,7 +527,12 @@ impl<'a> IncrementalCompact<'a> {
 
     /// Renames every operand to its resolved, renumbered value and stores
     /// the stream and its CFG into the IrCode.
-    fn rename_and_store(&mut self, mut out: InstructionStream, ranges: Vec<std::ops::Range<u32>>, renumber: &[Option<u32>]) {
+    fn rename_and_store(
+        &mut self,
+        mut out: InstructionStream,
+        ranges: Vec<std::ops::Range<u32>>,
+        renumber: &[Option<u32>],
+    ) {
         for inst in &mut out.inst {
             if let Inst::PhiC { upsilons } = inst {
                 upsilons.retain(|u| renumber.get(u.0 as usize).copied().flatten().is_some());
@@ -491,9 +545,13 @@ impl<'a> IncrementalCompact<'a> {
             for_each_operand_mut(inst, |op| {
                 if let Operand::Value(_) = op {
                     *op = match resolve(subst, *op) {
-                        Operand::Value(w) => {
-                            Operand::Value(renumber.get(w.0 as usize).copied().flatten().map_or(DANGLING, Value))
-                        }
+                        Operand::Value(w) => Operand::Value(
+                            renumber
+                                .get(w.0 as usize)
+                                .copied()
+                                .flatten()
+                                .map_or(DANGLING, Value),
+                        ),
                         other => other,
                     };
                 }
@@ -545,7 +603,11 @@ pub(crate) fn resolve(subst: &mut [Option<Operand>], op: Operand) -> Operand {
 /// The successors of a block whose last statement is `last`, numbered `b`
 /// among `nblocks`: the fallthrough block first, then a branch target.
 pub fn block_succs(last: Option<&Inst>, b: u32, nblocks: u32) -> Vec<BlockId> {
-    let fall = if b + 1 < nblocks { vec![BlockId(b + 1)] } else { Vec::new() };
+    let fall = if b + 1 < nblocks {
+        vec![BlockId(b + 1)]
+    } else {
+        Vec::new()
+    };
     match last {
         Some(Inst::Goto(d)) => vec![*d],
         Some(Inst::GotoIfNot { dest, .. }) => {
@@ -568,9 +630,20 @@ pub fn cfg_from_ranges(insts: &[Inst], ranges: Vec<std::ops::Range<u32>>) -> Cfg
         .into_iter()
         .enumerate()
         .map(|(b, r)| {
-            let last = if r.end > r.start { insts.get(r.end as usize - 1) } else { None };
-            let succs = block_succs(last, b as u32, nb).into_iter().filter(|s| s.0 < nb).collect();
-            BasicBlock { stmts: r, preds: Vec::new(), succs }
+            let last = if r.end > r.start {
+                insts.get(r.end as usize - 1)
+            } else {
+                None
+            };
+            let succs = block_succs(last, b as u32, nb)
+                .into_iter()
+                .filter(|s| s.0 < nb)
+                .collect();
+            BasicBlock {
+                stmts: r,
+                preds: Vec::new(),
+                succs,
+            }
         })
         .collect();
     for b in 0..blocks.len() {

@@ -109,7 +109,12 @@ impl DomTree {
                 }
             }
         }
-        DomTree { idom, children, pre, post }
+        DomTree {
+            idom,
+            children,
+            pre,
+            post,
+        }
     }
 
     pub fn reachable(&self, b: u32) -> bool {
@@ -126,7 +131,8 @@ impl DomTree {
         if !self.reachable(a) || !self.reachable(b) {
             return true;
         }
-        self.pre[a as usize] <= self.pre[b as usize] && self.post[b as usize] <= self.post[a as usize]
+        self.pre[a as usize] <= self.pre[b as usize]
+            && self.post[b as usize] <= self.post[a as usize]
     }
 
     /// The nearest block dominating both `a` and `b` (the entry at worst);
@@ -201,9 +207,15 @@ impl PostDomTree {
             |v| {
                 let (roots, preds) = match v.checked_sub(1) {
                     None => (&exits[..], empty),
-                    Some(b) => (&[][..], cfg.blocks.get(b as usize).map_or(empty, |bb| &bb.preds[..])),
+                    Some(b) => (
+                        &[][..],
+                        cfg.blocks.get(b as usize).map_or(empty, |bb| &bb.preds[..]),
+                    ),
                 };
-                roots.iter().map(|&e| node(e)).chain(preds.iter().map(|p| node(p.0)))
+                roots
+                    .iter()
+                    .map(|&e| node(e))
+                    .chain(preds.iter().map(|p| node(p.0)))
             },
             // Reversed predecessors: the CFG successors, and the virtual
             // exit for an exit block.
@@ -214,8 +226,9 @@ impl PostDomTree {
                 virt.into_iter().chain(succs.iter().map(|s| node(s.0)))
             },
         );
-        let ipdom =
-            (0..n).map(|b| tree.idom[b + 1].map(|d| if d == 0 { n as u32 } else { d - 1 })).collect();
+        let ipdom = (0..n)
+            .map(|b| tree.idom[b + 1].map(|d| if d == 0 { n as u32 } else { d - 1 }))
+            .collect();
         PostDomTree { ipdom, tree }
     }
 
@@ -236,7 +249,9 @@ impl PostDomTree {
         if !self.reaches_exit(a) || !self.reaches_exit(b) {
             return None;
         }
-        self.tree.nearest_common(a + 1, b + 1).and_then(|x| x.checked_sub(1))
+        self.tree
+            .nearest_common(a + 1, b + 1)
+            .and_then(|x| x.checked_sub(1))
     }
 }
 
@@ -282,9 +297,24 @@ mod tests {
         let edges = [(0, 1), (1, 2), (2, 1), (1, 3), (0, 3)];
         let c = cfg(&edges, 5);
         let a = DomTree::new(&c);
-        let succs: Vec<Vec<u32>> = (0..5u32).map(|b| edges.iter().filter(|e| e.0 == b).map(|e| e.1).chain([77]).collect()).collect();
-        let preds: Vec<Vec<u32>> = (0..5u32).map(|b| edges.iter().filter(|e| e.1 == b).map(|e| e.0).collect()).collect();
-        let b = DomTree::from_graph(5, |x| succs[x as usize].clone(), |x| preds[x as usize].clone());
+        let succs: Vec<Vec<u32>> = (0..5u32)
+            .map(|b| {
+                edges
+                    .iter()
+                    .filter(|e| e.0 == b)
+                    .map(|e| e.1)
+                    .chain([77])
+                    .collect()
+            })
+            .collect();
+        let preds: Vec<Vec<u32>> = (0..5u32)
+            .map(|b| edges.iter().filter(|e| e.1 == b).map(|e| e.0).collect())
+            .collect();
+        let b = DomTree::from_graph(
+            5,
+            |x| succs[x as usize].clone(),
+            |x| preds[x as usize].clone(),
+        );
         assert_eq!(a.idom, b.idom);
         assert_eq!(a.idom, vec![Some(0), Some(0), Some(1), Some(0), None]);
         assert_eq!(b.children(1), &[2]);
@@ -297,7 +327,20 @@ mod tests {
     fn diamond_loop_two_exits_and_an_infinite_loop() {
         // 0 → 1, 0 → 2, 1 → 3, 2 → 3, 3 → 4 (exit); 3 → 1 (a loop);
         // 2 → 5 (a second exit); 0 → 6, 6 → 6 (an infinite loop).
-        let c = cfg(&[(0, 1), (0, 2), (1, 3), (2, 3), (3, 4), (3, 1), (2, 5), (0, 6), (6, 6)], 7);
+        let c = cfg(
+            &[
+                (0, 1),
+                (0, 2),
+                (1, 3),
+                (2, 3),
+                (3, 4),
+                (3, 1),
+                (2, 5),
+                (0, 6),
+                (6, 6),
+            ],
+            7,
+        );
         let p = PostDomTree::new(&c, |b| b == 4 || b == 5);
         assert!(p.post_dominates(3, 1));
         assert!(p.post_dominates(4, 3));

@@ -44,7 +44,10 @@ pub struct NewNodes {
 impl NewNodes {
     /// An empty buffer for `ir` (values numbered from `ir`'s length).
     pub fn new(ir: &IrCode) -> NewNodes {
-        NewNodes { base: ir.stmts.len() as u32, nodes: Vec::new() }
+        NewNodes {
+            base: ir.stmts.len() as u32,
+            nodes: Vec::new(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -60,7 +63,14 @@ impl NewNodes {
     /// (an original statement or an earlier new node) and returns its value.
     /// The span is `pos`'s, the flags [`default_flags`]. A node attached after
     /// a terminator is placed before it (a block must end in its terminator).
-    pub fn insert_node(&mut self, ir: &IrCode, pos: Value, inst: Inst, ty: Type, attach_after: bool) -> Value {
+    pub fn insert_node(
+        &mut self,
+        ir: &IrCode,
+        pos: Value,
+        inst: Inst,
+        ty: Type,
+        attach_after: bool,
+    ) -> Value {
         let (pos, after) = if pos.0 >= self.base {
             match self.nodes.get((pos.0 - self.base) as usize) {
                 Some(n) => (n.pos, n.attach_after),
@@ -69,10 +79,22 @@ impl NewNodes {
         } else {
             (pos.0, attach_after)
         };
-        let after = after && !ir.stmts.inst.get(pos as usize).is_some_and(Inst::is_terminator);
+        let after = after
+            && !ir
+                .stmts
+                .inst
+                .get(pos as usize)
+                .is_some_and(Inst::is_terminator);
         let span = ir.stmts.span.get(pos as usize).copied().unwrap_or(ir.span);
         let flags = default_flags(&inst);
-        self.nodes.push(NewNode { pos, attach_after: after, inst, ty, span, flags });
+        self.nodes.push(NewNode {
+            pos,
+            attach_after: after,
+            inst,
+            ty,
+            span,
+            flags,
+        });
         Value(self.base + self.nodes.len() as u32 - 1)
     }
 
@@ -134,7 +156,11 @@ pub fn is_pure(inst: &Inst) -> bool {
 /// Flags a new statement gets: `EFFECT_FREE | NOTHROW` for [`is_pure`]
 /// instructions, none otherwise.
 pub fn default_flags(inst: &Inst) -> Flags {
-    if is_pure(inst) { Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0) } else { Flags::default() }
+    if is_pure(inst) {
+        Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0)
+    } else {
+        Flags::default()
+    }
 }
 
 /// Whether a statement may be removed when unused: its flags say
@@ -145,7 +171,9 @@ pub fn removable(inst: &Inst, flags: Flags) -> bool {
     if inst.is_terminator() || matches!(inst, Inst::Upsilon(_)) {
         return false;
     }
-    flags.contains(Flags::EFFECT_FREE) || is_pure(inst) || matches!(inst, Inst::NewStruct { .. } | Inst::Load { .. })
+    flags.contains(Flags::EFFECT_FREE)
+        || is_pure(inst)
+        || matches!(inst, Inst::NewStruct { .. } | Inst::Load { .. })
 }
 
 /// The one operand visitor, for `&Inst` (`iter`) and `&mut Inst`
@@ -172,7 +200,9 @@ macro_rules! visit_operands {
             | Inst::NewStruct { fields: args, .. }
             | Inst::Raise { args, .. } => args.$iter().for_each(&mut $f),
             Inst::Load { base, index, .. } => base.$iter().chain(index.$iter()).for_each(&mut $f),
-            Inst::Store { base, index, value, .. } => {
+            Inst::Store {
+                base, index, value, ..
+            } => {
                 base.$iter().chain(index.$iter()).for_each(&mut $f);
                 $f(value)
             }
@@ -265,4 +295,3 @@ pub fn op_key(op: Operand) -> OpKey {
         Operand::Nil => OpKey::Nil,
     }
 }
-

@@ -4,14 +4,19 @@
 use crate::ir::compact::cfg_from_ranges;
 use crate::ir::edit::default_flags;
 use crate::ir::{Cfg, Fact, Inst, InstructionStream, IrCode, Operand, Type};
-use crate::types::FuncId;
 use crate::span::Span;
+use crate::types::FuncId;
 use std::fmt::Write;
 
 /// An IrCode whose block `b` holds `blocks[b]` in order (statements are
 /// numbered consecutively); preds/succs come from the terminators, flags
 /// from [`default_flags`]. An empty block gets one `Nothing`.
-pub fn ir_from_blocks(name: &str, params: Vec<Type>, ret: Type, blocks: Vec<Vec<(Inst, Type)>>) -> IrCode {
+pub fn ir_from_blocks(
+    name: &str,
+    params: Vec<Type>,
+    ret: Type,
+    blocks: Vec<Vec<(Inst, Type)>>,
+) -> IrCode {
     let mut stmts = InstructionStream::default();
     let mut ranges = Vec::with_capacity(blocks.len());
     for block in blocks {
@@ -21,12 +26,25 @@ pub fn ir_from_blocks(name: &str, params: Vec<Type>, ret: Type, blocks: Vec<Vec<
             stmts.push(inst, ty, Span::default(), flags);
         }
         if stmts.len() as u32 == start {
-            stmts.push(Inst::Nothing, Type::Void, Span::default(), Default::default());
+            stmts.push(
+                Inst::Nothing,
+                Type::Void,
+                Span::default(),
+                Default::default(),
+            );
         }
         ranges.push(start..stmts.len() as u32);
     }
     let cfg: Cfg = cfg_from_ranges(&stmts.inst, ranges);
-    IrCode { name: name.to_string(), func: FuncId(0), params, ret, span: Span::default(), stmts, cfg }
+    IrCode {
+        name: name.to_string(),
+        func: FuncId(0),
+        params,
+        ret,
+        span: Span::default(),
+        stmts,
+        cfg,
+    }
 }
 
 fn op(o: &Operand) -> String {
@@ -53,11 +71,22 @@ pub fn inst_text(inst: &Inst) -> String {
         Inst::Unary(u, a) => format!("{u:?}({})", op(a)),
         Inst::Binary(b, x, y) => format!("{b:?}({}, {})", op(x), op(y)),
         Inst::Phi { edges, values } => {
-            let parts: Vec<String> = edges.iter().zip(values).map(|(e, v)| format!("{e} => {}", op(v))).collect();
+            let parts: Vec<String> = edges
+                .iter()
+                .zip(values)
+                .map(|(e, v)| format!("{e} => {}", op(v)))
+                .collect();
             format!("φ ({})", parts.join(", "))
         }
         Inst::PhiC { upsilons } => {
-            format!("φᶜ ({})", upsilons.iter().map(|u| u.to_string()).collect::<Vec<_>>().join(", "))
+            format!(
+                "φᶜ ({})",
+                upsilons
+                    .iter()
+                    .map(|u| u.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
         }
         Inst::Upsilon(a) => format!("ϒ ({})", op(a)),
         Inst::Pi { value, fact } => match fact {
@@ -73,9 +102,17 @@ pub fn inst_text(inst: &Inst) -> String {
         Inst::Call { func, args } => format!("call f{}({})", func.0, ops(args)),
         Inst::Runtime { func, args } => format!("{func:?}({})", ops(args)),
         Inst::Load { loc, base, index } => {
-            format!("load {loc:?}({})", ops(&base.iter().chain(index.iter()).copied().collect::<Vec<_>>()))
+            format!(
+                "load {loc:?}({})",
+                ops(&base.iter().chain(index.iter()).copied().collect::<Vec<_>>())
+            )
         }
-        Inst::Store { loc, base, index, value } => format!(
+        Inst::Store {
+            loc,
+            base,
+            index,
+            value,
+        } => format!(
             "store {loc:?}({}) = {}",
             ops(&base.iter().chain(index.iter()).copied().collect::<Vec<_>>()),
             op(value)
@@ -99,8 +136,19 @@ pub fn inst_text(inst: &Inst) -> String {
 pub fn dump(ir: &IrCode) -> String {
     let mut s = String::new();
     for (b, bb) in ir.cfg.blocks.iter().enumerate() {
-        let list = |l: &[crate::ir::BlockId]| l.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",");
-        let _ = writeln!(s, "#{} ({}) -> ({})", b + 1, list(&bb.preds), list(&bb.succs));
+        let list = |l: &[crate::ir::BlockId]| {
+            l.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let _ = writeln!(
+            s,
+            "#{} ({}) -> ({})",
+            b + 1,
+            list(&bb.preds),
+            list(&bb.succs)
+        );
         for i in bb.stmts.clone() {
             let inst = ir.stmts.inst.get(i as usize).unwrap_or(&Inst::Nothing);
             let _ = writeln!(s, "  %{} = {}", i + 1, inst_text(inst));

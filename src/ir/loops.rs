@@ -75,7 +75,12 @@ impl LoopNest {
     /// The loops of the `n`-node graph given by `succs` and `preds` (which
     /// must agree; nodes `>= n` are ignored) rooted at node 0, whose
     /// dominator tree is `dom`.
-    pub fn from_graph<S, P>(n: usize, succs: impl Fn(u32) -> S, preds: impl Fn(u32) -> P, dom: &DomTree) -> LoopNest
+    pub fn from_graph<S, P>(
+        n: usize,
+        succs: impl Fn(u32) -> S,
+        preds: impl Fn(u32) -> P,
+        dom: &DomTree,
+    ) -> LoopNest
     where
         S: IntoIterator<Item = u32>,
         P: IntoIterator<Item = u32>,
@@ -83,8 +88,12 @@ impl LoopNest {
         let mut loops = natural_loops(n, &succs, &preds, dom);
         for l in &mut loops {
             l.preheader = preheader(l, &succs, &preds, dom);
-            let mut exits: Vec<u32> =
-                l.blocks.iter().flat_map(|&b| succs(b)).filter(|s| (*s as usize) < n && !l.body.contains(s)).collect();
+            let mut exits: Vec<u32> = l
+                .blocks
+                .iter()
+                .flat_map(|&b| succs(b))
+                .filter(|s| (*s as usize) < n && !l.body.contains(s))
+                .collect();
             exits.sort_unstable();
             exits.dedup();
             l.exits = exits;
@@ -100,12 +109,21 @@ impl LoopNest {
 
     /// The innermost loop containing block `b`.
     pub fn loop_of(&self, b: u32) -> Option<&LoopInfo> {
-        self.innermost.get(b as usize).copied().flatten().map(|i| &self.loops[i])
+        self.innermost
+            .get(b as usize)
+            .copied()
+            .flatten()
+            .map(|i| &self.loops[i])
     }
 }
 
 /// The loops (header, latches, body, blocks) in header order.
-fn natural_loops<S, P>(n: usize, succs: &impl Fn(u32) -> S, preds: &impl Fn(u32) -> P, dom: &DomTree) -> Vec<LoopInfo>
+fn natural_loops<S, P>(
+    n: usize,
+    succs: &impl Fn(u32) -> S,
+    preds: &impl Fn(u32) -> P,
+    dom: &DomTree,
+) -> Vec<LoopInfo>
 where
     S: IntoIterator<Item = u32>,
     P: IntoIterator<Item = u32>,
@@ -117,7 +135,11 @@ where
             continue;
         }
         for h in succs(t) {
-            if (h as usize) < n && dom.reachable(h) && dom.dominates(h, t) && latches[h as usize].last() != Some(&t) {
+            if (h as usize) < n
+                && dom.reachable(h)
+                && dom.dominates(h, t)
+                && latches[h as usize].last() != Some(&t)
+            {
                 latches[h as usize].push(t);
             }
         }
@@ -135,17 +157,35 @@ where
             if !body.insert(b) {
                 continue;
             }
-            work.extend(preds(b).into_iter().filter(|&p| (p as usize) < n && dom.reachable(p) && !body.contains(&p)));
+            work.extend(
+                preds(b)
+                    .into_iter()
+                    .filter(|&p| (p as usize) < n && dom.reachable(p) && !body.contains(&p)),
+            );
         }
         let mut blocks: Vec<u32> = body.iter().copied().collect();
         blocks.sort_unstable();
-        loops.push(LoopInfo { header: h, latches: lat, body, blocks, preheader: None, exits: Vec::new(), parent: None, depth: 1 });
+        loops.push(LoopInfo {
+            header: h,
+            latches: lat,
+            body,
+            blocks,
+            preheader: None,
+            exits: Vec::new(),
+            parent: None,
+            depth: 1,
+        });
     }
     loops
 }
 
 /// The dedicated preheader of `l` (see [`LoopInfo::preheader`]).
-fn preheader<S, P>(l: &LoopInfo, succs: &impl Fn(u32) -> S, preds: &impl Fn(u32) -> P, dom: &DomTree) -> Option<u32>
+fn preheader<S, P>(
+    l: &LoopInfo,
+    succs: &impl Fn(u32) -> S,
+    preds: &impl Fn(u32) -> P,
+    dom: &DomTree,
+) -> Option<u32>
 where
     S: IntoIterator<Item = u32>,
     P: IntoIterator<Item = u32>,
@@ -183,24 +223,61 @@ mod tests {
     use super::*;
 
     fn nest_of(edges: &[(u32, u32)], n: usize) -> LoopNest {
-        let succs: Vec<Vec<u32>> = (0..n as u32).map(|b| edges.iter().filter(|e| e.0 == b).map(|e| e.1).collect()).collect();
-        let preds: Vec<Vec<u32>> = (0..n as u32).map(|b| edges.iter().filter(|e| e.1 == b).map(|e| e.0).collect()).collect();
-        let dom = DomTree::from_graph(n, |b| succs[b as usize].clone(), |b| preds[b as usize].clone());
-        LoopNest::from_graph(n, |b| succs[b as usize].clone(), |b| preds[b as usize].clone(), &dom)
+        let succs: Vec<Vec<u32>> = (0..n as u32)
+            .map(|b| edges.iter().filter(|e| e.0 == b).map(|e| e.1).collect())
+            .collect();
+        let preds: Vec<Vec<u32>> = (0..n as u32)
+            .map(|b| edges.iter().filter(|e| e.1 == b).map(|e| e.0).collect())
+            .collect();
+        let dom = DomTree::from_graph(
+            n,
+            |b| succs[b as usize].clone(),
+            |b| preds[b as usize].clone(),
+        );
+        LoopNest::from_graph(
+            n,
+            |b| succs[b as usize].clone(),
+            |b| preds[b as usize].clone(),
+            &dom,
+        )
     }
 
     #[test]
     fn nested_loops_with_preheaders_exits_and_two_latches() {
         // 0 → 1 (preheader of 2); 2 → 3 (preheader of 4); 4 → 5 → 4 (inner
         // loop), 4 → 6; 6 → 2 and 6 → 7; 7 → 2 (a second latch), 7 → 8 exit.
-        let edges = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 4), (4, 6), (6, 2), (6, 7), (7, 2), (7, 8)];
+        let edges = [
+            (0, 1),
+            (1, 2),
+            (2, 3),
+            (3, 4),
+            (4, 5),
+            (5, 4),
+            (4, 6),
+            (6, 2),
+            (6, 7),
+            (7, 2),
+            (7, 8),
+        ];
         let nest = nest_of(&edges, 9);
         assert_eq!(nest.loops.len(), 2);
         let (inner, outer) = (&nest.loops[0], &nest.loops[1]);
-        assert_eq!((inner.header, &inner.blocks, &inner.latches), (4, &vec![4, 5], &vec![5]));
-        assert_eq!((inner.preheader, &inner.exits, inner.parent, inner.depth), (Some(3), &vec![6], Some(1), 2));
-        assert_eq!((outer.header, &outer.blocks, &outer.latches), (2, &vec![2, 3, 4, 5, 6, 7], &vec![6, 7]));
-        assert_eq!((outer.preheader, &outer.exits, outer.parent, outer.depth), (Some(1), &vec![8], None, 1));
+        assert_eq!(
+            (inner.header, &inner.blocks, &inner.latches),
+            (4, &vec![4, 5], &vec![5])
+        );
+        assert_eq!(
+            (inner.preheader, &inner.exits, inner.parent, inner.depth),
+            (Some(3), &vec![6], Some(1), 2)
+        );
+        assert_eq!(
+            (outer.header, &outer.blocks, &outer.latches),
+            (2, &vec![2, 3, 4, 5, 6, 7], &vec![6, 7])
+        );
+        assert_eq!(
+            (outer.preheader, &outer.exits, outer.parent, outer.depth),
+            (Some(1), &vec![8], None, 1)
+        );
         assert_eq!(nest.loop_of(5).map(|l| l.header), Some(4));
         assert_eq!(nest.loop_of(6).map(|l| l.header), Some(2));
         assert!(nest.loop_of(8).is_none() && nest.loop_of(99).is_none());

@@ -29,9 +29,9 @@
 //!   dominance: an upsilon is a store into the φᶜ's implicit slot.
 //! - Types are consistent: see [`Inst`] for each instruction's rule.
 
-use crate::types::{FuncId, GlobalId, StructId};
-pub use crate::types::Type;
 use crate::span::Span;
+pub use crate::types::Type;
+use crate::types::{FuncId, GlobalId, StructId};
 use std::fmt;
 use std::ops::Range;
 
@@ -40,9 +40,9 @@ pub mod budget;
 pub mod compact;
 pub mod dom;
 pub mod edit;
-pub mod handbuild;
 pub mod fold;
 pub mod graph;
+pub mod handbuild;
 pub mod loops;
 pub mod print;
 pub mod verify;
@@ -173,7 +173,10 @@ pub enum BinaryOp {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fact {
     /// `lo <= value < hi`, either bound optional.
-    Range { lo: Option<Operand>, hi: Option<Operand> },
+    Range {
+        lo: Option<Operand>,
+        hi: Option<Operand>,
+    },
     NonNil,
 }
 
@@ -222,34 +225,67 @@ pub enum Inst {
     Unary(UnaryOp, Operand),
     Binary(BinaryOp, Operand, Operand),
     /// `φ (#2 => %5, #1 => %1)`: `values[i]` flows in along `edges[i]`.
-    Phi { edges: Vec<BlockId>, values: Vec<Operand> },
+    Phi {
+        edges: Vec<BlockId>,
+        values: Vec<Operand>,
+    },
     /// `φᶜ (%3, %6)`: the value at a catch handler's entry, one of the
     /// values stored by the listed `Upsilon` statements.
-    PhiC { upsilons: Vec<Value> },
+    PhiC {
+        upsilons: Vec<Value>,
+    },
     /// `ϒ (x)`: stores `x` into the implicit slot of the φᶜ nodes that list
     /// it. Void.
     Upsilon(Operand),
     /// `π (value, fact)`: `value` itself, with `fact` known to hold here.
-    Pi { value: Operand, fact: Fact },
+    Pi {
+        value: Operand,
+        fact: Fact,
+    },
     /// A string constant. `str`.
     StrConst(Box<str>),
     /// A call of a Toy function. Type: the callee's return type.
-    Call { func: FuncId, args: Vec<Operand> },
+    Call {
+        func: FuncId,
+        args: Vec<Operand>,
+    },
     /// A call of the runtime. Type: the runtime function's result type.
-    Runtime { func: RuntimeFn, args: Vec<Operand> },
+    Runtime {
+        func: RuntimeFn,
+        args: Vec<Operand>,
+    },
     /// Reads `loc`. `base` is the array/struct for array and field
     /// locations, `index` the element index for `ArrayElem`.
-    Load { loc: Loc, base: Option<Operand>, index: Option<Operand> },
+    Load {
+        loc: Loc,
+        base: Option<Operand>,
+        index: Option<Operand>,
+    },
     /// Writes `value` to `loc`. Void.
-    Store { loc: Loc, base: Option<Operand>, index: Option<Operand>, value: Operand },
+    Store {
+        loc: Loc,
+        base: Option<Operand>,
+        index: Option<Operand>,
+        value: Operand,
+    },
     /// A new array of `len` elements, each `fill`. `[elem]`.
-    NewArray { elem: Type, len: Operand, fill: Operand },
+    NewArray {
+        elem: Type,
+        len: Operand,
+        fill: Operand,
+    },
     /// A new struct; `fields` in declaration order. `Struct(strukt)`.
-    NewStruct { strukt: StructId, fields: Vec<Operand> },
+    NewStruct {
+        strukt: StructId,
+        fields: Vec<Operand>,
+    },
     /// Sets the pending exception (message per `kind`, position from this
     /// statement's span). Void. Control then goes to the innermost handler
     /// or to an `Unwind`.
-    Raise { kind: RaiseKind, args: Vec<Operand> },
+    Raise {
+        kind: RaiseKind,
+        args: Vec<Operand>,
+    },
     /// `true` when no exception is pending (checked after a call that may
     /// throw). `bool`.
     NoException,
@@ -258,7 +294,10 @@ pub enum Inst {
     /// Terminator: `goto #b`.
     Goto(BlockId),
     /// Terminator: `goto #b if not %c`; falls through when `c` is true.
-    GotoIfNot { cond: Operand, dest: BlockId },
+    GotoIfNot {
+        cond: Operand,
+        dest: BlockId,
+    },
     /// Terminator: `return x` (or `return` in a void function).
     Return(Option<Operand>),
     /// Terminator: return to the caller with an exception pending.
@@ -271,7 +310,11 @@ impl Inst {
     pub fn is_terminator(&self) -> bool {
         matches!(
             self,
-            Inst::Goto(_) | Inst::GotoIfNot { .. } | Inst::Return(_) | Inst::Unwind | Inst::Unreachable
+            Inst::Goto(_)
+                | Inst::GotoIfNot { .. }
+                | Inst::Return(_)
+                | Inst::Unwind
+                | Inst::Unreachable
         )
     }
 }
@@ -386,7 +429,9 @@ impl Cfg {
     /// depth-first search entering `succs` in order (fallthrough first):
     /// the order the dominator tree is computed in ([`graph::reverse_postorder`]).
     pub fn rpo(&self) -> Vec<u32> {
-        graph::reverse_postorder(self.blocks.len(), |b| self.blocks[b as usize].succs.iter().map(|s| s.0))
+        graph::reverse_postorder(self.blocks.len(), |b| {
+            self.blocks[b as usize].succs.iter().map(|s| s.0)
+        })
     }
 }
 
@@ -410,7 +455,11 @@ pub struct IrCode {
 /// reference), an argument beyond `params`, or a value `value_ty` does not
 /// know. [`IrCode::operand_type`] for an IrCode; SSA construction calls it
 /// with its builder nodes.
-pub fn operand_type_with(op: &Operand, params: &[Type], value_ty: impl FnOnce(Value) -> Option<Type>) -> Option<Type> {
+pub fn operand_type_with(
+    op: &Operand,
+    params: &[Type],
+    value_ty: impl FnOnce(Value) -> Option<Type>,
+) -> Option<Type> {
     match op {
         Operand::Value(v) => value_ty(*v),
         Operand::Arg(a) => params.get(*a as usize).cloned(),
@@ -426,7 +475,9 @@ impl IrCode {
     /// statement type, an argument's parameter type, a constant's own;
     /// `None` for `nil` or an out-of-range value or argument.
     pub fn operand_type(&self, op: &Operand) -> Option<Type> {
-        operand_type_with(op, &self.params, |v| self.stmts.ty.get(v.0 as usize).cloned())
+        operand_type_with(op, &self.params, |v| {
+            self.stmts.ty.get(v.0 as usize).cloned()
+        })
     }
 }
 

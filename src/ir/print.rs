@@ -6,10 +6,12 @@
 //! instead of `─` for a block with several predecessors, `│` inside,
 //! `└──` at the last statement), then `%n = inst::type` (no `::type` for
 //! statements without a value). Values and blocks print 1-based.
-use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Module, Operand, RaiseKind, RuntimeFn, UnaryOp};
+use crate::ir::{
+    BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Module, Operand, RaiseKind, RuntimeFn, UnaryOp,
+};
 use crate::sema::hir::Program;
-use crate::types::Type;
 use crate::span::SourceMap;
+use crate::types::Type;
 use std::fmt::Write;
 
 /// Prints every function (or only the one named `only`).
@@ -33,18 +35,30 @@ pub fn print_module(module: &Module, sources: &SourceMap, only: Option<&str>) ->
 pub fn print_function(f: &IrCode, program: &Program, sources: Option<&SourceMap>) -> String {
     let p = Printer { program };
     let mut out = String::new();
-    let params: Vec<String> =
-        f.params.iter().enumerate().map(|(i, t)| format!("_{}::{}", i + 1, program.type_name(t))).collect();
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("_{}::{}", i + 1, program.type_name(t)))
+        .collect();
     let _ = write!(out, "fn {}({})", f.name, params.join(", "));
     if f.ret != Type::Void {
         let _ = write!(out, " -> {}", program.type_name(&f.ret));
     }
     out.push('\n');
     // Robust to malformed IR (the verifier reports it): only whole rows.
-    let n = f.stmts.inst.len().min(f.stmts.ty.len()).min(f.stmts.span.len());
+    let n = f
+        .stmts
+        .inst
+        .len()
+        .min(f.stmts.ty.len())
+        .min(f.stmts.span.len());
     let line_of = |i: usize| -> Option<u32> {
         let sources = sources?;
-        if matches!(f.stmts.inst.get(i), Some(Inst::Phi { .. } | Inst::PhiC { .. })) {
+        if matches!(
+            f.stmts.inst.get(i),
+            Some(Inst::Phi { .. } | Inst::PhiC { .. })
+        ) {
             return None;
         }
         let span = *f.stmts.span.get(i)?;
@@ -53,7 +67,10 @@ pub fn print_function(f: &IrCode, program: &Program, sources: Option<&SourceMap>
         }
         Some(sources.get(span.file).line_col(span.start).0)
     };
-    let line_w = (0..n).filter_map(line_of).max().map_or(0, |l| l.to_string().len());
+    let line_w = (0..n)
+        .filter_map(line_of)
+        .max()
+        .map_or(0, |l| l.to_string().len());
     let blk_w = f.cfg.blocks.len().to_string().len();
     let val_w = n.to_string().len() + 1;
     let mut last_line = None;
@@ -83,7 +100,13 @@ pub fn print_function(f: &IrCode, program: &Program, sources: Option<&SourceMap>
             let body = if *ty == Type::Void {
                 format!("{:vw$}   {}", "", inst, vw = val_w)
             } else {
-                format!("{:<vw$} = {}::{}", format!("%{}", i + 1), inst, program.type_name(ty), vw = val_w)
+                format!(
+                    "{:<vw$} = {}::{}",
+                    format!("%{}", i + 1),
+                    inst,
+                    program.type_name(ty),
+                    vw = val_w
+                )
             };
             let _ = writeln!(out, "{:>lw$} {} {}", margin, marker, body, lw = line_w);
         }
@@ -190,14 +213,19 @@ fn raise_name(k: RaiseKind) -> &'static str {
 
 impl Printer<'_> {
     fn func_name(&self, id: crate::types::FuncId) -> String {
-        self.program.functions.get(id.0 as usize).map_or_else(|| format!("fn{}", id.0), |f| f.name.clone())
+        self.program
+            .functions
+            .get(id.0 as usize)
+            .map_or_else(|| format!("fn{}", id.0), |f| f.name.clone())
     }
 
     fn place(&self, loc: &Loc, base: &Option<Operand>, index: &Option<Operand>) -> String {
         let b = base.as_ref().map(operand).unwrap_or_default();
         match loc {
             Loc::ArrayLen => format!("len({b})"),
-            Loc::ArrayElem(_) => format!("{b}[{}]", index.as_ref().map(operand).unwrap_or_default()),
+            Loc::ArrayElem(_) => {
+                format!("{b}[{}]", index.as_ref().map(operand).unwrap_or_default())
+            }
             Loc::Field { strukt, field } => {
                 let name = self
                     .program
@@ -208,8 +236,11 @@ impl Printer<'_> {
                 format!("{b}.{name}")
             }
             Loc::Global(g) => {
-                let name =
-                    self.program.globals.get(g.0 as usize).map_or_else(|| format!("g{}", g.0), |g| g.name.clone());
+                let name = self
+                    .program
+                    .globals
+                    .get(g.0 as usize)
+                    .map_or_else(|| format!("g{}", g.0), |g| g.name.clone());
                 format!("@{name}")
             }
         }
@@ -220,14 +251,26 @@ impl Printer<'_> {
             Inst::Nothing => "nothing".into(),
             Inst::Copy(a) => operand(a),
             Inst::Unary(op, a) => format!("{}({})", unary_name(*op), operand(a)),
-            Inst::Binary(op, a, b) => format!("{}({}, {})", binary_name(*op), operand(a), operand(b)),
+            Inst::Binary(op, a, b) => {
+                format!("{}({}, {})", binary_name(*op), operand(a), operand(b))
+            }
             Inst::Phi { edges, values } => {
-                let parts: Vec<String> =
-                    edges.iter().zip(values).map(|(e, v)| format!("{e} => {}", operand(v))).collect();
+                let parts: Vec<String> = edges
+                    .iter()
+                    .zip(values)
+                    .map(|(e, v)| format!("{e} => {}", operand(v)))
+                    .collect();
                 format!("φ ({})", parts.join(", "))
             }
             Inst::PhiC { upsilons } => {
-                format!("φᶜ ({})", upsilons.iter().map(|u| u.to_string()).collect::<Vec<_>>().join(", "))
+                format!(
+                    "φᶜ ({})",
+                    upsilons
+                        .iter()
+                        .map(|u| u.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
             }
             Inst::Upsilon(a) => format!("ϒ ({})", operand(a)),
             Inst::Pi { value, fact } => {
@@ -235,24 +278,50 @@ impl Printer<'_> {
                     Fact::NonNil => "non-nil".to_string(),
                     Fact::Range { lo, hi } => format!(
                         "{}_{}",
-                        lo.as_ref().map(|l| format!("{} <= ", operand(l))).unwrap_or_default(),
-                        hi.as_ref().map(|h| format!(" < {}", operand(h))).unwrap_or_default()
+                        lo.as_ref()
+                            .map(|l| format!("{} <= ", operand(l)))
+                            .unwrap_or_default(),
+                        hi.as_ref()
+                            .map(|h| format!(" < {}", operand(h)))
+                            .unwrap_or_default()
                     ),
                 };
                 format!("π ({}, {fact})", operand(value))
             }
             Inst::StrConst(s) => format!("{s:?}"),
-            Inst::Call { func, args: a } => format!("invoke {}({})", self.func_name(*func), args(a)),
-            Inst::Runtime { func, args: a } => format!("runtime {}({})", runtime_name(*func), args(a)),
+            Inst::Call { func, args: a } => {
+                format!("invoke {}({})", self.func_name(*func), args(a))
+            }
+            Inst::Runtime { func, args: a } => {
+                format!("runtime {}({})", runtime_name(*func), args(a))
+            }
             Inst::Load { loc, base, index } => format!("load {}", self.place(loc, base, index)),
-            Inst::Store { loc, base, index, value } => {
-                format!("store {} = {}", self.place(loc, base, index), operand(value))
+            Inst::Store {
+                loc,
+                base,
+                index,
+                value,
+            } => {
+                format!(
+                    "store {} = {}",
+                    self.place(loc, base, index),
+                    operand(value)
+                )
             }
             Inst::NewArray { elem, len, fill } => {
-                format!("new [{}](len {}, fill {})", self.program.type_name(elem), operand(len), operand(fill))
+                format!(
+                    "new [{}](len {}, fill {})",
+                    self.program.type_name(elem),
+                    operand(len),
+                    operand(fill)
+                )
             }
             Inst::NewStruct { strukt, fields } => {
-                let name = self.program.structs.get(strukt.0 as usize).map_or("?", |s| s.name.as_str());
+                let name = self
+                    .program
+                    .structs
+                    .get(strukt.0 as usize)
+                    .map_or("?", |s| s.name.as_str());
                 format!("new {name}({})", args(fields))
             }
             Inst::Raise { kind, args: a } => format!("raise {}({})", raise_name(*kind), args(a)),

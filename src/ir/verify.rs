@@ -28,14 +28,21 @@ pub fn verify_module(module: &Module) -> Result<(), Vec<String>> {
     for f in &module.funcs {
         errors.extend(verify_function(f, &module.program));
     }
-    if errors.is_empty() { Ok(()) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
 }
 
 /// Whether the statement defines a usable value.
 pub fn defines_value(inst: &Inst, ty: &crate::ir::Type) -> bool {
     *ty != crate::ir::Type::Void
         && !inst.is_terminator()
-        && !matches!(inst, Inst::Nothing | Inst::Upsilon(_) | Inst::Store { .. } | Inst::Raise { .. })
+        && !matches!(
+            inst,
+            Inst::Nothing | Inst::Upsilon(_) | Inst::Store { .. } | Inst::Raise { .. }
+        )
 }
 
 /// All violations in one function (empty when it is well formed). The
@@ -103,7 +110,10 @@ fn check_block_ranges(f: &IrCode, errs: &mut Vec<String>) -> bool {
         expect = blk.stmts.end.max(expect);
     }
     if expect as usize != n {
-        errs.push(format!("fn {name}: blocks cover %1..%{} but there are {} statements", expect, n));
+        errs.push(format!(
+            "fn {name}: blocks cover %1..%{} but there are {} statements",
+            expect, n
+        ));
     }
     errs.is_empty()
 }
@@ -120,10 +130,17 @@ fn check_terminators(f: &IrCode, errs: &mut Vec<String>) {
         let last = blk.stmts.end as usize - 1;
         for i in blk.stmts.start as usize..last {
             if s.inst[i].is_terminator() {
-                errs.push(format!("fn {name}: %{}: terminator in the middle of block #{bn}", i + 1));
+                errs.push(format!(
+                    "fn {name}: %{}: terminator in the middle of block #{bn}",
+                    i + 1
+                ));
             }
         }
-        let next = if b + 1 < blocks.len() { Some(b as u32 + 1) } else { None };
+        let next = if b + 1 < blocks.len() {
+            Some(b as u32 + 1)
+        } else {
+            None
+        };
         let succ = match &s.inst[last] {
             Inst::Goto(t) => vec![t.0],
             Inst::GotoIfNot { dest, .. } => {
@@ -145,14 +162,20 @@ fn check_terminators(f: &IrCode, errs: &mut Vec<String>) {
             _ => match next {
                 Some(nx) => vec![nx],
                 None => {
-                    errs.push(format!("fn {name}: #{bn}: the last block falls through past the end"));
+                    errs.push(format!(
+                        "fn {name}: #{bn}: the last block falls through past the end"
+                    ));
                     Vec::new()
                 }
             },
         };
         for &t in &succ {
             if t >= nb {
-                errs.push(format!("fn {name}: %{}: branch to #{} which does not exist", last + 1, t + 1));
+                errs.push(format!(
+                    "fn {name}: %{}: branch to #{} which does not exist",
+                    last + 1,
+                    t + 1
+                ));
             }
         }
         let mut have: Vec<u32> = blk.succs.iter().map(|x| x.0).collect();
@@ -209,7 +232,11 @@ fn check_phis(f: &IrCode, errs: &mut Vec<String>) {
             match &s.inst[i] {
                 Inst::Phi { edges, values } => {
                     if !head {
-                        errs.push(format!("fn {name}: %{}: φ after a non-φ statement in #{}", i + 1, b + 1));
+                        errs.push(format!(
+                            "fn {name}: %{}: φ after a non-φ statement in #{}",
+                            i + 1,
+                            b + 1
+                        ));
                     }
                     if values.is_empty() {
                         errs.push(format!("fn {name}: %{}: operandless φ", i + 1));
@@ -244,12 +271,20 @@ fn check_phis(f: &IrCode, errs: &mut Vec<String>) {
                 }
                 Inst::PhiC { upsilons } => {
                     if !head {
-                        errs.push(format!("fn {name}: %{}: φᶜ after a non-φ statement in #{}", i + 1, b + 1));
+                        errs.push(format!(
+                            "fn {name}: %{}: φᶜ after a non-φ statement in #{}",
+                            i + 1,
+                            b + 1
+                        ));
                     }
                     for u in upsilons {
-                        let ok = (u.0 as usize) < n && matches!(s.inst[u.0 as usize], Inst::Upsilon(_));
+                        let ok =
+                            (u.0 as usize) < n && matches!(s.inst[u.0 as usize], Inst::Upsilon(_));
                         if !ok {
-                            errs.push(format!("fn {name}: %{}: φᶜ operand {u} is not a ϒ statement", i + 1));
+                            errs.push(format!(
+                                "fn {name}: %{}: φᶜ operand {u} is not a ϒ statement",
+                                i + 1
+                            ));
                         }
                     }
                 }
@@ -276,7 +311,11 @@ fn check_operands(f: &IrCode, errs: &mut Vec<String>) {
         let inst = &s.inst[i];
         let b = block_of[i];
         let uses: Vec<(Operand, Option<BlockId>)> = match inst {
-            Inst::Phi { edges, values } => values.iter().zip(edges.iter()).map(|(v, e)| (*v, Some(*e))).collect(),
+            Inst::Phi { edges, values } => values
+                .iter()
+                .zip(edges.iter())
+                .map(|(v, e)| (*v, Some(*e)))
+                .collect(),
             _ => {
                 let mut u = Vec::new();
                 for_each_operand(inst, |o| u.push((*o, None)));
@@ -285,7 +324,11 @@ fn check_operands(f: &IrCode, errs: &mut Vec<String>) {
         };
         for (k, (op, edge)) in uses.into_iter().enumerate() {
             // A π's operands after its value are its fact's bounds.
-            let what = if k > 0 && matches!(inst, Inst::Pi { .. }) { " (a π fact bound)" } else { "" };
+            let what = if k > 0 && matches!(inst, Inst::Pi { .. }) {
+                " (a π fact bound)"
+            } else {
+                ""
+            };
             match op {
                 Operand::Arg(a) if a as usize >= f.params.len() => {
                     errs.push(format!(
@@ -298,11 +341,17 @@ fn check_operands(f: &IrCode, errs: &mut Vec<String>) {
                 Operand::Value(v) => {
                     let d = v.0 as usize;
                     if d >= n {
-                        errs.push(format!("fn {name}: %{}: uses {v}{what}, out of range", i + 1));
+                        errs.push(format!(
+                            "fn {name}: %{}: uses {v}{what}, out of range",
+                            i + 1
+                        ));
                         continue;
                     }
                     if !defines_value(&s.inst[d], &s.ty[d]) {
-                        errs.push(format!("fn {name}: %{}: uses {v}{what}, which defines no value", i + 1));
+                        errs.push(format!(
+                            "fn {name}: %{}: uses {v}{what}, which defines no value",
+                            i + 1
+                        ));
                         continue;
                     }
                     let db = block_of[d];

@@ -4,7 +4,9 @@
 //! struct type ([`admits_nil`]). Arrays and strings are pointers too, but
 //! never null (an empty array literal of arrays is filled with an empty
 //! array, not `nil`).
-use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
+use crate::ir::{
+    BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp,
+};
 use crate::sema::hir::Program;
 use crate::types::{FuncId, StructId};
 
@@ -24,7 +26,8 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn err(&mut self, msg: String) {
-        self.errs.push(format!("fn {}: %{}: {}", self.f.name, self.i + 1, msg));
+        self.errs
+            .push(format!("fn {}: %{}: {}", self.f.name, self.i + 1, msg));
     }
 
     fn name(&self, t: &Type) -> String {
@@ -97,7 +100,12 @@ fn runtime_sig(func: RuntimeFn) -> Option<(Vec<Type>, Type)> {
 }
 
 pub fn check(f: &IrCode, program: &Program) -> Vec<String> {
-    let mut c = Ctx { f, program, errs: Vec::new(), i: 0 };
+    let mut c = Ctx {
+        f,
+        program,
+        errs: Vec::new(),
+        i: 0,
+    };
     for i in 0..f.stmts.len() {
         c.i = i;
         check_inst(&mut c, &f.stmts.inst[i]);
@@ -224,7 +232,9 @@ fn check_pi(c: &mut Ctx, value: &Operand, fact: &Fact) {
         Fact::Range { lo, hi } => {
             if t != Int {
                 let n = c.name(&t);
-                c.err(format!("a π range fact on a value of type {n} (ranges are on int)"));
+                c.err(format!(
+                    "a π range fact on a value of type {n} (ranges are on int)"
+                ));
             }
             for b in lo.iter().chain(hi.iter()) {
                 c.expect("a π fact bound", b, &Int);
@@ -233,7 +243,9 @@ fn check_pi(c: &mut Ctx, value: &Operand, fact: &Fact) {
         Fact::NonNil => {
             if !admits_nil(&t) {
                 let n = c.name(&t);
-                c.err(format!("a π non-nil fact on a value of type {n}, which cannot be nil"));
+                c.err(format!(
+                    "a π non-nil fact on a value of type {n}, which cannot be nil"
+                ));
             }
         }
     }
@@ -246,8 +258,16 @@ fn check_call(c: &mut Ctx, func: FuncId, args: &[Operand]) {
         c.err(format!("call of function {} which does not exist", func.0));
         return;
     };
-    let params: Vec<Type> =
-        callee.params.iter().map(|p| callee.locals.get(p.0 as usize).map_or(Void, |l| l.ty.clone())).collect();
+    let params: Vec<Type> = callee
+        .params
+        .iter()
+        .map(|p| {
+            callee
+                .locals
+                .get(p.0 as usize)
+                .map_or(Void, |l| l.ty.clone())
+        })
+        .collect();
     if c.arity("the call", args, params.len()) {
         for (k, (a, t)) in args.iter().zip(&params).enumerate() {
             c.expect(&format!("argument {}", k + 1), a, t);
@@ -280,7 +300,9 @@ fn check_return(c: &mut Ctx, v: Option<&Operand>) {
         (None, Void) => {}
         (None, t) => {
             let t = c.name(t);
-            c.err(format!("return without a value in a function returning {t}"));
+            c.err(format!(
+                "return without a value in a function returning {t}"
+            ));
         }
         (Some(_), Void) => c.err("return with a value in a function returning nothing".into()),
         (Some(v), t) => c.expect("the returned value", v, &t.clone()),
@@ -289,7 +311,12 @@ fn check_return(c: &mut Ctx, v: Option<&Operand>) {
 
 fn check_effect(c: &mut Ctx, inst: &Inst) {
     match inst {
-        Inst::Store { loc, base, index, value } => {
+        Inst::Store {
+            loc,
+            base,
+            index,
+            value,
+        } => {
             if let Some(t) = loc_type(c, loc, base, index) {
                 c.expect("the stored value", value, &t);
             }
@@ -312,7 +339,12 @@ fn check_effect(c: &mut Ctx, inst: &Inst) {
 }
 
 /// The type stored at `loc`, after checking its base and index operands.
-fn loc_type(c: &mut Ctx, loc: &Loc, base: &Option<Operand>, index: &Option<Operand>) -> Option<Type> {
+fn loc_type(
+    c: &mut Ctx,
+    loc: &Loc,
+    base: &Option<Operand>,
+    index: &Option<Operand>,
+) -> Option<Type> {
     let f = c.f;
     let base_ty = base.as_ref().and_then(|b| f.operand_type(b));
     match loc {
@@ -337,7 +369,10 @@ fn loc_type(c: &mut Ctx, loc: &Loc, base: &Option<Operand>, index: &Option<Opera
         Loc::ArrayElem(t) => {
             match &base_ty {
                 Some(Type::Array(e)) if **e == *t => {}
-                _ => c.err(format!("an element location of [{}] needs a base of that type", c.name(t))),
+                _ => c.err(format!(
+                    "an element location of [{}] needs a base of that type",
+                    c.name(t)
+                )),
             }
             match index {
                 Some(i) => c.expect("the index", i, &Type::Int),
@@ -346,7 +381,11 @@ fn loc_type(c: &mut Ctx, loc: &Loc, base: &Option<Operand>, index: &Option<Opera
             Some(t.clone())
         }
         Loc::Field { strukt, field } => {
-            if base_ty.as_ref().is_some_and(|t| *t != Type::Struct(*strukt)) || base.is_none() {
+            if base_ty
+                .as_ref()
+                .is_some_and(|t| *t != Type::Struct(*strukt))
+                || base.is_none()
+            {
                 c.err("a field location needs a base of its struct type".into());
             }
             let t = c

@@ -65,7 +65,10 @@ pub struct ClassSet {
 
 impl ClassSet {
     pub fn everything() -> ClassSet {
-        ClassSet { all: true, set: BTreeSet::new() }
+        ClassSet {
+            all: true,
+            set: BTreeSet::new(),
+        }
     }
     pub fn is_empty(&self) -> bool {
         !self.all && self.set.is_empty()
@@ -142,7 +145,9 @@ fn elem_of(t: Option<Type>) -> Option<Type> {
 /// base's element type; `None` if it is unknown).
 pub fn class_of(ir: &IrCode, loc: &Loc, base: Option<&Operand>) -> Option<Class> {
     Some(match loc {
-        Loc::ArrayLen => Class::Len(TypeKey::of(&elem_of(base.and_then(|b| ir.operand_type(b)))?)),
+        Loc::ArrayLen => Class::Len(TypeKey::of(&elem_of(
+            base.and_then(|b| ir.operand_type(b)),
+        )?)),
         Loc::ArrayElem(t) => Class::Elem(TypeKey::of(t)),
         Loc::Field { strukt, field } => Class::Field(strukt.0, *field),
         Loc::Global(g) => Class::Global(g.0),
@@ -155,7 +160,11 @@ fn all() -> Effect {
 
 fn loc_effect(ir: &IrCode, loc: &Loc, base: &Option<Operand>, index: &Option<Operand>) -> Effect {
     match class_of(ir, loc, base.as_ref()) {
-        Some(class) => Effect::Locs(vec![MemLoc { class, base: *base, index: *index }]),
+        Some(class) => Effect::Locs(vec![MemLoc {
+            class,
+            base: *base,
+            index: *index,
+        }]),
         None => all(),
     }
 }
@@ -166,50 +175,93 @@ fn loc_effect(ir: &IrCode, loc: &Loc, base: &Option<Operand>, index: &Option<Ope
 /// write that array's length and elements; `Args` returns a new array.
 pub fn runtime_effect(ir: &IrCode, f: RuntimeFn, args: &[Operand]) -> InstEffect {
     use RuntimeFn::*;
-    let none = InstEffect { reads: Effect::None, writes: Effect::None };
+    let none = InstEffect {
+        reads: Effect::None,
+        writes: Effect::None,
+    };
     match f {
-        PrintValue => InstEffect { reads: all(), writes: Effect::None },
+        PrintValue => InstEffect {
+            reads: all(),
+            writes: Effect::None,
+        },
         ArrayPush | ArrayPop => {
-            let Some(arr) = args.first() else { return InstEffect { reads: all(), writes: all() } };
+            let Some(arr) = args.first() else {
+                return InstEffect {
+                    reads: all(),
+                    writes: all(),
+                };
+            };
             match elem_of(ir.operand_type(arr)) {
                 Some(e) => {
                     let k = TypeKey::of(&e);
                     let locs = Effect::Locs(vec![
-                        MemLoc { class: Class::Len(k.clone()), base: Some(*arr), index: None },
-                        MemLoc { class: Class::Elem(k), base: Some(*arr), index: None },
+                        MemLoc {
+                            class: Class::Len(k.clone()),
+                            base: Some(*arr),
+                            index: None,
+                        },
+                        MemLoc {
+                            class: Class::Elem(k),
+                            base: Some(*arr),
+                            index: None,
+                        },
                     ]);
-                    InstEffect { reads: locs.clone(), writes: locs }
+                    InstEffect {
+                        reads: locs.clone(),
+                        writes: locs,
+                    }
                 }
-                None => InstEffect { reads: all(), writes: all() },
+                None => InstEffect {
+                    reads: all(),
+                    writes: all(),
+                },
             }
         }
-        PrintInt | PrintFloat | PrintBool | PrintStr | PrintSpace | PrintNewline | Clock | Exit | Sqrt | Sin
-        | Cos | Tan | Atan | Atan2 | Exp | Ln | Pow | Floor | Ceil | Fabs | FMod | StrConcat | StrEq | StrCmp
-        | StrLen | StrByte | StrOfInt | StrOfFloat | StrOfBool | Substr | Chr | Fixed | ParseInt | ParseFloat
-        | Args => none,
+        PrintInt | PrintFloat | PrintBool | PrintStr | PrintSpace | PrintNewline | Clock | Exit
+        | Sqrt | Sin | Cos | Tan | Atan | Atan2 | Exp | Ln | Pow | Floor | Ceil | Fabs | FMod
+        | StrConcat | StrEq | StrCmp | StrLen | StrByte | StrOfInt | StrOfFloat | StrOfBool
+        | Substr | Chr | Fixed | ParseInt | ParseFloat | Args => none,
     }
 }
 
 fn classes_effect(s: &ClassSet) -> Effect {
-    if s.is_empty() { Effect::None } else { Effect::Classes(s.clone()) }
+    if s.is_empty() {
+        Effect::None
+    } else {
+        Effect::Classes(s.clone())
+    }
 }
 
 /// The memory effect of statement `inst` (`None` when it touches no memory);
 /// a call's effect is its callee's summary in `sums`.
 pub fn inst_effect(ir: &IrCode, v: Value, inst: &Inst, sums: &Summaries) -> Option<InstEffect> {
     let e = match inst {
-        Inst::Load { loc, base, index } => InstEffect { reads: loc_effect(ir, loc, base, index), writes: Effect::None },
-        Inst::Store { loc, base, index, .. } => {
-            InstEffect { reads: Effect::None, writes: loc_effect(ir, loc, base, index) }
-        }
+        Inst::Load { loc, base, index } => InstEffect {
+            reads: loc_effect(ir, loc, base, index),
+            writes: Effect::None,
+        },
+        Inst::Store {
+            loc, base, index, ..
+        } => InstEffect {
+            reads: Effect::None,
+            writes: loc_effect(ir, loc, base, index),
+        },
         Inst::NewArray { elem, .. } => {
             let k = TypeKey::of(elem);
             let b = Some(Operand::Value(v));
             InstEffect {
                 reads: Effect::None,
                 writes: Effect::Locs(vec![
-                    MemLoc { class: Class::Len(k.clone()), base: b, index: None },
-                    MemLoc { class: Class::Elem(k), base: b, index: None },
+                    MemLoc {
+                        class: Class::Len(k.clone()),
+                        base: b,
+                        index: None,
+                    },
+                    MemLoc {
+                        class: Class::Elem(k),
+                        base: b,
+                        index: None,
+                    },
                 ]),
             }
         }
@@ -217,13 +269,23 @@ pub fn inst_effect(ir: &IrCode, v: Value, inst: &Inst, sums: &Summaries) -> Opti
             reads: Effect::None,
             writes: Effect::Locs(
                 (0..fields.len() as u32)
-                    .map(|f| MemLoc { class: Class::Field(strukt.0, f), base: Some(Operand::Value(v)), index: None })
+                    .map(|f| MemLoc {
+                        class: Class::Field(strukt.0, f),
+                        base: Some(Operand::Value(v)),
+                        index: None,
+                    })
                     .collect(),
             ),
         },
         Inst::Call { func, .. } => match sums.get(*func) {
-            Some(s) => InstEffect { reads: classes_effect(&s.reads), writes: classes_effect(&s.writes) },
-            None => InstEffect { reads: all(), writes: all() },
+            Some(s) => InstEffect {
+                reads: classes_effect(&s.reads),
+                writes: classes_effect(&s.writes),
+            },
+            None => InstEffect {
+                reads: all(),
+                writes: all(),
+            },
         },
         Inst::Runtime { func, args } => runtime_effect(ir, *func, args),
         _ => return None,
@@ -305,7 +367,10 @@ pub fn compute_summaries(module: &Module) -> Summaries {
         // No fixpoint within the bound (cannot happen: sets only grow and
         // are finite); be conservative.
         for s in &mut sums {
-            *s = Summary { reads: ClassSet::everything(), writes: ClassSet::everything() };
+            *s = Summary {
+                reads: ClassSet::everything(),
+                writes: ClassSet::everything(),
+            };
         }
     }
     Summaries(sums)
@@ -372,7 +437,9 @@ impl AliasCtx<'_> {
     fn value_before(&self, a: &Operand, b: Value) -> bool {
         match a {
             Operand::Value(a) => {
-                let (Some(ba), Some(bb)) = (self.block_of.get(a), self.block_of.get(&b)) else { return false };
+                let (Some(ba), Some(bb)) = (self.block_of.get(a), self.block_of.get(&b)) else {
+                    return false;
+                };
                 let n = self.ir.stmts.len() as u32;
                 if a.0 >= n || b.0 >= n {
                     return false;
@@ -380,7 +447,9 @@ impl AliasCtx<'_> {
                 if ba == bb {
                     a.0 < b.0
                 } else {
-                    self.dom.reachable(ba.0) && self.dom.reachable(bb.0) && self.dom.dominates(ba.0, bb.0)
+                    self.dom.reachable(ba.0)
+                        && self.dom.reachable(bb.0)
+                        && self.dom.dominates(ba.0, bb.0)
                 }
             }
             Operand::Arg(_) => true,
@@ -457,9 +526,10 @@ impl AliasCtx<'_> {
     pub fn overlaps(&self, w: &Effect, r: &Effect, imprecise: bool) -> bool {
         match (w, r) {
             (Effect::None, _) | (_, Effect::None) => false,
-            (Effect::Locs(a), Effect::Locs(b)) => {
-                a.iter().any(|x| b.iter().any(|y| self.alias(x, y, imprecise) != AliasResult::No))
-            }
+            (Effect::Locs(a), Effect::Locs(b)) => a.iter().any(|x| {
+                b.iter()
+                    .any(|y| self.alias(x, y, imprecise) != AliasResult::No)
+            }),
             (Effect::Locs(a), Effect::Classes(c)) | (Effect::Classes(c), Effect::Locs(a)) => {
                 a.iter().any(|x| c.contains(&x.class))
             }
@@ -467,4 +537,3 @@ impl AliasCtx<'_> {
         }
     }
 }
-

@@ -3,8 +3,8 @@
 //! `liveOnEntry`), then renaming by an explicit-stack walk over the
 //! dominator tree (no recursion, whatever its depth).
 
-use super::alias::{inst_effect, Effect, Summaries};
-use super::{Access, AccessId, AccessKind, MemorySsa, WalkStats, LIVE_ON_ENTRY};
+use super::alias::{Effect, Summaries, inst_effect};
+use super::{Access, AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa, WalkStats};
 use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, IrCode, Value};
 use std::collections::HashMap;
@@ -108,8 +108,12 @@ pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
         for s in blk.stmts.clone() {
             let v = Value(s);
             m.block_of.insert(v, BlockId(b as u32));
-            let Some(inst) = ir.stmts.inst.get(s as usize) else { continue };
-            let Some(eff) = inst_effect(ir, v, inst, sums) else { continue };
+            let Some(inst) = ir.stmts.inst.get(s as usize) else {
+                continue;
+            };
+            let Some(eff) = inst_effect(ir, v, inst, sums) else {
+                continue;
+            };
             let (kind, effect, num) = if eff.writes != Effect::None {
                 if def_blocks.last() != Some(&(b as u32)) {
                     def_blocks.push(b as u32);
@@ -119,13 +123,24 @@ pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
             } else {
                 (AccessKind::Use { inst: v }, eff.reads, 0)
             };
-            let id = m.push(Access { kind, block: BlockId(b as u32), num, defining: None, optimized: None, effect, removed: false });
+            let id = m.push(Access {
+                kind,
+                block: BlockId(b as u32),
+                num,
+                defining: None,
+                optimized: None,
+                effect,
+                removed: false,
+            });
             m.by_inst.insert(v, id);
             m.lists[b].push(id);
         }
     }
     let df = frontiers(ir, &m.dom);
-    let reachable_defs: Vec<u32> = def_blocks.into_iter().filter(|&b| m.dom.reachable(b)).collect();
+    let reachable_defs: Vec<u32> = def_blocks
+        .into_iter()
+        .filter(|&b| m.dom.reachable(b))
+        .collect();
     for b in idf(&df, &reachable_defs) {
         m.new_phi(ir, BlockId(b));
     }
@@ -145,12 +160,16 @@ impl MemorySsa {
         if let Some(p) = self.phi_for(b) {
             return p;
         }
-        let incoming: Vec<(BlockId, AccessId)> =
-            unique_preds(ir, b.0 as usize).into_iter().map(|p| (p, LIVE_ON_ENTRY)).collect();
+        let incoming: Vec<(BlockId, AccessId)> = unique_preds(ir, b.0 as usize)
+            .into_iter()
+            .map(|p| (p, LIVE_ON_ENTRY))
+            .collect();
         let num = self.next_num;
         self.next_num += 1;
         let id = self.push(Access {
-            kind: AccessKind::Phi { incoming: incoming.clone() },
+            kind: AccessKind::Phi {
+                incoming: incoming.clone(),
+            },
             block: b,
             num,
             defining: None,
@@ -197,7 +216,10 @@ pub(crate) fn rename(ir: &IrCode, m: &mut MemorySsa) {
                     cur = a;
                 }
                 AccessKind::Use { .. } => {
-                    let keep = m.access(a).optimized.is_some_and(|o| m.access(a).defining == Some(o));
+                    let keep = m
+                        .access(a)
+                        .optimized
+                        .is_some_and(|o| m.access(a).defining == Some(o));
                     if !keep {
                         m.set_defining(a, cur);
                     }

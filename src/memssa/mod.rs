@@ -44,12 +44,18 @@ pub const LIVE_ON_ENTRY: AccessId = AccessId(0);
 pub enum AccessKind {
     LiveOnEntry,
     /// A write (store, allocation, call that may write) by statement `inst`.
-    Def { inst: Value },
+    Def {
+        inst: Value,
+    },
     /// A read (load, read-only call) by statement `inst`.
-    Use { inst: Value },
+    Use {
+        inst: Value,
+    },
     /// A merge of memory versions at the head of a block: `incoming[i]`
     /// flows in from predecessor `incoming[i].0`.
-    Phi { incoming: Vec<(BlockId, AccessId)> },
+    Phi {
+        incoming: Vec<(BlockId, AccessId)>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -109,7 +115,10 @@ impl MemorySsa {
 
     /// The use or def of statement `inst`, if it touches memory.
     pub fn access_for(&self, inst: Value) -> Option<AccessId> {
-        self.by_inst.get(&inst).copied().filter(|a| !self.access(*a).removed)
+        self.by_inst
+            .get(&inst)
+            .copied()
+            .filter(|a| !self.access(*a).removed)
     }
 
     /// The φ at the head of `block`, if any.
@@ -119,7 +128,9 @@ impl MemorySsa {
 
     /// The accesses of `block` in order (φ first).
     pub fn block_accesses(&self, block: BlockId) -> &[AccessId] {
-        self.lists.get(block.0 as usize).map_or(&[], |v| v.as_slice())
+        self.lists
+            .get(block.0 as usize)
+            .map_or(&[], |v| v.as_slice())
     }
 
     pub fn defining_access(&self, a: AccessId) -> Option<AccessId> {
@@ -152,7 +163,9 @@ impl MemorySsa {
     /// `optimized` of LLVM: the cached clobber, if still valid (a cache
     /// naming a removed access counts as dropped).
     pub fn optimized(&self, a: AccessId) -> Option<AccessId> {
-        self.access(a).optimized.filter(|o| !self.access(*o).removed)
+        self.access(a)
+            .optimized
+            .filter(|o| !self.access(*o).removed)
     }
 
     /// Records `clobber` as `a`'s clobber. For a use this also makes it the
@@ -201,7 +214,9 @@ impl MemorySsa {
         if a == LIVE_ON_ENTRY {
             return None;
         }
-        self.block_accesses(self.access(a).block).iter().position(|&x| x == a)
+        self.block_accesses(self.access(a).block)
+            .iter()
+            .position(|&x| x == a)
     }
 
     /// Whether access `a` dominates access `b` (reflexive; liveOnEntry
@@ -218,9 +233,11 @@ impl MemorySsa {
             return self.dom.dominates(ba.0, bb.0) && self.dom.reachable(ba.0);
         }
         if let (Some(x), Some(y)) = (self.inst_of(a), self.inst_of(b))
-            && x.0 < self.n_stmts && y.0 < self.n_stmts {
-                return x.0 <= y.0;
-            }
+            && x.0 < self.n_stmts
+            && y.0 < self.n_stmts
+        {
+            return x.0 <= y.0;
+        }
         if matches!(self.access(a).kind, AccessKind::Phi { .. }) {
             return true;
         }
@@ -245,7 +262,9 @@ impl MemorySsa {
             .map(AccessId)
             .filter(|&a| {
                 let acc = self.access(a);
-                !acc.removed && matches!(acc.kind, AccessKind::Use { .. }) && acc.optimized.is_none()
+                !acc.removed
+                    && matches!(acc.kind, AccessKind::Use { .. })
+                    && acc.optimized.is_none()
             })
             .collect();
         for u in uses {
@@ -261,13 +280,19 @@ impl MemorySsa {
 
     /// Live accesses (not removed), liveOnEntry excluded.
     pub fn live_accesses(&self) -> impl Iterator<Item = AccessId> + '_ {
-        (1..self.accesses.len() as u32).map(AccessId).filter(|a| !self.access(*a).removed)
+        (1..self.accesses.len() as u32)
+            .map(AccessId)
+            .filter(|a| !self.access(*a).removed)
     }
 }
 
 impl MemorySsa {
     /// The alias analysis context of this function.
     pub fn alias_ctx<'a>(&'a self, ir: &'a IrCode) -> alias::AliasCtx<'a> {
-        alias::AliasCtx { ir, dom: &self.dom, block_of: &self.block_of }
+        alias::AliasCtx {
+            ir,
+            dom: &self.dom,
+            block_of: &self.block_of,
+        }
     }
 }

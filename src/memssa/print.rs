@@ -6,7 +6,7 @@
 //! walker's answer (` - clobbered by N`).
 
 use super::alias::Summaries;
-use super::{AccessId, AccessKind, MemorySsa, LIVE_ON_ENTRY};
+use super::{AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa};
 use crate::ir::{IrCode, Value};
 use crate::sema::hir::Program;
 use crate::span::SourceMap;
@@ -24,7 +24,9 @@ impl MemorySsa {
     /// One access as LLVM prints it (without `; `).
     pub fn describe(&self, a: AccessId) -> String {
         let acc = self.access(a);
-        let def = acc.defining.map_or_else(|| "liveOnEntry".to_string(), |d| self.name(d));
+        let def = acc
+            .defining
+            .map_or_else(|| "liveOnEntry".to_string(), |d| self.name(d));
         match &acc.kind {
             AccessKind::LiveOnEntry => "liveOnEntry".to_string(),
             AccessKind::Use { .. } => format!("MemoryUse({def})"),
@@ -36,7 +38,10 @@ impl MemorySsa {
                 s
             }
             AccessKind::Phi { incoming } => {
-                let ops: Vec<String> = incoming.iter().map(|(b, x)| format!("{{{},{}}}", b, self.name(*x))).collect();
+                let ops: Vec<String> = incoming
+                    .iter()
+                    .map(|(b, x)| format!("{{{},{}}}", b, self.name(*x)))
+                    .collect();
                 format!("{} = MemoryPhi({})", acc.num, ops.join(","))
             }
         }
@@ -54,7 +59,8 @@ pub fn print_function(
     walker: bool,
 ) -> String {
     let mut m = MemorySsa::build(ir, sums);
-    let mut clobber: std::collections::HashMap<AccessId, AccessId> = std::collections::HashMap::new();
+    let mut clobber: std::collections::HashMap<AccessId, AccessId> =
+        std::collections::HashMap::new();
     if walker {
         for a in m.live_accesses().collect::<Vec<_>>() {
             if !matches!(m.access(a).kind, AccessKind::Phi { .. }) {
@@ -87,9 +93,10 @@ pub fn print_function(
     for (i, line) in lines.enumerate() {
         let mut notes = Vec::new();
         if let Some(Some(b)) = block_start.get(i)
-            && let Some(p) = m.phi_for(crate::ir::BlockId(*b as u32)) {
-                notes.push(m.describe(p));
-            }
+            && let Some(p) = m.phi_for(crate::ir::BlockId(*b as u32))
+        {
+            notes.push(m.describe(p));
+        }
         if let Some(a) = m.access_for(Value(i as u32)) {
             let mut s = m.describe(a);
             if let Some(c) = clobber.get(&a) {
@@ -108,7 +115,12 @@ pub fn print_function(
 
 /// [`print_function`] for every function of `module` (or only `only`),
 /// with the call summaries of the module in effect.
-pub fn print_module(module: &crate::ir::Module, sources: &SourceMap, only: Option<&str>, walker: bool) -> String {
+pub fn print_module(
+    module: &crate::ir::Module,
+    sources: &SourceMap,
+    only: Option<&str>,
+    walker: bool,
+) -> String {
     let sums = super::alias::compute_summaries(module);
     let mut out = String::new();
     for f in &module.funcs {
@@ -118,7 +130,13 @@ pub fn print_module(module: &crate::ir::Module, sources: &SourceMap, only: Optio
         if !out.is_empty() {
             out.push('\n');
         }
-        out.push_str(&print_function(f, &module.program, &sums, Some(sources), walker));
+        out.push_str(&print_function(
+            f,
+            &module.program,
+            &sums,
+            Some(sources),
+            walker,
+        ));
     }
     out
 }

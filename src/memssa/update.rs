@@ -14,7 +14,7 @@
 
 use super::alias::Effect;
 use super::build::{frontiers, idf, rename};
-use super::{Access, AccessId, AccessKind, MemorySsa, LIVE_ON_ENTRY};
+use super::{Access, AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa};
 use crate::ir::{BlockId, IrCode, Value};
 
 impl MemorySsa {
@@ -52,7 +52,15 @@ impl MemorySsa {
     /// Creates the access of a new statement `inst` in `block` at list
     /// position `pos` (clamped; never before the φ). `is_def` chooses the
     /// kind; `effect` is what it reads (use) or writes (def).
-    pub fn create_access(&mut self, ir: &IrCode, inst: Value, block: BlockId, pos: usize, is_def: bool, effect: Effect) -> AccessId {
+    pub fn create_access(
+        &mut self,
+        ir: &IrCode,
+        inst: Value,
+        block: BlockId,
+        pos: usize,
+        is_def: bool,
+        effect: Effect,
+    ) -> AccessId {
         self.record_stmt(inst, block);
         let num = if is_def {
             self.next_num += 1;
@@ -60,8 +68,20 @@ impl MemorySsa {
         } else {
             0
         };
-        let kind = if is_def { AccessKind::Def { inst } } else { AccessKind::Use { inst } };
-        let id = self.push(Access { kind, block, num, defining: None, optimized: None, effect, removed: false });
+        let kind = if is_def {
+            AccessKind::Def { inst }
+        } else {
+            AccessKind::Use { inst }
+        };
+        let id = self.push(Access {
+            kind,
+            block,
+            num,
+            defining: None,
+            optimized: None,
+            effect,
+            removed: false,
+        });
         self.by_inst.insert(inst, id);
         let pos = self.clamp_pos(block, pos);
         self.lists[block.0 as usize].insert(pos, id);
@@ -107,14 +127,25 @@ impl MemorySsa {
 
     /// Moves `a` (a def or use) to list position `pos` of `block`; its
     /// statement has moved there (now `inst`).
-    pub fn move_access(&mut self, ir: &IrCode, a: AccessId, inst: Value, block: BlockId, pos: usize) {
+    pub fn move_access(
+        &mut self,
+        ir: &IrCode,
+        a: AccessId,
+        inst: Value,
+        block: BlockId,
+        pos: usize,
+    ) {
         let old = self.access(a).block;
         self.lists[old.0 as usize].retain(|&x| x != a);
         if let AccessKind::Def { inst: i } | AccessKind::Use { inst: i } = self.access(a).kind {
             self.by_inst.remove(&i);
         }
         let is_def = matches!(self.access(a).kind, AccessKind::Def { .. });
-        self.accesses[a.0 as usize].kind = if is_def { AccessKind::Def { inst } } else { AccessKind::Use { inst } };
+        self.accesses[a.0 as usize].kind = if is_def {
+            AccessKind::Def { inst }
+        } else {
+            AccessKind::Use { inst }
+        };
         self.accesses[a.0 as usize].block = block;
         self.by_inst.insert(inst, a);
         self.record_stmt(inst, block);
@@ -132,7 +163,11 @@ impl MemorySsa {
         }
         let repl = match &self.access(a).kind {
             AccessKind::Phi { incoming } => {
-                let mut ops: Vec<AccessId> = incoming.iter().map(|(_, x)| *x).filter(|&x| x != a).collect();
+                let mut ops: Vec<AccessId> = incoming
+                    .iter()
+                    .map(|(_, x)| *x)
+                    .filter(|&x| x != a)
+                    .collect();
                 ops.dedup();
                 ops.first().copied().unwrap_or(LIVE_ON_ENTRY)
             }
@@ -149,7 +184,11 @@ impl MemorySsa {
             }
             if matches!(self.access(u).kind, AccessKind::Phi { .. }) {
                 let preds: Vec<BlockId> = match &self.access(u).kind {
-                    AccessKind::Phi { incoming } => incoming.iter().filter(|(_, x)| *x == a).map(|(p, _)| *p).collect(),
+                    AccessKind::Phi { incoming } => incoming
+                        .iter()
+                        .filter(|(_, x)| *x == a)
+                        .map(|(p, _)| *p)
+                        .collect(),
                     _ => Vec::new(),
                 };
                 for p in preds {
@@ -165,7 +204,9 @@ impl MemorySsa {
             self.drop_user(d, a);
         }
         if let AccessKind::Phi { incoming } = self.access(a).kind.clone() {
-            self.accesses[a.0 as usize].kind = AccessKind::Phi { incoming: Vec::new() };
+            self.accesses[a.0 as usize].kind = AccessKind::Phi {
+                incoming: Vec::new(),
+            };
             for (_, x) in incoming {
                 self.drop_user(x, a);
             }

@@ -3,9 +3,9 @@
 //! for verification (`opt::PassCtx::check_memssa`), before their edits are
 //! compacted away.
 
-use super::alias::{inst_effect, Effect, Summaries};
+use super::alias::{Effect, Summaries, inst_effect};
 use super::build::unique_preds;
-use super::{AccessId, AccessKind, MemorySsa, LIVE_ON_ENTRY};
+use super::{AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa};
 use crate::ir::{BlockId, IrCode, Value};
 
 /// Checks `m` against `ir` (`sums`: the summaries `m` was built with);
@@ -21,21 +21,36 @@ pub fn verify(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Result<(), Vec<St
                 errs.push(format!("block #{}: removed access {} listed", b + 1, a.0));
             }
             if acc.block != BlockId(b as u32) {
-                errs.push(format!("access {} listed in #{} but says #{}", a.0, b + 1, acc.block.0 + 1));
+                errs.push(format!(
+                    "access {} listed in #{} but says #{}",
+                    a.0,
+                    b + 1,
+                    acc.block.0 + 1
+                ));
             }
             match &acc.kind {
                 AccessKind::Phi { .. } => {
                     if k != 0 || m.phi_for(BlockId(b as u32)) != Some(a) {
-                        errs.push(format!("block #{}: φ {} not first or not the block's φ", b + 1, m.name(a)));
+                        errs.push(format!(
+                            "block #{}: φ {} not first or not the block's φ",
+                            b + 1,
+                            m.name(a)
+                        ));
                     }
                 }
                 AccessKind::Def { inst } | AccessKind::Use { inst } => {
                     if m.block_of(*inst) != Some(BlockId(b as u32)) {
-                        errs.push(format!("access of {inst} listed in #{} but the statement is elsewhere", b + 1));
+                        errs.push(format!(
+                            "access of {inst} listed in #{} but the statement is elsewhere",
+                            b + 1
+                        ));
                     }
                     if inst.0 < n_stmts {
                         if last.is_some_and(|l| l >= inst.0) {
-                            errs.push(format!("block #{}: accesses out of statement order at {inst}", b + 1));
+                            errs.push(format!(
+                                "block #{}: accesses out of statement order at {inst}",
+                                b + 1
+                            ));
                         }
                         last = Some(inst.0);
                     }
@@ -48,9 +63,14 @@ pub fn verify(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Result<(), Vec<St
     for (s, inst) in ir.stmts.inst.iter().enumerate() {
         let v = Value(s as u32);
         let want = inst_effect(ir, v, inst, sums).map(|e| e.writes != Effect::None);
-        let have = m.access_for(v).map(|a| matches!(m.access(a).kind, AccessKind::Def { .. }));
+        let have = m
+            .access_for(v)
+            .map(|a| matches!(m.access(a).kind, AccessKind::Def { .. }));
         if want != have {
-            errs.push(format!("{v}: expected {:?} access (def?), found {:?}", want, have));
+            errs.push(format!(
+                "{v}: expected {:?} access (def?), found {:?}",
+                want, have
+            ));
         }
     }
     for a in m.live_accesses() {
@@ -66,21 +86,41 @@ pub fn verify(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Result<(), Vec<St
                     errs.push(format!("access {} defined by removed access", a.0));
                 }
                 if !reachable && d != LIVE_ON_ENTRY {
-                    errs.push(format!("access {} in unreachable #{} not liveOnEntry", a.0, acc.block.0 + 1));
+                    errs.push(format!(
+                        "access {} in unreachable #{} not liveOnEntry",
+                        a.0,
+                        acc.block.0 + 1
+                    ));
                 }
                 if reachable && (d == a || !m.dominates(d, a)) {
-                    errs.push(format!("{}: defining access {} does not dominate it", m.describe(a), m.name(d)));
+                    errs.push(format!(
+                        "{}: defining access {} does not dominate it",
+                        m.describe(a),
+                        m.name(d)
+                    ));
                 }
                 if matches!(m.access(d).kind, AccessKind::Use { .. }) {
                     errs.push(format!("{}: defined by a use", m.describe(a)));
                 }
                 if !m.has_user(d, a) {
-                    errs.push(format!("{}: missing from users of {}", m.describe(a), m.name(d)));
+                    errs.push(format!(
+                        "{}: missing from users of {}",
+                        m.describe(a),
+                        m.name(d)
+                    ));
                 }
                 if let Some(o) = m.optimized(a) {
-                    let use_ok = !matches!(acc.kind, AccessKind::Use { .. }) || Some(o) == acc.defining;
-                    if !use_ok || m.access(o).removed || (reachable && (o == a || !m.dominates(o, a))) {
-                        errs.push(format!("{}: optimized clobber {} not sane", m.describe(a), m.name(o)));
+                    let use_ok =
+                        !matches!(acc.kind, AccessKind::Use { .. }) || Some(o) == acc.defining;
+                    if !use_ok
+                        || m.access(o).removed
+                        || (reachable && (o == a || !m.dominates(o, a)))
+                    {
+                        errs.push(format!(
+                            "{}: optimized clobber {} not sane",
+                            m.describe(a),
+                            m.name(o)
+                        ));
                     }
                 }
             }
@@ -88,7 +128,10 @@ pub fn verify(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Result<(), Vec<St
                 let preds = unique_preds(ir, acc.block.0 as usize);
                 let got: Vec<BlockId> = incoming.iter().map(|(p, _)| *p).collect();
                 if got.len() != preds.len() || preds.iter().any(|p| !got.contains(p)) {
-                    errs.push(format!("{}: operands do not match predecessors", m.describe(a)));
+                    errs.push(format!(
+                        "{}: operands do not match predecessors",
+                        m.describe(a)
+                    ));
                 }
                 for (p, x) in incoming {
                     if m.access(*x).removed {
@@ -96,17 +139,28 @@ pub fn verify(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Result<(), Vec<St
                         continue;
                     }
                     if !m.has_user(*x, a) {
-                        errs.push(format!("{}: missing from users of {}", m.describe(a), m.name(*x)));
+                        errs.push(format!(
+                            "{}: missing from users of {}",
+                            m.describe(a),
+                            m.name(*x)
+                        ));
                     }
                     if !m.dom.reachable(p.0) {
                         if *x != LIVE_ON_ENTRY {
-                            errs.push(format!("{}: operand from unreachable {p} not liveOnEntry", m.describe(a)));
+                            errs.push(format!(
+                                "{}: operand from unreachable {p} not liveOnEntry",
+                                m.describe(a)
+                            ));
                         }
                         continue;
                     }
                     let xb = m.access(*x).block;
                     if *x != LIVE_ON_ENTRY && !m.dom.dominates(xb.0, p.0) {
-                        errs.push(format!("{}: operand {} does not dominate {p}", m.describe(a), m.name(*x)));
+                        errs.push(format!(
+                            "{}: operand {} does not dominate {p}",
+                            m.describe(a),
+                            m.name(*x)
+                        ));
                     }
                 }
             }

@@ -17,7 +17,7 @@
 //! (`optimized`); edits through the updater invalidate it.
 
 use super::alias::{AliasCtx, Effect, MemLoc};
-use super::{AccessId, AccessKind, MemorySsa, LIVE_ON_ENTRY};
+use super::{AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa};
 use crate::ir::{BlockId, Inst, IrCode, Operand};
 use std::collections::HashSet;
 
@@ -33,7 +33,9 @@ impl MemorySsa {
             self.stats.cache_hits += 1;
             return c;
         }
-        let Some(start) = self.access(a).defining else { return LIVE_ON_ENTRY };
+        let Some(start) = self.access(a).defining else {
+            return LIVE_ON_ENTRY;
+        };
         let effect = self.access(a).effect.clone();
         let c = self.walk(ir, start, &effect);
         self.set_optimized(a, c);
@@ -42,7 +44,12 @@ impl MemorySsa {
 
     /// The clobber of `loc` as of just after `a` (`a` itself if it writes
     /// `loc`). Not cached.
-    pub fn clobbering_access_for_location(&mut self, ir: &IrCode, a: AccessId, loc: &Effect) -> AccessId {
+    pub fn clobbering_access_for_location(
+        &mut self,
+        ir: &IrCode,
+        a: AccessId,
+        loc: &Effect,
+    ) -> AccessId {
         self.stats.queries += 1;
         let start = match self.access(a).kind {
             AccessKind::Use { .. } => match self.access(a).defining {
@@ -55,7 +62,12 @@ impl MemorySsa {
     }
 
     /// The clobber of `loc` above `a`, skipping `a` itself. Not cached.
-    pub fn clobbering_access_skip_self(&mut self, ir: &IrCode, a: AccessId, loc: &Effect) -> AccessId {
+    pub fn clobbering_access_skip_self(
+        &mut self,
+        ir: &IrCode,
+        a: AccessId,
+        loc: &Effect,
+    ) -> AccessId {
         self.stats.queries += 1;
         match self.access(a).kind {
             AccessKind::Phi { .. } | AccessKind::LiveOnEntry => self.walk(ir, a, loc),
@@ -67,7 +79,11 @@ impl MemorySsa {
     }
 
     fn clobbers(&self, ir: &IrCode, def: AccessId, loc: &Effect, imprecise: bool) -> bool {
-        let ctx = AliasCtx { ir, dom: &self.dom, block_of: &self.block_of };
+        let ctx = AliasCtx {
+            ir,
+            dom: &self.dom,
+            block_of: &self.block_of,
+        };
         ctx.overlaps(&self.access(def).effect, loc, imprecise)
     }
 
@@ -122,7 +138,9 @@ impl MemorySsa {
                         break;
                     }
                     AccessKind::Def { .. } | AccessKind::Use { .. } => {
-                        if matches!(self.access(cur).kind, AccessKind::Def { .. }) && self.clobbers(ir, cur, &l, imprecise) {
+                        if matches!(self.access(cur).kind, AccessKind::Def { .. })
+                            && self.clobbers(ir, cur, &l, imprecise)
+                        {
                             if found.is_some_and(|f| f != cur) {
                                 return p;
                             }
@@ -156,8 +174,17 @@ impl MemorySsa {
     }
 
     /// Translates `loc` from the head of `block` to the end of `pred`.
-    fn translate(&self, ir: &IrCode, loc: &Effect, block: BlockId, pred: BlockId, imprecise: bool) -> (Effect, bool) {
-        let Effect::Locs(locs) = loc else { return (loc.clone(), imprecise) };
+    fn translate(
+        &self,
+        ir: &IrCode,
+        loc: &Effect,
+        block: BlockId,
+        pred: BlockId,
+        imprecise: bool,
+    ) -> (Effect, bool) {
+        let Effect::Locs(locs) = loc else {
+            return (loc.clone(), imprecise);
+        };
         let back_edge = self.dom.reachable(pred.0) && self.dom.dominates(block.0, pred.0);
         let mut imp = imprecise;
         let mut tr = |op: &Option<Operand>| -> Option<Operand> {
@@ -165,14 +192,14 @@ impl MemorySsa {
             let Operand::Value(v) = o else { return Some(o) };
             if self.block_of.get(&v) == Some(&block)
                 && let Some(Inst::Phi { edges, values }) = ir.stmts.inst.get(v.0 as usize)
-                    && let Some(i) = edges.iter().position(|e| *e == pred) {
-                        return values.get(i).copied();
-                    }
+                && let Some(i) = edges.iter().position(|e| *e == pred)
+            {
+                return values.get(i).copied();
+            }
             if back_edge {
-                let outside = self
-                    .block_of
-                    .get(&v)
-                    .is_some_and(|&b| b != block && self.dom.reachable(b.0) && self.dom.dominates(b.0, block.0));
+                let outside = self.block_of.get(&v).is_some_and(|&b| {
+                    b != block && self.dom.reachable(b.0) && self.dom.dominates(b.0, block.0)
+                });
                 if !outside {
                     imp = true;
                 }
@@ -181,7 +208,11 @@ impl MemorySsa {
         };
         let out: Vec<MemLoc> = locs
             .iter()
-            .map(|m| MemLoc { class: m.class.clone(), base: tr(&m.base), index: tr(&m.index) })
+            .map(|m| MemLoc {
+                class: m.class.clone(),
+                base: tr(&m.base),
+                index: tr(&m.index),
+            })
             .collect();
         (Effect::Locs(out), imp)
     }

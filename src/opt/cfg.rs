@@ -19,7 +19,12 @@ use crate::opt::PassCtx;
 /// Removes the operands of edge `from` from the φs of block `to` (`pos`:
 /// the block index of each label, [`BlockIr::positions`]).
 fn drop_phi_edge(bir: &mut BlockIr, pos: &[Option<usize>], to: Label, from: Label) {
-    if let Some(b) = pos.get(to as usize).copied().flatten().and_then(|i| bir.blocks.get_mut(i)) {
+    if let Some(b) = pos
+        .get(to as usize)
+        .copied()
+        .flatten()
+        .and_then(|i| bir.blocks.get_mut(i))
+    {
         for s in b.phis_mut() {
             if let Inst::Phi { edges, values } = &mut s.inst {
                 while let Some(i) = edges.iter().position(|e| e.0 == from) {
@@ -37,7 +42,9 @@ fn phi_values_on(bir: &BlockIr, pos: usize, from: Label) -> Option<Vec<Operand>>
     let mut out = Vec::new();
     for s in bir.blocks[pos].stmts.iter() {
         match &s.inst {
-            Inst::Phi { edges, values } => out.push(values[edges.iter().position(|e| e.0 == from)?]),
+            Inst::Phi { edges, values } => {
+                out.push(values[edges.iter().position(|e| e.0 == from)?])
+            }
             Inst::Nothing => {}
             _ => break,
         }
@@ -49,7 +56,12 @@ fn fold_constant_branches(bir: &mut BlockIr) -> u64 {
     let mut n = 0;
     let mut killed = Vec::new();
     for b in &mut bir.blocks {
-        if let Term::Branch { cond: Operand::Bool(c), then, els } = b.term {
+        if let Term::Branch {
+            cond: Operand::Bool(c),
+            then,
+            els,
+        } = b.term
+        {
             let (keep, dead) = if c { (then, els) } else { (els, then) };
             b.term = Term::Goto(keep);
             if dead != keep {
@@ -107,14 +119,20 @@ fn remove_unreachable(bir: &mut BlockIr) {
 fn round(bir: &mut BlockIr) -> (u64, u64) {
     remove_unreachable(bir);
     let preds = bir.preds();
-    let edges: std::collections::HashSet<(Label, Label)> =
-        preds.iter().enumerate().flat_map(|(t, ps)| ps.iter().map(move |&p| (p, t as Label))).collect();
+    let edges: std::collections::HashSet<(Label, Label)> = preds
+        .iter()
+        .enumerate()
+        .flat_map(|(t, ps)| ps.iter().map(move |&p| (p, t as Label)))
+        .collect();
     let pos = bir.positions();
     let at = |l: Label| pos.get(l as usize).copied().flatten();
     let mut dirty = vec![false; pos.len()];
     let mut removed = vec![false; bir.blocks.len()];
     let (mut threaded, mut merged) = (0, 0);
-    #[allow(clippy::needless_range_loop, reason = "the body mutates `bir.blocks` and indexes parallel vectors by `ei`")]
+    #[allow(
+        clippy::needless_range_loop,
+        reason = "the body mutates `bir.blocks` and indexes parallel vectors by `ei`"
+    )]
     for ei in 1..bir.blocks.len() {
         let e = bir.blocks[ei].label;
         if dirty[e as usize] {
@@ -125,7 +143,10 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
         if e_preds.len() == 1 && e_preds[0] != e {
             let a = e_preds[0];
             let Some(ai) = at(a) else { continue };
-            let handler = bir.blocks[ei].stmts.iter().any(|s| matches!(s.inst, Inst::PhiC { .. }));
+            let handler = bir.blocks[ei]
+                .stmts
+                .iter()
+                .any(|s| matches!(s.inst, Inst::PhiC { .. }));
             if bir.blocks[ai].term == Term::Goto(e) && !dirty[a as usize] && !handler {
                 let mut stmts = std::mem::take(&mut bir.blocks[ei].stmts);
                 for s in &mut stmts {
@@ -158,13 +179,17 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
             }
         }
         // Thread an empty block.
-        let Term::Goto(t) = bir.blocks[ei].term else { continue };
+        let Term::Goto(t) = bir.blocks[ei].term else {
+            continue;
+        };
         let Some(ti) = at(t) else { continue };
         if t == e || dirty[t as usize] || !is_empty(&bir.blocks[ei]) || e_preds.is_empty() {
             continue;
         }
         let mut any = false;
-        let Some(on_e) = phi_values_on(bir, ti, e) else { continue };
+        let Some(on_e) = phi_values_on(bir, ti, e) else {
+            continue;
+        };
         let mut all = true;
         for &p in e_preds {
             let Some(pi) = at(p) else {
@@ -189,11 +214,12 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
             } else {
                 for s in bir.blocks[ti].phis_mut() {
                     if let Inst::Phi { edges, values } = &mut s.inst
-                        && let Some(i) = edges.iter().position(|x| x.0 == e) {
-                            let v = values[i];
-                            edges.push(BlockId(p));
-                            values.push(v);
-                        }
+                        && let Some(i) = edges.iter().position(|x| x.0 == e)
+                    {
+                        let v = values[i];
+                        edges.push(BlockId(p));
+                        values.push(v);
+                    }
                 }
             }
             bir.blocks[pi].term.retarget(e, t);

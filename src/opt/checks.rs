@@ -20,9 +20,9 @@
 
 use crate::ir::dom::DomTree;
 use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type};
-use crate::memssa::alias::{inst_effect, Class, Effect, Summaries, TypeKey};
-use crate::opt::pi_insert;
+use crate::memssa::alias::{Class, Effect, Summaries, TypeKey, inst_effect};
 use crate::opt::PassCtx;
+use crate::opt::pi_insert;
 use std::collections::{BTreeSet, HashMap};
 
 /// How deep the fact queries recurse (bounds the work per check).
@@ -36,12 +36,17 @@ struct Unstable {
 
 impl Unstable {
     fn of(ir: &IrCode, sums: &Summaries) -> Unstable {
-        let mut u = Unstable { all: false, elems: BTreeSet::new() };
+        let mut u = Unstable {
+            all: false,
+            elems: BTreeSet::new(),
+        };
         for (i, inst) in ir.stmts.inst.iter().enumerate() {
             if matches!(inst, Inst::NewArray { .. } | Inst::Load { .. }) {
                 continue;
             }
-            let Some(e) = inst_effect(ir, crate::ir::Value(i as u32), inst, sums) else { continue };
+            let Some(e) = inst_effect(ir, crate::ir::Value(i as u32), inst, sums) else {
+                continue;
+            };
             match e.writes {
                 Effect::None => {}
                 Effect::Classes(cs) => {
@@ -129,15 +134,20 @@ impl<'a> Facts<'a> {
     fn key(&self, o: Operand, depth: u32) -> Key {
         let r = self.root(o);
         if depth < MAX_DEPTH
-            && let Some(Inst::Load { loc: Loc::ArrayLen, base: Some(b), .. }) = self.inst(&r) {
-                let base = self.root(*b);
-                if self.unstable.stable(self.ir, &base) {
-                    if let Some(Inst::NewArray { len, .. }) = self.inst(&base) {
-                        return self.key(*len, depth + 1);
-                    }
-                    return Key::LenOf(base);
+            && let Some(Inst::Load {
+                loc: Loc::ArrayLen,
+                base: Some(b),
+                ..
+            }) = self.inst(&r)
+        {
+            let base = self.root(*b);
+            if self.unstable.stable(self.ir, &base) {
+                if let Some(Inst::NewArray { len, .. }) = self.inst(&base) {
+                    return self.key(*len, depth + 1);
                 }
+                return Key::LenOf(base);
             }
+        }
         Key::Op(r)
     }
 
@@ -164,7 +174,9 @@ impl<'a> Facts<'a> {
                     (a, b) => a.or(b),
                 }
             }
-            Inst::Load { loc: Loc::ArrayLen, .. } => Some(0),
+            Inst::Load {
+                loc: Loc::ArrayLen, ..
+            } => Some(0),
             // `x + 1` cannot wrap when `x` has an upper bound.
             Inst::Binary(BinaryOp::IAdd, x, Operand::Int(1)) if self.bounded_above(*x) => {
                 self.lower(*x, depth + 1).and_then(|l| l.checked_add(1))
@@ -187,7 +199,9 @@ impl<'a> Facts<'a> {
     /// Whether `v` is `x + 1` where `x` is `phi` under a π with an upper
     /// bound (so the add cannot wrap and the value only grows).
     fn is_bounded_increment_of(&self, v: Operand, phi: Operand) -> bool {
-        let Some(Inst::Binary(BinaryOp::IAdd, a, b)) = self.inst(&v) else { return false };
+        let Some(Inst::Binary(BinaryOp::IAdd, a, b)) = self.inst(&v) else {
+            return false;
+        };
         let x = match (a, b) {
             (x, Operand::Int(1)) | (Operand::Int(1), x) => *x,
             _ => return false,
@@ -197,7 +211,9 @@ impl<'a> Facts<'a> {
 
     /// Whether `x` is under a π with an upper bound (so `x + 1` cannot wrap).
     fn bounded_above(&self, x: Operand) -> bool {
-        self.chain(x).iter().any(|f| matches!(f, Fact::Range { hi: Some(_), .. }))
+        self.chain(x)
+            .iter()
+            .any(|f| matches!(f, Fact::Range { hi: Some(_), .. }))
     }
 
     /// Whether `h <= n` is known.
@@ -208,9 +224,13 @@ impl<'a> Facts<'a> {
         }
         // `m - c <= n` when `m <= n` and `c >= 0` (no wrap: `m >= 0`).
         if let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(c))) = self.inst(&self.root(h))
-            && *c >= 0 && depth < MAX_DEPTH && self.lower(*m, depth + 1).is_some_and(|l| l >= 0) && self.le(*m, n, depth + 1) {
-                return true;
-            }
+            && *c >= 0
+            && depth < MAX_DEPTH
+            && self.lower(*m, depth + 1).is_some_and(|l| l >= 0)
+            && self.le(*m, n, depth + 1)
+        {
+            return true;
+        }
         if let Key::Op(Operand::Int(c)) = kh {
             let lower_n = match &kn {
                 Key::Op(o) => self.lower(*o, depth + 1),
@@ -227,23 +247,28 @@ impl<'a> Facts<'a> {
             return false;
         }
         if let Operand::Int(c) = self.root(i)
-            && c < i64::MAX && self.le(Operand::Int(c + 1), n, depth + 1) {
-                return true;
-            }
+            && c < i64::MAX
+            && self.le(Operand::Int(c + 1), n, depth + 1)
+        {
+            return true;
+        }
         for f in self.chain(i) {
             if let Fact::Range { hi: Some(h), .. } = f
-                && self.le(*h, n, depth + 1) {
-                    return true;
-                }
+                && self.le(*h, n, depth + 1)
+            {
+                return true;
+            }
         }
         // `x + 1 < n` when `x < m - 1` and `m <= n`.
         if let Some(Inst::Binary(BinaryOp::IAdd, a, Operand::Int(1))) = self.inst(&self.root(i)) {
             for f in self.chain(*a) {
                 if let Fact::Range { hi: Some(h), .. } = f
-                    && let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(1))) = self.inst(&self.root(*h))
-                        && self.le(*m, n, depth + 1) {
-                            return true;
-                        }
+                    && let Some(Inst::Binary(BinaryOp::ISub, m, Operand::Int(1))) =
+                        self.inst(&self.root(*h))
+                    && self.le(*m, n, depth + 1)
+                {
+                    return true;
+                }
             }
         }
         false
@@ -263,7 +288,9 @@ impl<'a> Facts<'a> {
             Some(Inst::NewStruct { .. } | Inst::NewArray { .. }) => true,
             Some(Inst::Phi { values, .. }) => {
                 let me = self.root(p);
-                values.iter().all(|v| self.root(*v) != me && self.non_nil(*v, depth + 4))
+                values
+                    .iter()
+                    .all(|v| self.root(*v) != me && self.non_nil(*v, depth + 4))
             }
             _ => false,
         }
@@ -290,12 +317,23 @@ impl<'a> Facts<'a> {
         let blk = self.ir.cfg.blocks.get(c as usize)?;
         let [p] = blk.preds[..] else { return None };
         let p = p.0;
-        let last = self.ir.cfg.blocks.get(p as usize)?.stmts.end.checked_sub(1)?;
-        let Some(Inst::GotoIfNot { cond, dest }) = self.ir.stmts.inst.get(last as usize) else { return None };
+        let last = self
+            .ir
+            .cfg
+            .blocks
+            .get(p as usize)?
+            .stmts
+            .end
+            .checked_sub(1)?;
+        let Some(Inst::GotoIfNot { cond, dest }) = self.ir.stmts.inst.get(last as usize) else {
+            return None;
+        };
         if dest.0 == p + 1 {
             return None;
         }
-        let Some(Inst::Binary(BinaryOp::ICmp(c2), x2, y2)) = self.inst(cond) else { return None };
+        let Some(Inst::Binary(BinaryOp::ICmp(c2), x2, y2)) = self.inst(cond) else {
+            return None;
+        };
         let cmp = if c == p + 1 { *c2 } else { negation(*c2)? };
         Some(self.cmp_key(cmp, *x2, *y2))
     }
@@ -350,13 +388,20 @@ fn raise_kind(ir: &IrCode, b: u32) -> Option<RaiseKind> {
 /// Removed checks by kind: (bounds, nil, division).
 pub fn eliminate(ir: &mut IrCode, sums: &Summaries) -> (u64, u64, u64) {
     let dom = DomTree::new(&ir.cfg);
-    let facts = Facts { ir, unstable: Unstable::of(ir, sums) };
+    let facts = Facts {
+        ir,
+        unstable: Unstable::of(ir, sums),
+    };
     let mut fold = Vec::new();
     let mut counts = (0, 0, 0);
     // The dominator tree in preorder; `known` counts the comparisons that
     // the edges into the current block and its dominators established.
     let mut known: HashMap<CmpKey, u32> = HashMap::new();
-    let mut stack: Vec<(u32, bool)> = if dom.reachable(0) { vec![(0, true)] } else { Vec::new() };
+    let mut stack: Vec<(u32, bool)> = if dom.reachable(0) {
+        vec![(0, true)]
+    } else {
+        Vec::new()
+    };
     while let Some((b, enter)) = stack.pop() {
         let est = facts.established(b);
         if !enter {
@@ -376,13 +421,21 @@ pub fn eliminate(ir: &mut IrCode, sums: &Summaries) -> (u64, u64, u64) {
         stack.push((b, false));
         stack.extend(dom.children(b).iter().map(|&c| (c, true)));
         let blk = &ir.cfg.blocks[b as usize];
-        let Some(last) = blk.stmts.end.checked_sub(1) else { continue };
+        let Some(last) = blk.stmts.end.checked_sub(1) else {
+            continue;
+        };
         if blk.stmts.is_empty() {
             continue;
         }
-        let Inst::GotoIfNot { cond, dest } = &ir.stmts.inst[last as usize] else { continue };
-        let Some(kind) = raise_kind(ir, dest.0) else { continue };
-        let Some(Inst::Binary(BinaryOp::ICmp(cmp), x, y)) = facts.inst(cond) else { continue };
+        let Inst::GotoIfNot { cond, dest } = &ir.stmts.inst[last as usize] else {
+            continue;
+        };
+        let Some(kind) = raise_kind(ir, dest.0) else {
+            continue;
+        };
+        let Some(Inst::Binary(BinaryOp::ICmp(cmp), x, y)) = facts.inst(cond) else {
+            continue;
+        };
         let (cmp, x, y) = (*cmp, *x, *y);
         let proven = match (kind, cmp) {
             (RaiseKind::IndexOutOfBounds, Cmp::Ult) => {

@@ -26,7 +26,7 @@
 
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
-use crate::ir::edit::{for_each_operand_mut, op_key, replace_uses, OpKey};
+use crate::ir::edit::{OpKey, for_each_operand_mut, op_key, replace_uses};
 use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
 use std::collections::HashMap;
@@ -40,7 +40,13 @@ enum ExprKey {
 fn commutative(op: BinaryOp) -> bool {
     matches!(
         op,
-        BinaryOp::IAdd | BinaryOp::IMul | BinaryOp::IAnd | BinaryOp::IOr | BinaryOp::IXor | BinaryOp::ICmp(Cmp::Eq) | BinaryOp::ICmp(Cmp::Ne)
+        BinaryOp::IAdd
+            | BinaryOp::IMul
+            | BinaryOp::IAnd
+            | BinaryOp::IOr
+            | BinaryOp::IXor
+            | BinaryOp::ICmp(Cmp::Eq)
+            | BinaryOp::ICmp(Cmp::Ne)
     )
 }
 
@@ -82,14 +88,18 @@ impl Scope {
         if let [p] = blk.preds[..] {
             let pb = &ir.cfg.blocks[p.0 as usize];
             if let Some(last) = pb.stmts.end.checked_sub(1).filter(|&l| l >= pb.stmts.start)
-                && let Inst::GotoIfNot { cond: Operand::Value(c), dest } = ir.stmts.inst[last as usize] {
-                    let falls = p.0 + 1 == b;
-                    let jumps = dest.0 == b;
-                    if falls != jumps {
-                        let old = self.conds.insert(c.0, falls);
-                        self.log.push(Undo::Cond(c.0, old));
-                    }
+                && let Inst::GotoIfNot {
+                    cond: Operand::Value(c),
+                    dest,
+                } = ir.stmts.inst[last as usize]
+            {
+                let falls = p.0 + 1 == b;
+                let jumps = dest.0 == b;
+                if falls != jumps {
+                    let old = self.conds.insert(c.0, falls);
+                    self.log.push(Undo::Cond(c.0, old));
                 }
+            }
         }
         let range = ir.cfg.blocks[b as usize].stmts.clone();
         for s in range {
@@ -99,18 +109,20 @@ impl Scope {
             let mut inst = std::mem::replace(&mut ir.stmts.inst[s as usize], Inst::Nothing);
             for_each_operand_mut(&mut inst, |op| {
                 if let Operand::Value(v) = op
-                    && let Some(Inst::Copy(r)) = ir.stmts.inst.get(v.0 as usize) {
-                        *op = *r;
-                    }
+                    && let Some(Inst::Copy(r)) = ir.stmts.inst.get(v.0 as usize)
+                {
+                    *op = *r;
+                }
             });
             ir.stmts.inst[s as usize] = inst;
             let inst = &mut ir.stmts.inst[s as usize];
             if let Inst::GotoIfNot { cond, .. } = inst {
                 if let Operand::Value(c) = cond
-                    && let Some(&known) = self.conds.get(&c.0) {
-                        *cond = Operand::Bool(known);
-                        self.branches += 1;
-                    }
+                    && let Some(&known) = self.conds.get(&c.0)
+                {
+                    *cond = Operand::Bool(known);
+                    self.branches += 1;
+                }
                 continue;
             }
             let Some(k) = expr_key(inst) else { continue };

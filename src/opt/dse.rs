@@ -75,9 +75,9 @@
 
 use crate::ir::compact::compact;
 use crate::ir::dom::{DomTree, PostDomTree};
-use crate::ir::edit::{delete, for_each_operand, replace_uses, NewNodes};
+use crate::ir::edit::{NewNodes, delete, for_each_operand, replace_uses};
 use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Operand, RuntimeFn, Value};
-use crate::memssa::alias::{inst_effect, AliasResult, Effect, MemLoc, Summaries};
+use crate::memssa::alias::{AliasResult, Effect, MemLoc, Summaries, inst_effect};
 use crate::memssa::{AccessId, AccessKind, MemorySsa};
 use crate::opt::{Counters, PassCtx};
 use std::collections::HashSet;
@@ -90,8 +90,12 @@ pub const PATH_LIMIT: usize = 50;
 /// escapes (see the module doc).
 pub fn local_allocs(ir: &IrCode) -> Vec<bool> {
     let n = ir.stmts.len();
-    let mut ok: Vec<bool> =
-        ir.stmts.inst.iter().map(|i| matches!(i, Inst::NewArray { .. } | Inst::NewStruct { .. })).collect();
+    let mut ok: Vec<bool> = ir
+        .stmts
+        .inst
+        .iter()
+        .map(|i| matches!(i, Inst::NewArray { .. } | Inst::NewStruct { .. }))
+        .collect();
     let mut escape = |op: &Operand| {
         if let Operand::Value(v) = op
             && (v.0 as usize) < n
@@ -107,9 +111,10 @@ pub fn local_allocs(ir: &IrCode) -> Vec<bool> {
             }
             Inst::Load { index, .. } => index.iter().for_each(&mut escape),
             Inst::Binary(BinaryOp::ICmp(_), _, _) => {}
-            Inst::Runtime { func: RuntimeFn::ArrayPush | RuntimeFn::ArrayPop, args } => {
-                args.iter().skip(1).for_each(&mut escape)
-            }
+            Inst::Runtime {
+                func: RuntimeFn::ArrayPush | RuntimeFn::ArrayPop,
+                args,
+            } => args.iter().skip(1).for_each(&mut escape),
             other => for_each_operand(other, &mut escape),
         }
     }
@@ -152,7 +157,9 @@ fn def_reads(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Vec<Option<Effect>
     (0..m.accesses.len() as u32)
         .map(|a| match m.access(AccessId(a)).kind {
             AccessKind::Def { inst } if !m.access(AccessId(a)).removed => {
-                inst_effect(ir, inst, &ir.stmts.inst[inst.0 as usize], sums).map(|e| e.reads).filter(|r| *r != Effect::None)
+                inst_effect(ir, inst, &ir.stmts.inst[inst.0 as usize], sums)
+                    .map(|e| e.reads)
+                    .filter(|r| *r != Effect::None)
             }
             _ => None,
         })
@@ -190,14 +197,22 @@ impl Ctx<'_> {
     /// The non-escaping allocation `loc` belongs to, if any.
     fn local_base(&self, loc: &MemLoc) -> Option<Value> {
         match loc.base {
-            Some(Operand::Value(a)) if self.local.get(a.0 as usize).copied().unwrap_or(false) => Some(a),
+            Some(Operand::Value(a)) if self.local.get(a.0 as usize).copied().unwrap_or(false) => {
+                Some(a)
+            }
             _ => None,
         }
     }
 
     /// Whether reading `reads` may observe `loc` (of the local allocation
     /// `local`, if any).
-    fn may_read(&self, reads: &Effect, loc: &MemLoc, local: Option<Value>, imprecise: bool) -> bool {
+    fn may_read(
+        &self,
+        reads: &Effect,
+        loc: &MemLoc,
+        local: Option<Value>,
+        imprecise: bool,
+    ) -> bool {
         let ctx = self.m.alias_ctx(self.ir);
         match (local, reads) {
             (_, Effect::None) => false,
@@ -206,7 +221,9 @@ impl Ctx<'_> {
                 l.base == Some(Operand::Value(a)) && ctx.alias(l, loc, imprecise) != AliasResult::No
             }),
             (Some(_), Effect::Classes(_)) => false,
-            (None, Effect::Locs(ls)) => ls.iter().any(|l| ctx.alias(l, loc, imprecise) != AliasResult::No),
+            (None, Effect::Locs(ls)) => ls
+                .iter()
+                .any(|l| ctx.alias(l, loc, imprecise) != AliasResult::No),
             (None, Effect::Classes(c)) => c.contains(&loc.class),
         }
     }
@@ -214,8 +231,12 @@ impl Ctx<'_> {
     /// Whether def `d` (statement `k`) is a store that completely
     /// overwrites `loc`.
     fn kills(&self, d: AccessId, k: Value, loc: &MemLoc, imprecise: bool) -> bool {
-        let Inst::Store { .. } = &self.ir.stmts.inst[k.0 as usize] else { return false };
-        let Effect::Locs(ls) = &self.m.access(d).effect else { return false };
+        let Inst::Store { .. } = &self.ir.stmts.inst[k.0 as usize] else {
+            return false;
+        };
+        let Effect::Locs(ls) = &self.m.access(d).effect else {
+            return false;
+        };
         let [l] = ls.as_slice() else { return false };
         l.index.is_some() == loc.index.is_some()
             && self.m.alias_ctx(self.ir).alias(l, loc, imprecise) == AliasResult::Must
@@ -224,10 +245,14 @@ impl Ctx<'_> {
     /// Whether going from version `from` into φ `phi` re-executes the
     /// definition of an operand of `loc` (see the module doc).
     fn varies(&self, from: AccessId, phi: AccessId, loc: &MemLoc) -> bool {
-        let AccessKind::Phi { incoming } = &self.m.access(phi).kind else { return false };
+        let AccessKind::Phi { incoming } = &self.m.access(phi).kind else {
+            return false;
+        };
         let h = self.m.access(phi).block.0;
         let dom = &self.m.dom;
-        let back = incoming.iter().any(|&(p, x)| x == from && dom.reachable(p.0) && dom.dominates(h, p.0));
+        let back = incoming
+            .iter()
+            .any(|&(p, x)| x == from && dom.reachable(p.0) && dom.dominates(h, p.0));
         if !back {
             return !self.reducible;
         }
@@ -249,10 +274,14 @@ impl Ctx<'_> {
             out.exhausted = true;
             return out;
         }
-        let mut work: Vec<(AccessId, AccessId, bool)> = m.users(acc).into_iter().map(|u| (acc, u, false)).collect();
+        let mut work: Vec<(AccessId, AccessId, bool)> =
+            m.users(acc).into_iter().map(|u| (acc, u, false)).collect();
         let mut steps = 0u32;
         while let Some((from, a, mut imprecise)) = work.pop() {
-            if matches!(m.access(a).kind, AccessKind::Phi { .. }) && !imprecise && self.varies(from, a, loc) {
+            if matches!(m.access(a).kind, AccessKind::Phi { .. })
+                && !imprecise
+                && self.varies(from, a, loc)
+            {
                 imprecise = true;
                 out.varied = true;
             }
@@ -295,7 +324,9 @@ impl Ctx<'_> {
             if follow {
                 // Each pending access costs a step later: a fan-out past
                 // the budget gives up now rather than queue it.
-                if steps as usize + work.len() + m.users[a.0 as usize].len() > 2 * m.walk_limit as usize {
+                if steps as usize + work.len() + m.users[a.0 as usize].len()
+                    > 2 * m.walk_limit as usize
+                {
                     out.exhausted = true;
                     return out;
                 }
@@ -307,7 +338,9 @@ impl Ctx<'_> {
 
     /// Whether every path from store `s` to an exit passes a kill.
     fn exits_covered(&self, s: Value, kills: &[Value]) -> bool {
-        let Some(sb) = self.m.block_of(s) else { return false };
+        let Some(sb) = self.m.block_of(s) else {
+            return false;
+        };
         let sb = sb.0;
         if !self.pdt.reaches_exit(sb) {
             return true;
@@ -317,7 +350,9 @@ impl Ctx<'_> {
         let mut kill_blocks: Vec<u32> = Vec::new();
         let mut kills_after_s = false;
         for &k in kills {
-            let Some(kb) = self.m.block_of(k) else { return false };
+            let Some(kb) = self.m.block_of(k) else {
+                return false;
+            };
             kills_after_s |= kb.0 == sb && k.0 > s.0;
             if !kill_blocks.contains(&kb.0) {
                 kill_blocks.push(kb.0);
@@ -389,7 +424,9 @@ impl Dead {
 /// Judges store `s` (see the module doc).
 fn judge(cx: &Ctx, s: Value, counters: &mut Counters) -> Option<Dead> {
     let inst = &cx.ir.stmts.inst[s.0 as usize];
-    let Some(Effect::Locs(ls)) = inst_effect(cx.ir, s, inst, cx.sums).map(|e| e.writes) else { return None };
+    let Some(Effect::Locs(ls)) = inst_effect(cx.ir, s, inst, cx.sums).map(|e| e.writes) else {
+        return None;
+    };
     let [loc] = ls.as_slice() else { return None };
     let acc = cx.m.access_for(s)?;
     let local = cx.local_base(loc);
@@ -414,7 +451,10 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let exit_block = |b: u32| {
         let blk = &ir.cfg.blocks[b as usize];
         blk.stmts.end > blk.stmts.start
-            && matches!(ir.stmts.inst.get(blk.stmts.end as usize - 1), Some(Inst::Return(_) | Inst::Unwind))
+            && matches!(
+                ir.stmts.inst.get(blk.stmts.end as usize - 1),
+                Some(Inst::Return(_) | Inst::Unwind)
+            )
     };
     let is_exit: Vec<bool> = (0..ir.cfg.blocks.len() as u32).map(exit_block).collect();
     let cx = Ctx {
@@ -478,8 +518,12 @@ fn remove_allocs(ir: &mut IrCode, m: &mut MemorySsa, local: &[bool]) -> u64 {
                     _ => None,
                 };
                 match (is_local(x), is_local(y), eq) {
-                    (Some(a), None, Some(eq)) if *y == Operand::Nil => nil_cmps.push((Value(s as u32), a, eq)),
-                    (None, Some(a), Some(eq)) if *x == Operand::Nil => nil_cmps.push((Value(s as u32), a, eq)),
+                    (Some(a), None, Some(eq)) if *y == Operand::Nil => {
+                        nil_cmps.push((Value(s as u32), a, eq))
+                    }
+                    (None, Some(a), Some(eq)) if *x == Operand::Nil => {
+                        nil_cmps.push((Value(s as u32), a, eq))
+                    }
                     (a, b, _) => {
                         for v in [a, b].into_iter().flatten() {
                             keep[v.0 as usize] = true;

@@ -16,7 +16,7 @@
 //! verified before compaction.
 
 use crate::ir::compact::compact;
-use crate::ir::edit::{replace_uses, NewNodes};
+use crate::ir::edit::{NewNodes, replace_uses};
 use crate::ir::{Inst, IrCode, Loc, Operand, Value};
 use crate::memssa::alias::{AliasResult, Effect};
 use crate::memssa::{AccessId, AccessKind, MemorySsa};
@@ -24,8 +24,12 @@ use crate::opt::PassCtx;
 use std::collections::HashMap;
 
 fn same_loc(m: &MemorySsa, ir: &IrCode, a: &Effect, b: &Effect) -> bool {
-    let (Effect::Locs(x), Effect::Locs(y)) = (a, b) else { return false };
-    let ([x], [y]) = (x.as_slice(), y.as_slice()) else { return false };
+    let (Effect::Locs(x), Effect::Locs(y)) = (a, b) else {
+        return false;
+    };
+    let ([x], [y]) = (x.as_slice(), y.as_slice()) else {
+        return false;
+    };
     let ctx = m.alias_ctx(ir);
     x.index.is_some() == y.index.is_some() && ctx.alias(x, y, false) == AliasResult::Must
 }
@@ -36,7 +40,9 @@ fn initial_value(ir: &IrCode, alloc: Value, loc: &Loc, base: &Option<Operand>) -
         return None;
     }
     match (ir.stmts.inst.get(alloc.0 as usize)?, loc) {
-        (Inst::NewStruct { strukt, fields }, Loc::Field { strukt: s, field }) if s == strukt => fields.get(*field as usize).copied(),
+        (Inst::NewStruct { strukt, fields }, Loc::Field { strukt: s, field }) if s == strukt => {
+            fields.get(*field as usize).copied()
+        }
         (Inst::NewArray { len, .. }, Loc::ArrayLen) => Some(*len),
         (Inst::NewArray { fill, .. }, Loc::ArrayElem(_)) => Some(*fill),
         _ => None,
@@ -60,7 +66,9 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     for v in loads {
         let Some(a) = m.access_for(v) else { continue };
         let c = m.clobbering_access(ir, a);
-        let Some(Inst::Load { loc, base, .. }) = ir.stmts.inst.get(v.0 as usize).cloned() else { continue };
+        let Some(Inst::Load { loc, base, .. }) = ir.stmts.inst.get(v.0 as usize).cloned() else {
+            continue;
+        };
         let eff = m.access(a).effect.clone();
         let mut with: Option<(Operand, &str)> = None;
         if let AccessKind::Def { inst: d } = m.access(c).kind {
@@ -69,7 +77,8 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
                     with = Some((*value, "gvn_load.forwarded"));
                 }
                 Some(Inst::NewArray { .. } | Inst::NewStruct { .. }) => {
-                    with = initial_value(ir, d, &loc, &base).map(|x| (x, "gvn_load.forwarded_alloc"));
+                    with =
+                        initial_value(ir, d, &loc, &base).map(|x| (x, "gvn_load.forwarded_alloc"));
                 }
                 _ => {}
             }
@@ -91,7 +100,10 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
                 ctx.counters.add(counter, 1);
                 changed = true;
             }
-            None => by_clobber.entry((c, format!("{eff:?}"))).or_default().push((v, a)),
+            None => by_clobber
+                .entry((c, format!("{eff:?}")))
+                .or_default()
+                .push((v, a)),
         }
     }
     ctx.check_memssa(&m, ir);

@@ -144,9 +144,10 @@ fn checked_call(code: &IrCode, b: usize, s: u32) -> Option<(Value, Label)> {
         return None;
     }
     match code.stmts.inst.get(s as usize + 2) {
-        Some(Inst::GotoIfNot { cond: Operand::Value(ok), dest }) if ok.0 == s + 1 && dest.0 as usize != b + 1 => {
-            Some((*ok, dest.0))
-        }
+        Some(Inst::GotoIfNot {
+            cond: Operand::Value(ok),
+            dest,
+        }) if ok.0 == s + 1 && dest.0 as usize != b + 1 => Some((*ok, dest.0)),
         _ => None,
     }
 }
@@ -160,7 +161,9 @@ fn plan(module: &Module, f: usize, recursive: &[bool], counters: &mut Counters) 
     let mut sites = Vec::new();
     for (b, bb) in caller.cfg.blocks.iter().enumerate() {
         for s in bb.stmts.clone() {
-            let Some(Inst::Call { func, args }) = caller.stmts.inst.get(s as usize) else { continue };
+            let Some(Inst::Call { func, args }) = caller.stmts.inst.get(s as usize) else {
+                continue;
+            };
             let g = func.0 as usize;
             let Some(callee) = module.funcs.get(g) else {
                 counters.add("inline.skipped_shape", 1);
@@ -177,7 +180,8 @@ fn plan(module: &Module, f: usize, recursive: &[bool], counters: &mut Counters) 
             }
             let shape = Shape::of(callee);
             let check = checked_call(caller, b, s);
-            let ret_ok = callee.ret == Type::Void || caller.stmts.ty.get(s as usize) == Some(&callee.ret);
+            let ret_ok =
+                callee.ret == Type::Void || caller.stmts.ty.get(s as usize) == Some(&callee.ret);
             if args.len() != callee.params.len()
                 || !ret_ok
                 || !shape.returns
@@ -192,7 +196,11 @@ fn plan(module: &Module, f: usize, recursive: &[bool], counters: &mut Counters) 
                 continue;
             }
             used += size;
-            sites.push(Site { call: Value(s), callee: g, check });
+            sites.push(Site {
+                call: Value(s),
+                callee: g,
+                check,
+            });
         }
     }
     sites
@@ -211,7 +219,13 @@ struct Copied {
 /// Copies `callee` into `bir`'s label and value space: arguments become
 /// `args`, `return` becomes `goto join`, `unwind` becomes `goto unwind_to`
 /// (kept when `None`).
-fn copy_callee(bir: &mut BlockIr, callee: &IrCode, args: &[Operand], join: Label, unwind_to: Option<Label>) -> Copied {
+fn copy_callee(
+    bir: &mut BlockIr,
+    callee: &IrCode,
+    args: &[Operand],
+    join: Label,
+    unwind_to: Option<Label>,
+) -> Copied {
     let src = BlockIr::from_ir(callee);
     let lbase = bir.fresh_label();
     for _ in 1..src.blocks.len() {
@@ -228,7 +242,12 @@ fn copy_callee(bir: &mut BlockIr, callee: &IrCode, args: &[Operand], join: Label
         Operand::Arg(i) => args.get(i as usize).copied().unwrap_or(op),
         other => other,
     };
-    let mut out = Copied { entry: lbase, blocks: Vec::with_capacity(src.blocks.len()), rets: Vec::new(), unwinds: Vec::new() };
+    let mut out = Copied {
+        entry: lbase,
+        blocks: Vec::with_capacity(src.blocks.len()),
+        rets: Vec::new(),
+        unwinds: Vec::new(),
+    };
     for block in src.blocks {
         let l = label(block.label);
         let stmts = block
@@ -238,16 +257,28 @@ fn copy_callee(bir: &mut BlockIr, callee: &IrCode, args: &[Operand], join: Label
                 let mut inst = s.inst;
                 for_each_operand_mut(&mut inst, |op| *op = operand(*op));
                 match &mut inst {
-                    Inst::Phi { edges, .. } => edges.iter_mut().for_each(|e| *e = BlockId(label(e.0))),
+                    Inst::Phi { edges, .. } => {
+                        edges.iter_mut().for_each(|e| *e = BlockId(label(e.0)))
+                    }
                     Inst::PhiC { upsilons } => upsilons.iter_mut().for_each(|u| *u = value(*u)),
                     _ => {}
                 }
-                BStmt { id: value(s.id), inst, ty: s.ty, span: s.span, flags: s.flags }
+                BStmt {
+                    id: value(s.id),
+                    inst,
+                    ty: s.ty,
+                    span: s.span,
+                    flags: s.flags,
+                }
             })
             .collect();
         let term = match block.term {
             Term::Goto(t) => Term::Goto(label(t)),
-            Term::Branch { cond, then, els } => Term::Branch { cond: operand(cond), then: label(then), els: label(els) },
+            Term::Branch { cond, then, els } => Term::Branch {
+                cond: operand(cond),
+                then: label(then),
+                els: label(els),
+            },
             Term::Return(r) => {
                 out.rets.push((l, r.map(operand)));
                 Term::Goto(join)
@@ -261,7 +292,12 @@ fn copy_callee(bir: &mut BlockIr, callee: &IrCode, args: &[Operand], join: Label
             },
             Term::Unreachable => Term::Unreachable,
         };
-        out.blocks.push(BBlock { label: l, stmts, term, term_span: block.term_span });
+        out.blocks.push(BBlock {
+            label: l,
+            stmts,
+            term,
+            term_span: block.term_span,
+        });
     }
     out
 }
@@ -280,13 +316,25 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
     let mut out: Vec<BBlock> = Vec::with_capacity(orig.len());
     let mut next = 0usize;
     for block in orig {
-        let has_site = sites.get(next).is_some_and(|site| block.stmts.iter().any(|s| s.id == site.call));
+        let has_site = sites
+            .get(next)
+            .is_some_and(|site| block.stmts.iter().any(|s| s.id == site.call));
         if !has_site {
             out.push(block);
             continue;
         }
-        let BBlock { label: orig_label, stmts, mut term, term_span } = block;
-        let mut cur = BBlock { label: orig_label, stmts: Vec::new(), term: Term::Unreachable, term_span };
+        let BBlock {
+            label: orig_label,
+            stmts,
+            mut term,
+            term_span,
+        } = block;
+        let mut cur = BBlock {
+            label: orig_label,
+            stmts: Vec::new(),
+            term: Term::Unreachable,
+            term_span,
+        };
         let mut check_stmt: Option<Value> = None;
         for st in stmts {
             let site = sites.get(next).filter(|site| site.call == st.id);
@@ -300,7 +348,12 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
                     cur.term_span = st.span;
                     out.push(cur);
                     out.extend(copy.blocks);
-                    cur = BBlock { label: join, stmts: Vec::new(), term: Term::Unreachable, term_span };
+                    cur = BBlock {
+                        label: join,
+                        stmts: Vec::new(),
+                        term: Term::Unreachable,
+                        term_span,
+                    };
                     if callee.ret != Type::Void {
                         let (edges, values) = copy
                             .rets
@@ -308,7 +361,13 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
                             .map(|(l, v)| (BlockId(*l), v.unwrap_or(Operand::Nil)))
                             .unzip();
                         let phi = Inst::Phi { edges, values };
-                        cur.stmts.push(BStmt { id: st.id, inst: phi, ty: st.ty, span: st.span, flags: PURE });
+                        cur.stmts.push(BStmt {
+                            id: st.id,
+                            inst: phi,
+                            ty: st.ty,
+                            span: st.span,
+                            flags: PURE,
+                        });
                     }
                     if let Some((ok, target)) = site.check {
                         check_stmt = Some(ok);
@@ -320,7 +379,13 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
                 }
                 _ if check_stmt == Some(st.id) => {
                     let inst = Inst::Copy(Operand::Bool(true));
-                    cur.stmts.push(BStmt { id: st.id, inst, ty: st.ty, span: st.span, flags: PURE });
+                    cur.stmts.push(BStmt {
+                        id: st.id,
+                        inst,
+                        ty: st.ty,
+                        span: st.span,
+                        flags: PURE,
+                    });
                 }
                 _ => cur.stmts.push(st),
             }
@@ -332,7 +397,9 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
     for block in &mut out {
         let target = block.label;
         for s in block.phis_mut() {
-            let Inst::Phi { edges, values } = &mut s.inst else { continue };
+            let Inst::Phi { edges, values } = &mut s.inst else {
+                continue;
+            };
             let mut new_edges = Vec::with_capacity(edges.len());
             let mut new_values = Vec::with_capacity(values.len());
             for (e, v) in edges.iter().zip(values.iter()) {

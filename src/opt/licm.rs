@@ -25,24 +25,30 @@
 //! those of `licm_checks`.
 
 use crate::ir::compact::compact;
-use crate::ir::edit::{for_each_operand, is_pure, replace_uses, NewNodes};
-use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RuntimeFn, Type, Value};
-use crate::memssa::alias::{inst_effect, Class, Effect, Summaries, TypeKey};
-use crate::memssa::{MemorySsa, LIVE_ON_ENTRY};
+use crate::ir::edit::{NewNodes, for_each_operand, is_pure, replace_uses};
 use crate::ir::loops::{LoopInfo, LoopNest};
+use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RuntimeFn, Type, Value};
+use crate::memssa::alias::{Class, Effect, Summaries, TypeKey, inst_effect};
+use crate::memssa::{LIVE_ON_ENTRY, MemorySsa};
 use crate::opt::{Counters, PassCtx};
 use std::collections::{HashMap, HashSet};
 
 /// The instruction of `v`, original or new.
 fn inst_of<'a>(ir: &'a IrCode, new: &'a NewNodes, v: Value) -> Option<&'a Inst> {
-    if (v.0 as usize) < ir.stmts.len() { ir.stmts.inst.get(v.0 as usize) } else { new.nodes.get((v.0 - new.base) as usize).map(|n| &n.inst) }
+    if (v.0 as usize) < ir.stmts.len() {
+        ir.stmts.inst.get(v.0 as usize)
+    } else {
+        new.nodes.get((v.0 - new.base) as usize).map(|n| &n.inst)
+    }
 }
 
 fn ty_of(ir: &IrCode, new: &NewNodes, v: Value) -> Type {
     if (v.0 as usize) < ir.stmts.len() {
         ir.stmts.ty[v.0 as usize].clone()
     } else {
-        new.nodes.get((v.0 - new.base) as usize).map_or(Type::Void, |n| n.ty.clone())
+        new.nodes
+            .get((v.0 - new.base) as usize)
+            .map_or(Type::Void, |n| n.ty.clone())
     }
 }
 
@@ -61,17 +67,29 @@ fn ref_key(op: &Operand) -> Option<(u8, u32)> {
 pub(crate) fn nonnil_guards(ir: &IrCode) -> HashSet<(u32, (u8, u32))> {
     let mut out = HashSet::new();
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
-        let Some(last) = blk.stmts.end.checked_sub(1) else { continue };
-        let Some(Inst::GotoIfNot { cond: Operand::Value(c), dest }) = ir.stmts.inst.get(last as usize) else { continue };
+        let Some(last) = blk.stmts.end.checked_sub(1) else {
+            continue;
+        };
+        let Some(Inst::GotoIfNot {
+            cond: Operand::Value(c),
+            dest,
+        }) = ir.stmts.inst.get(last as usize)
+        else {
+            continue;
+        };
         let (x, f) = match ir.stmts.inst.get(c.0 as usize) {
-            Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), x, Operand::Nil)) | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), Operand::Nil, x)) => (*x, b + 1),
-            Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), x, Operand::Nil)) | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), Operand::Nil, x)) => (*x, dest.0 as usize),
+            Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), x, Operand::Nil))
+            | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), Operand::Nil, x)) => (*x, b + 1),
+            Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), x, Operand::Nil))
+            | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), Operand::Nil, x)) => (*x, dest.0 as usize),
             _ => continue,
         };
-        if f < ir.cfg.blocks.len() && ir.cfg.blocks[f].preds.iter().all(|p| p.0 == b as u32)
-            && let Some(k) = ref_key(&x) {
-                out.insert((f as u32, k));
-            }
+        if f < ir.cfg.blocks.len()
+            && ir.cfg.blocks[f].preds.iter().all(|p| p.0 == b as u32)
+            && let Some(k) = ref_key(&x)
+        {
+            out.insert((f as u32, k));
+        }
     }
     out
 }
@@ -80,11 +98,20 @@ pub(crate) fn nonnil_guards(ir: &IrCode) -> HashSet<(u32, (u8, u32))> {
 /// A guard is searched up the dominator tree from `at`, at most this far.
 const GUARD_SEARCH: usize = 256;
 
-pub(crate) fn known_nonnil(ir: &IrCode, new: &NewNodes, m: &MemorySsa, guards: &Guards, base: &Operand, at: u32) -> bool {
+pub(crate) fn known_nonnil(
+    ir: &IrCode,
+    new: &NewNodes,
+    m: &MemorySsa,
+    guards: &Guards,
+    base: &Operand,
+    at: u32,
+) -> bool {
     if let Operand::Value(v) = base {
         match inst_of(ir, new, *v) {
             Some(Inst::NewStruct { .. }) => return true,
-            Some(Inst::Pi { fact: Fact::NonNil, .. }) => return true,
+            Some(Inst::Pi {
+                fact: Fact::NonNil, ..
+            }) => return true,
             _ => {}
         }
     }
@@ -118,27 +145,61 @@ pub(crate) fn bounds_facts(ir: &IrCode, sums: &Summaries) -> BoundsFacts {
     let mut guards: HashMap<u32, Vec<(Operand, Operand)>> = HashMap::new();
     let mut shrinking = Some(HashSet::new());
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
-        let Some(last) = blk.stmts.end.checked_sub(1) else { continue };
-        let Some(Inst::GotoIfNot { cond: Operand::Value(c), dest }) = ir.stmts.inst.get(last as usize) else { continue };
-        let Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ult), i, n)) = ir.stmts.inst.get(c.0 as usize) else { continue };
+        let Some(last) = blk.stmts.end.checked_sub(1) else {
+            continue;
+        };
+        let Some(Inst::GotoIfNot {
+            cond: Operand::Value(c),
+            dest,
+        }) = ir.stmts.inst.get(last as usize)
+        else {
+            continue;
+        };
+        let Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ult), i, n)) = ir.stmts.inst.get(c.0 as usize)
+        else {
+            continue;
+        };
         let f = b + 1;
-        if dest.0 as usize != f && f < ir.cfg.blocks.len() && ir.cfg.blocks[f].preds.iter().all(|p| p.0 == b as u32) {
+        if dest.0 as usize != f
+            && f < ir.cfg.blocks.len()
+            && ir.cfg.blocks[f].preds.iter().all(|p| p.0 == b as u32)
+        {
             guards.entry(f as u32).or_default().push((*i, *n));
         }
     }
     // Lengths change by `push` (grows: harmless), `pop`, stores to a length
     // and calls whose summary may write lengths.
     for (s, inst) in ir.stmts.inst.iter().enumerate() {
-        if matches!(inst, Inst::NewArray { .. } | Inst::Load { .. } | Inst::Runtime { func: RuntimeFn::ArrayPush, .. }) {
+        if matches!(
+            inst,
+            Inst::NewArray { .. }
+                | Inst::Load { .. }
+                | Inst::Runtime {
+                    func: RuntimeFn::ArrayPush,
+                    ..
+                }
+        ) {
             continue;
         }
-        let Some(e) = inst_effect(ir, Value(s as u32), inst, sums) else { continue };
+        let Some(e) = inst_effect(ir, Value(s as u32), inst, sums) else {
+            continue;
+        };
         let Some(set) = shrinking.as_mut() else { break };
         match e.writes {
             Effect::None => {}
             Effect::Classes(cs) if cs.all => shrinking = None,
-            Effect::Classes(cs) => set.extend(cs.set.into_iter().filter_map(|c| if let Class::Len(k) = c { Some(k) } else { None })),
-            Effect::Locs(ls) => set.extend(ls.into_iter().filter_map(|l| if let Class::Len(k) = l.class { Some(k) } else { None })),
+            Effect::Classes(cs) => set.extend(
+                cs.set
+                    .into_iter()
+                    .filter_map(|c| if let Class::Len(k) = c { Some(k) } else { None }),
+            ),
+            Effect::Locs(ls) => set.extend(ls.into_iter().filter_map(|l| {
+                if let Class::Len(k) = l.class {
+                    Some(k)
+                } else {
+                    None
+                }
+            })),
         }
     }
     BoundsFacts { guards, shrinking }
@@ -148,9 +209,14 @@ pub(crate) fn bounds_facts(ir: &IrCode, sums: &Summaries) -> BoundsFacts {
 /// length operand of its allocation).
 fn is_len_of(ir: &IrCode, new: &NewNodes, n: &Operand, base: &Operand) -> bool {
     if let Operand::Value(v) = n
-        && let Some(Inst::Load { loc: Loc::ArrayLen, base: Some(b), .. }) = inst_of(ir, new, *v) {
-            return b == base;
-        }
+        && let Some(Inst::Load {
+            loc: Loc::ArrayLen,
+            base: Some(b),
+            ..
+        }) = inst_of(ir, new, *v)
+    {
+        return b == base;
+    }
     matches!(base, Operand::Value(b) if matches!(inst_of(ir, new, *b), Some(Inst::NewArray { len, .. }) if len == n))
 }
 
@@ -177,20 +243,36 @@ pub(crate) fn known_inbounds(
     index: &Operand,
     at: u32,
 ) -> bool {
-    let Some(Type::Array(elem)) = ir.operand_type(base) else { return false };
-    if facts.shrinking.as_ref().is_none_or(|s| s.contains(&TypeKey::of(&elem))) {
+    let Some(Type::Array(elem)) = ir.operand_type(base) else {
+        return false;
+    };
+    if facts
+        .shrinking
+        .as_ref()
+        .is_none_or(|s| s.contains(&TypeKey::of(&elem)))
+    {
         return false;
     }
     if let (Operand::Int(c), Operand::Value(b)) = (index, base)
-        && let Some(Inst::NewArray { len: Operand::Int(n), .. }) = inst_of(ir, new, *b) {
-            return 0 <= *c && c < n;
-        }
+        && let Some(Inst::NewArray {
+            len: Operand::Int(n),
+            ..
+        }) = inst_of(ir, new, *b)
+    {
+        return 0 <= *c && c < n;
+    }
     // π facts on the index's chain: a lower bound >= 0 and an upper bound
     // that is the length.
     let (mut lo, mut hi, mut o) = (false, false, *index);
     for _ in 0..GUARD_SEARCH {
         let Operand::Value(v) = o else { break };
-        let Some(Inst::Pi { value, fact: Fact::Range { lo: l, hi: h } }) = inst_of(ir, new, v) else { break };
+        let Some(Inst::Pi {
+            value,
+            fact: Fact::Range { lo: l, hi: h },
+        }) = inst_of(ir, new, v)
+        else {
+            break;
+        };
         lo |= matches!(l, Some(Operand::Int(c)) if *c >= 0);
         hi |= h.as_ref().is_some_and(|h| is_len_of(ir, new, h, base));
         o = *value;
@@ -201,9 +283,12 @@ pub(crate) fn known_inbounds(
     let mut b = at;
     for _ in 0..GUARD_SEARCH {
         if let Some(gs) = facts.guards.get(&b)
-            && gs.iter().any(|(i, n)| (i == index || i == &o || same_int(ir, i, index)) && is_len_of(ir, new, n, base)) {
-                return true;
-            }
+            && gs.iter().any(|(i, n)| {
+                (i == index || i == &o || same_int(ir, i, index)) && is_len_of(ir, new, n, base)
+            })
+        {
+            return true;
+        }
         match m.dom.idom.get(b as usize).copied().flatten() {
             Some(d) if d != b => b = d,
             _ => return false,
@@ -215,8 +300,15 @@ pub(crate) fn known_inbounds(
 /// Whether the pure `inst` can be executed where it was not (no trap).
 fn speculatable(inst: &Inst) -> bool {
     match inst {
-        Inst::Phi { .. } | Inst::PhiC { .. } | Inst::Pi { .. } | Inst::NoException | Inst::Nothing | Inst::Copy(_) => false,
-        Inst::Binary(BinaryOp::IDiv | BinaryOp::IRem, _, d) => matches!(d, Operand::Int(c) if *c != 0 && *c != -1),
+        Inst::Phi { .. }
+        | Inst::PhiC { .. }
+        | Inst::Pi { .. }
+        | Inst::NoException
+        | Inst::Nothing
+        | Inst::Copy(_) => false,
+        Inst::Binary(BinaryOp::IDiv | BinaryOp::IRem, _, d) => {
+            matches!(d, Operand::Int(c) if *c != 0 && *c != -1)
+        }
         other => is_pure(other),
     }
 }
@@ -250,7 +342,11 @@ fn hoist_invariants(ir: &mut IrCode, ctx: &mut PassCtx) {
         return;
     }
     let guards = nonnil_guards(ir);
-    let mut st = State { new: NewNodes::new(ir), place: HashMap::new(), extra: vec![Vec::new(); ir.cfg.blocks.len()] };
+    let mut st = State {
+        new: NewNodes::new(ir),
+        place: HashMap::new(),
+        extra: vec![Vec::new(); ir.cfg.blocks.len()],
+    };
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
         for s in blk.stmts.clone() {
             st.place.insert(Value(s), BlockId(b as u32));
@@ -266,23 +362,48 @@ fn hoist_invariants(ir: &mut IrCode, ctx: &mut PassCtx) {
     }
 }
 
-fn hoist_loop(ir: &mut IrCode, m: &mut MemorySsa, st: &mut State, l: &LoopInfo, guards: &Guards, counters: &mut Counters) -> bool {
+fn hoist_loop(
+    ir: &mut IrCode,
+    m: &mut MemorySsa,
+    st: &mut State,
+    l: &LoopInfo,
+    guards: &Guards,
+    counters: &mut Counters,
+) -> bool {
     let Some(ph) = l.preheader else { return false };
     let header = &ir.cfg.blocks[l.header as usize];
-    if header.stmts.clone().any(|s| matches!(ir.stmts.inst.get(s as usize), Some(Inst::PhiC { .. }))) {
+    if header
+        .stmts
+        .clone()
+        .any(|s| matches!(ir.stmts.inst.get(s as usize), Some(Inst::PhiC { .. })))
+    {
         return false;
     }
-    let Some(ph_term) = ir.cfg.blocks[ph as usize].stmts.end.checked_sub(1).map(Value) else { return false };
+    let Some(ph_term) = ir.cfg.blocks[ph as usize]
+        .stmts
+        .end
+        .checked_sub(1)
+        .map(Value)
+    else {
+        return false;
+    };
     // A preheader ends in `goto` or falls through into the header.
     let after = !matches!(ir.stmts.inst.get(ph_term.0 as usize), Some(Inst::Goto(_)));
-    if after && ir.stmts.inst.get(ph_term.0 as usize).is_none_or(Inst::is_terminator) {
+    if after
+        && ir
+            .stmts
+            .inst
+            .get(ph_term.0 as usize)
+            .is_none_or(Inst::is_terminator)
+    {
         return false;
     }
     let mut any = false;
     for _round in 0..4 {
         let mut changed = false;
         for &b in &l.blocks {
-            let mut stmts: Vec<Value> = ir.cfg.blocks[b as usize].stmts.clone().map(Value).collect();
+            let mut stmts: Vec<Value> =
+                ir.cfg.blocks[b as usize].stmts.clone().map(Value).collect();
             stmts.extend(st.extra[b as usize].iter().copied());
             for v in stmts {
                 if try_hoist(ir, m, st, l, (ph, ph_term, after), guards, v, counters) {
@@ -309,13 +430,16 @@ fn try_hoist(
     v: Value,
     counters: &mut Counters,
 ) -> bool {
-    let Some(inst) = inst_of(ir, &st.new, v).cloned() else { return false };
+    let Some(inst) = inst_of(ir, &st.new, v).cloned() else {
+        return false;
+    };
     let mut invariant = true;
     for_each_operand(&inst, |op| {
         if let Operand::Value(x) = op
-            && st.place.get(x).is_none_or(|b| l.contains(*b)) {
-                invariant = false;
-            }
+            && st.place.get(x).is_none_or(|b| l.contains(*b))
+        {
+            invariant = false;
+        }
     });
     if !invariant {
         return false;
@@ -324,13 +448,17 @@ fn try_hoist(
     if let Inst::Load { loc, base, .. } = &inst {
         let safe = match loc {
             Loc::ArrayLen | Loc::Global(_) => true,
-            Loc::Field { .. } => base.as_ref().is_some_and(|b| known_nonnil(ir, &st.new, m, guards, b, ph)),
+            Loc::Field { .. } => base
+                .as_ref()
+                .is_some_and(|b| known_nonnil(ir, &st.new, m, guards, b, ph)),
             Loc::ArrayElem(_) => false,
         };
         if !safe {
             return false;
         }
-        let Some(a) = m.access_for(v) else { return false };
+        let Some(a) = m.access_for(v) else {
+            return false;
+        };
         let c = m.clobbering_access(ir, a);
         if c != LIVE_ON_ENTRY && l.contains(m.access(c).block) {
             return false;

@@ -58,10 +58,10 @@ use crate::ir::blocks::{BBlock, BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{for_each_operand, is_pure};
+use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::ir::{Flags, Inst, IrCode, Loc, Operand, RaiseKind, Value};
 use crate::memssa::alias::Summaries;
-use crate::memssa::{MemorySsa, LIVE_ON_ENTRY};
-use crate::ir::loops::{LoopInfo, LoopNest};
+use crate::memssa::{LIVE_ON_ENTRY, MemorySsa};
 use crate::opt::Counters;
 use std::collections::{HashMap, HashSet};
 
@@ -85,7 +85,9 @@ fn quiet(inst: &Inst, flags: Flags) -> bool {
     match inst {
         Inst::Upsilon(_) | Inst::TakeException => false,
         Inst::Load { .. } | Inst::NewStruct { .. } => true,
-        Inst::Runtime { .. } => flags.contains(Flags::EFFECT_FREE) && flags.contains(Flags::NOTHROW),
+        Inst::Runtime { .. } => {
+            flags.contains(Flags::EFFECT_FREE) && flags.contains(Flags::NOTHROW)
+        }
         other => is_pure(other),
     }
 }
@@ -99,13 +101,23 @@ impl Ctx<'_> {
     /// Whether `op` is defined outside loop `l` (constants and arguments are).
     fn outside(&self, l: &LoopInfo, op: &Operand) -> bool {
         match op {
-            Operand::Value(v) => self.block_of.get(v.0 as usize).is_some_and(|b| !l.body.contains(b)),
+            Operand::Value(v) => self
+                .block_of
+                .get(v.0 as usize)
+                .is_some_and(|b| !l.body.contains(b)),
             _ => true,
         }
     }
 
     fn last(&self, b: u32) -> Option<(u32, &Inst)> {
-        let s = self.ir.cfg.blocks.get(b as usize)?.stmts.end.checked_sub(1)?;
+        let s = self
+            .ir
+            .cfg
+            .blocks
+            .get(b as usize)?
+            .stmts
+            .end
+            .checked_sub(1)?;
         Some((s, self.ir.stmts.inst.get(s as usize)?))
     }
 
@@ -113,13 +125,17 @@ impl Ctx<'_> {
     /// error with operands defined outside `l` and leaves by `unwind` or to
     /// a handler outside `l`.
     fn movable_raise(&self, l: &LoopInfo, r: u32, from: u32) -> bool {
-        let Some(blk) = self.ir.cfg.blocks.get(r as usize) else { return false };
+        let Some(blk) = self.ir.cfg.blocks.get(r as usize) else {
+            return false;
+        };
         if l.body.contains(&r) || blk.preds.len() != 1 || blk.preds[0].0 != from {
             return false;
         }
         let mut raised = false;
         for s in blk.stmts.clone() {
-            let Some(inst) = self.ir.stmts.inst.get(s as usize) else { return false };
+            let Some(inst) = self.ir.stmts.inst.get(s as usize) else {
+                return false;
+            };
             let mut ok = true;
             for_each_operand(inst, |op| ok &= self.outside(l, op));
             if !ok {
@@ -151,7 +167,9 @@ impl Ctx<'_> {
         let mut i = 0;
         while let Some(&b) = order.get(i) {
             i += 1;
-            let Some(blk) = blocks.get(b as usize) else { return false };
+            let Some(blk) = blocks.get(b as usize) else {
+                return false;
+            };
             budget = match budget.checked_sub(blk.stmts.len() + 1) {
                 Some(left) => left,
                 None => return false,
@@ -170,17 +188,21 @@ impl Ctx<'_> {
         }
         let in_loop = |op: &Operand| !self.outside(l, op);
         order.iter().all(|&b| {
-            blocks[b as usize].stmts.clone().all(|s| match &self.ir.stmts.inst[s as usize] {
-                Inst::Phi { edges, values } => {
-                    edges.iter().zip(values).all(|(e, v)| !seen.contains(&e.0) || !in_loop(v))
-                }
-                Inst::PhiC { .. } => true,
-                inst => {
-                    let mut ok = true;
-                    for_each_operand(inst, |op| ok &= !in_loop(op));
-                    ok
-                }
-            })
+            blocks[b as usize]
+                .stmts
+                .clone()
+                .all(|s| match &self.ir.stmts.inst[s as usize] {
+                    Inst::Phi { edges, values } => edges
+                        .iter()
+                        .zip(values)
+                        .all(|(e, v)| !seen.contains(&e.0) || !in_loop(v)),
+                    Inst::PhiC { .. } => true,
+                    inst => {
+                        let mut ok = true;
+                        for_each_operand(inst, |op| ok &= !in_loop(op));
+                        ok
+                    }
+                })
         })
     }
 
@@ -194,7 +216,12 @@ impl Ctx<'_> {
             Some((_, i)) if !i.is_terminator() && ph + 1 == l.header => {}
             _ => return None,
         }
-        let mut h = Hoist { preheader: ph, header: l.header, checks: Vec::new(), loads: Vec::new() };
+        let mut h = Hoist {
+            preheader: ph,
+            header: l.header,
+            checks: Vec::new(),
+            loads: Vec::new(),
+        };
         let mut cur = l.header;
         for _ in 0..ir.cfg.blocks.len() {
             let blk = &ir.cfg.blocks[cur as usize];
@@ -206,13 +233,20 @@ impl Ctx<'_> {
                 if !quiet(inst, ir.stmts.flags[s as usize]) {
                     return Some(h);
                 }
-                if let Inst::Load { loc: Loc::ArrayElem(_), base: Some(b), index: Some(i) } = inst
-                    && self.outside(l, b) && self.outside(l, i) {
-                        let clobber = m.access_for(Value(s)).map(|a| m.clobbering_access(ir, a));
-                        if clobber.is_some_and(|c| c == LIVE_ON_ENTRY || !l.contains(m.access(c).block)) {
-                            h.loads.push(Value(s));
-                        }
+                if let Inst::Load {
+                    loc: Loc::ArrayElem(_),
+                    base: Some(b),
+                    index: Some(i),
+                } = inst
+                    && self.outside(l, b)
+                    && self.outside(l, i)
+                {
+                    let clobber = m.access_for(Value(s)).map(|a| m.clobbering_access(ir, a));
+                    if clobber.is_some_and(|c| c == LIVE_ON_ENTRY || !l.contains(m.access(c).block))
+                    {
+                        h.loads.push(Value(s));
                     }
+                }
             }
             let next = match self.last(cur) {
                 Some((_, Inst::GotoIfNot { cond, dest })) => {
@@ -260,12 +294,17 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters, sums: &Summaries) -> bool {
         }
     }
     let ctx = Ctx { ir, block_of };
-    let plans: Vec<Hoist> =
-        loops.iter().filter_map(|l| ctx.plan(&mut m, l)).filter(|h| !h.checks.is_empty() || !h.loads.is_empty()).collect();
+    let plans: Vec<Hoist> = loops
+        .iter()
+        .filter_map(|l| ctx.plan(&mut m, l))
+        .filter(|h| !h.checks.is_empty() || !h.loads.is_empty())
+        .collect();
     if plans.is_empty() {
         return false;
     }
-    let (nchecks, nloads) = plans.iter().fold((0, 0), |(c, l), h| (c + h.checks.len(), l + h.loads.len()));
+    let (nchecks, nloads) = plans
+        .iter()
+        .fold((0, 0), |(c, l), h| (c + h.checks.len(), l + h.loads.len()));
     let mut bir = BlockIr::from_ir(ir);
     let mut before: HashMap<Label, Vec<BBlock>> = HashMap::new();
     for h in &plans {
@@ -273,16 +312,19 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters, sums: &Summaries) -> bool {
         let at = |l: u32| pos.get(l as usize).copied().flatten();
         let mut moved = Vec::new();
         for v in &h.loads {
-            let Some(b) = ctx.block_of.get(v.0 as usize).and_then(|b| at(*b)) else { continue };
+            let Some(b) = ctx.block_of.get(v.0 as usize).and_then(|b| at(*b)) else {
+                continue;
+            };
             if let Some(i) = bir.blocks[b].stmts.iter().position(|s| s.id == *v) {
                 moved.push(bir.blocks[b].stmts.remove(i));
             }
         }
         for &(c, _, _) in &h.checks {
             if let Some(cb) = at(c)
-                && let Term::Branch { then, .. } = bir.blocks[cb].term {
-                    bir.blocks[cb].term = Term::Goto(then);
-                }
+                && let Term::Branch { then, .. } = bir.blocks[cb].term
+            {
+                bir.blocks[cb].term = Term::Goto(then);
+            }
         }
         let Some(php) = at(h.preheader) else { continue };
         if h.checks.is_empty() {
@@ -292,14 +334,27 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters, sums: &Summaries) -> bool {
         // preheader → N₁ → … → Nₖ → header, each ending in one check.
         let span = bir.blocks[php].term_span;
         let labels: Vec<Label> = h.checks.iter().map(|_| bir.fresh_label()).collect();
-        bir.blocks[php].term = Term::Branch { cond: h.checks[0].1, then: labels[0], els: h.checks[0].2 };
+        bir.blocks[php].term = Term::Branch {
+            cond: h.checks[0].1,
+            then: labels[0],
+            els: h.checks[0].2,
+        };
         let mut chain = Vec::new();
         for (k, &label) in labels.iter().enumerate() {
             let term = match h.checks.get(k + 1) {
-                Some(&(_, cond, r)) => Term::Branch { cond, then: labels[k + 1], els: r },
+                Some(&(_, cond, r)) => Term::Branch {
+                    cond,
+                    then: labels[k + 1],
+                    els: r,
+                },
                 None => Term::Goto(h.header),
             };
-            chain.push(BBlock { label, stmts: Vec::new(), term, term_span: span });
+            chain.push(BBlock {
+                label,
+                stmts: Vec::new(),
+                term,
+                term_span: span,
+            });
         }
         if let Some(last) = chain.last_mut() {
             last.stmts = moved;

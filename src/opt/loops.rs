@@ -19,8 +19,8 @@
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
-use crate::ir::loops::LoopNest;
 use crate::ir::edit::default_flags;
+use crate::ir::loops::LoopNest;
 use crate::ir::{BlockId, Inst, IrCode, Operand};
 use crate::opt::PassCtx;
 
@@ -36,7 +36,11 @@ fn analyse(bir: &BlockIr) -> Analysis {
     let pos = bir.positions();
     let n = bir.blocks.len();
     let at = |l: Label| pos.get(l as usize).copied().flatten();
-    let succs: Vec<Vec<usize>> = bir.blocks.iter().map(|b| b.term.succs().into_iter().filter_map(at).collect()).collect();
+    let succs: Vec<Vec<usize>> = bir
+        .blocks
+        .iter()
+        .map(|b| b.term.succs().into_iter().filter_map(at).collect())
+        .collect();
     let mut preds = vec![Vec::new(); n];
     for (b, ss) in succs.iter().enumerate() {
         for &s in ss {
@@ -49,7 +53,11 @@ fn analyse(bir: &BlockIr) -> Analysis {
     let pred_of = |b: u32| preds[b as usize].iter().map(|&p| p as u32);
     let doms = DomTree::from_graph(n, succ_of, pred_of);
     let loops = LoopNest::from_graph(n, succ_of, pred_of, &doms);
-    Analysis { succs, preds, loops }
+    Analysis {
+        succs,
+        preds,
+        loops,
+    }
 }
 
 /// A new block that receives the edges from the positions `from` to the
@@ -71,7 +79,9 @@ pub(crate) fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> B
     }
     let mut replacements = Vec::new();
     for phi in fresh {
-        let Inst::Phi { edges, values } = &phi.inst else { continue };
+        let Inst::Phi { edges, values } = &phi.inst else {
+            continue;
+        };
         let (mut ie, mut iv) = (Vec::new(), Vec::new());
         for (e, v) in edges.iter().zip(values) {
             if from_labels.contains(&e.0) {
@@ -83,33 +93,48 @@ pub(crate) fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> B
             iv[0]
         } else {
             let id = bir.fresh_value();
-            let inst = Inst::Phi { edges: ie, values: iv };
+            let inst = Inst::Phi {
+                edges: ie,
+                values: iv,
+            };
             let flags = default_flags(&inst);
-            new_stmts.push(BStmt { id, inst, ty: phi.ty.clone(), span: phi.span, flags });
+            new_stmts.push(BStmt {
+                id,
+                inst,
+                ty: phi.ty.clone(),
+                span: phi.span,
+                flags,
+            });
             Operand::Value(id)
         };
         replacements.push((phi.id, incoming));
     }
     for s in bir.blocks[target].stmts.iter_mut() {
         if let Some((_, inc)) = replacements.iter().find(|(id, _)| *id == s.id)
-            && let Inst::Phi { edges, values } = &mut s.inst {
-                let mut i = 0;
-                while i < edges.len() {
-                    if from_labels.contains(&edges[i].0) {
-                        edges.remove(i);
-                        values.remove(i);
-                    } else {
-                        i += 1;
-                    }
+            && let Inst::Phi { edges, values } = &mut s.inst
+        {
+            let mut i = 0;
+            while i < edges.len() {
+                if from_labels.contains(&edges[i].0) {
+                    edges.remove(i);
+                    values.remove(i);
+                } else {
+                    i += 1;
                 }
-                edges.push(BlockId(new_label));
-                values.push(*inc);
             }
+            edges.push(BlockId(new_label));
+            values.push(*inc);
+        }
     }
     for &f in from {
         bir.blocks[f].term.retarget(t_label, new_label);
     }
-    BBlock { label: new_label, stmts: new_stmts, term: Term::Goto(t_label), term_span: span }
+    BBlock {
+        label: new_label,
+        stmts: new_stmts,
+        term: Term::Goto(t_label),
+        term_span: span,
+    }
 }
 
 fn is_handler(b: &BBlock) -> bool {
@@ -136,9 +161,17 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
         }
         let h = lp.header as usize;
         if h != 0 && !is_handler(&bir.blocks[h]) {
-            let outside: Vec<usize> = a.preds[h].iter().copied().filter(|&p| member[p] != id).collect();
+            let outside: Vec<usize> = a.preds[h]
+                .iter()
+                .copied()
+                .filter(|&p| member[p] != id)
+                .collect();
             let dedicated = outside.len() == 1 && a.succs[outside[0]].len() == 1;
-            if !outside.is_empty() && !dedicated && !touched[h] && outside.iter().all(|&p| !touched[p]) {
+            if !outside.is_empty()
+                && !dedicated
+                && !touched[h]
+                && outside.iter().all(|&p| !touched[p])
+            {
                 let label = bir.blocks[h].label;
                 new_blocks.push((label, split_edges(bir, &outside, h)));
                 touched[h] = true;
@@ -152,7 +185,11 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
                     continue;
                 }
                 if a.preds[x].iter().any(|&p| member[p] != id) {
-                    let inside: Vec<usize> = a.preds[x].iter().copied().filter(|&p| member[p] == id).collect();
+                    let inside: Vec<usize> = a.preds[x]
+                        .iter()
+                        .copied()
+                        .filter(|&p| member[p] == id)
+                        .collect();
                     if inside.iter().any(|&p| touched[p]) {
                         continue;
                     }
@@ -165,7 +202,8 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
             }
         }
     }
-    let mut before: std::collections::HashMap<Label, Vec<BBlock>> = std::collections::HashMap::new();
+    let mut before: std::collections::HashMap<Label, Vec<BBlock>> =
+        std::collections::HashMap::new();
     for (anchor, blk) in new_blocks {
         before.entry(anchor).or_default().push(blk);
     }

@@ -75,13 +75,20 @@ pub struct PassCtx {
 impl PassCtx {
     /// A context for passes over `module`, with its call summaries.
     pub fn new(module: &Module, verify: bool) -> PassCtx {
-        PassCtx { verify, summaries: compute_summaries(module), ..PassCtx::default() }
+        PassCtx {
+            verify,
+            summaries: compute_summaries(module),
+            ..PassCtx::default()
+        }
     }
 
     /// A context for a function outside any module: every call it makes
     /// may read and write everything.
     pub fn for_function(verify: bool) -> PassCtx {
-        PassCtx { verify, ..PassCtx::default() }
+        PassCtx {
+            verify,
+            ..PassCtx::default()
+        }
     }
 
     /// Verifies `m` (built over `ir` with [`PassCtx::summaries`]) when
@@ -91,7 +98,8 @@ impl PassCtx {
             return;
         }
         if let Err(errs) = crate::memssa::verify::verify(m, ir, &self.summaries) {
-            self.memssa_errors.extend(errs.into_iter().map(|x| format!("in {}: {x}", ir.name)));
+            self.memssa_errors
+                .extend(errs.into_iter().map(|x| format!("in {}: {x}", ir.name)));
         }
     }
 }
@@ -138,29 +146,112 @@ impl Pass {
 
 /// Every pass, in default pipeline order.
 pub static PASSES: &[Pass] = &[
-    Pass { name: "sccp", run: PassFn::Function(sccp::run), level: Some(1), doc: "sparse conditional constant propagation (Wegman-Zadeck)" },
-    Pass { name: "dce", run: PassFn::Function(dce::run), level: Some(1), doc: "dead code elimination (mark-sweep, removes dead phi cycles)" },
-    Pass { name: "simplifycfg", run: PassFn::Function(cfg::run), level: Some(1), doc: "fold constant branches, thread empty blocks, merge straight-line blocks" },
-    Pass { name: "inline", run: PassFn::Module(inline::run), level: Some(2), doc: "inline calls of small non-recursive functions (bottom-up over the call graph; cleans the changed callers with sccp and simplifycfg)" },
-    Pass { name: "loops", run: PassFn::Function(loops::run), level: Some(2), doc: "loop canonicalisation: dedicated preheaders and exit blocks" },
-    Pass { name: "pi", run: PassFn::Function(pi_insert::run), level: None, doc: "insert π facts after comparison branches (`checks` does it itself)" },
-    Pass { name: "cse", run: PassFn::Function(cse::run), level: Some(2), doc: "dominator-scoped CSE of pure operations; branches on a condition a dominating branch decided" },
-    Pass { name: "checks", run: PassFn::Function(checks::run), level: Some(2), doc: "π-fact bounds/nil/division check elimination" },
-    Pass { name: "rotate", run: PassFn::Function(rotate::run), level: Some(2), doc: "loop rotation: `while c {..}` becomes a guard `if c` around `do {..} while c`" },
-    Pass { name: "gvn_load", run: PassFn::Function(gvn_load::run), level: Some(2), doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)" },
-    Pass { name: "licm", run: PassFn::Function(licm::run), level: Some(2), doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)" },
-    Pass { name: "gvn_load.late", run: PassFn::Function(gvn_load::run), level: Some(2), doc: "gvn_load again after licm: loads hoisted from several loop levels" },
-    Pass { name: "cse.late", run: PassFn::Function(cse::run), level: Some(2), doc: "cse again after licm: checks and comparisons hoisted from several loop levels" },
-    Pass { name: "simplifycfg.late", run: PassFn::Function(cfg::run), level: Some(2), doc: "simplifycfg again after licm: the branches cse decided, empty blocks left by rotation" },
-    Pass { name: "dse", run: PassFn::Function(dse::run), level: Some(2), doc: "dead-store elimination across blocks with MemorySSA (overwritten on every path before any read; stores into non-escaping unread allocations)" },
+    Pass {
+        name: "sccp",
+        run: PassFn::Function(sccp::run),
+        level: Some(1),
+        doc: "sparse conditional constant propagation (Wegman-Zadeck)",
+    },
+    Pass {
+        name: "dce",
+        run: PassFn::Function(dce::run),
+        level: Some(1),
+        doc: "dead code elimination (mark-sweep, removes dead phi cycles)",
+    },
+    Pass {
+        name: "simplifycfg",
+        run: PassFn::Function(cfg::run),
+        level: Some(1),
+        doc: "fold constant branches, thread empty blocks, merge straight-line blocks",
+    },
+    Pass {
+        name: "inline",
+        run: PassFn::Module(inline::run),
+        level: Some(2),
+        doc: "inline calls of small non-recursive functions (bottom-up over the call graph; cleans the changed callers with sccp and simplifycfg)",
+    },
+    Pass {
+        name: "loops",
+        run: PassFn::Function(loops::run),
+        level: Some(2),
+        doc: "loop canonicalisation: dedicated preheaders and exit blocks",
+    },
+    Pass {
+        name: "pi",
+        run: PassFn::Function(pi_insert::run),
+        level: None,
+        doc: "insert π facts after comparison branches (`checks` does it itself)",
+    },
+    Pass {
+        name: "cse",
+        run: PassFn::Function(cse::run),
+        level: Some(2),
+        doc: "dominator-scoped CSE of pure operations; branches on a condition a dominating branch decided",
+    },
+    Pass {
+        name: "checks",
+        run: PassFn::Function(checks::run),
+        level: Some(2),
+        doc: "π-fact bounds/nil/division check elimination",
+    },
+    Pass {
+        name: "rotate",
+        run: PassFn::Function(rotate::run),
+        level: Some(2),
+        doc: "loop rotation: `while c {..}` becomes a guard `if c` around `do {..} while c`",
+    },
+    Pass {
+        name: "gvn_load",
+        run: PassFn::Function(gvn_load::run),
+        level: Some(2),
+        doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)",
+    },
+    Pass {
+        name: "licm",
+        run: PassFn::Function(licm::run),
+        level: Some(2),
+        doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)",
+    },
+    Pass {
+        name: "gvn_load.late",
+        run: PassFn::Function(gvn_load::run),
+        level: Some(2),
+        doc: "gvn_load again after licm: loads hoisted from several loop levels",
+    },
+    Pass {
+        name: "cse.late",
+        run: PassFn::Function(cse::run),
+        level: Some(2),
+        doc: "cse again after licm: checks and comparisons hoisted from several loop levels",
+    },
+    Pass {
+        name: "simplifycfg.late",
+        run: PassFn::Function(cfg::run),
+        level: Some(2),
+        doc: "simplifycfg again after licm: the branches cse decided, empty blocks left by rotation",
+    },
+    Pass {
+        name: "dse",
+        run: PassFn::Function(dse::run),
+        level: Some(2),
+        doc: "dead-store elimination across blocks with MemorySSA (overwritten on every path before any read; stores into non-escaping unread allocations)",
+    },
 ];
 
 /// Pass-order rules, as Go's `passOrder`: `(first, then, why)` means that a
 /// pipeline running `then` must run `first` earlier. [`parse_pass_list`]
 /// enforces them; every default pipeline satisfies them.
 pub static PASS_ORDER: &[(&str, &str, &str)] = &[
-    ("loops", "rotate", "rotation needs dedicated loop preheaders and exits"),
-    ("loops", "licm", "hoisting needs dedicated loop preheaders, store promotion dedicated exits"),
+    (
+        "loops",
+        "rotate",
+        "rotation needs dedicated loop preheaders and exits",
+    ),
+    (
+        "loops",
+        "licm",
+        "hoisting needs dedicated loop preheaders, store promotion dedicated exits",
+    ),
 ];
 
 /// The row named `name`.
@@ -174,7 +265,9 @@ pub fn check_order(passes: &[&str]) -> Result<(), String> {
     for (i, &name) in passes.iter().enumerate() {
         for &(first, then, why) in PASS_ORDER {
             if then == name && !passes[..i].contains(&first) {
-                return Err(format!("pass `{name}` needs `{first}` earlier in the list ({why})"));
+                return Err(format!(
+                    "pass `{name}` needs `{first}` earlier in the list ({why})"
+                ));
             }
         }
     }
@@ -233,7 +326,11 @@ pub fn default_passes(opt: u8) -> Vec<&'static str> {
     if opt == 0 {
         return Vec::new();
     }
-    PASSES.iter().filter(|p| p.level.is_some_and(|l| l <= opt)).map(|p| p.name).collect()
+    PASSES
+        .iter()
+        .filter(|p| p.level.is_some_and(|l| l <= opt))
+        .map(|p| p.name)
+        .collect()
 }
 
 /// Parses `--passes=a,b,c`; an unknown name is an error naming it and the
@@ -251,7 +348,10 @@ pub fn parse_pass_list(list: &str) -> Result<Vec<&'static str>, String> {
             Some(p) => out.push(p.name),
             None => {
                 let known: Vec<&str> = PASSES.iter().map(|p| p.name).collect();
-                return Err(format!("unknown pass `{name}` (known passes: {})", known.join(", ")));
+                return Err(format!(
+                    "unknown pass `{name}` (known passes: {})",
+                    known.join(", ")
+                ));
             }
         }
     }
@@ -269,7 +369,11 @@ pub fn run_pipeline(
     counters: &mut Counters,
     print: &dyn Fn(&Module) -> String,
 ) -> Result<(), Vec<String>> {
-    let mut ctx = PassCtx { verify: opts.verify, counters: std::mem::take(counters), ..PassCtx::default() };
+    let mut ctx = PassCtx {
+        verify: opts.verify,
+        counters: std::mem::take(counters),
+        ..PassCtx::default()
+    };
     let result = run_passes(module, opts, &mut ctx, print);
     *counters = ctx.counters;
     result
@@ -282,7 +386,9 @@ fn run_passes(
     print: &dyn Fn(&Module) -> String,
 ) -> Result<(), Vec<String>> {
     for &name in &opts.passes {
-        let Some(pass) = find_pass(name) else { continue };
+        let Some(pass) = find_pass(name) else {
+            continue;
+        };
         if opts.print_before.selects(name) {
             eprint!("*** IR before {name} ***\n{}", print(module));
         }
@@ -295,11 +401,17 @@ fn run_passes(
         }
         let memssa_errors = std::mem::take(&mut ctx.memssa_errors);
         if !memssa_errors.is_empty() {
-            return Err(memssa_errors.into_iter().map(|e| format!("after pass `{name}`: MemorySSA: {e}")).collect());
+            return Err(memssa_errors
+                .into_iter()
+                .map(|e| format!("after pass `{name}`: MemorySSA: {e}"))
+                .collect());
         }
         if opts.verify {
-            crate::ir::verify::verify_module(module)
-                .map_err(|errs| errs.into_iter().map(|e| format!("after pass `{name}`: {e}")).collect::<Vec<_>>())?;
+            crate::ir::verify::verify_module(module).map_err(|errs| {
+                errs.into_iter()
+                    .map(|e| format!("after pass `{name}`: {e}"))
+                    .collect::<Vec<_>>()
+            })?;
         }
     }
     Ok(())

@@ -23,10 +23,10 @@
 
 use crate::ir::compact::compact;
 use crate::ir::dom::DomTree;
-use crate::ir::edit::{for_each_operand, for_each_operand_mut, NewNodes};
-use std::collections::HashMap;
+use crate::ir::edit::{NewNodes, for_each_operand, for_each_operand_mut};
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
+use std::collections::HashMap;
 
 /// Facts about operands: (value, fact) pairs.
 type Facts = Vec<(Operand, Fact)>;
@@ -35,13 +35,33 @@ type Facts = Vec<(Operand, Fact)>;
 fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
     let mut t = Vec::new();
     let mut f = Vec::new();
-    let Operand::Value(c) = cond else { return (t, f) };
-    let Some(Inst::Binary(BinaryOp::ICmp(cmp), x, y)) = ir.stmts.inst.get(c.0 as usize) else { return (t, f) };
+    let Operand::Value(c) = cond else {
+        return (t, f);
+    };
+    let Some(Inst::Binary(BinaryOp::ICmp(cmp), x, y)) = ir.stmts.inst.get(c.0 as usize) else {
+        return (t, f);
+    };
     let cmp = *cmp;
     let (x, y) = (*x, *y);
     let is_int = |o: &Operand| ir.operand_type(o) == Some(Type::Int);
-    let hi = |v: Operand, h: Operand| (v, Fact::Range { lo: None, hi: Some(h) });
-    let lo = |v: Operand, l: Operand| (v, Fact::Range { lo: Some(l), hi: None });
+    let hi = |v: Operand, h: Operand| {
+        (
+            v,
+            Fact::Range {
+                lo: None,
+                hi: Some(h),
+            },
+        )
+    };
+    let lo = |v: Operand, l: Operand| {
+        (
+            v,
+            Fact::Range {
+                lo: Some(l),
+                hi: None,
+            },
+        )
+    };
     let var = |o: &Operand| matches!(o, Operand::Value(_) | Operand::Arg(_));
     match cmp {
         Cmp::Ne | Cmp::Eq => {
@@ -53,7 +73,11 @@ fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
                 None
             };
             if let Some(p) = p {
-                if cmp == Cmp::Ne { t.push((p, Fact::NonNil)) } else { f.push((p, Fact::NonNil)) }
+                if cmp == Cmp::Ne {
+                    t.push((p, Fact::NonNil))
+                } else {
+                    f.push((p, Fact::NonNil))
+                }
             }
             return (t, f);
         }
@@ -64,14 +88,22 @@ fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
     }
     match cmp {
         Cmp::Lt | Cmp::Ge => {
-            let (yes, no) = if cmp == Cmp::Lt { (&mut t, &mut f) } else { (&mut f, &mut t) };
+            let (yes, no) = if cmp == Cmp::Lt {
+                (&mut t, &mut f)
+            } else {
+                (&mut f, &mut t)
+            };
             if var(&x) {
                 yes.push(hi(x, y));
                 no.push(lo(x, y));
             }
         }
         Cmp::Gt | Cmp::Le => {
-            let (yes, no) = if cmp == Cmp::Gt { (&mut t, &mut f) } else { (&mut f, &mut t) };
+            let (yes, no) = if cmp == Cmp::Gt {
+                (&mut t, &mut f)
+            } else {
+                (&mut f, &mut t)
+            };
             if var(&y) {
                 yes.push(hi(y, x));
                 no.push(lo(y, x));
@@ -79,7 +111,13 @@ fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
         }
         Cmp::Ult => {
             if var(&x) {
-                t.push((x, Fact::Range { lo: Some(Operand::Int(0)), hi: Some(y) }));
+                t.push((
+                    x,
+                    Fact::Range {
+                        lo: Some(Operand::Int(0)),
+                        hi: Some(y),
+                    },
+                ));
             }
         }
         Cmp::Eq | Cmp::Ne => {}
@@ -93,7 +131,12 @@ fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
 fn first_non_phi(ir: &IrCode, b: u32) -> Option<Value> {
     let r = ir.cfg.blocks.get(b as usize)?.stmts.clone();
     r.into_iter()
-        .find(|&s| !matches!(ir.stmts.inst[s as usize], Inst::Phi { .. } | Inst::PhiC { .. }))
+        .find(|&s| {
+            !matches!(
+                ir.stmts.inst[s as usize],
+                Inst::Phi { .. } | Inst::PhiC { .. }
+            )
+        })
         .map(Value)
 }
 
@@ -106,11 +149,15 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
     let mut count = 0u64;
     for &b in &order {
         let blk = &ir.cfg.blocks[b as usize];
-        let Some(last) = blk.stmts.end.checked_sub(1) else { continue };
+        let Some(last) = blk.stmts.end.checked_sub(1) else {
+            continue;
+        };
         if blk.stmts.is_empty() {
             continue;
         }
-        let Inst::GotoIfNot { cond, dest } = ir.stmts.inst[last as usize].clone() else { continue };
+        let Inst::GotoIfNot { cond, dest } = ir.stmts.inst[last as usize].clone() else {
+            continue;
+        };
         let fall = b + 1;
         if dest.0 == fall {
             continue;
@@ -120,16 +167,22 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
             if facts.is_empty() {
                 continue;
             }
-            let Some(sb) = ir.cfg.blocks.get(succ as usize) else { continue };
+            let Some(sb) = ir.cfg.blocks.get(succ as usize) else {
+                continue;
+            };
             if succ == b {
                 continue;
             }
             if sb.preds.len() != 1 || sb.preds[0] != BlockId(b) {
                 continue;
             }
-            let Some(at) = first_non_phi(ir, succ) else { continue };
+            let Some(at) = first_non_phi(ir, succ) else {
+                continue;
+            };
             for (x, fact) in facts {
-                let Some(ty) = ir.operand_type(&x) else { continue };
+                let Some(ty) = ir.operand_type(&x) else {
+                    continue;
+                };
                 let p = new.insert_node(ir, at, Inst::Pi { value: x, fact }, ty, false);
                 rename_dominated(ir, &dom, &mut uses, succ, x, Operand::Value(p));
                 count += 1;
@@ -171,7 +224,9 @@ impl Uses {
         let mut of: HashMap<UseKey, Vec<u32>> = HashMap::new();
         for (b, blk) in ir.cfg.blocks.iter().enumerate() {
             for st in blk.stmts.clone() {
-                let Some(slot) = block_of.get_mut(st as usize) else { continue };
+                let Some(slot) = block_of.get_mut(st as usize) else {
+                    continue;
+                };
                 *slot = b as u32;
                 for_each_operand(&ir.stmts.inst[st as usize], |o| {
                     if let Some(k) = use_key(o) {
@@ -189,8 +244,17 @@ impl Uses {
 
 /// Replaces `x` by `p` in every statement of a block dominated by `s`, and
 /// in φ operands whose edge leaves such a block.
-fn rename_dominated(ir: &mut IrCode, dom: &DomTree, uses: &mut Uses, s: u32, x: Operand, p: Operand) {
-    let (Some(xk), Some(pk)) = (use_key(&x), use_key(&p)) else { return };
+fn rename_dominated(
+    ir: &mut IrCode,
+    dom: &DomTree,
+    uses: &mut Uses,
+    s: u32,
+    x: Operand,
+    p: Operand,
+) {
+    let (Some(xk), Some(pk)) = (use_key(&x), use_key(&p)) else {
+        return;
+    };
     let list = uses.of.get(&xk).cloned().unwrap_or_default();
     for st in list {
         let b = uses.block_of[st as usize];

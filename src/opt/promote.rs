@@ -74,13 +74,17 @@
 //! (locations).
 
 use crate::ir::compact::compact;
-use crate::ir::edit::{delete, replace_uses, NewNodes};
-use crate::ir::{BlockId, Inst, IrCode, Loc, Operand, Type, Value};
-use crate::memssa::alias::{decompose, inst_effect, AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc, Summaries};
-use crate::memssa::MemorySsa;
-use crate::opt::licm::{bounds_facts, known_inbounds, known_nonnil, nonnil_guards, BoundsFacts, Guards};
+use crate::ir::edit::{NewNodes, delete, replace_uses};
 use crate::ir::loops::{LoopInfo, LoopNest};
+use crate::ir::{BlockId, Inst, IrCode, Loc, Operand, Type, Value};
+use crate::memssa::MemorySsa;
+use crate::memssa::alias::{
+    AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc, Summaries, decompose, inst_effect,
+};
 use crate::opt::PassCtx;
+use crate::opt::licm::{
+    BoundsFacts, Guards, bounds_facts, known_inbounds, known_nonnil, nonnil_guards,
+};
 use std::collections::{HashMap, HashSet};
 
 /// Rounds of (promote in disjoint loops, compact): an outer loop can
@@ -111,7 +115,12 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         let mut stores: Vec<(Value, Inst)> = Vec::new();
         let mut n = 0;
         for l in &loops {
-            if l.blocks.iter().chain(&l.exits).chain(&l.preheader).any(|b| touched.contains(b)) {
+            if l.blocks
+                .iter()
+                .chain(&l.exits)
+                .chain(&l.preheader)
+                .any(|b| touched.contains(b))
+            {
                 continue;
             }
             let k = promote_loop(ir, &m, (&guards, &bounds, sums), &mut new, &mut stores, l);
@@ -138,10 +147,21 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
 /// shape (global or field).
 fn loc_of(inst: &Inst) -> Option<Key> {
     match inst {
-        Inst::Load { loc: loc @ (Loc::Global(_) | Loc::Field { .. } | Loc::ArrayElem(_)), base, index }
-        | Inst::Store { loc: loc @ (Loc::Global(_) | Loc::Field { .. } | Loc::ArrayElem(_)), base, index, .. } => {
-            Some(Key { loc: loc.clone(), base: *base, index: *index })
+        Inst::Load {
+            loc: loc @ (Loc::Global(_) | Loc::Field { .. } | Loc::ArrayElem(_)),
+            base,
+            index,
         }
+        | Inst::Store {
+            loc: loc @ (Loc::Global(_) | Loc::Field { .. } | Loc::ArrayElem(_)),
+            base,
+            index,
+            ..
+        } => Some(Key {
+            loc: loc.clone(),
+            base: *base,
+            index: *index,
+        }),
         _ => None,
     }
 }
@@ -169,7 +189,9 @@ fn loop_stmts(ir: &IrCode, l: &LoopInfo) -> Vec<(u32, Value)> {
 fn effect_overlaps(ctx: &AliasCtx, e: &Effect, target: &MemLoc) -> bool {
     match e {
         Effect::None => false,
-        Effect::Locs(ls) => ls.iter().any(|x| ctx.alias(x, target, true) != AliasResult::No),
+        Effect::Locs(ls) => ls
+            .iter()
+            .any(|x| ctx.alias(x, target, true) != AliasResult::No),
         Effect::Classes(c) => c.contains(&target.class),
     }
 }
@@ -182,8 +204,16 @@ fn effect_overlaps(ctx: &AliasCtx, e: &Effect, target: &MemLoc) -> bool {
 /// the value another iteration's access used). A write (`write`) of the
 /// length of a `[T]` array that may be `base` counts too: the exit stores
 /// rely on `index` staying in bounds.
-fn elem_overlaps(ir: &IrCode, outside: &dyn Fn(&Operand) -> bool, e: &Effect, target: &MemLoc, write: bool) -> bool {
-    let Class::Elem(k) = &target.class else { return true };
+fn elem_overlaps(
+    ir: &IrCode,
+    outside: &dyn Fn(&Operand) -> bool,
+    e: &Effect,
+    target: &MemLoc,
+    write: bool,
+) -> bool {
+    let Class::Elem(k) = &target.class else {
+        return true;
+    };
     let len = Class::Len(k.clone());
     match e {
         Effect::None => false,
@@ -192,7 +222,9 @@ fn elem_overlaps(ir: &IrCode, outside: &dyn Fn(&Operand) -> bool, e: &Effect, ta
             if x.class == len && write {
                 return !distinct_objects(ir, outside, target.base.as_ref(), x.base.as_ref());
             }
-            if x.class != target.class || distinct_objects(ir, outside, target.base.as_ref(), x.base.as_ref()) {
+            if x.class != target.class
+                || distinct_objects(ir, outside, target.base.as_ref(), x.base.as_ref())
+            {
                 return false;
             }
             if x.base != target.base {
@@ -201,7 +233,9 @@ fn elem_overlaps(ir: &IrCode, outside: &dyn Fn(&Operand) -> bool, e: &Effect, ta
             // The same array object: indices `r + c` and `r + d` with the
             // same loop-invariant root `r` (or both constant) and `c != d`
             // never meet.
-            let (Some(i), Some(j)) = (&target.index, &x.index) else { return true };
+            let (Some(i), Some(j)) = (&target.index, &x.index) else {
+                return true;
+            };
             let ((ri, ci), (rj, cj)) = (decompose(ir, i), decompose(ir, j));
             let same_root = match (ri, rj) {
                 (None, None) => true,
@@ -216,7 +250,12 @@ fn elem_overlaps(ir: &IrCode, outside: &dyn Fn(&Operand) -> bool, e: &Effect, ta
 /// Whether two index operands of accesses in the loop have the same value
 /// in every iteration: the same operand, or `r + c` for the same constant
 /// `c` and the same root `r` defined outside the loop (or constant).
-fn same_index(ir: &IrCode, outside: &dyn Fn(&Operand) -> bool, a: &Option<Operand>, b: &Option<Operand>) -> bool {
+fn same_index(
+    ir: &IrCode,
+    outside: &dyn Fn(&Operand) -> bool,
+    a: &Option<Operand>,
+    b: &Option<Operand>,
+) -> bool {
     match (a, b) {
         (None, None) => true,
         (Some(x), Some(y)) if x == y => true,
@@ -233,10 +272,20 @@ fn same_index(ir: &IrCode, outside: &dyn Fn(&Operand) -> bool, a: &Option<Operan
 /// distinct allocation statements; an allocation in the loop (a new object
 /// each time, so none that existed when the loop was entered); an
 /// allocation against an argument.
-fn distinct_objects(ir: &IrCode, outside: &dyn Fn(&Operand) -> bool, a: Option<&Operand>, b: Option<&Operand>) -> bool {
-    let (Some(a), Some(b)) = (a, b) else { return false };
+fn distinct_objects(
+    ir: &IrCode,
+    outside: &dyn Fn(&Operand) -> bool,
+    a: Option<&Operand>,
+    b: Option<&Operand>,
+) -> bool {
+    let (Some(a), Some(b)) = (a, b) else {
+        return false;
+    };
     let alloc = |o: &Operand| match o {
-        Operand::Value(v) => matches!(ir.stmts.inst.get(v.0 as usize), Some(Inst::NewArray { .. } | Inst::NewStruct { .. })),
+        Operand::Value(v) => matches!(
+            ir.stmts.inst.get(v.0 as usize),
+            Some(Inst::NewArray { .. } | Inst::NewStruct { .. })
+        ),
         _ => false,
     };
     match (alloc(a), alloc(b)) {
@@ -259,13 +308,29 @@ fn promote_loop(
     let Some(ph) = l.preheader else { return 0 };
     let header = &ir.cfg.blocks[l.header as usize];
     if header.stmts.is_empty()
-        || header.stmts.clone().any(|s| matches!(ir.stmts.inst.get(s as usize), Some(Inst::PhiC { .. })))
+        || header
+            .stmts
+            .clone()
+            .any(|s| matches!(ir.stmts.inst.get(s as usize), Some(Inst::PhiC { .. })))
     {
         return 0;
     }
-    let Some(ph_term) = ir.cfg.blocks[ph as usize].stmts.end.checked_sub(1).map(Value) else { return 0 };
+    let Some(ph_term) = ir.cfg.blocks[ph as usize]
+        .stmts
+        .end
+        .checked_sub(1)
+        .map(Value)
+    else {
+        return 0;
+    };
     let after = !matches!(ir.stmts.inst.get(ph_term.0 as usize), Some(Inst::Goto(_)));
-    if after && ir.stmts.inst.get(ph_term.0 as usize).is_none_or(Inst::is_terminator) {
+    if after
+        && ir
+            .stmts
+            .inst
+            .get(ph_term.0 as usize)
+            .is_none_or(Inst::is_terminator)
+    {
         return 0;
     }
     // Exits: dedicated, with a statement to attach the store before.
@@ -288,11 +353,15 @@ fn promote_loop(
     // Candidate locations: stored in the loop.
     let mut cands: Vec<Key> = Vec::new();
     for &(_, v) in &stmts {
-        let Some(inst @ Inst::Store { .. }) = ir.stmts.inst.get(v.0 as usize) else { continue };
+        let Some(inst @ Inst::Store { .. }) = ir.stmts.inst.get(v.0 as usize) else {
+            continue;
+        };
         if let Some(c) = loc_of(inst)
-            && !cands.contains(&c) && cands.len() < MAX_CANDIDATES {
-                cands.push(c);
-            }
+            && !cands.contains(&c)
+            && cands.len() < MAX_CANDIDATES
+        {
+            cands.push(c);
+        }
     }
     if cands.is_empty() || l.exits.len() > MAX_EXITS {
         return 0;
@@ -301,7 +370,12 @@ fn promote_loop(
     // promoted location are dropped from it.
     let mut effects: Vec<(Value, InstEffect)> = Vec::new();
     for &(_, v) in &stmts {
-        if let Some(e) = ir.stmts.inst.get(v.0 as usize).and_then(|i| inst_effect(ir, v, i, guards.2)) {
+        if let Some(e) = ir
+            .stmts
+            .inst
+            .get(v.0 as usize)
+            .and_then(|i| inst_effect(ir, v, i, guards.2))
+        {
             effects.push((v, e));
         }
     }
@@ -311,7 +385,13 @@ fn promote_loop(
             break;
         }
         let mark = (new.nodes.len(), stores.len());
-        let site = Site { l, ph, ph_term, after, effects: &effects };
+        let site = Site {
+            l,
+            ph,
+            ph_term,
+            after,
+            effects: &effects,
+        };
         if let Some(mine) = promote_one(ir, m, guards, new, stores, &site, &key) {
             effects.retain(|(v, _)| !mine.contains(v));
             done += 1;
@@ -336,14 +416,17 @@ fn stored_in_preheader(ir: &IrCode, ph: u32, key: &Key, sums: &Summaries) -> Opt
             budget = budget.checked_sub(1)?;
             let inst = ir.stmts.inst.get(s as usize)?;
             if let Inst::Store { value, .. } = inst
-                && loc_of(inst).as_ref() == Some(key) {
-                    return Some(*value);
-                }
+                && loc_of(inst).as_ref() == Some(key)
+            {
+                return Some(*value);
+            }
             if inst_effect(ir, Value(s), inst, sums).is_some_and(|e| e.writes != Effect::None) {
                 return None;
             }
         }
-        let [p] = ir.cfg.blocks[b as usize].preds.as_slice() else { return None };
+        let [p] = ir.cfg.blocks[b as usize].preds.as_slice() else {
+            return None;
+        };
         if p.0 == b {
             return None;
         }
@@ -356,7 +439,12 @@ fn first_non_head(ir: &IrCode, b: u32) -> Option<Value> {
     ir.cfg.blocks[b as usize]
         .stmts
         .clone()
-        .find(|&s| !matches!(ir.stmts.inst.get(s as usize), Some(Inst::Phi { .. } | Inst::PhiC { .. })))
+        .find(|&s| {
+            !matches!(
+                ir.stmts.inst.get(s as usize),
+                Some(Inst::Phi { .. } | Inst::PhiC { .. })
+            )
+        })
         .map(Value)
 }
 
@@ -396,7 +484,9 @@ fn promote_one(
     key: &Key,
 ) -> Option<HashSet<Value>> {
     let outside = |o: &Operand| match o {
-        Operand::Value(v) => (v.0 as usize) < ir.stmts.len() && m.block_of(*v).is_some_and(|bb| !site.l.contains(bb)),
+        Operand::Value(v) => {
+            (v.0 as usize) < ir.stmts.len() && m.block_of(*v).is_some_and(|bb| !site.l.contains(bb))
+        }
         _ => true,
     };
     if !location_is_safe(ir, m, facts, new, site, key, &outside) {
@@ -407,7 +497,11 @@ fn promote_one(
     let init = match stored_in_preheader(ir, site.ph, key, facts.2) {
         Some(v) => v,
         None => {
-            let load = Inst::Load { loc: key.loc.clone(), base: key.base, index: key.index };
+            let load = Inst::Load {
+                loc: key.loc.clone(),
+                base: key.base,
+                index: key.index,
+            };
             Operand::Value(new.insert_node(ir, site.ph_term, load, ty.clone(), site.after))
         }
     };
@@ -431,7 +525,9 @@ fn location_is_safe(
     outside: &dyn Fn(&Operand) -> bool,
 ) -> bool {
     match (&key.loc, &key.base, &key.index) {
-        (Loc::Field { .. }, Some(b), _) => outside(b) && known_nonnil(ir, new, m, guards, b, site.ph),
+        (Loc::Field { .. }, Some(b), _) => {
+            outside(b) && known_nonnil(ir, new, m, guards, b, site.ph)
+        }
         (Loc::ArrayElem(_), Some(b), Some(i)) => {
             outside(b) && outside(i) && known_inbounds(ir, new, m, bounds, b, i, site.ph)
         }
@@ -451,7 +547,11 @@ fn accesses_of(
     outside: &dyn Fn(&Operand) -> bool,
 ) -> Option<(HashSet<Value>, Type)> {
     let class = crate::memssa::alias::class_of(ir, &key.loc, key.base.as_ref())?;
-    let target = MemLoc { class, base: key.base, index: key.index };
+    let target = MemLoc {
+        class,
+        base: key.base,
+        index: key.index,
+    };
     let ctx = m.alias_ctx(ir);
     let overlaps = |e: &Effect, write: bool| match target.class {
         Class::Elem(_) => elem_overlaps(ir, outside, e, &target, write),
@@ -460,12 +560,18 @@ fn accesses_of(
     let mut mine: HashSet<Value> = HashSet::new();
     let mut ty: Option<Type> = None;
     for &(v, ref e) in effects {
-        let Some(inst) = ir.stmts.inst.get(v.0 as usize) else { continue };
+        let Some(inst) = ir.stmts.inst.get(v.0 as usize) else {
+            continue;
+        };
         if !overlaps(&e.reads, false) && !overlaps(&e.writes, true) {
             continue;
         }
         match loc_of(inst) {
-            Some(k2) if k2.loc == key.loc && k2.base == key.base && same_index(ir, outside, &k2.index, &key.index) => {
+            Some(k2)
+                if k2.loc == key.loc
+                    && k2.base == key.base
+                    && same_index(ir, outside, &k2.index, &key.index) =>
+            {
                 mine.insert(v);
                 match inst {
                     Inst::Load { .. } => ty = Some(ir.stmts.ty[v.0 as usize].clone()),
@@ -497,8 +603,17 @@ fn insert_phis(
             let first = ir.cfg.blocks[b as usize].stmts.clone().next()?;
             // Attached before the block's first statement: new φs precede
             // every statement the round attaches there.
-            let phi = Inst::Phi { edges: preds.clone(), values: Vec::new() };
-            phi_of.insert(b, (new.insert_node(ir, Value(first), phi, ty.clone(), false), preds));
+            let phi = Inst::Phi {
+                edges: preds.clone(),
+                values: Vec::new(),
+            };
+            phi_of.insert(
+                b,
+                (
+                    new.insert_node(ir, Value(first), phi, ty.clone(), false),
+                    preds,
+                ),
+            );
         }
     }
     Some(phi_of)
@@ -518,23 +633,33 @@ fn flow_through_loop(
     let l = site.l;
     let mut stored_in: HashMap<u32, Operand> = HashMap::new();
     for &b in &l.blocks {
-        let last_store = ir.cfg.blocks[b as usize].stmts.clone().filter(|&s| mine.contains(&Value(s))).fold(None, |cur, s| {
-            match ir.stmts.inst.get(s as usize) {
+        let last_store = ir.cfg.blocks[b as usize]
+            .stmts
+            .clone()
+            .filter(|&s| mine.contains(&Value(s)))
+            .fold(None, |cur, s| match ir.stmts.inst.get(s as usize) {
                 Some(Inst::Store { value, .. }) => Some(*value),
                 _ => cur,
-            }
-        });
+            });
         if let Some(c) = last_store {
             stored_in.insert(b, c);
         }
     }
-    let reaching = Reaching { phi_of, stored_in: &stored_in, init };
+    let reaching = Reaching {
+        phi_of,
+        stored_in: &stored_in,
+        init,
+    };
     let mut memo = Memo::default();
-    let mut flow = Flow { block_in: HashMap::new(), block_out: HashMap::new() };
+    let mut flow = Flow {
+        block_in: HashMap::new(),
+        block_out: HashMap::new(),
+    };
     for &b in &l.blocks {
         let vin = value_in(ir, site, &reaching, b, &mut memo)?;
         flow.block_in.insert(b, vin);
-        flow.block_out.insert(b, stored_in.get(&b).copied().unwrap_or(vin));
+        flow.block_out
+            .insert(b, stored_in.get(&b).copied().unwrap_or(vin));
     }
     Some(flow)
 }
@@ -614,7 +739,11 @@ fn fill_phis(
     for (phi, preds) in phi_of.values() {
         let mut values = Vec::with_capacity(preds.len());
         for p in preds {
-            values.push(if p.0 == ph { init } else { *flow.block_out.get(&p.0)? });
+            values.push(if p.0 == ph {
+                init
+            } else {
+                *flow.block_out.get(&p.0)?
+            });
         }
         if let Some(n) = new.nodes.get_mut((phi.0 - new.base) as usize)
             && let Inst::Phi { values: vs, .. } = &mut n.inst
@@ -642,19 +771,38 @@ fn exit_stores(
         let val = if let [p] = preds.as_slice() {
             *flow.block_out.get(&p.0)?
         } else {
-            let values = preds.iter().map(|p| flow.block_out.get(&p.0).copied()).collect::<Option<Vec<_>>>()?;
+            let values = preds
+                .iter()
+                .map(|p| flow.block_out.get(&p.0).copied())
+                .collect::<Option<Vec<_>>>()?;
             let first = ir.cfg.blocks[x as usize].stmts.clone().next()?;
-            let phi = Inst::Phi { edges: preds.clone(), values };
+            let phi = Inst::Phi {
+                edges: preds.clone(),
+                values,
+            };
             Operand::Value(new.insert_node(ir, Value(first), phi, ty.clone(), false))
         };
-        stores.push((at, Inst::Store { loc: key.loc.clone(), base: key.base, index: key.index, value: val }));
+        stores.push((
+            at,
+            Inst::Store {
+                loc: key.loc.clone(),
+                base: key.base,
+                index: key.index,
+                value: val,
+            },
+        ));
     }
     Some(())
 }
 
 /// Deletes the loop's stores of the location and replaces each load by
 /// the value reaching it.
-fn rewrite_accesses(ir: &mut IrCode, l: &LoopInfo, mine: &HashSet<Value>, flow: &Flow) -> Option<()> {
+fn rewrite_accesses(
+    ir: &mut IrCode,
+    l: &LoopInfo,
+    mine: &HashSet<Value>,
+    flow: &Flow,
+) -> Option<()> {
     for &b in &l.blocks {
         let mut cur = *flow.block_in.get(&b)?;
         for s in ir.cfg.blocks[b as usize].stmts.clone() {

@@ -55,8 +55,8 @@ use crate::ir::blocks::{BStmt, BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{default_flags, for_each_operand, for_each_operand_mut};
-use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
 use crate::ir::loops::LoopNest;
+use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
 use std::collections::HashMap;
 
@@ -78,7 +78,10 @@ struct Plan {
 }
 
 fn stmts_of(ir: &IrCode, b: u32) -> impl Iterator<Item = (u32, &Inst)> {
-    ir.cfg.blocks[b as usize].stmts.clone().filter_map(move |s| ir.stmts.inst.get(s as usize).map(|i| (s, i)))
+    ir.cfg.blocks[b as usize]
+        .stmts
+        .clone()
+        .filter_map(move |s| ir.stmts.inst.get(s as usize).map(|i| (s, i)))
 }
 
 /// The loops of `ir` that qualify (see the module doc), before the use scan.
@@ -88,22 +91,40 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
         let Some(g) = l.preheader else { continue };
         let h = l.header;
         let hb = &ir.cfg.blocks[h as usize];
-        let [latch] = l.latches.as_slice() else { continue };
+        let [latch] = l.latches.as_slice() else {
+            continue;
+        };
         let latch = *latch;
-        let Some(last) = hb.stmts.end.checked_sub(1) else { continue };
-        let Some(Inst::GotoIfNot { cond, dest }) = ir.stmts.inst.get(last as usize) else { continue };
+        let Some(last) = hb.stmts.end.checked_sub(1) else {
+            continue;
+        };
+        let Some(Inst::GotoIfNot { cond, dest }) = ir.stmts.inst.get(last as usize) else {
+            continue;
+        };
         let (b, x) = (h + 1, dest.0);
         if b == x || b == h || x == h || latch == h || (b as usize) >= ir.cfg.blocks.len() {
             continue;
         }
-        if !l.body.contains(&b) || l.body.contains(&x) || ir.cfg.blocks[b as usize].preds != [BlockId(h)] {
+        if !l.body.contains(&b)
+            || l.body.contains(&x)
+            || ir.cfg.blocks[b as usize].preds != [BlockId(h)]
+        {
             continue;
         }
-        if !ir.cfg.blocks[x as usize].preds.iter().all(|p| l.body.contains(&p.0)) {
+        if !ir.cfg.blocks[x as usize]
+            .preds
+            .iter()
+            .all(|p| l.body.contains(&p.0))
+        {
             continue;
         }
         // The latch ends in `goto H`, or falls through into it.
-        let ok_latch = match ir.cfg.blocks[latch as usize].stmts.end.checked_sub(1).and_then(|s| ir.stmts.inst.get(s as usize)) {
+        let ok_latch = match ir.cfg.blocks[latch as usize]
+            .stmts
+            .end
+            .checked_sub(1)
+            .and_then(|s| ir.stmts.inst.get(s as usize))
+        {
             Some(Inst::Goto(t)) => t.0 == h,
             Some(i) => !i.is_terminator() && latch + 1 == h,
             None => false,
@@ -116,7 +137,10 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
             continue;
         }
         let has_phic = |blk: u32| stmts_of(ir, blk).any(|(_, i)| matches!(i, Inst::PhiC { .. }));
-        if has_phic(h) || has_phic(x) || stmts_of(ir, b).any(|(_, i)| matches!(i, Inst::Phi { .. } | Inst::PhiC { .. })) {
+        if has_phic(h)
+            || has_phic(x)
+            || stmts_of(ir, b).any(|(_, i)| matches!(i, Inst::Phi { .. } | Inst::PhiC { .. }))
+        {
             continue;
         }
         let mut phis = Vec::new();
@@ -133,7 +157,12 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
                         ok = false;
                         break;
                     }
-                    let find = |blk: u32| edges.iter().position(|e| e.0 == blk).and_then(|i| values.get(i).copied());
+                    let find = |blk: u32| {
+                        edges
+                            .iter()
+                            .position(|e| e.0 == blk)
+                            .and_then(|i| values.get(i).copied())
+                    };
                     match (find(g), find(latch)) {
                         (Some(pre), Some(lat)) => {
                             phis.push((Value(s), pre, lat, ir.stmts.ty[s as usize].clone()))
@@ -144,7 +173,9 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
                         }
                     }
                 }
-                Inst::Unary(..) | Inst::Binary(..) | Inst::StrConst(_) | Inst::Load { .. } => test.push(s),
+                Inst::Unary(..) | Inst::Binary(..) | Inst::StrConst(_) | Inst::Load { .. } => {
+                    test.push(s)
+                }
                 _ => {
                     ok = false;
                     break;
@@ -154,7 +185,16 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
         if !ok || test.len() > MAX_COPY {
             continue;
         }
-        plans.push(Plan { h, g, b, l: latch, x, phis, test, cond: *cond });
+        plans.push(Plan {
+            h,
+            g,
+            b,
+            l: latch,
+            x,
+            phis,
+            test,
+            cond: *cond,
+        });
     }
     plans
 }
@@ -185,11 +225,15 @@ fn check_uses(ir: &IrCode, dom: &DomTree, mut plans: Vec<Plan>) -> Vec<Plan> {
         for (blk, bb) in ir.cfg.blocks.iter().enumerate() {
             let blk = blk as u32;
             for s in bb.stmts.clone() {
-                let Some(inst) = ir.stmts.inst.get(s as usize) else { continue };
+                let Some(inst) = ir.stmts.inst.get(s as usize) else {
+                    continue;
+                };
                 let is_phi = matches!(inst, Inst::Phi { .. });
                 // `edge`: the predecessor a φ operand flows in from.
                 let mut visit = |v: Value, edge: Option<u32>| {
-                    let Some(&(pi, phi)) = own.get(&v) else { return };
+                    let Some(&(pi, phi)) = own.get(&v) else {
+                        return;
+                    };
                     let p = &plans[pi];
                     let ok = if blk == p.h {
                         // The test reads φs and earlier test values; H's own
@@ -260,7 +304,9 @@ impl Renamer<'_> {
     /// `op` as read at the end of (original) block `at`.
     fn rename(&mut self, bir: &mut BlockIr, op: Operand, at: Label) -> Operand {
         let Operand::Value(v) = op else { return op };
-        let Some(&(pi, phi)) = self.own.get(&v) else { return op };
+        let Some(&(pi, phi)) = self.own.get(&v) else {
+            return op;
+        };
         let Some(phi) = phi else {
             self.failed = true;
             return op;
@@ -300,8 +346,11 @@ impl Renamer<'_> {
             self.failed = true;
             return Operand::Value(p.phis[phi].0);
         }
-        let preds: Vec<BlockId> =
-            self.new_preds.get(&y).cloned().unwrap_or_else(|| self.ir.cfg.blocks[y as usize].preds.clone());
+        let preds: Vec<BlockId> = self
+            .new_preds
+            .get(&y)
+            .cloned()
+            .unwrap_or_else(|| self.ir.cfg.blocks[y as usize].preds.clone());
         if let [q] = preds.as_slice() {
             let r = self.read_at(bir, pi, phi, q.0, depth + 1);
             self.merged.insert((pi, phi, y), r);
@@ -309,32 +358,57 @@ impl Renamer<'_> {
         }
         let id = bir.fresh_value();
         self.merged.insert((pi, phi, y), Operand::Value(id));
-        let values: Vec<Operand> = preds.iter().map(|q| self.read_at(bir, pi, phi, q.0, depth + 1)).collect();
+        let values: Vec<Operand> = preds
+            .iter()
+            .map(|q| self.read_at(bir, pi, phi, q.0, depth + 1))
+            .collect();
         let (v, _, _, ty) = self.plans[pi].phis[phi].clone();
-        let inst = Inst::Phi { edges: preds, values };
+        let inst = Inst::Phi {
+            edges: preds,
+            values,
+        };
         let flags = default_flags(&inst);
         let span = self.ir.stmts.span[v.0 as usize];
-        self.new_phis.entry(y).or_default().push(BStmt { id, inst, ty, span, flags });
+        self.new_phis.entry(y).or_default().push(BStmt {
+            id,
+            inst,
+            ty,
+            span,
+            flags,
+        });
         Operand::Value(id)
     }
 }
 
 /// A copy of `H`'s test at the end of `into`, the φs read as `inputs`.
-fn copy_test(bir: &mut BlockIr, ir: &IrCode, p: &Plan, pos: usize, inputs: &HashMap<Value, Operand>) -> Operand {
+fn copy_test(
+    bir: &mut BlockIr,
+    ir: &IrCode,
+    p: &Plan,
+    pos: usize,
+    inputs: &HashMap<Value, Operand>,
+) -> Operand {
     let mut map = inputs.clone();
     let mut out = Vec::new();
     for &s in &p.test {
         let mut inst = ir.stmts.inst[s as usize].clone();
         for_each_operand_mut(&mut inst, |op| {
             if let Operand::Value(v) = op
-                && let Some(r) = map.get(v) {
-                    *op = *r;
-                }
+                && let Some(r) = map.get(v)
+            {
+                *op = *r;
+            }
         });
         let id = bir.fresh_value();
         map.insert(Value(s), Operand::Value(id));
         let flags = ir.stmts.flags[s as usize];
-        out.push(BStmt { id, inst, ty: ir.stmts.ty[s as usize].clone(), span: ir.stmts.span[s as usize], flags });
+        out.push(BStmt {
+            id,
+            inst,
+            ty: ir.stmts.ty[s as usize].clone(),
+            span: ir.stmts.span[s as usize],
+            flags,
+        });
     }
     bir.blocks[pos].stmts.extend(out);
     match p.cond {
@@ -353,13 +427,25 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         let pre: HashMap<Value, Operand> = p.phis.iter().map(|(v, pr, _, _)| (*v, *pr)).collect();
         let lat: HashMap<Value, Operand> = p.phis.iter().map(|(v, _, la, _)| (*v, *la)).collect();
         let c0 = copy_test(&mut bir, ir, p, gp, &pre);
-        bir.blocks[gp].term = Term::Branch { cond: c0, then: p.b, els: p.x };
+        bir.blocks[gp].term = Term::Branch {
+            cond: c0,
+            then: p.b,
+            els: p.x,
+        };
         let c1 = copy_test(&mut bir, ir, p, lp, &lat);
-        bir.blocks[lp].term = Term::Branch { cond: c1, then: p.b, els: p.x };
+        bir.blocks[lp].term = Term::Branch {
+            cond: c1,
+            then: p.b,
+            els: p.x,
+        };
         // X's φs: the edge from H becomes the edges from G and L.
         for s in bir.blocks[xp].stmts.iter_mut() {
-            let Inst::Phi { edges, values } = &mut s.inst else { continue };
-            let Some(i) = edges.iter().position(|e| e.0 == p.h) else { continue };
+            let Inst::Phi { edges, values } = &mut s.inst else {
+                continue;
+            };
+            let Some(i) = edges.iter().position(|e| e.0 == p.h) else {
+                continue;
+            };
             let w = values[i];
             let (wg, wl) = match w {
                 Operand::Value(v) if pre.contains_key(&v) => (pre[&v], lat[&v]),
@@ -387,7 +473,12 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
     };
     for p in plans {
         rn.new_preds.insert(p.b, vec![BlockId(p.g), BlockId(p.l)]);
-        let mut xp: Vec<BlockId> = ir.cfg.blocks[p.x as usize].preds.iter().copied().filter(|q| q.0 != p.h).collect();
+        let mut xp: Vec<BlockId> = ir.cfg.blocks[p.x as usize]
+            .preds
+            .iter()
+            .copied()
+            .filter(|q| q.0 != p.h)
+            .collect();
         xp.splice(0..0, [BlockId(p.g), BlockId(p.l)]);
         rn.new_preds.insert(p.x, xp);
     }
@@ -402,7 +493,10 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
             } else {
                 let mut ops = Vec::new();
                 for_each_operand(&s.inst, |op| ops.push(*op));
-                let renamed: Vec<Operand> = ops.into_iter().map(|op| rn.rename(&mut bir, op, label)).collect();
+                let renamed: Vec<Operand> = ops
+                    .into_iter()
+                    .map(|op| rn.rename(&mut bir, op, label))
+                    .collect();
                 let mut it = renamed.into_iter();
                 for_each_operand_mut(&mut s.inst, |op| {
                     if let Some(r) = it.next() {
@@ -438,7 +532,16 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         let inst = Inst::Phi { edges, values };
         let flags = default_flags(&inst);
         let span = ir.stmts.span[v.0 as usize];
-        rn.new_phis.entry(if in_x { p.x } else { p.b }).or_default().push(BStmt { id, inst, ty, span, flags });
+        rn.new_phis
+            .entry(if in_x { p.x } else { p.b })
+            .or_default()
+            .push(BStmt {
+                id,
+                inst,
+                ty,
+                span,
+                flags,
+            });
     }
     if rn.failed {
         return None;
@@ -463,7 +566,9 @@ fn merge_latches(ir: &mut IrCode) -> u64 {
     let dom = DomTree::new(&ir.cfg);
     let mut todo: Vec<(u32, Vec<u32>)> = Vec::new();
     for l in LoopNest::new(&ir.cfg, &dom).loops {
-        if l.preheader.is_none() || stmts_of(ir, l.header).any(|(_, i)| matches!(i, Inst::PhiC { .. })) {
+        if l.preheader.is_none()
+            || stmts_of(ir, l.header).any(|(_, i)| matches!(i, Inst::PhiC { .. }))
+        {
             continue;
         }
         if l.latches.len() > 1 {
@@ -480,7 +585,10 @@ fn merge_latches(ir: &mut IrCode) -> u64 {
     for (h, latches) in &todo {
         let (Some(hp), Some(from)) = (
             pos.get(*h as usize).copied().flatten(),
-            latches.iter().map(|l| pos.get(*l as usize).copied().flatten()).collect::<Option<Vec<usize>>>(),
+            latches
+                .iter()
+                .map(|l| pos.get(*l as usize).copied().flatten())
+                .collect::<Option<Vec<usize>>>(),
         ) else {
             continue;
         };
@@ -501,7 +609,9 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     if plans.is_empty() {
         return;
     }
-    let Some(out) = rotate_all(ir, &dom, &plans) else { return };
+    let Some(out) = rotate_all(ir, &dom, &plans) else {
+        return;
+    };
     *ir = out;
     counters.add("rotate.rotated", plans.len() as u64);
     // Restores dedicated exits; its counters are not ours.

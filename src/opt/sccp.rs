@@ -17,10 +17,10 @@
 //! (conditions decided), plus the compaction's `sccp.dead`, `sccp.blocks`.
 
 use crate::ir::budget::Budget;
-use crate::ir::compact::{block_succs, IncrementalCompact};
-use crate::ir::edit::{for_each_value_use, is_pure, NewNodes};
-use crate::ir::{Inst, IrCode, Operand};
+use crate::ir::compact::{IncrementalCompact, block_succs};
+use crate::ir::edit::{NewNodes, for_each_value_use, is_pure};
 use crate::ir::fold;
+use crate::ir::{Inst, IrCode, Operand};
 use crate::opt::PassCtx;
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -58,7 +58,11 @@ struct Solver<'a> {
 impl Solver<'_> {
     fn lat(&self, op: &Operand) -> Lattice {
         match op {
-            Operand::Value(v) => self.values.get(v.0 as usize).copied().unwrap_or(Lattice::Bottom),
+            Operand::Value(v) => self
+                .values
+                .get(v.0 as usize)
+                .copied()
+                .unwrap_or(Lattice::Bottom),
             Operand::Arg(_) => Lattice::Bottom,
             c => Lattice::Const(*c),
         }
@@ -124,7 +128,11 @@ impl Solver<'_> {
     fn visit_terminator(&mut self, b: u32) {
         let bb = &self.ir.cfg.blocks[b as usize];
         let nb = self.ir.cfg.blocks.len() as u32;
-        let last = bb.stmts.end.checked_sub(1).and_then(|i| self.ir.stmts.inst.get(i as usize));
+        let last = bb
+            .stmts
+            .end
+            .checked_sub(1)
+            .and_then(|i| self.ir.stmts.inst.get(i as usize));
         let targets = match last {
             Some(Inst::GotoIfNot { cond, dest }) => match self.lat(cond) {
                 Lattice::Top => Vec::new(),
@@ -152,7 +160,10 @@ impl Solver<'_> {
         // Each edge is queued once (when it first becomes executable) and
         // each value at most twice (Top → Const → Bottom).
         let edges: usize = self.ir.cfg.blocks.iter().map(|b| b.succs.len()).sum();
-        let mut budget = Budget::new("sccp's worklist", 2 * (edges as u64 + 2 * self.values.len() as u64) + 64);
+        let mut budget = Budget::new(
+            "sccp's worklist",
+            2 * (edges as u64 + 2 * self.values.len() as u64) + 64,
+        );
         loop {
             budget.step();
             if let Some((_, to)) = self.flow.pop() {
@@ -214,7 +225,10 @@ pub fn solve(ir: &IrCode) -> Solution {
         ssa: Vec::new(),
     };
     solver.solve();
-    Solution { values: solver.values, executable: solver.exec_block }
+    Solution {
+        values: solver.values,
+        executable: solver.exec_block,
+    }
 }
 
 /// The pass: solve, then rewrite and compact in one sweep.
@@ -226,14 +240,17 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let new = NewNodes::new(ir);
     let mut ic = IncrementalCompact::new(ir, new);
     while let Some(v) = ic.next_value() {
-        let Some(&lat) = sol.values.get(v.0 as usize) else { continue };
+        let Some(&lat) = sol.values.get(v.0 as usize) else {
+            continue;
+        };
         let Some(inst) = ic.inst_mut(v) else { continue };
         match inst {
             Inst::GotoIfNot { cond, .. } => {
                 if let Operand::Value(c) = cond
-                    && let Some(Lattice::Const(k @ Operand::Bool(_))) = sol.values.get(c.0 as usize) {
-                        *cond = *k;
-                    }
+                    && let Some(Lattice::Const(k @ Operand::Bool(_))) = sol.values.get(c.0 as usize)
+                {
+                    *cond = *k;
+                }
                 if matches!(cond, Operand::Bool(_)) {
                     branches += 1;
                 }

@@ -22,7 +22,11 @@ pub const SLOT_ELEM_SIZE: i64 = 8;
 /// The element size of an array whose elements are bools or not
 /// (codegen and the interpreter pass it to [`toy_array_new`]).
 pub fn elem_size(bool_elements: bool) -> i64 {
-    if bool_elements { BOOL_ELEM_SIZE } else { SLOT_ELEM_SIZE }
+    if bool_elements {
+        BOOL_ELEM_SIZE
+    } else {
+        SLOT_ELEM_SIZE
+    }
 }
 
 #[repr(C)]
@@ -76,7 +80,10 @@ pub enum TypeDesc {
     /// `[T]` with `T`'s tag.
     Array(u64),
     /// A struct: its name and (field name, field tag) in declaration order.
-    Struct { name: String, fields: Vec<(String, u64)> },
+    Struct {
+        name: String,
+        fields: Vec<(String, u64)>,
+    },
 }
 
 static TYPES: Mutex<Vec<TypeDesc>> = Mutex::new(Vec::new());
@@ -102,7 +109,11 @@ fn elements(cap: usize, elem_size: i64) -> *mut u8 {
 /// `elem_size` bytes ([`BOOL_ELEM_SIZE`] or [`SLOT_ELEM_SIZE`]).
 pub extern "C" fn toy_array_new(tag: u64, len: i64, fill: u64, elem_size: i64) -> *mut ArrayObj {
     let len = len.max(0);
-    let elem_size = if elem_size == BOOL_ELEM_SIZE { BOOL_ELEM_SIZE } else { SLOT_ELEM_SIZE };
+    let elem_size = if elem_size == BOOL_ELEM_SIZE {
+        BOOL_ELEM_SIZE
+    } else {
+        SLOT_ELEM_SIZE
+    };
     let a = object::toy_alloc(std::mem::size_of::<ArrayObj>() as u64, tag) as *mut ArrayObj;
     let data = elements(len as usize, elem_size);
     // SAFETY: `a` is a fresh object of the array size; `data` has `len`
@@ -269,7 +280,10 @@ mod tests {
             TypeDesc::Int,
             TypeDesc::Array(1),
             TypeDesc::Array(0),
-            TypeDesc::Struct { name: "P".into(), fields: vec![("x".into(), 1), ("s".into(), 0)] },
+            TypeDesc::Struct {
+                name: "P".into(),
+                fields: vec![("x".into(), 1), ("s".into(), 0)],
+            },
         ];
         let a = toy_array_new(2, 0, 0, SLOT_ELEM_SIZE);
         for i in 1..=3 {
@@ -320,6 +334,9 @@ mod tests {
         assert_eq!(pop(b), 1);
         let mut out = Vec::new();
         write_value(&mut out, &types, 2, b as u64, 0);
-        assert_eq!(String::from_utf8_lossy(&out), "[true, false, true, false, true, false, true, false]");
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "[true, false, true, false, true, false, true, false]"
+        );
     }
 }

@@ -58,7 +58,10 @@ pub fn reset(positions: Vec<String>) {
 
 fn position_text(id: u64) -> String {
     let table = POSITIONS.lock().unwrap_or_else(|e| e.into_inner());
-    table.get(id as usize).cloned().unwrap_or_else(|| "<unknown>".to_string())
+    table
+        .get(id as usize)
+        .cloned()
+        .unwrap_or_else(|| "<unknown>".to_string())
 }
 
 /// The pending exception as (message, position), if any.
@@ -98,7 +101,10 @@ pub extern "C" fn toy_raise_div_zero(pos: u64) {
     raise_text("division by zero", pos);
 }
 pub extern "C" fn toy_raise_index(index: i64, len: i64, pos: u64) {
-    raise_text(&format!("index out of bounds: index {index}, length {len}"), pos);
+    raise_text(
+        &format!("index out of bounds: index {index}, length {len}"),
+        pos,
+    );
 }
 pub extern "C" fn toy_raise_nil(pos: u64) {
     raise_text("nil dereference", pos);
@@ -134,7 +140,11 @@ pub(crate) fn raise_msg(text: &str, pos: u64) {
 pub extern "C" fn toy_take_exception() -> *const StrObj {
     PENDING.store(0, Ordering::Relaxed);
     let m = PENDING_MSG.swap(0, Ordering::Relaxed);
-    if m == 0 { object::new_str(b"") } else { m as *const StrObj }
+    if m == 0 {
+        object::new_str(b"")
+    } else {
+        m as *const StrObj
+    }
 }
 
 /// Called by compiled code when the stack pointer passes [`STACK_LIMIT`].
@@ -159,7 +169,10 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ("toy_raise_div_zero", toy_raise_div_zero as *const u8),
         ("toy_raise_index", toy_raise_index as *const u8),
         ("toy_raise_nil", toy_raise_nil as *const u8),
-        ("toy_raise_negative_length", toy_raise_negative_length as *const u8),
+        (
+            "toy_raise_negative_length",
+            toy_raise_negative_length as *const u8,
+        ),
         ("toy_raise_pop_empty", toy_raise_pop_empty as *const u8),
         ("toy_raise_assert", toy_raise_assert as *const u8),
         ("toy_raise_assert_msg", toy_raise_assert_msg as *const u8),

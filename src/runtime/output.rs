@@ -15,7 +15,10 @@ struct Out {
     capture: Option<Vec<u8>>,
 }
 
-static OUT: Mutex<Out> = Mutex::new(Out { buf: Vec::new(), capture: None });
+static OUT: Mutex<Out> = Mutex::new(Out {
+    buf: Vec::new(),
+    capture: None,
+});
 
 fn with_out<R>(f: impl FnOnce(&mut Out) -> R) -> R {
     let mut g = OUT.lock().unwrap_or_else(|e| e.into_inner());

@@ -52,7 +52,11 @@ pub unsafe extern "C" fn toy_str_concat(a: *const StrObj, b: *const StrObj) -> *
             _ => object::out_of_memory(),
         };
         let data = (*a).data;
-        let (cap, used) = if object::is_inline(a) { (alen, alen) } else { object::buffer_state(data) };
+        let (cap, used) = if object::is_inline(a) {
+            (alen, alen)
+        } else {
+            object::buffer_state(data)
+        };
         if used == alen && cap - used >= blen {
             // `b` may share this buffer, but then it lies within `0..used`,
             // disjoint from the room written here.
@@ -114,12 +118,20 @@ pub extern "C" fn toy_str_of_bool(x: u8) -> *const StrObj {
 ///
 /// # Safety
 /// Pointer arguments are live string objects (the module's contract).
-pub unsafe extern "C" fn toy_substr(s: *const StrObj, start: i64, end: i64, pos: u64) -> *const StrObj {
+pub unsafe extern "C" fn toy_substr(
+    s: *const StrObj,
+    start: i64,
+    end: i64,
+    pos: u64,
+) -> *const StrObj {
     // SAFETY: a live string from compiled code.
     let b = unsafe { bytes(s) };
     let len = b.len() as i64;
     if start < 0 || end > len || start > end {
-        super::raise_msg(&format!("substr: range {start}..{end} out of bounds for length {len}"), pos);
+        super::raise_msg(
+            &format!("substr: range {start}..{end} out of bounds for length {len}"),
+            pos,
+        );
         return object::new_str(b"");
     }
     object::new_str(&b[start as usize..end as usize])
@@ -135,9 +147,17 @@ pub extern "C" fn toy_chr(byte: i64, pos: u64) -> *const StrObj {
 /// `fixed(x, digits)`: C's `%.*f` (a negative precision means 6, as in C;
 /// NaN and infinities print as C prints them: `nan`, `inf`, `-inf`).
 pub extern "C" fn toy_fixed(x: f64, digits: i64) -> *const StrObj {
-    let d = if digits < 0 { 6 } else { digits.min(1100) as usize };
+    let d = if digits < 0 {
+        6
+    } else {
+        digits.min(1100) as usize
+    };
     let text = if x.is_nan() {
-        if x.is_sign_negative() { "-nan".to_string() } else { "nan".to_string() }
+        if x.is_sign_negative() {
+            "-nan".to_string()
+        } else {
+            "nan".to_string()
+        }
     } else {
         format!("{x:.d$}")
     };
@@ -148,10 +168,19 @@ pub extern "C" fn toy_fixed(x: f64, digits: i64) -> *const StrObj {
 pub unsafe extern "C" fn toy_parse_int(s: *const StrObj, pos: u64) -> i64 {
     // SAFETY: a live string from compiled code.
     let b = unsafe { bytes(s) };
-    match std::str::from_utf8(b).ok().and_then(|t| t.parse::<i64>().ok()) {
+    match std::str::from_utf8(b)
+        .ok()
+        .and_then(|t| t.parse::<i64>().ok())
+    {
         Some(v) => v,
         None => {
-            super::raise_msg(&format!("parse_int: invalid integer {:?}", String::from_utf8_lossy(b)), pos);
+            super::raise_msg(
+                &format!(
+                    "parse_int: invalid integer {:?}",
+                    String::from_utf8_lossy(b)
+                ),
+                pos,
+            );
             0
         }
     }
@@ -161,10 +190,19 @@ pub unsafe extern "C" fn toy_parse_int(s: *const StrObj, pos: u64) -> i64 {
 pub unsafe extern "C" fn toy_parse_float(s: *const StrObj, pos: u64) -> f64 {
     // SAFETY: a live string from compiled code.
     let b = unsafe { bytes(s) };
-    match std::str::from_utf8(b).ok().and_then(|t| t.parse::<f64>().ok()) {
+    match std::str::from_utf8(b)
+        .ok()
+        .and_then(|t| t.parse::<f64>().ok())
+    {
         Some(v) => v,
         None => {
-            super::raise_msg(&format!("parse_float: invalid float {:?}", String::from_utf8_lossy(b)), pos);
+            super::raise_msg(
+                &format!(
+                    "parse_float: invalid float {:?}",
+                    String::from_utf8_lossy(b)
+                ),
+                pos,
+            );
             0.0
         }
     }
@@ -253,13 +291,23 @@ mod tests {
         assert!(b.iter().all(|&c| c == b'x'));
         // Appended bytes (n) plus the copies made when a buffer is full
         // (16 + 32 + ... < 2n).
-        assert!(copied_bytes <= 3 * n, "copied {copied_bytes} bytes for {n} appends");
+        assert!(
+            copied_bytes <= 3 * n,
+            "copied {copied_bytes} bytes for {n} appends"
+        );
         // One string object per append plus buffers summing to < 4n + headers.
-        assert!(allocated <= 24 * n + 4 * n + 4096, "allocated {allocated} bytes for {n} appends");
+        assert!(
+            allocated <= 24 * n + 4 * n + 4096,
+            "allocated {allocated} bytes for {n} appends"
+        );
         // Fresh buffers only when full, each twice as big as needed: 16, 34,
         // 68, ... up to >= n; plus the inline bytes of "x" ("" + x is x).
         let doublings = (n as f64 / 16.0).log2().ceil() as usize + 2;
-        assert!(buffers.len() <= doublings, "{} buffers for {n} appends", buffers.len());
+        assert!(
+            buffers.len() <= doublings,
+            "{} buffers for {n} appends",
+            buffers.len()
+        );
     }
 
     /// Appending in place never changes what an older string sees.
@@ -283,10 +331,16 @@ mod tests {
             assert_eq!((*s).data, (*a).data);
             assert_ne!((*t).data, (*a).data);
         }
-        assert_eq!((text(a), text(s), text(t)), ("abc".into(), "abcx".into(), "abcy".into()));
+        assert_eq!(
+            (text(a), text(s), text(t)),
+            ("abc".into(), "abcx".into(), "abcy".into())
+        );
         // Extending `s` further leaves `a` and `s` as they were.
         let u = concat(s, object::new_str(b"zz"));
-        assert_eq!((text(a), text(s), text(u)), ("abc".into(), "abcx".into(), "abcxzz".into()));
+        assert_eq!(
+            (text(a), text(s), text(u)),
+            ("abc".into(), "abcx".into(), "abcxzz".into())
+        );
         // A prefix of an extended buffer appends by copying.
         let v = concat(a, object::new_str(b"!"));
         assert_eq!((text(v), text(u)), ("abc!".into(), "abcxzz".into()));

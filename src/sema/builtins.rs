@@ -20,7 +20,11 @@ use crate::syntax::ast;
 
 /// `N argument(s)`.
 fn count(n: usize) -> String {
-    if n == 1 { "1 argument".into() } else { format!("{n} arguments") }
+    if n == 1 {
+        "1 argument".into()
+    } else {
+        format!("{n} arguments")
+    }
 }
 
 /// `function `f` takes N arguments but M were given` (`1 argument`).
@@ -30,42 +34,67 @@ fn arity_message(name: &str, takes: &str, given: usize) -> String {
 
 impl Sema<'_> {
     /// Types a call expression.
-    pub(super) fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Option<hir::Expr> {
+    pub(super) fn call(
+        &mut self,
+        callee: &ast::Expr,
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Option<hir::Expr> {
         match &callee.kind {
             ast::ExprKind::Name(id) => {
                 if let Some(b) = Builtin::from_name(&id.name) {
                     return self.builtin(b, args, span);
                 }
-                let item = self.modules[self.cx.module].items.get(&id.name).map(|(i, _)| *i);
+                let item = self.modules[self.cx.module]
+                    .items
+                    .get(&id.name)
+                    .map(|(i, _)| *i);
                 match item {
                     Some(ItemRef::Func(f)) => self.user_call(f, args, span),
                     Some(ItemRef::Import(_)) => {
                         self.error(
-                            Diagnostic::error(callee.span, format!("`{}` is a module, not a value", id.name))
-                                .with_label(format!("call a function of it, e.g. `{}.name(..)`", id.name)),
+                            Diagnostic::error(
+                                callee.span,
+                                format!("`{}` is a module, not a value", id.name),
+                            )
+                            .with_label(format!(
+                                "call a function of it, e.g. `{}.name(..)`",
+                                id.name
+                            )),
                         );
                         self.args_alone(args)
                     }
                     Some(_) => self.not_a_function(callee, args),
-                    None if self.lookup_local(&id.name).is_some() => self.not_a_function(callee, args),
+                    None if self.lookup_local(&id.name).is_some() => {
+                        self.not_a_function(callee, args)
+                    }
                     None => {
-                        let d = Diagnostic::error(callee.span, format!("cannot find function `{}`", id.name))
-                            .with_label("not found in this module");
+                        let d = Diagnostic::error(
+                            callee.span,
+                            format!("cannot find function `{}`", id.name),
+                        )
+                        .with_label("not found in this module");
                         self.error(self.suggest(d, self.cx.module, &id.name, Kind::Function));
                         self.args_alone(args)
                     }
                 }
             }
             ast::ExprKind::Field(obj, fname) if self.module_ref(obj).is_some() => {
-                let Some(Some(t)) = self.module_ref(obj) else { return self.args_alone(args) };
-                let ast::ExprKind::Name(m) = &obj.kind else { return self.args_alone(args) };
+                let Some(Some(t)) = self.module_ref(obj) else {
+                    return self.args_alone(args);
+                };
+                let ast::ExprKind::Name(m) = &obj.kind else {
+                    return self.args_alone(args);
+                };
                 match self.modules[t].items.get(&fname.name).map(|(i, _)| *i) {
                     Some(ItemRef::Func(f)) => self.user_call(f, args, span),
                     Some(_) => self.not_a_function(callee, args),
                     None => {
-                        let d =
-                            Diagnostic::error(fname.span, format!("module `{}` has no item `{}`", m.name, fname.name))
-                                .with_label(format!("not defined in `{}`", m.name));
+                        let d = Diagnostic::error(
+                            fname.span,
+                            format!("module `{}` has no item `{}`", m.name, fname.name),
+                        )
+                        .with_label(format!("not defined in `{}`", m.name));
                         self.error(self.suggest_item(d, t, &fname.name));
                         self.args_alone(args)
                     }
@@ -130,7 +159,11 @@ impl Sema<'_> {
         if !ok {
             return None;
         }
-        Some(hir::Expr { kind: hir::ExprKind::Call { func: f, args: out }, ty: ret, span })
+        Some(hir::Expr {
+            kind: hir::ExprKind::Call { func: f, args: out },
+            ty: ret,
+            span,
+        })
     }
 
     /// Types a builtin call; see the module doc for the signatures.
@@ -147,7 +180,11 @@ impl Sema<'_> {
         if let Some((lo, hi)) = arity
             && (args.len() < lo || args.len() > hi)
         {
-            let takes = if lo == hi { count(lo) } else { format!("{lo} or {}", count(hi)) };
+            let takes = if lo == hi {
+                count(lo)
+            } else {
+                format!("{lo} or {}", count(hi))
+            };
             self.error(
                 Diagnostic::error(span, arity_message(b.name(), &takes, args.len()))
                     .with_label(format!("expected {takes}")),
@@ -165,20 +202,30 @@ impl Sema<'_> {
             Chr => fixed(&[Type::Int], Type::Str),
             Substr => fixed(&[Type::Str, Type::Int, Type::Int], Type::Str),
             Fixed => fixed(&[Type::Float, Type::Int], Type::Str),
-            Sqrt | Sin | Cos | Tan | Atan | Exp | Ln | Floor | Ceil | Fabs => fixed(&[Type::Float], Type::Float),
+            Sqrt | Sin | Cos | Tan | Atan | Exp | Ln | Floor | Ceil | Fabs => {
+                fixed(&[Type::Float], Type::Float)
+            }
             Atan2 | Pow => fixed(&[Type::Float, Type::Float], Type::Float),
             _ => None,
         };
-        let mk =
-            |args: Vec<hir::Expr>, ty: Type| hir::Expr { kind: hir::ExprKind::Builtin { builtin: b, args }, ty, span };
+        let mk = |args: Vec<hir::Expr>, ty: Type| hir::Expr {
+            kind: hir::ExprKind::Builtin { builtin: b, args },
+            ty,
+            span,
+        };
         if let Some((params, ret)) = sig {
-            let vals: Vec<Option<hir::Expr>> = args.iter().zip(&params).map(|(a, t)| self.expect(a, t)).collect();
+            let vals: Vec<Option<hir::Expr>> = args
+                .iter()
+                .zip(&params)
+                .map(|(a, t)| self.expect(a, t))
+                .collect();
             let vals: Option<Vec<hir::Expr>> = vals.into_iter().collect();
             return Some(mk(vals?, ret));
         }
         match b {
             Print | Write => {
-                let vals: Vec<Option<hir::Expr>> = args.iter().map(|a| self.value(a, None)).collect();
+                let vals: Vec<Option<hir::Expr>> =
+                    args.iter().map(|a| self.value(a, None)).collect();
                 let vals: Option<Vec<hir::Expr>> = vals.into_iter().collect();
                 Some(mk(vals?, Type::Void))
             }
@@ -217,8 +264,16 @@ impl Sema<'_> {
             ToFloat | ToInt | ToStr => {
                 let v = self.value(&args[0], None)?;
                 let (ok, what, ret) = match b {
-                    ToFloat => (matches!(v.ty, Type::Int | Type::Float), "`int` or `float`", Type::Float),
-                    ToInt => (matches!(v.ty, Type::Int | Type::Float), "`float` or `int`", Type::Int),
+                    ToFloat => (
+                        matches!(v.ty, Type::Int | Type::Float),
+                        "`int` or `float`",
+                        Type::Float,
+                    ),
+                    ToInt => (
+                        matches!(v.ty, Type::Int | Type::Float),
+                        "`float` or `int`",
+                        Type::Int,
+                    ),
                     _ => (
                         matches!(v.ty, Type::Int | Type::Float | Type::Bool | Type::Str),
                         "`int`, `float`, `bool` or `str`",
@@ -239,8 +294,11 @@ impl Sema<'_> {
     fn wrong_kind(&mut self, arg: &ast::Expr, what: &str, found: &Type) {
         let f = self.quoted(found);
         self.error(
-            Diagnostic::error(arg.span, format!("mismatched types: expected {what}, found {f}"))
-                .with_label(format!("expected {what}, found {f}")),
+            Diagnostic::error(
+                arg.span,
+                format!("mismatched types: expected {what}, found {f}"),
+            )
+            .with_label(format!("expected {what}, found {f}")),
         );
     }
 }

@@ -28,12 +28,22 @@ fn mk(kind: hir::ExprKind, ty: Type, span: Span) -> hir::Expr {
 
 impl Sema<'_> {
     /// Declares a local in the innermost scope.
-    pub(super) fn declare(&mut self, name: &str, ty: Option<Type>, mutable: bool, span: Span) -> LocalId {
+    pub(super) fn declare(
+        &mut self,
+        name: &str,
+        ty: Option<Type>,
+        mutable: bool,
+        span: Span,
+    ) -> LocalId {
         let id = LocalId(self.cx.locals.len() as u32);
         self.cx.locals.push((name.to_string(), ty, mutable, span));
         if let Some(scope) = self.cx.scopes.last_mut() {
             scope.push(name.to_string());
-            self.cx.visible.entry(name.to_string()).or_default().push(id);
+            self.cx
+                .visible
+                .entry(name.to_string())
+                .or_default()
+                .push(id);
         }
         id
     }
@@ -94,17 +104,25 @@ impl Sema<'_> {
             let d = match expected {
                 Some(t) => {
                     let t = self.quoted(t);
-                    Diagnostic::error(e.span, format!("mismatched types: expected {t}, found nothing"))
-                        .with_label(format!("this returns nothing, but {t} is expected"))
+                    Diagnostic::error(
+                        e.span,
+                        format!("mismatched types: expected {t}, found nothing"),
+                    )
+                    .with_label(format!("this returns nothing, but {t} is expected"))
                 }
                 None => {
                     let name = match &v.kind {
-                        hir::ExprKind::Call { func, .. } => self.funcs[func.0 as usize].name.clone(),
+                        hir::ExprKind::Call { func, .. } => {
+                            self.funcs[func.0 as usize].name.clone()
+                        }
                         hir::ExprKind::Builtin { builtin, .. } => builtin.name().to_string(),
                         _ => self.text(e.span).to_string(),
                     };
-                    Diagnostic::error(e.span, format!("cannot use the result of `{name}`: it returns nothing"))
-                        .with_label("this call returns nothing")
+                    Diagnostic::error(
+                        e.span,
+                        format!("cannot use the result of `{name}`: it returns nothing"),
+                    )
+                    .with_label("this call returns nothing")
                 }
             };
             self.error(d);
@@ -127,8 +145,13 @@ impl Sema<'_> {
                 Some(t) => {
                     let t = self.quoted(t);
                     self.error(
-                        Diagnostic::error(span, format!("mismatched types: expected {t}, found `nil`"))
-                            .with_label(format!("`nil` is not a value of {t}; only struct types have `nil`")),
+                        Diagnostic::error(
+                            span,
+                            format!("mismatched types: expected {t}, found `nil`"),
+                        )
+                        .with_label(format!(
+                            "`nil` is not a value of {t}; only struct types have `nil`"
+                        )),
                     );
                     None
                 }
@@ -159,7 +182,14 @@ impl Sema<'_> {
                         return None;
                     }
                 };
-                Some(mk(hir::ExprKind::Index { base: Box::new(b), index: Box::new(i?) }, ty, span))
+                Some(mk(
+                    hir::ExprKind::Index {
+                        base: Box::new(b),
+                        index: Box::new(i?),
+                    },
+                    ty,
+                    span,
+                ))
             }
             ast::ExprKind::Unary(op, operand) => {
                 let v = self.value(operand, None)?;
@@ -194,9 +224,20 @@ impl Sema<'_> {
                 let c = self.expect(count, &Type::Int);
                 let v = v?;
                 let ty = Type::Array(Box::new(v.ty.clone()));
-                Some(mk(hir::ExprKind::ArrayRepeat { value: Box::new(v), count: Box::new(c?) }, ty, span))
+                Some(mk(
+                    hir::ExprKind::ArrayRepeat {
+                        value: Box::new(v),
+                        count: Box::new(c?),
+                    },
+                    ty,
+                    span,
+                ))
             }
-            ast::ExprKind::StructLit { module, name, fields } => self.struct_lit(module.as_ref(), name, fields, span),
+            ast::ExprKind::StructLit {
+                module,
+                name,
+                fields,
+            } => self.struct_lit(module.as_ref(), name, fields, span),
         }
     }
 
@@ -205,21 +246,33 @@ impl Sema<'_> {
             let ty = self.cx.locals[l.0 as usize].1.clone()?;
             return Some(mk(hir::ExprKind::Local(l), ty, id.span));
         }
-        let item = self.modules[self.cx.module].items.get(&id.name).map(|(i, _)| *i);
+        let item = self.modules[self.cx.module]
+            .items
+            .get(&id.name)
+            .map(|(i, _)| *i);
         self.item_value(item, &id.name, id.span, true)
     }
 
     /// A top-level item used as a value: only globals are values.
-    fn item_value(&mut self, item: Option<ItemRef>, shown: &str, span: Span, own_module: bool) -> Option<hir::Expr> {
+    fn item_value(
+        &mut self,
+        item: Option<ItemRef>,
+        shown: &str,
+        span: Span,
+        own_module: bool,
+    ) -> Option<hir::Expr> {
         match item {
             Some(ItemRef::Global(g)) => {
                 let info = &self.globals[g.0 as usize];
                 if own_module && self.cx.in_init && !info.ready {
                     let def = info.span;
                     self.error(
-                        Diagnostic::error(span, format!("cannot use global `{shown}` before it is initialised"))
-                            .with_label("globals are initialised in source order")
-                            .with_secondary(def, "defined here"),
+                        Diagnostic::error(
+                            span,
+                            format!("cannot use global `{shown}` before it is initialised"),
+                        )
+                        .with_label("globals are initialised in source order")
+                        .with_secondary(def, "defined here"),
                     );
                     return None;
                 }
@@ -235,16 +288,23 @@ impl Sema<'_> {
             }
             other => {
                 let label = match other {
-                    Some(ItemRef::Func(_)) => format!("`{shown}` is a function; functions are not values"),
+                    Some(ItemRef::Func(_)) => {
+                        format!("`{shown}` is a function; functions are not values")
+                    }
                     Some(ItemRef::Struct(_)) => format!("`{shown}` is a struct type, not a value"),
                     _ if hir::Builtin::from_name(shown).is_some() => {
                         format!("`{shown}` is a built-in function; functions are not values")
                     }
                     _ => "not found in this scope".to_string(),
                 };
-                let d = Diagnostic::error(span, format!("cannot find value `{shown}` in this scope")).with_label(label);
                 let d =
-                    if other.is_none() && own_module { self.suggest(d, self.cx.module, shown, Kind::Value) } else { d };
+                    Diagnostic::error(span, format!("cannot find value `{shown}` in this scope"))
+                        .with_label(label);
+                let d = if other.is_none() && own_module {
+                    self.suggest(d, self.cx.module, shown, Kind::Value)
+                } else {
+                    d
+                };
                 self.error(d);
                 None
             }
@@ -254,11 +314,16 @@ impl Sema<'_> {
     fn field_expr(&mut self, obj: &ast::Expr, field: &ast::Ident, span: Span) -> Option<hir::Expr> {
         if let Some(target) = self.module_ref(obj) {
             let t = target?;
-            let ast::ExprKind::Name(m) = &obj.kind else { return None };
+            let ast::ExprKind::Name(m) = &obj.kind else {
+                return None;
+            };
             let shown = format!("{}.{}", m.name, field.name);
             let Some(item) = self.modules[t].items.get(&field.name).map(|(i, _)| *i) else {
-                let d = Diagnostic::error(field.span, format!("module `{}` has no item `{}`", m.name, field.name))
-                    .with_label(format!("not defined in `{}`", m.name));
+                let d = Diagnostic::error(
+                    field.span,
+                    format!("module `{}` has no item `{}`", m.name, field.name),
+                )
+                .with_label(format!("not defined in `{}`", m.name));
                 self.error(self.suggest_item(d, t, &field.name));
                 return None;
             };
@@ -275,11 +340,23 @@ impl Sema<'_> {
             return None;
         };
         let (idx, ty) = self.field_of(s, field)?;
-        Some(mk(hir::ExprKind::Field { object: Box::new(o), strukt: s, field: idx }, ty?, span))
+        Some(mk(
+            hir::ExprKind::Field {
+                object: Box::new(o),
+                strukt: s,
+                field: idx,
+            },
+            ty?,
+            span,
+        ))
     }
 
     /// The index and type of a field of struct `s`, or an error.
-    pub(super) fn field_of(&mut self, s: StructId, field: &ast::Ident) -> Option<(u32, Option<Type>)> {
+    pub(super) fn field_of(
+        &mut self,
+        s: StructId,
+        field: &ast::Ident,
+    ) -> Option<(u32, Option<Type>)> {
         let info = &self.structs[s.0 as usize];
         if let Some(i) = info.fields.iter().position(|(n, _, _)| *n == field.name) {
             return Some((i as u32, info.fields[i].1.clone()));
@@ -299,14 +376,21 @@ impl Sema<'_> {
             Add => matches!(t, Type::Int | Type::Float | Type::Str),
             Sub | Mul | Div | Rem => matches!(t, Type::Int | Type::Float),
             BitAnd | BitOr | BitXor | Shl | Shr => *t == Type::Int,
-            Eq | Ne => matches!(t, Type::Int | Type::Float | Type::Bool | Type::Str | Type::Struct(_)),
+            Eq | Ne => matches!(
+                t,
+                Type::Int | Type::Float | Type::Bool | Type::Str | Type::Struct(_)
+            ),
             Lt | Le | Gt | Ge => matches!(t, Type::Int | Type::Float | Type::Str),
             And | Or => *t == Type::Bool,
         };
         if !ok {
             return None;
         }
-        Some(if op.is_comparison() { Type::Bool } else { t.clone() })
+        Some(if op.is_comparison() {
+            Type::Bool
+        } else {
+            t.clone()
+        })
     }
 
     /// Reports `cannot apply `op` to `L` and `R``.
@@ -330,7 +414,11 @@ impl Sema<'_> {
                 return None;
             }
             let (lv, rv) = (Box::new(lv), Box::new(rv));
-            let kind = if op == BinOp::And { hir::ExprKind::And(lv, rv) } else { hir::ExprKind::Or(lv, rv) };
+            let kind = if op == BinOp::And {
+                hir::ExprKind::And(lv, rv)
+            } else {
+                hir::ExprKind::Or(lv, rv)
+            };
             return Some(mk(kind, Type::Bool, span));
         }
         if self.chained_comparison(op, l, r) {
@@ -362,12 +450,20 @@ impl Sema<'_> {
             (lv, rv)
         };
         let (lv, rv) = (lv?, rv?);
-        let result = if lv.ty == rv.ty { Self::binary_result(op, &lv.ty) } else { None };
+        let result = if lv.ty == rv.ty {
+            Self::binary_result(op, &lv.ty)
+        } else {
+            None
+        };
         let Some(ty) = result else {
             self.bad_operands(op.symbol(), span, (&lv.ty, l.span), (&rv.ty, r.span));
             return None;
         };
-        Some(mk(hir::ExprKind::Binary(op, Box::new(lv), Box::new(rv)), ty, span))
+        Some(mk(
+            hir::ExprKind::Binary(op, Box::new(lv), Box::new(rv)),
+            ty,
+            span,
+        ))
     }
 
     /// Whether `l op r` is `a < b < c`, already reported by the parser
@@ -384,19 +480,31 @@ impl Sema<'_> {
             })
     }
 
-    fn array_lit(&mut self, elems: &[ast::Expr], span: Span, expected: Option<&Type>) -> Option<hir::Expr> {
+    fn array_lit(
+        &mut self,
+        elems: &[ast::Expr],
+        span: Span,
+        expected: Option<&Type>,
+    ) -> Option<hir::Expr> {
         let elem = match expected {
             Some(Type::Array(t)) => Some((**t).clone()),
             _ => None,
         };
         if elems.is_empty() {
             return match (elem, expected) {
-                (Some(t), _) => Some(mk(hir::ExprKind::ArrayLit(Vec::new()), Type::Array(Box::new(t)), span)),
+                (Some(t), _) => Some(mk(
+                    hir::ExprKind::ArrayLit(Vec::new()),
+                    Type::Array(Box::new(t)),
+                    span,
+                )),
                 (None, Some(t)) => {
                     let t = self.quoted(t);
                     self.error(
-                        Diagnostic::error(span, format!("mismatched types: expected {t}, found `[]`"))
-                            .with_label(format!("expected {t}, found an array")),
+                        Diagnostic::error(
+                            span,
+                            format!("mismatched types: expected {t}, found `[]`"),
+                        )
+                        .with_label(format!("expected {t}, found an array")),
                     );
                     None
                 }
@@ -442,7 +550,11 @@ impl Sema<'_> {
             return None;
         }
         let vals = out.into_iter().flatten().collect();
-        Some(mk(hir::ExprKind::ArrayLit(vals), Type::Array(Box::new(elem)), span))
+        Some(mk(
+            hir::ExprKind::ArrayLit(vals),
+            Type::Array(Box::new(elem)),
+            span,
+        ))
     }
 
     fn struct_lit(
@@ -458,8 +570,9 @@ impl Sema<'_> {
             None => match self.modules[m].items.get(&name.name) {
                 Some((ItemRef::Struct(s), _)) => Some(*s),
                 _ => {
-                    let d = Diagnostic::error(name.span, format!("cannot find type `{}`", name.name))
-                        .with_label("no struct of this name in this module");
+                    let d =
+                        Diagnostic::error(name.span, format!("cannot find type `{}`", name.name))
+                            .with_label("no struct of this name in this module");
                     self.error(self.suggest(d, m, &name.name, Kind::Type));
                     None
                 }
@@ -517,6 +630,13 @@ impl Sema<'_> {
         if !ok {
             return None;
         }
-        Some(mk(hir::ExprKind::StructLit { strukt: s, fields: out }, Type::Struct(s), span))
+        Some(mk(
+            hir::ExprKind::StructLit {
+                strukt: s,
+                fields: out,
+            },
+            Type::Struct(s),
+            span,
+        ))
     }
 }

@@ -121,23 +121,54 @@ pub struct Stmt {
 #[derive(Clone, Debug)]
 pub enum StmtKind {
     /// Declares (or shadows) a local; every local is declared once.
-    Let { local: LocalId, init: Expr },
-    Assign { place: Place, op: Option<BinOp>, value: Expr },
+    Let {
+        local: LocalId,
+        init: Expr,
+    },
+    Assign {
+        place: Place,
+        op: Option<BinOp>,
+        value: Expr,
+    },
     Expr(Expr),
-    If { cond: Expr, then_block: Block, else_block: Block },
-    While { id: LoopId, cond: Expr, body: Block },
+    If {
+        cond: Expr,
+        then_block: Block,
+        else_block: Block,
+    },
+    While {
+        id: LoopId,
+        cond: Expr,
+        body: Block,
+    },
     /// `end` is evaluated once, before the first iteration.
-    ForRange { id: LoopId, var: LocalId, start: Expr, end: Expr, body: Block },
+    ForRange {
+        id: LoopId,
+        var: LocalId,
+        start: Expr,
+        end: Expr,
+        body: Block,
+    },
     /// Elements by index; the length is re-read every step. `index` is a
     /// hidden int local holding the position.
-    ForEach { id: LoopId, var: LocalId, index: LocalId, array: Expr, body: Block },
+    ForEach {
+        id: LoopId,
+        var: LocalId,
+        index: LocalId,
+        array: Expr,
+        body: Block,
+    },
     Break(LoopId),
     Continue(LoopId),
     Return(Option<Expr>),
     /// The operand is a `str`.
     Throw(Expr),
     /// `catch_var` is a `str` local bound in `handler`.
-    Try { body: Block, catch_var: LocalId, handler: Block },
+    Try {
+        body: Block,
+        catch_var: LocalId,
+        handler: Block,
+    },
     Block(Block),
 }
 
@@ -146,8 +177,15 @@ pub enum StmtKind {
 pub enum Place {
     Local(LocalId),
     Global(GlobalId),
-    Index { array: Expr, index: Expr },
-    Field { object: Expr, strukt: StructId, field: u32 },
+    Index {
+        array: Expr,
+        index: Expr,
+    },
+    Field {
+        object: Expr,
+        strukt: StructId,
+        field: u32,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -172,15 +210,34 @@ pub enum ExprKind {
     Binary(BinOp, Box<Expr>, Box<Expr>),
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),
-    Call { func: FuncId, args: Vec<Expr> },
-    Builtin { builtin: Builtin, args: Vec<Expr> },
+    Call {
+        func: FuncId,
+        args: Vec<Expr>,
+    },
+    Builtin {
+        builtin: Builtin,
+        args: Vec<Expr>,
+    },
     /// `a[i]` on an array (element type) or a `str` (the byte, as int).
-    Index { base: Box<Expr>, index: Box<Expr> },
-    Field { object: Box<Expr>, strukt: StructId, field: u32 },
+    Index {
+        base: Box<Expr>,
+        index: Box<Expr>,
+    },
+    Field {
+        object: Box<Expr>,
+        strukt: StructId,
+        field: u32,
+    },
     ArrayLit(Vec<Expr>),
-    ArrayRepeat { value: Box<Expr>, count: Box<Expr> },
+    ArrayRepeat {
+        value: Box<Expr>,
+        count: Box<Expr>,
+    },
     /// Field values in source order, each with its field index.
-    StructLit { strukt: StructId, fields: Vec<(u32, Expr)> },
+    StructLit {
+        strukt: StructId,
+        fields: Vec<(u32, Expr)>,
+    },
 }
 
 /// The built-in functions of LANGUAGE.md. Which overload is meant follows
@@ -259,9 +316,9 @@ impl Builtin {
     pub const ALL: [Builtin; 29] = {
         use Builtin::*;
         [
-            Print, Write, Len, Push, Pop, ToFloat, ToInt, ToStr, Args, Clock, Exit, Assert, ParseInt,
-            ParseFloat, Chr, Substr, Fixed, Sqrt, Sin, Cos, Tan, Atan, Atan2, Exp, Ln, Pow, Floor, Ceil,
-            Fabs,
+            Print, Write, Len, Push, Pop, ToFloat, ToInt, ToStr, Args, Clock, Exit, Assert,
+            ParseInt, ParseFloat, Chr, Substr, Fixed, Sqrt, Sin, Cos, Tan, Atan, Atan2, Exp, Ln,
+            Pow, Floor, Ceil, Fabs,
         ]
     };
     pub fn from_name(name: &str) -> Option<Builtin> {

@@ -79,7 +79,11 @@ impl Uses {
                 self.expr(value);
             }
             Expr(e) | Throw(e) => self.expr(e),
-            If { cond, then_block, else_block } => {
+            If {
+                cond,
+                then_block,
+                else_block,
+            } => {
                 self.expr(cond);
                 self.block(then_block);
                 self.block(else_block);
@@ -88,7 +92,9 @@ impl Uses {
                 self.expr(cond);
                 self.block(body);
             }
-            ForRange { start, end, body, .. } => {
+            ForRange {
+                start, end, body, ..
+            } => {
                 self.expr(start);
                 self.expr(end);
                 self.block(body);
@@ -136,8 +142,11 @@ impl Sema<'_> {
             }
         }
         // Propagate maxima to callers, largest first.
-        let mut heap: BinaryHeap<(usize, u32, usize)> =
-            best.iter().enumerate().filter_map(|(f, b)| b.map(|(p, g)| (p, g.0, f))).collect();
+        let mut heap: BinaryHeap<(usize, u32, usize)> = best
+            .iter()
+            .enumerate()
+            .filter_map(|(f, b)| b.map(|(p, g)| (p, g.0, f)))
+            .collect();
         let mut settled = vec![false; nf];
         while let Some((p, g, f)) = heap.pop() {
             if settled[f] {
@@ -152,20 +161,36 @@ impl Sema<'_> {
             }
         }
         for stmt in std::mem::take(&mut self.init_stmts) {
-            if let hir::StmtKind::Assign { place: hir::Place::Global(target), value, .. } = &stmt.kind {
-                let at = self.globals[target.0 as usize].init_pos.unwrap_or(usize::MAX);
+            if let hir::StmtKind::Assign {
+                place: hir::Place::Global(target),
+                value,
+                ..
+            } = &stmt.kind
+            {
+                let at = self.globals[target.0 as usize]
+                    .init_pos
+                    .unwrap_or(usize::MAX);
                 let mut u = Uses::default();
                 u.expr(value);
                 for (c, span) in u.calls {
                     if let Some(Some((p, g))) = best.get(c.0 as usize)
                         && *p >= at
                     {
-                        let (gname, gspan) = (self.globals[g.0 as usize].name.clone(), self.globals[g.0 as usize].span);
+                        let (gname, gspan) = (
+                            self.globals[g.0 as usize].name.clone(),
+                            self.globals[g.0 as usize].span,
+                        );
                         let fname = self.funcs[c.0 as usize].name.clone();
                         self.error(
-                            Diagnostic::error(span, format!("cannot use global `{gname}` before it is initialised"))
-                                .with_label(format!("this call reads `{gname}` (through `{fname}`)"))
-                                .with_secondary(gspan, "initialised later: globals are initialised in source order"),
+                            Diagnostic::error(
+                                span,
+                                format!("cannot use global `{gname}` before it is initialised"),
+                            )
+                            .with_label(format!("this call reads `{gname}` (through `{fname}`)"))
+                            .with_secondary(
+                                gspan,
+                                "initialised later: globals are initialised in source order",
+                            ),
                         );
                     }
                 }

@@ -18,18 +18,27 @@ impl Sema<'_> {
         if let Some((_, first)) = self.modules[m].items.get(&name.name) {
             let first = *first;
             self.error(
-                Diagnostic::error(name.span, format!("duplicate definition of `{}`", name.name))
-                    .with_label(format!("`{}` is defined again here", name.name))
-                    .with_secondary(first, "first defined here"),
+                Diagnostic::error(
+                    name.span,
+                    format!("duplicate definition of `{}`", name.name),
+                )
+                .with_label(format!("`{}` is defined again here", name.name))
+                .with_secondary(first, "first defined here"),
             );
             return;
         }
-        self.modules[m].items.insert(name.name.clone(), (item, name.span));
+        self.modules[m]
+            .items
+            .insert(name.name.clone(), (item, name.span));
     }
 
     /// Qualified item name: bare in the main module, `m.x` elsewhere.
     fn qualify(&self, m: usize, name: &str) -> String {
-        if self.modules[m].is_main { name.to_string() } else { format!("{}.{}", self.modules[m].name, name) }
+        if self.modules[m].is_main {
+            name.to_string()
+        } else {
+            format!("{}.{}", self.modules[m].name, name)
+        }
     }
 
     /// Gives every struct, function and global of every module its id and
@@ -39,7 +48,11 @@ impl Sema<'_> {
             for (i, item) in module.items.iter().enumerate() {
                 match item {
                     ast::Item::Import(imp) => {
-                        let target = self.modules[m].imports.get(&imp.name.name).copied().flatten();
+                        let target = self.modules[m]
+                            .imports
+                            .get(&imp.name.name)
+                            .copied()
+                            .flatten();
                         self.define(m, &imp.name, ItemRef::Import(target));
                     }
                     ast::Item::Struct(s) => {
@@ -51,8 +64,11 @@ impl Sema<'_> {
                         });
                         if BUILTIN_TYPES.contains(&s.name.name.as_str()) {
                             self.error(
-                                Diagnostic::error(s.name.span, format!("duplicate definition of `{}`", s.name.name))
-                                    .with_label(format!("`{}` is a built-in type", s.name.name)),
+                                Diagnostic::error(
+                                    s.name.span,
+                                    format!("duplicate definition of `{}`", s.name.name),
+                                )
+                                .with_label(format!("`{}` is a built-in type", s.name.name)),
                             );
                         } else {
                             self.define(m, &s.name, ItemRef::Struct(id));
@@ -71,8 +87,11 @@ impl Sema<'_> {
                         });
                         if Builtin::from_name(&f.name.name).is_some() {
                             self.error(
-                                Diagnostic::error(f.name.span, format!("duplicate definition of `{}`", f.name.name))
-                                    .with_label(format!("`{}` is a built-in function", f.name.name)),
+                                Diagnostic::error(
+                                    f.name.span,
+                                    format!("duplicate definition of `{}`", f.name.name),
+                                )
+                                .with_label(format!("`{}` is a built-in function", f.name.name)),
                             );
                         } else {
                             self.define(m, &f.name, ItemRef::Func(id));
@@ -103,7 +122,9 @@ impl Sema<'_> {
     pub(super) fn resolve_type(&mut self, m: usize, t: &ast::TypeExpr) -> Option<Type> {
         match &t.kind {
             ast::TypeExprKind::Error => None,
-            ast::TypeExprKind::Array(inner) => Some(Type::Array(Box::new(self.resolve_type(m, inner)?))),
+            ast::TypeExprKind::Array(inner) => {
+                Some(Type::Array(Box::new(self.resolve_type(m, inner)?)))
+            }
             ast::TypeExprKind::Named(id) => match id.name.as_str() {
                 "int" => Some(Type::Int),
                 "float" => Some(Type::Float),
@@ -113,24 +134,42 @@ impl Sema<'_> {
                     Some((ItemRef::Struct(s), _)) => Some(Type::Struct(*s)),
                     other => {
                         let label = match other {
-                            Some((ItemRef::Import(_), _)) => format!("`{n}` is a module, not a type"),
-                            Some((ItemRef::Func(_), _)) => format!("`{n}` is a function, not a type"),
-                            Some((ItemRef::Global(_), _)) => format!("`{n}` is a global, not a type"),
+                            Some((ItemRef::Import(_), _)) => {
+                                format!("`{n}` is a module, not a type")
+                            }
+                            Some((ItemRef::Func(_), _)) => {
+                                format!("`{n}` is a function, not a type")
+                            }
+                            Some((ItemRef::Global(_), _)) => {
+                                format!("`{n}` is a global, not a type")
+                            }
                             _ => "not a type in this module".to_string(),
                         };
-                        let d = Diagnostic::error(id.span, format!("cannot find type `{n}`")).with_label(label);
-                        let d = if other.is_none() { self.suggest(d, m, n, Kind::Type) } else { d };
+                        let d = Diagnostic::error(id.span, format!("cannot find type `{n}`"))
+                            .with_label(label);
+                        let d = if other.is_none() {
+                            self.suggest(d, m, n, Kind::Type)
+                        } else {
+                            d
+                        };
                         self.error(d);
                         None
                     }
                 },
             },
-            ast::TypeExprKind::Qualified(mi, ti) => self.qualified_struct(m, mi, ti).map(Type::Struct),
+            ast::TypeExprKind::Qualified(mi, ti) => {
+                self.qualified_struct(m, mi, ti).map(Type::Struct)
+            }
         }
     }
 
     /// `mi.ti` as a struct of an imported module, reporting errors.
-    pub(super) fn qualified_struct(&mut self, m: usize, mi: &ast::Ident, ti: &ast::Ident) -> Option<StructId> {
+    pub(super) fn qualified_struct(
+        &mut self,
+        m: usize,
+        mi: &ast::Ident,
+        ti: &ast::Ident,
+    ) -> Option<StructId> {
         let span = mi.span.to(ti.span);
         match self.modules[m].import_target(&mi.name) {
             Some(None) => None,
@@ -138,14 +177,20 @@ impl Sema<'_> {
                 Some((ItemRef::Struct(s), _)) => Some(*s),
                 Some(_) => {
                     self.error(
-                        Diagnostic::error(span, format!("cannot find type `{}.{}`", mi.name, ti.name))
-                            .with_label(format!("`{}.{}` is not a struct", mi.name, ti.name)),
+                        Diagnostic::error(
+                            span,
+                            format!("cannot find type `{}.{}`", mi.name, ti.name),
+                        )
+                        .with_label(format!("`{}.{}` is not a struct", mi.name, ti.name)),
                     );
                     None
                 }
                 None => {
-                    let d = Diagnostic::error(ti.span, format!("module `{}` has no item `{}`", mi.name, ti.name))
-                        .with_label(format!("not defined in `{}`", mi.name));
+                    let d = Diagnostic::error(
+                        ti.span,
+                        format!("module `{}` has no item `{}`", mi.name, ti.name),
+                    )
+                    .with_label(format!("not defined in `{}`", mi.name));
                     self.error(self.suggest_item(d, t, &ti.name));
                     None
                 }
@@ -172,7 +217,9 @@ impl Sema<'_> {
                         let mut fields: Vec<(String, Option<Type>, Span)> = Vec::new();
                         for f in &s.fields {
                             let ty = self.resolve_type(m, &f.ty);
-                            if let Some((_, _, first)) = fields.iter().find(|(n, _, _)| *n == f.name.name) {
+                            if let Some((_, _, first)) =
+                                fields.iter().find(|(n, _, _)| *n == f.name.name)
+                            {
                                 let first = *first;
                                 self.error(
                                     Diagnostic::error(
@@ -193,7 +240,9 @@ impl Sema<'_> {
                         let mut params: Vec<(String, Option<Type>, Span)> = Vec::new();
                         for p in &f.params {
                             let ty = self.resolve_type(m, &p.ty);
-                            if let Some((_, _, first)) = params.iter().find(|(n, _, _)| *n == p.name.name) {
+                            if let Some((_, _, first)) =
+                                params.iter().find(|(n, _, _)| *n == p.name.name)
+                            {
                                 let first = *first;
                                 self.error(
                                     Diagnostic::error(
@@ -229,9 +278,16 @@ impl Sema<'_> {
                 if self.globals[gi].module != m {
                     continue;
                 }
-                let ast::Item::Global(g) = &asts[m].items[self.globals[gi].item] else { continue };
-                self.cx =
-                    FnCx { module: m, ret: Some(Type::Void), name: "<init>".into(), in_init: true, ..FnCx::default() };
+                let ast::Item::Global(g) = &asts[m].items[self.globals[gi].item] else {
+                    continue;
+                };
+                self.cx = FnCx {
+                    module: m,
+                    ret: Some(Type::Void),
+                    name: "<init>".into(),
+                    in_init: true,
+                    ..FnCx::default()
+                };
                 let ann = g.ty.as_ref().map(|t| self.resolve_type(m, t));
                 let value = match &ann {
                     Some(Some(t)) => self.expect(&g.init, t),
@@ -251,7 +307,11 @@ impl Sema<'_> {
                 next_pos += 1;
                 if let Some(value) = value {
                     self.init_stmts.push(hir::Stmt {
-                        kind: hir::StmtKind::Assign { place: hir::Place::Global(GlobalId(gi as u32)), op: None, value },
+                        kind: hir::StmtKind::Assign {
+                            place: hir::Place::Global(GlobalId(gi as u32)),
+                            op: None,
+                            value,
+                        },
                         span: g.span,
                     });
                 }
@@ -263,7 +323,9 @@ impl Sema<'_> {
     pub(super) fn check_functions(&mut self, asts: &[ast::Module]) {
         for fi in 0..self.funcs.len() {
             let (m, item) = (self.funcs[fi].module, self.funcs[fi].item);
-            let ast::Item::Fn(f) = &asts[m].items[item] else { continue };
+            let ast::Item::Fn(f) = &asts[m].items[item] else {
+                continue;
+            };
             self.cx = FnCx {
                 module: m,
                 ret: self.funcs[fi].ret.clone(),
@@ -284,9 +346,16 @@ impl Sema<'_> {
                 && *ret != Type::Void
             {
                 let end = f.body.span.end as usize;
-                let close = Span::new(f.body.span.file, end.saturating_sub(1).max(f.body.span.start as usize), end);
-                let msg =
-                    format!("function `{}` must return `{}` on every path", self.funcs[fi].name, self.ty_name(ret));
+                let close = Span::new(
+                    f.body.span.file,
+                    end.saturating_sub(1).max(f.body.span.start as usize),
+                    end,
+                );
+                let msg = format!(
+                    "function `{}` must return `{}` on every path",
+                    self.funcs[fi].name,
+                    self.ty_name(ret)
+                );
                 self.error(
                     Diagnostic::error(f.name.span, msg)
                         .with_label(format!("`{}` does not return on every path", f.name.name))
@@ -320,13 +389,18 @@ impl Sema<'_> {
         match self.modules[0].items.get("main") {
             Some((ItemRef::Func(id), _)) => {
                 let f = &self.funcs[id.0 as usize];
-                let ast::Item::Fn(def) = &asts[0].items[f.item] else { return };
+                let ast::Item::Fn(def) = &asts[0].items[f.item] else {
+                    return;
+                };
                 self.main = Some(*id);
                 let ret_ok = matches!(f.ret, None | Some(Type::Void) | Some(Type::Int));
                 if !f.params.is_empty() || !ret_ok {
                     self.error(
-                        Diagnostic::error(def.name.span, "`main` must be `fn main()` or `fn main() -> int`")
-                            .with_label("invalid signature for `main`"),
+                        Diagnostic::error(
+                            def.name.span,
+                            "`main` must be `fn main()` or `fn main() -> int`",
+                        )
+                        .with_label("invalid signature for `main`"),
                     );
                 }
             }
@@ -340,7 +414,9 @@ impl Sema<'_> {
                     ast::Item::Fn(f) => f.span,
                     ast::Item::Global(g) => g.span,
                 });
-                let at = first.map_or(Span::new(file, 0, 0), |s| Span::new(file, s.start as usize, s.start as usize));
+                let at = first.map_or(Span::new(file, 0, 0), |s| {
+                    Span::new(file, s.start as usize, s.start as usize)
+                });
                 self.error(
                     Diagnostic::error(at, format!("no `main` function in `{name}`"))
                         .with_label("add `fn main() { ... }` to this file"),

@@ -58,7 +58,12 @@ use std::collections::HashMap;
 /// every error found, in source order per file.
 pub fn analyze(sources: &mut SourceMap, main: FileId) -> Result<hir::Program, Vec<Diagnostic>> {
     let loaded = modules::load(sources, main);
-    let modules::Loaded { modules, asts, order, diags } = loaded;
+    let modules::Loaded {
+        modules,
+        asts,
+        order,
+        diags,
+    } = loaded;
     let mut sema = Sema::new(sources, modules, order, diags);
     sema.register_items(&asts);
     sema.resolve_signatures(&asts);
@@ -182,8 +187,15 @@ struct Sema<'a> {
 }
 
 impl<'a> Sema<'a> {
-    fn new(sources: &'a SourceMap, modules: Vec<ModuleInfo>, order: Vec<usize>, diags: Vec<Diagnostic>) -> Self {
-        let main_has_syntax_errors = modules.first().is_some_and(|m| diags.iter().any(|d| d.span.file == m.file));
+    fn new(
+        sources: &'a SourceMap,
+        modules: Vec<ModuleInfo>,
+        order: Vec<usize>,
+        diags: Vec<Diagnostic>,
+    ) -> Self {
+        let main_has_syntax_errors = modules
+            .first()
+            .is_some_and(|m| diags.iter().any(|d| d.span.file == m.file));
         Sema {
             sources,
             modules,
@@ -213,13 +225,21 @@ impl<'a> Sema<'a> {
             Type::Bool => "bool".into(),
             Type::Str => "str".into(),
             Type::Array(t) => format!("[{}]", self.ty_name(t)),
-            Type::Struct(s) => self.structs.get(s.0 as usize).map(|s| s.name.clone()).unwrap_or_default(),
+            Type::Struct(s) => self
+                .structs
+                .get(s.0 as usize)
+                .map(|s| s.name.clone())
+                .unwrap_or_default(),
         }
     }
 
     /// The source text under a span (for messages naming an expression).
     fn text(&self, span: Span) -> &str {
-        self.sources.get(span.file).text.get(span.range()).unwrap_or("")
+        self.sources
+            .get(span.file)
+            .text
+            .get(span.range())
+            .unwrap_or("")
     }
 
     /// `mismatched types: expected `T`, found `U``.
@@ -255,7 +275,10 @@ impl<'a> Sema<'a> {
                 fields: s
                     .fields
                     .iter()
-                    .map(|(n, t, _)| hir::FieldDef { name: n.clone(), ty: t.clone().unwrap_or(Type::Void) })
+                    .map(|(n, t, _)| hir::FieldDef {
+                        name: n.clone(),
+                        ty: t.clone().unwrap_or(Type::Void),
+                    })
                     .collect(),
                 span: s.span,
             })
@@ -295,11 +318,19 @@ impl<'a> Sema<'a> {
             params: Vec::new(),
             ret: Type::Void,
             locals: Vec::new(),
-            body: hir::Block { stmts: std::mem::take(&mut self.init_stmts) },
+            body: hir::Block {
+                stmts: std::mem::take(&mut self.init_stmts),
+            },
             span: Span::new(self.modules[0].file, 0, 0),
         });
         let main = self.main.unwrap_or(FuncId(0));
-        Ok(hir::Program { structs, globals, functions, main, init })
+        Ok(hir::Program {
+            structs,
+            globals,
+            functions,
+            main,
+            init,
+        })
     }
 }
 

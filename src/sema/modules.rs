@@ -55,11 +55,19 @@ pub(super) fn load(sources: &mut SourceMap, main: FileId) -> Loaded {
         stack: Vec::new(),
     };
     let file = l.sources.get(main);
-    let name = Path::new(&file.name).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = Path::new(&file.name)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let key = file.path.clone().map(Key::Path);
     let m = l.add_module(name, main, true, key);
     l.visit(m);
-    Loaded { modules: l.modules, asts: l.asts, order: l.order, diags: l.diags }
+    Loaded {
+        modules: l.modules,
+        asts: l.asts,
+        order: l.order,
+        diags: l.diags,
+    }
 }
 
 impl Loader<'_> {
@@ -67,7 +75,13 @@ impl Loader<'_> {
         let (ast, diags) = crate::syntax::parse(file, &self.sources.get(file).text);
         self.diags.extend(diags);
         let idx = self.modules.len();
-        self.modules.push(ModuleInfo { name, file, is_main, imports: HashMap::new(), items: HashMap::new() });
+        self.modules.push(ModuleInfo {
+            name,
+            file,
+            is_main,
+            imports: HashMap::new(),
+            items: HashMap::new(),
+        });
         self.asts.push(ast);
         if let Some(k) = key {
             self.keys.insert(k, idx);
@@ -87,7 +101,10 @@ impl Loader<'_> {
             .collect();
         for imp in imports {
             let target = self.import(m, &imp);
-            self.modules[m].imports.entry(imp.name.name.clone()).or_insert(target);
+            self.modules[m]
+                .imports
+                .entry(imp.name.name.clone())
+                .or_insert(target);
         }
         self.stack.pop();
         self.order.push(m);
@@ -99,14 +116,19 @@ impl Loader<'_> {
         let key = match self.find(m, name) {
             Ok(k) => k,
             Err(reason) => {
-                self.diags
-                    .push(Diagnostic::error(imp.name.span, format!("cannot find module `{name}`")).with_label(reason));
+                self.diags.push(
+                    Diagnostic::error(imp.name.span, format!("cannot find module `{name}`"))
+                        .with_label(reason),
+                );
                 return None;
             }
         };
         if let Some(&t) = self.keys.get(&key) {
             if let Some(pos) = self.stack.iter().position(|&s| s == t) {
-                let mut names: Vec<&str> = self.stack[pos..].iter().map(|&s| self.modules[s].name.as_str()).collect();
+                let mut names: Vec<&str> = self.stack[pos..]
+                    .iter()
+                    .map(|&s| self.modules[s].name.as_str())
+                    .collect();
                 names.push(&self.modules[t].name);
                 let cycle = names.join(" -> ");
                 self.diags.push(
@@ -118,7 +140,11 @@ impl Loader<'_> {
         }
         let (display, path, text) = match &key {
             Key::Std(n) => {
-                let text = STDLIB.iter().find(|(s, _)| s == n).map(|(_, t)| t.to_string()).unwrap_or_default();
+                let text = STDLIB
+                    .iter()
+                    .find(|(s, _)| s == n)
+                    .map(|(_, t)| t.to_string())
+                    .unwrap_or_default();
                 (format!("<stdlib>/{n}.toy"), None, text)
             }
             Key::Path(p) => {
@@ -127,23 +153,33 @@ impl Loader<'_> {
                     Ok(Err(e)) => {
                         let at = e.utf8_error().valid_up_to();
                         self.diags.push(
-                            Diagnostic::error(imp.name.span, format!("cannot find module `{name}`")).with_label(
-                                format!("`{}` is not valid UTF-8 (invalid byte at offset {at})", p.display()),
-                            ),
+                            Diagnostic::error(
+                                imp.name.span,
+                                format!("cannot find module `{name}`"),
+                            )
+                            .with_label(format!(
+                                "`{}` is not valid UTF-8 (invalid byte at offset {at})",
+                                p.display()
+                            )),
                         );
                         return None;
                     }
                     Err(e) => {
                         self.diags.push(
-                            Diagnostic::error(imp.name.span, format!("cannot find module `{name}`"))
-                                .with_label(format!("cannot read `{}`: {e}", p.display())),
+                            Diagnostic::error(
+                                imp.name.span,
+                                format!("cannot find module `{name}`"),
+                            )
+                            .with_label(format!("cannot read `{}`: {e}", p.display())),
                         );
                         return None;
                     }
                 };
                 let importer = &self.sources.get(self.modules[m].file).name;
                 let shown = match Path::new(importer).parent() {
-                    Some(d) if !d.as_os_str().is_empty() => d.join(format!("{name}.toy")).display().to_string(),
+                    Some(d) if !d.as_os_str().is_empty() => {
+                        d.join(format!("{name}.toy")).display().to_string()
+                    }
                     _ => format!("{name}.toy"),
                 };
                 (shown, Some(p.clone()), text)
@@ -174,7 +210,10 @@ impl Loader<'_> {
             return Ok(Key::Std(name.to_string()));
         }
         let stdlib: Vec<&str> = STDLIB.iter().map(|(s, _)| *s).collect();
-        Err(format!("no `{name}.toy` beside this file, and the standard library has only {}", stdlib.join(", ")))
+        Err(format!(
+            "no `{name}.toy` beside this file, and the standard library has only {}",
+            stdlib.join(", ")
+        ))
     }
 }
 

@@ -40,7 +40,12 @@ impl Sema<'_> {
         let wrap = |kind: hir::StmtKind| Some(hir::Stmt { kind, span });
         match &s.kind {
             ast::StmtKind::Error => (None, false),
-            ast::StmtKind::Let { mutable, name, ty, init } => {
+            ast::StmtKind::Let {
+                mutable,
+                name,
+                ty,
+                init,
+            } => {
                 let m = self.cx.module;
                 let ann = ty.as_ref().map(|t| self.resolve_type(m, t));
                 let value = match &ann {
@@ -56,18 +61,35 @@ impl Sema<'_> {
                     None => value.as_ref().map(|v| v.ty.clone()),
                 };
                 let local = self.declare(&name.name, ty, *mutable, name.span);
-                (value.and_then(|init| wrap(hir::StmtKind::Let { local, init })), false)
+                (
+                    value.and_then(|init| wrap(hir::StmtKind::Let { local, init })),
+                    false,
+                )
             }
-            ast::StmtKind::Assign { target, op, value } => (self.assign(target, *op, value, span), false),
-            ast::StmtKind::Expr(e) => (self.expr(e, None).and_then(|e| wrap(hir::StmtKind::Expr(e))), false),
-            ast::StmtKind::If { cond, then_block, else_block } => {
+            ast::StmtKind::Assign { target, op, value } => {
+                (self.assign(target, *op, value, span), false)
+            }
+            ast::StmtKind::Expr(e) => (
+                self.expr(e, None)
+                    .and_then(|e| wrap(hir::StmtKind::Expr(e))),
+                false,
+            ),
+            ast::StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
                 let c = self.expect(cond, &Type::Bool);
                 let (t, te) = self.block(then_block);
                 let (e, ee) = match else_block {
                     Some(b) => self.block(b),
                     None => (hir::Block::default(), false),
                 };
-                let kind = c.map(|cond| hir::StmtKind::If { cond, then_block: t, else_block: e });
+                let kind = c.map(|cond| hir::StmtKind::If {
+                    cond,
+                    then_block: t,
+                    else_block: e,
+                });
                 (kind.and_then(wrap), te && ee)
             }
             ast::StmtKind::While { label, cond, body } => {
@@ -79,7 +101,13 @@ impl Sema<'_> {
                 let kind = c.map(|cond| hir::StmtKind::While { id, cond, body: b });
                 (kind.and_then(wrap), infinite && !broken)
             }
-            ast::StmtKind::ForRange { label, var, start, end, body } => {
+            ast::StmtKind::ForRange {
+                label,
+                var,
+                start,
+                end,
+                body,
+            } => {
                 let st = self.expect(start, &Type::Int);
                 let en = self.expect(end, &Type::Int);
                 let id = self.push_loop(label.as_ref());
@@ -89,12 +117,23 @@ impl Sema<'_> {
                 self.pop_scope();
                 self.cx.loops.pop();
                 let kind = match (st, en) {
-                    (Some(start), Some(end)) => Some(hir::StmtKind::ForRange { id, var: v, start, end, body: b }),
+                    (Some(start), Some(end)) => Some(hir::StmtKind::ForRange {
+                        id,
+                        var: v,
+                        start,
+                        end,
+                        body: b,
+                    }),
                     _ => None,
                 };
                 (kind.and_then(wrap), false)
             }
-            ast::StmtKind::ForEach { label, var, iter, body } => {
+            ast::StmtKind::ForEach {
+                label,
+                var,
+                iter,
+                body,
+            } => {
                 let arr = self.value(iter, None);
                 let elem = match arr.as_ref().map(|a| &a.ty) {
                     Some(Type::Array(t)) => Some((**t).clone()),
@@ -116,26 +155,47 @@ impl Sema<'_> {
                 self.pop_scope();
                 self.cx.loops.pop();
                 let kind = match (arr, elem) {
-                    (Some(array), Some(_)) => Some(hir::StmtKind::ForEach { id, var: v, index, array, body: b }),
+                    (Some(array), Some(_)) => Some(hir::StmtKind::ForEach {
+                        id,
+                        var: v,
+                        index,
+                        array,
+                        body: b,
+                    }),
                     _ => None,
                 };
                 (kind.and_then(wrap), false)
             }
-            ast::StmtKind::Break { label } => {
-                (self.jump(label.as_ref(), true, span).and_then(|id| wrap(hir::StmtKind::Break(id))), true)
-            }
-            ast::StmtKind::Continue { label } => {
-                (self.jump(label.as_ref(), false, span).and_then(|id| wrap(hir::StmtKind::Continue(id))), true)
-            }
+            ast::StmtKind::Break { label } => (
+                self.jump(label.as_ref(), true, span)
+                    .and_then(|id| wrap(hir::StmtKind::Break(id))),
+                true,
+            ),
+            ast::StmtKind::Continue { label } => (
+                self.jump(label.as_ref(), false, span)
+                    .and_then(|id| wrap(hir::StmtKind::Continue(id))),
+                true,
+            ),
             ast::StmtKind::Return(e) => (self.ret(e.as_ref(), span).and_then(wrap), true),
-            ast::StmtKind::Throw(e) => (self.expect(e, &Type::Str).and_then(|e| wrap(hir::StmtKind::Throw(e))), true),
+            ast::StmtKind::Throw(e) => (
+                self.expect(e, &Type::Str)
+                    .and_then(|e| wrap(hir::StmtKind::Throw(e))),
+                true,
+            ),
             ast::StmtKind::Try { body, var, handler } => {
                 let (b, be) = self.block(body);
                 self.push_scope();
                 let catch_var = self.declare(&var.name, Some(Type::Str), false, var.span);
                 let (h, he) = self.block(handler);
                 self.pop_scope();
-                (wrap(hir::StmtKind::Try { body: b, catch_var, handler: h }), be && he)
+                (
+                    wrap(hir::StmtKind::Try {
+                        body: b,
+                        catch_var,
+                        handler: h,
+                    }),
+                    be && he,
+                )
             }
             ast::StmtKind::Block(b) => {
                 let (b, e) = self.block(b);
@@ -147,7 +207,9 @@ impl Sema<'_> {
     /// A local no name can refer to (the hidden index of `for x in a`).
     fn declare_hidden(&mut self, name: &str, ty: Type, span: Span) -> hir::LocalId {
         let id = hir::LocalId(self.cx.locals.len() as u32);
-        self.cx.locals.push((name.to_string(), Some(ty), true, span));
+        self.cx
+            .locals
+            .push((name.to_string(), Some(ty), true, span));
         id
     }
 
@@ -157,7 +219,11 @@ impl Sema<'_> {
         self.cx.next_loop += 1;
         let label = label.map(|l| (label_name(l), l.span));
         if let Some((name, span)) = &label
-            && let Some(outer) = self.cx.loops.iter().find_map(|l| l.label.as_ref().filter(|(n, _)| n == name))
+            && let Some(outer) = self
+                .cx
+                .loops
+                .iter()
+                .find_map(|l| l.label.as_ref().filter(|(n, _)| n == name))
         {
             let outer = outer.1;
             self.error(
@@ -166,7 +232,11 @@ impl Sema<'_> {
                     .with_secondary(outer, "first used here"),
             );
         }
-        self.cx.loops.push(super::LoopCx { id, label, broken: false });
+        self.cx.loops.push(super::LoopCx {
+            id,
+            label,
+            broken: false,
+        });
         id
     }
 
@@ -177,7 +247,11 @@ impl Sema<'_> {
             None => self.cx.loops.last_mut(),
             Some(l) => {
                 let name = label_name(l);
-                self.cx.loops.iter_mut().rev().find(|lp| lp.label.as_ref().is_some_and(|(n, _)| *n == name))
+                self.cx
+                    .loops
+                    .iter_mut()
+                    .rev()
+                    .find(|lp| lp.label.as_ref().is_some_and(|(n, _)| *n == name))
             }
         };
         if let Some(lp) = found {
@@ -209,8 +283,11 @@ impl Sema<'_> {
             (None, t) => {
                 let t = self.quoted(t);
                 self.error(
-                    Diagnostic::error(span, format!("mismatched types: expected {t}, found nothing"))
-                        .with_label(format!("`{}` returns {t}", self.cx.name)),
+                    Diagnostic::error(
+                        span,
+                        format!("mismatched types: expected {t}, found nothing"),
+                    )
+                    .with_label(format!("`{}` returns {t}", self.cx.name)),
                 );
                 None
             }
@@ -219,14 +296,25 @@ impl Sema<'_> {
                 if v.ty == Type::Void {
                     // `return f();` with `f` returning nothing: call, then return.
                     let at = v.span;
-                    let call = hir::Stmt { kind: hir::StmtKind::Expr(v), span: at };
-                    let ret = hir::Stmt { kind: hir::StmtKind::Return(None), span };
-                    return Some(hir::StmtKind::Block(hir::Block { stmts: vec![call, ret] }));
+                    let call = hir::Stmt {
+                        kind: hir::StmtKind::Expr(v),
+                        span: at,
+                    };
+                    let ret = hir::Stmt {
+                        kind: hir::StmtKind::Return(None),
+                        span,
+                    };
+                    return Some(hir::StmtKind::Block(hir::Block {
+                        stmts: vec![call, ret],
+                    }));
                 }
                 let t = self.quoted(&v.ty);
                 self.error(
-                    Diagnostic::error(e.span, format!("mismatched types: expected nothing, found {t}"))
-                        .with_label(format!("`{}` has no return type", self.cx.name)),
+                    Diagnostic::error(
+                        e.span,
+                        format!("mismatched types: expected nothing, found {t}"),
+                    )
+                    .with_label(format!("`{}` has no return type", self.cx.name)),
                 );
                 None
             }
@@ -250,7 +338,10 @@ impl Sema<'_> {
             None => self.expect(value, &ty)?,
             Some(op) => {
                 let v = self.value(value, Some(&ty))?;
-                if v.ty != ty || Self::binary_result(op, &ty) != Some(ty.clone()) || op.is_comparison() {
+                if v.ty != ty
+                    || Self::binary_result(op, &ty) != Some(ty.clone())
+                    || op.is_comparison()
+                {
                     let sym = format!("{}=", op.symbol());
                     self.bad_operands(&sym, span, (&ty, target.span), (&v.ty, value.span));
                     return None;
@@ -258,7 +349,10 @@ impl Sema<'_> {
                 v
             }
         };
-        Some(hir::Stmt { kind: hir::StmtKind::Assign { place, op, value }, span })
+        Some(hir::Stmt {
+            kind: hir::StmtKind::Assign { place, op, value },
+            span,
+        })
     }
 
     /// An assignable place and its type, or an error.
@@ -274,19 +368,26 @@ impl Sema<'_> {
                     }
                     return Some((hir::Place::Local(l), ty?));
                 }
-                let item = self.modules[self.cx.module].items.get(&id.name).map(|(i, _)| *i);
+                let item = self.modules[self.cx.module]
+                    .items
+                    .get(&id.name)
+                    .map(|(i, _)| *i);
                 self.global_place(item, &id.name, target)
             }
             ast::ExprKind::Field(obj, field) => {
                 if let Some(t) = self.module_ref(obj) {
                     let t = t?;
-                    let ast::ExprKind::Name(m) = &obj.kind else { return None };
+                    let ast::ExprKind::Name(m) = &obj.kind else {
+                        return None;
+                    };
                     let shown = format!("{}.{}", m.name, field.name);
                     let item = self.modules[t].items.get(&field.name).map(|(i, _)| *i);
                     if item.is_none() {
-                        let d =
-                            Diagnostic::error(field.span, format!("module `{}` has no item `{}`", m.name, field.name))
-                                .with_label(format!("not defined in `{}`", m.name));
+                        let d = Diagnostic::error(
+                            field.span,
+                            format!("module `{}` has no item `{}`", m.name, field.name),
+                        )
+                        .with_label(format!("not defined in `{}`", m.name));
                         self.error(self.suggest_item(d, t, &field.name));
                         return None;
                     }
@@ -296,13 +397,23 @@ impl Sema<'_> {
                 let Type::Struct(s) = o.ty else {
                     let t = self.ty_name(&o.ty);
                     self.error(
-                        Diagnostic::error(field.span, format!("no field `{}` on `{t}`", field.name))
-                            .with_label(format!("`{t}` has no fields")),
+                        Diagnostic::error(
+                            field.span,
+                            format!("no field `{}` on `{t}`", field.name),
+                        )
+                        .with_label(format!("`{t}` has no fields")),
                     );
                     return None;
                 };
                 let (idx, ty) = self.field_of(s, field)?;
-                Some((hir::Place::Field { object: o, strukt: s, field: idx }, ty?))
+                Some((
+                    hir::Place::Field {
+                        object: o,
+                        strukt: s,
+                        field: idx,
+                    },
+                    ty?,
+                ))
             }
             ast::ExprKind::Index(base, index) => {
                 let b = self.value(base, None);
@@ -311,7 +422,13 @@ impl Sema<'_> {
                 match &b.ty {
                     Type::Array(t) => {
                         let t = (**t).clone();
-                        Some((hir::Place::Index { array: b, index: i? }, t))
+                        Some((
+                            hir::Place::Index {
+                                array: b,
+                                index: i?,
+                            },
+                            t,
+                        ))
                     }
                     Type::Str => {
                         self.error(
@@ -345,12 +462,20 @@ impl Sema<'_> {
         self.error(
             Diagnostic::error(at, format!("cannot assign to immutable `{name}`"))
                 .with_label("cannot assign twice to an immutable variable")
-                .with_secondary(def, format!("`{name}` is declared here; declare it with `var` to make it mutable")),
+                .with_secondary(
+                    def,
+                    format!("`{name}` is declared here; declare it with `var` to make it mutable"),
+                ),
         );
     }
 
     /// Assignment to a top-level item (only a `var` global is allowed).
-    fn global_place(&mut self, item: Option<ItemRef>, shown: &str, target: &ast::Expr) -> Option<(hir::Place, Type)> {
+    fn global_place(
+        &mut self,
+        item: Option<ItemRef>,
+        shown: &str,
+        target: &ast::Expr,
+    ) -> Option<(hir::Place, Type)> {
         match item {
             Some(ItemRef::Global(g)) => {
                 let info = &self.globals[g.0 as usize];
@@ -362,9 +487,16 @@ impl Sema<'_> {
                 Some((hir::Place::Global(g), ty?))
             }
             None => {
-                let d = Diagnostic::error(target.span, format!("cannot find value `{shown}` in this scope"))
-                    .with_label("not found in this scope");
-                let d = if shown.contains('.') { d } else { self.suggest(d, self.cx.module, shown, Kind::Value) };
+                let d = Diagnostic::error(
+                    target.span,
+                    format!("cannot find value `{shown}` in this scope"),
+                )
+                .with_label("not found in this scope");
+                let d = if shown.contains('.') {
+                    d
+                } else {
+                    self.suggest(d, self.cx.module, shown, Kind::Value)
+                };
                 self.error(d);
                 None
             }

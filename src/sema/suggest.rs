@@ -17,7 +17,9 @@ fn distance(a: &str, b: &str) -> usize {
                 i + j
             } else {
                 let cost = usize::from(a[i - 1] != b[j - 1]);
-                let mut v = (d[(i - 1) * w + j - 1] + cost).min(d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1);
+                let mut v = (d[(i - 1) * w + j - 1] + cost)
+                    .min(d[(i - 1) * w + j] + 1)
+                    .min(d[i * w + j - 1] + 1);
                 if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                     v = v.min(d[(i - 2) * w + j - 2] + 1);
                 }
@@ -31,7 +33,10 @@ fn distance(a: &str, b: &str) -> usize {
 /// The candidate closest to `name`, if close enough to be a likely typo
 /// (distance at most a third of the length, at least 1); ties go to the
 /// first candidate.
-pub(super) fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(super) fn closest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let limit = (name.len() / 3).max(1);
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
@@ -60,7 +65,9 @@ impl Sema<'_> {
         let fits = |item: &ItemRef| {
             matches!(
                 (kind, item),
-                (Kind::Value, ItemRef::Global(_)) | (Kind::Function, ItemRef::Func(_)) | (Kind::Type, ItemRef::Struct(_))
+                (Kind::Value, ItemRef::Global(_))
+                    | (Kind::Function, ItemRef::Func(_))
+                    | (Kind::Type, ItemRef::Struct(_))
             )
         };
         // An item of that exact name in an imported module.
@@ -68,14 +75,25 @@ impl Sema<'_> {
         imports.sort();
         for m in imports {
             if let Some(Some(t)) = module.imports.get(m)
-                && self.modules[*t].items.get(name).is_some_and(|(i, _)| fits(i))
+                && self.modules[*t]
+                    .items
+                    .get(name)
+                    .is_some_and(|(i, _)| fits(i))
             {
-                return d.with_note(format!("`{name}` is defined in module `{m}`: write `{m}.{name}`"));
+                return d.with_note(format!(
+                    "`{name}` is defined in module `{m}`: write `{m}.{name}`"
+                ));
             }
         }
         let mut candidates: Vec<&str> = Vec::new();
         if kind == Kind::Value && m == self.cx.module {
-            candidates.extend(self.cx.visible.iter().filter(|(_, v)| !v.is_empty()).map(|(n, _)| n.as_str()));
+            candidates.extend(
+                self.cx
+                    .visible
+                    .iter()
+                    .filter(|(_, v)| !v.is_empty())
+                    .map(|(n, _)| n.as_str()),
+            );
         }
         if kind == Kind::Function {
             candidates.extend(Builtin::ALL.iter().map(|b| b.name()));
@@ -83,7 +101,13 @@ impl Sema<'_> {
         if kind == Kind::Type {
             candidates.extend(["int", "float", "bool", "str"]);
         }
-        candidates.extend(module.items.iter().filter(|(_, (i, _))| fits(i)).map(|(n, _)| n.as_str()));
+        candidates.extend(
+            module
+                .items
+                .iter()
+                .filter(|(_, (i, _))| fits(i))
+                .map(|(n, _)| n.as_str()),
+        );
         candidates.sort_unstable();
         match closest(name, candidates) {
             Some(c) => d.with_note(format!("did you mean `{c}`?")),
@@ -103,7 +127,10 @@ impl Sema<'_> {
 
     /// Adds a note naming a similar field of a struct.
     pub(super) fn suggest_field(&self, d: Diagnostic, s: usize, name: &str) -> Diagnostic {
-        match closest(name, self.structs[s].fields.iter().map(|(n, _, _)| n.as_str())) {
+        match closest(
+            name,
+            self.structs[s].fields.iter().map(|(n, _, _)| n.as_str()),
+        ) {
             Some(c) => d.with_note(format!("did you mean `{c}`?")),
             None => d,
         }

@@ -16,7 +16,10 @@ pub(super) fn check(src: &str) -> Result<Program, Vec<Diagnostic>> {
 
 /// The errors of `src` as `file:line:col: message`.
 pub(super) fn errors_of(sm: &SourceMap, diags: &[Diagnostic]) -> Vec<String> {
-    diags.iter().map(|d| format!("{}: {}", sm.position(d.span), d.message)).collect()
+    diags
+        .iter()
+        .map(|d| format!("{}: {}", sm.position(d.span), d.message))
+        .collect()
 }
 
 /// The errors of `src` (which must have some) as `line:col: message`.
@@ -25,7 +28,10 @@ pub(super) fn errs(src: &str) -> Vec<String> {
     let f = sm.add("test.toy".into(), None, src.into());
     match analyze(&mut sm, f) {
         Ok(_) => vec!["<no errors>".into()],
-        Err(d) => errors_of(&sm, &d).into_iter().map(|s| s.trim_start_matches("test.toy:").to_string()).collect(),
+        Err(d) => errors_of(&sm, &d)
+            .into_iter()
+            .map(|s| s.trim_start_matches("test.toy:").to_string())
+            .collect(),
     }
 }
 
@@ -37,12 +43,19 @@ fn ok(src: &str) -> Program {
 }
 
 fn func<'a>(p: &'a Program, name: &str) -> &'a hir::Function {
-    p.functions.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no function {name}"))
+    p.functions
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no function {name}"))
 }
 
 /// `name: type` of every local of a function, in id order.
 fn locals(p: &Program, name: &str) -> Vec<String> {
-    func(p, name).locals.iter().map(|l| format!("{}: {}", l.name, p.type_name(&l.ty))).collect()
+    func(p, name)
+        .locals
+        .iter()
+        .map(|l| format!("{}: {}", l.name, p.type_name(&l.ty)))
+        .collect()
 }
 
 /// A fresh temporary folder holding the given files.
@@ -72,8 +85,12 @@ fn hello_world() {
     assert_eq!(p.func(p.main).ret, Type::Void);
     assert_eq!(p.func(p.init).name, "<init>");
     assert!(p.func(p.init).body.stmts.is_empty());
-    let hir::StmtKind::Expr(e) = &p.func(p.main).body.stmts[0].kind else { panic!("not an expr stmt") };
-    let hir::ExprKind::Builtin { builtin, args } = &e.kind else { panic!("not a builtin") };
+    let hir::StmtKind::Expr(e) = &p.func(p.main).body.stmts[0].kind else {
+        panic!("not an expr stmt")
+    };
+    let hir::ExprKind::Builtin { builtin, args } = &e.kind else {
+        panic!("not a builtin")
+    };
     assert_eq!(*builtin, hir::Builtin::Print);
     let tys: Vec<String> = args.iter().map(|a| p.type_name(&a.ty)).collect();
     assert_eq!(tys, ["str", "int", "float", "bool"]);
@@ -155,13 +172,21 @@ fn main() {
         ]
     );
     // `nil == p`: the nil operand carries the struct type.
-    let hir::StmtKind::Let { init, .. } = &func(&p, "main").body.stmts[4].kind else { panic!() };
-    let hir::ExprKind::Binary(_, l, r) = &init.kind else { panic!() };
+    let hir::StmtKind::Let { init, .. } = &func(&p, "main").body.stmts[4].kind else {
+        panic!()
+    };
+    let hir::ExprKind::Binary(_, l, r) = &init.kind else {
+        panic!()
+    };
     assert!(matches!(l.kind, hir::ExprKind::Nil));
     assert_eq!(l.ty, r.ty);
     // Struct literal fields keep their source order with their indices.
-    let hir::StmtKind::Let { init, .. } = &func(&p, "main").body.stmts[5].kind else { panic!() };
-    let hir::ExprKind::StructLit { fields, .. } = &init.kind else { panic!() };
+    let hir::StmtKind::Let { init, .. } = &func(&p, "main").body.stmts[5].kind else {
+        panic!()
+    };
+    let hir::ExprKind::StructLit { fields, .. } = &init.kind else {
+        panic!()
+    };
     let order: Vec<u32> = fields.iter().map(|(i, _)| *i).collect();
     assert_eq!(order, [2, 1, 0]);
 }
@@ -177,13 +202,18 @@ fn shadowing_declares_new_locals() {
     let x = 2.0;
     let z = x * 2.0;
 }");
-    assert_eq!(locals(&p, "main"), ["x: int", "x: str", "y: str", "x: float", "z: float"]);
+    assert_eq!(
+        locals(&p, "main"),
+        ["x: int", "x: str", "y: str", "x: float", "z: float"]
+    );
 }
 
 #[test]
 fn parameters_are_the_first_locals_and_mutable() {
-    let p = ok("fn f(a: int, b: [str]) -> int { a += 1; let c = a; return c + len(b); }
-fn main() { f(1, [\"x\"]); }");
+    let p = ok(
+        "fn f(a: int, b: [str]) -> int { a += 1; let c = a; return c + len(b); }
+fn main() { f(1, [\"x\"]); }",
+    );
     let f = func(&p, "f");
     assert_eq!(f.params, [hir::LocalId(0), hir::LocalId(1)]);
     assert_eq!(locals(&p, "f"), ["a: int", "b: [str]", "c: int"]);
@@ -204,18 +234,51 @@ fn loops_are_numbered_in_source_order() {
 }");
     let main = func(&p, "main");
     assert_eq!(locals(&p, "main"), ["i: int", "<index>: int", "x: int"]);
-    let hir::StmtKind::ForRange { id, body, .. } = &main.body.stmts[0].kind else { panic!() };
+    let hir::StmtKind::ForRange { id, body, .. } = &main.body.stmts[0].kind else {
+        panic!()
+    };
     assert_eq!(*id, hir::LoopId(0));
-    let hir::StmtKind::ForEach { id, body: inner, var, index, .. } = &body.stmts[0].kind else { panic!() };
-    assert_eq!((*id, *var, *index), (hir::LoopId(1), hir::LocalId(2), hir::LocalId(1)));
+    let hir::StmtKind::ForEach {
+        id,
+        body: inner,
+        var,
+        index,
+        ..
+    } = &body.stmts[0].kind
+    else {
+        panic!()
+    };
+    assert_eq!(
+        (*id, *var, *index),
+        (hir::LoopId(1), hir::LocalId(2), hir::LocalId(1))
+    );
     assert!(!main.locals[2].mutable);
-    let hir::StmtKind::If { then_block, .. } = &inner.stmts[0].kind else { panic!() };
-    assert!(matches!(then_block.stmts[0].kind, hir::StmtKind::Continue(hir::LoopId(0))));
-    let hir::StmtKind::While { id, body: wb, .. } = &inner.stmts[1].kind else { panic!() };
+    let hir::StmtKind::If { then_block, .. } = &inner.stmts[0].kind else {
+        panic!()
+    };
+    assert!(matches!(
+        then_block.stmts[0].kind,
+        hir::StmtKind::Continue(hir::LoopId(0))
+    ));
+    let hir::StmtKind::While { id, body: wb, .. } = &inner.stmts[1].kind else {
+        panic!()
+    };
     assert_eq!(*id, hir::LoopId(2));
-    assert!(matches!(wb.stmts[0].kind, hir::StmtKind::Break(hir::LoopId(2))));
-    assert!(matches!(body.stmts[1].kind, hir::StmtKind::Break(hir::LoopId(0))));
-    assert!(matches!(main.body.stmts[1].kind, hir::StmtKind::While { id: hir::LoopId(3), .. }));
+    assert!(matches!(
+        wb.stmts[0].kind,
+        hir::StmtKind::Break(hir::LoopId(2))
+    ));
+    assert!(matches!(
+        body.stmts[1].kind,
+        hir::StmtKind::Break(hir::LoopId(0))
+    ));
+    assert!(matches!(
+        main.body.stmts[1].kind,
+        hir::StmtKind::While {
+            id: hir::LoopId(3),
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -253,8 +316,17 @@ fn main() {
         })
         .collect();
     use hir::BinOp::*;
-    assert_eq!(ops, [Some(Shl), Some(Rem), Some(BitXor), Some(Add), Some(Div)]);
-    assert!(matches!(main.body.stmts[7].kind, hir::StmtKind::Assign { place: hir::Place::Global(_), .. }));
+    assert_eq!(
+        ops,
+        [Some(Shl), Some(Rem), Some(BitXor), Some(Add), Some(Div)]
+    );
+    assert!(matches!(
+        main.body.stmts[7].kind,
+        hir::StmtKind::Assign {
+            place: hir::Place::Global(_),
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -282,7 +354,11 @@ fn main() { b = [c]; }");
         .stmts
         .iter()
         .map(|s| match &s.kind {
-            hir::StmtKind::Assign { place: hir::Place::Global(g), op: None, .. } => p.global(*g).name.as_str(),
+            hir::StmtKind::Assign {
+                place: hir::Place::Global(g),
+                op: None,
+                ..
+            } => p.global(*g).name.as_str(),
             _ => panic!("not a global assignment"),
         })
         .collect();
@@ -300,8 +376,14 @@ fn modules_load_once_and_init_dependencies_first() {
                 "main.toy",
                 "import b;\nimport a;\nlet m = a.x + b.y;\nfn main() { print(m, a.f(), b.g(b.P { q: a.Q { v: 1 } })); }\n",
             ),
-            ("a.toy", "struct Q { v: int }\nlet x = 1;\nlet x2 = x + 1;\nfn f() -> int { return x2; }\n"),
-            ("b.toy", "import a;\nstruct P { q: a.Q }\nlet y = a.x * 10;\nfn g(p: P) -> int { return p.q.v; }\n"),
+            (
+                "a.toy",
+                "struct Q { v: int }\nlet x = 1;\nlet x2 = x + 1;\nfn f() -> int { return x2; }\n",
+            ),
+            (
+                "b.toy",
+                "import a;\nstruct P { q: a.Q }\nlet y = a.x * 10;\nfn g(p: P) -> int { return p.q.v; }\n",
+            ),
         ],
     );
     let (sm, r) = check_dir(&dir);
@@ -312,7 +394,10 @@ fn modules_load_once_and_init_dependencies_first() {
         .stmts
         .iter()
         .map(|s| match &s.kind {
-            hir::StmtKind::Assign { place: hir::Place::Global(g), .. } => p.global(*g).name.as_str(),
+            hir::StmtKind::Assign {
+                place: hir::Place::Global(g),
+                ..
+            } => p.global(*g).name.as_str(),
             _ => panic!("not a global assignment"),
         })
         .collect();
@@ -338,7 +423,11 @@ fn main() {
     let ok = arrays.contains(a, 1) && strings.contains(s, \"a\");
 }");
     assert_eq!(locals(&p, "main"), ["a: [int]", "s: str", "ok: bool"]);
-    assert!(p.globals.iter().any(|g| g.name == "math.PI" && g.ty == Type::Float));
+    assert!(
+        p.globals
+            .iter()
+            .any(|g| g.name == "math.PI" && g.ty == Type::Float)
+    );
 }
 
 /// Every module of LANGUAGE.md's stdlib table loads without errors and
@@ -348,8 +437,16 @@ fn stdlib_signatures() {
     let p = ok("import math;\nimport arrays;\nimport strings;\nfn main() {}\n");
     let sig = |name: &str| -> String {
         let f = func(&p, name);
-        let params: Vec<String> = f.params.iter().map(|l| p.type_name(&f.locals[l.0 as usize].ty)).collect();
-        let ret = if f.ret == Type::Void { String::new() } else { format!(" -> {}", p.type_name(&f.ret)) };
+        let params: Vec<String> = f
+            .params
+            .iter()
+            .map(|l| p.type_name(&f.locals[l.0 as usize].ty))
+            .collect();
+        let ret = if f.ret == Type::Void {
+            String::new()
+        } else {
+            format!(" -> {}", p.type_name(&f.ret))
+        };
         format!("{}({}){}", name, params.join(", "), ret)
     };
     let expected = [
@@ -388,6 +485,11 @@ fn stdlib_signatures() {
         assert_eq!(sig(name), e);
     }
     for g in ["math.PI", "math.E"] {
-        assert!(p.globals.iter().any(|x| x.name == g && x.ty == Type::Float && !x.mutable), "{g}");
+        assert!(
+            p.globals
+                .iter()
+                .any(|x| x.name == g && x.ty == Type::Float && !x.mutable),
+            "{g}"
+        );
     }
 }

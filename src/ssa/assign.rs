@@ -1,7 +1,7 @@
 //! Assignments to places, and try/catch regions.
+use super::builder::{FxSet, Var};
 use super::lower::FnLower;
 use crate::ir::{Flags, Inst, Loc, Operand, Type};
-use super::builder::{FxSet, Var};
 use crate::sema::hir::{BinOp, Block, Expr, LocalId, Place, StmtKind};
 use crate::span::Span;
 
@@ -47,9 +47,16 @@ impl FnLower<'_> {
                 self.array_index_check(a, i, span);
                 self.store(loc, Some(a), Some(i), new, span);
             }
-            Place::Field { object, strukt, field } => {
+            Place::Field {
+                object,
+                strukt,
+                field,
+            } => {
                 let o = self.expr(object);
-                let loc = Loc::Field { strukt: *strukt, field: *field };
+                let loc = Loc::Field {
+                    strukt: *strukt,
+                    field: *field,
+                };
                 let old = match op {
                     Some(_) => {
                         self.nil_check(o, span);
@@ -67,15 +74,39 @@ impl FnLower<'_> {
         }
     }
 
-    fn combine(&mut self, op: Option<BinOp>, old: Option<Operand>, v: Operand, ty: &Type, span: Span) -> Operand {
+    fn combine(
+        &mut self,
+        op: Option<BinOp>,
+        old: Option<Operand>,
+        v: Operand,
+        ty: &Type,
+        span: Span,
+    ) -> Operand {
         match (op, old) {
             (Some(op), Some(old)) => self.binop(op, old, v, ty, span),
             _ => v,
         }
     }
 
-    fn store(&mut self, loc: Loc, base: Option<Operand>, index: Option<Operand>, value: Operand, span: Span) {
-        self.emit(Inst::Store { loc, base, index, value }, Type::Void, span, Flags::NOTHROW);
+    fn store(
+        &mut self,
+        loc: Loc,
+        base: Option<Operand>,
+        index: Option<Operand>,
+        value: Operand,
+        span: Span,
+    ) {
+        self.emit(
+            Inst::Store {
+                loc,
+                base,
+                index,
+                value,
+            },
+            Type::Void,
+            span,
+            Flags::NOTHROW,
+        );
     }
 
     /// `try { body } catch e { handler }`: the handler is entered by an
@@ -130,7 +161,9 @@ impl FnLower<'_> {
         };
         let mut same: Option<Operand> = None;
         for u in ups {
-            let Inst::Upsilon(x) = self.b.nodes[u.0 as usize].inst else { continue };
+            let Inst::Upsilon(x) = self.b.nodes[u.0 as usize].inst else {
+                continue;
+            };
             let x = self.b.resolve(x);
             match same {
                 None => same = Some(x),
@@ -150,16 +183,23 @@ fn assigned_locals(body: &Block) -> FxSet<Var> {
     while let Some(b) = stack.pop() {
         for s in &b.stmts {
             match &s.kind {
-                StmtKind::Assign { place: Place::Local(l), .. } => {
+                StmtKind::Assign {
+                    place: Place::Local(l),
+                    ..
+                } => {
                     out.insert(l.0);
                 }
-                StmtKind::If { then_block, else_block, .. } => {
+                StmtKind::If {
+                    then_block,
+                    else_block,
+                    ..
+                } => {
                     stack.push(then_block);
                     stack.push(else_block);
                 }
-                StmtKind::While { body, .. } | StmtKind::ForRange { body, .. } | StmtKind::ForEach { body, .. } => {
-                    stack.push(body)
-                }
+                StmtKind::While { body, .. }
+                | StmtKind::ForRange { body, .. }
+                | StmtKind::ForEach { body, .. } => stack.push(body),
                 StmtKind::Try { body, handler, .. } => {
                     stack.push(body);
                     stack.push(handler);

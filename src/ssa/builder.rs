@@ -136,7 +136,6 @@ pub struct BuildBlock {
 
 pub use crate::ir::edit::{OpKey, op_key};
 
-
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum LvnKey {
     Unary(crate::ir::UnaryOp, OpKey),
@@ -189,7 +188,10 @@ impl Builder {
     }
 
     pub fn new_block(&mut self) -> Blk {
-        self.blocks.push(BuildBlock { seq: u32::MAX, ..BuildBlock::default() });
+        self.blocks.push(BuildBlock {
+            seq: u32::MAX,
+            ..BuildBlock::default()
+        });
         let b = self.blocks.len() as Blk - 1;
         self.env.push(Env::default());
         self.root.push(b);
@@ -228,7 +230,13 @@ impl Builder {
     }
 
     fn add_node(&mut self, inst: Inst, ty: Type, span: Span, flags: Flags, block: Blk) -> u32 {
-        self.nodes.push(Node { inst, ty, span, flags, block });
+        self.nodes.push(Node {
+            inst,
+            ty,
+            span,
+            flags,
+            block,
+        });
         self.forward.push(None);
         self.phi_users.push(Vec::new());
         self.nodes.len() as u32 - 1
@@ -252,7 +260,12 @@ impl Builder {
         if let Some(v) = self.lvn.get(&(self.cur, key.clone())) {
             return self.resolve(*v);
         }
-        let v = self.push(inst, ty, span, Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0));
+        let v = self.push(
+            inst,
+            ty,
+            span,
+            Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0),
+        );
         self.lvn.insert((self.cur, key), v);
         v
     }
@@ -351,7 +364,9 @@ impl Builder {
     fn link(&mut self, b: Blk) {
         let (up, written) = match self.skip.get(&b) {
             Some((head, written)) => (*head, Some(written)),
-            None if self.blocks[b as usize].preds.len() == 1 => (self.blocks[b as usize].preds[0], None),
+            None if self.blocks[b as usize].preds.len() == 1 => {
+                (self.blocks[b as usize].preds[0], None)
+            }
             None => return,
         };
         if up == b {
@@ -375,7 +390,12 @@ impl Builder {
 
     /// The variables assigned since `mark`.
     pub fn written_since(&self, mark: usize) -> FxSet<Var> {
-        self.log.get(mark..).unwrap_or(&[]).iter().copied().collect()
+        self.log
+            .get(mark..)
+            .unwrap_or(&[])
+            .iter()
+            .copied()
+            .collect()
     }
 
     /// `join` ends a structured region entered from `head` that assigns only
@@ -461,7 +481,11 @@ impl Builder {
                         let phi = self.new_phi(var, b);
                         self.cache_var(var, b, Operand::Value(Value(phi)));
                         ret = None;
-                        stack.push(Frame::Phi { phi, block: b, next: 0 });
+                        stack.push(Frame::Phi {
+                            phi,
+                            block: b,
+                            next: 0,
+                        });
                     }
                 }
                 Frame::Single(b) => {
@@ -469,14 +493,22 @@ impl Builder {
                     self.cache_var(var, b, v);
                     ret = Some(v);
                 }
-                Frame::Phi { phi, block: b, next } => {
+                Frame::Phi {
+                    phi,
+                    block: b,
+                    next,
+                } => {
                     if let Some(v) = ret.take() {
                         self.add_phi_operand(phi, v);
                     }
                     let preds = &self.blocks[b as usize].preds;
                     if next < preds.len() {
                         let p = preds[next];
-                        stack.push(Frame::Phi { phi, block: b, next: next + 1 });
+                        stack.push(Frame::Phi {
+                            phi,
+                            block: b,
+                            next: next + 1,
+                        });
                         stack.push(Frame::Lookup(p));
                     } else {
                         ret = Some(self.try_remove_trivial_phi(phi));
@@ -513,7 +545,13 @@ impl Builder {
                     return *v;
                 }
                 let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
-                let v = self.push_at(0, Inst::StrConst("".into()), Type::Str, Span::default(), flags);
+                let v = self.push_at(
+                    0,
+                    Inst::StrConst("".into()),
+                    Type::Str,
+                    Span::default(),
+                    flags,
+                );
                 self.lvn.insert(key, v);
                 v
             }
@@ -523,7 +561,10 @@ impl Builder {
     fn new_phi(&mut self, var: Var, b: Blk) -> u32 {
         let ty = self.var_ty.get(var as usize).cloned().unwrap_or(Type::Int);
         let n = self.add_node(
-            Inst::Phi { edges: Vec::new(), values: Vec::new() },
+            Inst::Phi {
+                edges: Vec::new(),
+                values: Vec::new(),
+            },
             ty,
             Span::default(),
             Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0),
@@ -608,7 +649,9 @@ impl Builder {
     pub fn try_remove_trivial_phi(&mut self, phi: u32) -> Operand {
         let mut work = vec![phi];
         while let Some(p) = work.pop() {
-            if self.forward[p as usize].is_some() || !self.blocks[self.nodes[p as usize].block as usize].sealed {
+            if self.forward[p as usize].is_some()
+                || !self.blocks[self.nodes[p as usize].block as usize].sealed
+            {
                 continue;
             }
             let me = Operand::Value(Value(p));
@@ -631,7 +674,9 @@ impl Builder {
                 Some(s) => s,
                 None => {
                     if self.phi_operands(p).is_empty()
-                        && !self.blocks[self.nodes[p as usize].block as usize].preds.is_empty()
+                        && !self.blocks[self.nodes[p as usize].block as usize]
+                            .preds
+                            .is_empty()
                     {
                         continue;
                     }
@@ -653,6 +698,9 @@ impl Builder {
     /// parameter types ([`crate::ir::operand_type_with`] over the nodes);
     /// `Void` where that has none (`nil`).
     pub fn type_of(&self, op: Operand, params: &[Type]) -> Type {
-        crate::ir::operand_type_with(&self.resolve(op), params, |v| Some(self.nodes[v.0 as usize].ty.clone())).unwrap_or(Type::Void)
+        crate::ir::operand_type_with(&self.resolve(op), params, |v| {
+            Some(self.nodes[v.0 as usize].ty.clone())
+        })
+        .unwrap_or(Type::Void)
     }
 }

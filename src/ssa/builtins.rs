@@ -49,7 +49,13 @@ impl FnLower<'_> {
             }
             Pop => {
                 let n = self.array_len(arg(0), span);
-                let ok = self.b.binary(BinaryOp::ICmp(Cmp::Ne), n, Operand::Int(0), Type::Bool, span);
+                let ok = self.b.binary(
+                    BinaryOp::ICmp(Cmp::Ne),
+                    n,
+                    Operand::Int(0),
+                    Type::Bool,
+                    span,
+                );
                 self.check(ok, RaiseKind::PopFromEmpty, Vec::new(), span);
                 self.runtime(RuntimeFn::ArrayPop, vec![arg(0)], ty.clone(), span)
             }
@@ -98,7 +104,19 @@ impl FnLower<'_> {
     }
 
     /// Reads the current value of a checked place (for compound assignment).
-    pub fn load(&mut self, loc: Loc, base: Option<Operand>, index: Option<Operand>, ty: Type, span: Span) -> Operand {
-        self.emit(Inst::Load { loc, base, index }, ty, span, super::lower::PURE)
+    pub fn load(
+        &mut self,
+        loc: Loc,
+        base: Option<Operand>,
+        index: Option<Operand>,
+        ty: Type,
+        span: Span,
+    ) -> Operand {
+        self.emit(
+            Inst::Load { loc, base, index },
+            ty,
+            span,
+            super::lower::PURE,
+        )
     }
 }

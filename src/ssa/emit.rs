@@ -9,10 +9,12 @@
 //!
 //! Alignment invariant kept by every step: a φ's `values[i]` flows in along
 //! its block's `preds[i]`.
-use super::builder::{Blk, Builder, BuildTerm};
+use super::builder::{Blk, BuildTerm, Builder};
 use super::scc::remove_redundant_phis;
 use crate::ir::edit::{for_each_operand, for_each_operand_mut};
-use crate::ir::{BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value};
+use crate::ir::{
+    BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value,
+};
 use crate::sema::hir::FuncId;
 use crate::span::Span;
 
@@ -62,7 +64,10 @@ fn drop_phi_edges(b: &mut Builder, blk: Blk, keep: &[bool]) {
 fn has_head_nodes(b: &Builder, blk: Blk) -> bool {
     let bb = &b.blocks[blk as usize];
     bb.phis.iter().any(|&p| b.forward[p as usize].is_none())
-        || bb.stmts.iter().any(|&s| matches!(b.nodes[s as usize].inst, Inst::PhiC { .. }))
+        || bb
+            .stmts
+            .iter()
+            .any(|&s| matches!(b.nodes[s as usize].inst, Inst::PhiC { .. }))
 }
 
 pub fn emit(mut b: Builder, h: Header) -> IrCode {
@@ -80,10 +85,16 @@ pub fn emit(mut b: Builder, h: Header) -> IrCode {
         if !live_blk[blk as usize] {
             continue;
         }
-        let keep: Vec<bool> = b.blocks[blk as usize].preds.iter().map(|p| live_blk[*p as usize]).collect();
+        let keep: Vec<bool> = b.blocks[blk as usize]
+            .preds
+            .iter()
+            .map(|p| live_blk[*p as usize])
+            .collect();
         if keep.iter().any(|k| !k) {
             drop_phi_edges(&mut b, blk, &keep);
-            b.blocks[blk as usize].preds.retain(|p| live_blk[*p as usize]);
+            b.blocks[blk as usize]
+                .preds
+                .retain(|p| live_blk[*p as usize]);
             for p in b.blocks[blk as usize].phis.clone() {
                 b.try_remove_trivial_phi(p);
             }
@@ -106,7 +117,12 @@ fn merge_blocks(b: &mut Builder, live: &mut [bool]) {
         }
         while let Some(BuildTerm::Goto(t)) = term_of(b, a).cloned() {
             let tb = &b.blocks[t as usize];
-            if t == 0 || t == a || tb.preds.len() != 1 || tb.cold != b.blocks[a as usize].cold || has_head_nodes(b, t) {
+            if t == 0
+                || t == a
+                || tb.preds.len() != 1
+                || tb.cold != b.blocks[a as usize].cold
+                || has_head_nodes(b, t)
+            {
                 break;
             }
             let stmts = std::mem::take(&mut b.blocks[t as usize].stmts);
@@ -138,21 +154,33 @@ fn split_branch_edges(b: &mut Builder, live: &mut Vec<bool>) {
         if !live[a as usize] {
             continue;
         }
-        let Some(BuildTerm::Branch { cond, then, els }) = term_of(b, a).cloned() else { continue };
+        let Some(BuildTerm::Branch { cond, then, els }) = term_of(b, a).cloned() else {
+            continue;
+        };
         if then == els {
             // Both edges reach one block: a plain jump; drop one edge.
             let pos = b.blocks[then as usize].preds.iter().position(|p| *p == a);
             if let Some(pos) = pos {
-                let keep: Vec<bool> = (0..b.blocks[then as usize].preds.len()).map(|i| i != pos).collect();
+                let keep: Vec<bool> = (0..b.blocks[then as usize].preds.len())
+                    .map(|i| i != pos)
+                    .collect();
                 drop_phi_edges(b, then, &keep);
                 b.blocks[then as usize].preds.remove(pos);
             }
-            let span = b.blocks[a as usize].term.as_ref().map(|(_, s)| *s).unwrap_or_default();
+            let span = b.blocks[a as usize]
+                .term
+                .as_ref()
+                .map(|(_, s)| *s)
+                .unwrap_or_default();
             b.blocks[a as usize].term = Some((BuildTerm::Goto(then), span));
             continue;
         }
         if b.blocks[then as usize].preds.len() > 1 || then == 0 {
-            let span = b.blocks[a as usize].term.as_ref().map(|(_, s)| *s).unwrap_or_default();
+            let span = b.blocks[a as usize]
+                .term
+                .as_ref()
+                .map(|(_, s)| *s)
+                .unwrap_or_default();
             let n = b.new_block();
             live.push(true);
             let seq = b.blocks[a as usize].seq;
@@ -243,8 +271,17 @@ fn layout(b: &Builder, live: &[bool]) -> Vec<Blk> {
             is_then[*then as usize] = true;
         }
     }
-    let mut starts: Vec<Blk> = (0..nb as u32).filter(|&x| live[x as usize] && !is_then[x as usize]).collect();
-    starts.sort_by_key(|&x| (x != 0, b.blocks[x as usize].cold, b.blocks[x as usize].seq, x));
+    let mut starts: Vec<Blk> = (0..nb as u32)
+        .filter(|&x| live[x as usize] && !is_then[x as usize])
+        .collect();
+    starts.sort_by_key(|&x| {
+        (
+            x != 0,
+            b.blocks[x as usize].cold,
+            b.blocks[x as usize].seq,
+            x,
+        )
+    });
     let mut placed = vec![false; nb];
     let mut order = Vec::new();
     for s in starts {
@@ -317,7 +354,11 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
     for (i, &blk) in order.iter().enumerate() {
         let bb = &b.blocks[blk as usize];
         let start = stmts.len() as u32;
-        let cold = if bb.cold { Flags::COLD } else { Flags::default() };
+        let cold = if bb.cold {
+            Flags::COLD
+        } else {
+            Flags::default()
+        };
         for &n in &contents[i] {
             let node = &b.nodes[n as usize];
             let inst = match &node.inst {
@@ -350,7 +391,10 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
         if emit_term[i] {
             let inst = match term {
                 BuildTerm::Goto(t) => Inst::Goto(fb(t)),
-                BuildTerm::Branch { cond, els, .. } => Inst::GotoIfNot { cond: op(cond), dest: fb(els) },
+                BuildTerm::Branch { cond, els, .. } => Inst::GotoIfNot {
+                    cond: op(cond),
+                    dest: fb(els),
+                },
                 BuildTerm::Return(v) => Inst::Return(v.map(op)),
                 BuildTerm::Unwind => Inst::Unwind,
                 BuildTerm::Unreachable => Inst::Unreachable,
@@ -365,5 +409,13 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
             succs: succs.into_iter().map(fb).collect(),
         });
     }
-    IrCode { name: h.name, func: h.func, params: h.params, ret: h.ret, span: h.span, stmts, cfg: Cfg { blocks } }
+    IrCode {
+        name: h.name,
+        func: h.func,
+        params: h.params,
+        ret: h.ret,
+        span: h.span,
+        stmts,
+        cfg: Cfg { blocks },
+    }
 }

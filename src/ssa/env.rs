@@ -47,7 +47,11 @@ impl Env {
             if key == n.key {
                 return Some(n.val);
             }
-            t = if key < n.key { n.left.as_deref() } else { n.right.as_deref() };
+            t = if key < n.key {
+                n.left.as_deref()
+            } else {
+                n.right.as_deref()
+            };
         }
         None
     }
@@ -79,22 +83,47 @@ impl Env {
 /// its hashed priorities keep logarithmic for any set of keys.
 fn insert(t: Option<&Rc<Node>>, key: Var, p: u32, val: Entry) -> Rc<Node> {
     let Some(n) = t else {
-        return Rc::new(Node { key, val, left: None, right: None });
+        return Rc::new(Node {
+            key,
+            val,
+            left: None,
+            right: None,
+        });
     };
     if key == n.key {
-        return Rc::new(Node { key, val, left: n.left.clone(), right: n.right.clone() });
+        return Rc::new(Node {
+            key,
+            val,
+            left: n.left.clone(),
+            right: n.right.clone(),
+        });
     }
     if p > prio(n.key) {
         // The new key becomes this subtree's root: split `n` around it.
         let (left, right) = split(Some(n), key);
-        return Rc::new(Node { key, val, left, right });
+        return Rc::new(Node {
+            key,
+            val,
+            left,
+            right,
+        });
     }
     if key < n.key {
         let l = insert(n.left.as_ref(), key, p, val);
-        Rc::new(Node { key: n.key, val: n.val, left: Some(l), right: n.right.clone() })
+        Rc::new(Node {
+            key: n.key,
+            val: n.val,
+            left: Some(l),
+            right: n.right.clone(),
+        })
     } else {
         let r = insert(n.right.as_ref(), key, p, val);
-        Rc::new(Node { key: n.key, val: n.val, left: n.left.clone(), right: Some(r) })
+        Rc::new(Node {
+            key: n.key,
+            val: n.val,
+            left: n.left.clone(),
+            right: Some(r),
+        })
     }
 }
 
@@ -103,10 +132,26 @@ fn split(t: Option<&Rc<Node>>, key: Var) -> (Option<Rc<Node>>, Option<Rc<Node>>)
     let Some(n) = t else { return (None, None) };
     if n.key < key {
         let (l, r) = split(n.right.as_ref(), key);
-        (Some(Rc::new(Node { key: n.key, val: n.val, left: n.left.clone(), right: l })), r)
+        (
+            Some(Rc::new(Node {
+                key: n.key,
+                val: n.val,
+                left: n.left.clone(),
+                right: l,
+            })),
+            r,
+        )
     } else {
         let (l, r) = split(n.left.as_ref(), key);
-        (l, Some(Rc::new(Node { key: n.key, val: n.val, left: r, right: n.right.clone() })))
+        (
+            l,
+            Some(Rc::new(Node {
+                key: n.key,
+                val: n.val,
+                left: r,
+                right: n.right.clone(),
+            })),
+        )
     }
 }
 

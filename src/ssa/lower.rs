@@ -10,7 +10,7 @@
 //!   `φᶜ` for that local at the handler.
 //! - A raise or a failed `NoException` check goes to the innermost
 //!   handler, or leaves the function by `Unwind` when there is none.
-use super::builder::{Blk, Builder, FxMap, FxSet, BuildTerm, Var};
+use super::builder::{Blk, BuildTerm, Builder, FxMap, FxSet, Var};
 use crate::ir::{Flags, Inst, Operand, RaiseKind, Type, Value};
 use crate::sema::hir::{Function, LocalId, LoopId, Program};
 use crate::span::Span;
@@ -49,8 +49,11 @@ pub const PURE: Flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
 impl<'a> FnLower<'a> {
     pub fn new(_prog: &'a Program, func: &'a Function, may_throw: &'a [bool]) -> FnLower<'a> {
         let var_ty: Vec<Type> = func.locals.iter().map(|l| l.ty.clone()).collect();
-        let params: Vec<Type> =
-            func.params.iter().map(|p| var_ty.get(p.0 as usize).cloned().unwrap_or(Type::Int)).collect();
+        let params: Vec<Type> = func
+            .params
+            .iter()
+            .map(|p| var_ty.get(p.0 as usize).cloned().unwrap_or(Type::Int))
+            .collect();
         let mut b = Builder::new(var_ty);
         for (i, p) in func.params.iter().enumerate() {
             b.write_var(p.0, 0, Operand::Arg(i as u32));
@@ -87,8 +90,12 @@ impl<'a> FnLower<'a> {
     /// `ϒ (value)` feeding φᶜ node `phic`.
     pub fn upsilon(&mut self, phic: u32, value: Operand, span: Span) {
         let value = self.b.resolve(value);
-        let u = self.b.push(Inst::Upsilon(value), Type::Void, span, Flags::NOTHROW);
-        if let (Operand::Value(u), Inst::PhiC { upsilons }) = (u, &mut self.b.nodes[phic as usize].inst) {
+        let u = self
+            .b
+            .push(Inst::Upsilon(value), Type::Void, span, Flags::NOTHROW);
+        if let (Operand::Value(u), Inst::PhiC { upsilons }) =
+            (u, &mut self.b.nodes[phic as usize].inst)
+        {
             upsilons.push(u);
         }
     }
@@ -132,7 +139,12 @@ impl<'a> FnLower<'a> {
 
     /// `Raise` here, then leave by the exception path.
     pub fn raise(&mut self, kind: RaiseKind, args: Vec<Operand>, span: Span) {
-        self.b.push(Inst::Raise { kind, args }, Type::Void, span, Flags::default());
+        self.b.push(
+            Inst::Raise { kind, args },
+            Type::Void,
+            span,
+            Flags::default(),
+        );
         self.throw_edge(span);
     }
 
@@ -160,7 +172,9 @@ impl<'a> FnLower<'a> {
     /// After a call that may throw: `%ok = NoException`, and the failed
     /// path goes to the exception target.
     pub fn after_may_throw(&mut self, span: Span) {
-        let ok = self.b.push(Inst::NoException, Type::Bool, span, Flags::NOTHROW);
+        let ok = self
+            .b
+            .push(Inst::NoException, Type::Bool, span, Flags::NOTHROW);
         let target = self.throw_target();
         let cont = self.b.new_block();
         self.b.branch(ok, cont, target, span);
@@ -185,8 +199,21 @@ impl<'a> FnLower<'a> {
             if phic_of.contains_key(&var) || !assigned.contains(&var) {
                 continue;
             }
-            let ty = self.b.var_ty.get(var as usize).cloned().unwrap_or(Type::Int);
-            let phic = match self.b.push_at(handler, Inst::PhiC { upsilons: Vec::new() }, ty, span, PURE) {
+            let ty = self
+                .b
+                .var_ty
+                .get(var as usize)
+                .cloned()
+                .unwrap_or(Type::Int);
+            let phic = match self.b.push_at(
+                handler,
+                Inst::PhiC {
+                    upsilons: Vec::new(),
+                },
+                ty,
+                span,
+                PURE,
+            ) {
                 Operand::Value(Value(n)) => n,
                 _ => continue,
             };
@@ -195,6 +222,10 @@ impl<'a> FnLower<'a> {
             vars.push((var, phic));
             phic_of.insert(var, phic);
         }
-        self.tries.push(TryCtx { handler, vars, phic_of });
+        self.tries.push(TryCtx {
+            handler,
+            vars,
+            phic_of,
+        });
     }
 }

@@ -33,9 +33,16 @@ impl FnLower<'_> {
             ExprKind::Str(s) => self.b.str_const(s, span),
             ExprKind::Nil => Operand::Nil,
             ExprKind::Local(l) => self.read(l.0),
-            ExprKind::Global(g) => {
-                self.emit(Inst::Load { loc: Loc::Global(*g), base: None, index: None }, e.ty.clone(), span, PURE)
-            }
+            ExprKind::Global(g) => self.emit(
+                Inst::Load {
+                    loc: Loc::Global(*g),
+                    base: None,
+                    index: None,
+                },
+                e.ty.clone(),
+                span,
+                PURE,
+            ),
             ExprKind::Unary(op, a) => {
                 let v = self.expr(a);
                 let uop = match (op, &a.ty) {
@@ -54,7 +61,11 @@ impl FnLower<'_> {
             ExprKind::Call { func, args } => {
                 let args: Vec<Operand> = args.iter().map(|a| self.expr(a)).collect();
                 let may_throw = self.may_throw.get(func.0 as usize).copied().unwrap_or(true);
-                let flags = if may_throw { Flags::default() } else { Flags::NOTHROW };
+                let flags = if may_throw {
+                    Flags::default()
+                } else {
+                    Flags::NOTHROW
+                };
                 let v = self.emit(Inst::Call { func: *func, args }, e.ty.clone(), span, flags);
                 if may_throw {
                     self.after_may_throw(span);
@@ -72,14 +83,39 @@ impl FnLower<'_> {
                 } else {
                     self.array_index_check(a, i, span);
                     let loc = Loc::ArrayElem(e.ty.clone());
-                    self.emit(Inst::Load { loc, base: Some(a), index: Some(i) }, e.ty.clone(), span, PURE)
+                    self.emit(
+                        Inst::Load {
+                            loc,
+                            base: Some(a),
+                            index: Some(i),
+                        },
+                        e.ty.clone(),
+                        span,
+                        PURE,
+                    )
                 }
             }
-            ExprKind::Field { object, strukt, field } => {
+            ExprKind::Field {
+                object,
+                strukt,
+                field,
+            } => {
                 let o = self.expr(object);
                 self.nil_check(o, span);
-                let loc = Loc::Field { strukt: *strukt, field: *field };
-                self.emit(Inst::Load { loc, base: Some(o), index: None }, e.ty.clone(), span, PURE)
+                let loc = Loc::Field {
+                    strukt: *strukt,
+                    field: *field,
+                };
+                self.emit(
+                    Inst::Load {
+                        loc,
+                        base: Some(o),
+                        index: None,
+                    },
+                    e.ty.clone(),
+                    span,
+                    PURE,
+                )
             }
             ExprKind::ArrayLit(elems) => {
                 let vals: Vec<Operand> = elems.iter().map(|x| self.expr(x)).collect();
@@ -92,14 +128,23 @@ impl FnLower<'_> {
                     None => self.empty_fill(&elem, span),
                 };
                 let arr = self.emit(
-                    Inst::NewArray { elem: elem.clone(), len: Operand::Int(vals.len() as i64), fill },
+                    Inst::NewArray {
+                        elem: elem.clone(),
+                        len: Operand::Int(vals.len() as i64),
+                        fill,
+                    },
                     e.ty.clone(),
                     span,
                     PURE,
                 );
                 for (k, v) in vals.iter().enumerate().skip(1) {
                     let loc = Loc::ArrayElem(elem.clone());
-                    let st = Inst::Store { loc, base: Some(arr), index: Some(Operand::Int(k as i64)), value: *v };
+                    let st = Inst::Store {
+                        loc,
+                        base: Some(arr),
+                        index: Some(Operand::Int(k as i64)),
+                        value: *v,
+                    };
                     self.emit(st, T::Void, span, Flags::NOTHROW);
                 }
                 arr
@@ -107,19 +152,39 @@ impl FnLower<'_> {
             ExprKind::ArrayRepeat { value, count } => {
                 let v = self.expr(value);
                 let n = self.expr(count);
-                let ok = self.b.binary(BinaryOp::ICmp(Cmp::Ge), n, Operand::Int(0), T::Bool, span);
+                let ok = self
+                    .b
+                    .binary(BinaryOp::ICmp(Cmp::Ge), n, Operand::Int(0), T::Bool, span);
                 self.check(ok, RaiseKind::NegativeArrayLength, Vec::new(), span);
                 let elem = match &e.ty {
                     T::Array(t) => (**t).clone(),
                     _ => T::Int,
                 };
-                self.emit(Inst::NewArray { elem, len: n, fill: v }, e.ty.clone(), span, PURE)
+                self.emit(
+                    Inst::NewArray {
+                        elem,
+                        len: n,
+                        fill: v,
+                    },
+                    e.ty.clone(),
+                    span,
+                    PURE,
+                )
             }
             ExprKind::StructLit { strukt, fields } => {
-                let mut vals: Vec<(u32, Operand)> = fields.iter().map(|(i, x)| (*i, self.expr(x))).collect();
+                let mut vals: Vec<(u32, Operand)> =
+                    fields.iter().map(|(i, x)| (*i, self.expr(x))).collect();
                 vals.sort_by_key(|(i, _)| *i);
                 let fields = vals.into_iter().map(|(_, v)| v).collect();
-                self.emit(Inst::NewStruct { strukt: *strukt, fields }, e.ty.clone(), span, PURE)
+                self.emit(
+                    Inst::NewStruct {
+                        strukt: *strukt,
+                        fields,
+                    },
+                    e.ty.clone(),
+                    span,
+                    PURE,
+                )
             }
         }
     }
@@ -142,11 +207,16 @@ impl FnLower<'_> {
                     BinOp::Div => BinaryOp::FDiv,
                     _ => {
                         // `%` is C's fmod, a runtime call.
-                        if let Some(v) = fold_binary(BinaryOp::FRem, self.b.resolve(x), self.b.resolve(y)) {
+                        if let Some(v) =
+                            fold_binary(BinaryOp::FRem, self.b.resolve(x), self.b.resolve(y))
+                        {
                             return v;
                         }
                         return self.emit(
-                            Inst::Runtime { func: RuntimeFn::FMod, args: vec![x, y] },
+                            Inst::Runtime {
+                                func: RuntimeFn::FMod,
+                                args: vec![x, y],
+                            },
                             T::Float,
                             span,
                             PURE,
@@ -155,7 +225,15 @@ impl FnLower<'_> {
                 };
                 self.b.binary(fop, x, y, T::Float, span)
             }
-            T::Str => self.emit(Inst::Runtime { func: RuntimeFn::StrConcat, args: vec![x, y] }, T::Str, span, PURE),
+            T::Str => self.emit(
+                Inst::Runtime {
+                    func: RuntimeFn::StrConcat,
+                    args: vec![x, y],
+                },
+                T::Str,
+                span,
+                PURE,
+            ),
             _ => {
                 let iop = match op {
                     BinOp::Add => BinaryOp::IAdd,
@@ -170,7 +248,9 @@ impl FnLower<'_> {
                     _ => BinaryOp::IShr,
                 };
                 if matches!(iop, BinaryOp::IDiv | BinaryOp::IRem) {
-                    let ok = self.b.binary(BinaryOp::ICmp(Cmp::Ne), y, Operand::Int(0), T::Bool, span);
+                    let ok =
+                        self.b
+                            .binary(BinaryOp::ICmp(Cmp::Ne), y, Operand::Int(0), T::Bool, span);
                     self.check(ok, RaiseKind::DivisionByZero, Vec::new(), span);
                 }
                 self.b.binary(iop, x, y, ty.clone(), span)
@@ -182,11 +262,16 @@ impl FnLower<'_> {
         match c {
             Cmp::Eq | Cmp::Ne => {
                 let eq = self.runtime(RuntimeFn::StrEq, vec![x, y], T::Bool, span);
-                if c == Cmp::Ne { self.b.unary(UnaryOp::Not, eq, T::Bool, span) } else { eq }
+                if c == Cmp::Ne {
+                    self.b.unary(UnaryOp::Not, eq, T::Bool, span)
+                } else {
+                    eq
+                }
             }
             _ => {
                 let r = self.runtime(RuntimeFn::StrCmp, vec![x, y], T::Int, span);
-                self.b.binary(BinaryOp::ICmp(c), r, Operand::Int(0), T::Bool, span)
+                self.b
+                    .binary(BinaryOp::ICmp(c), r, Operand::Int(0), T::Bool, span)
             }
         }
     }
@@ -243,7 +328,13 @@ impl FnLower<'_> {
     }
 
     /// A runtime call that may throw, followed by its `NoException` check.
-    pub fn runtime_may_throw(&mut self, func: RuntimeFn, args: Vec<Operand>, ty: T, span: Span) -> Operand {
+    pub fn runtime_may_throw(
+        &mut self,
+        func: RuntimeFn,
+        args: Vec<Operand>,
+        ty: T,
+        span: Span,
+    ) -> Operand {
         let v = self.emit(Inst::Runtime { func, args }, ty, span, Flags::default());
         self.after_may_throw(span);
         v
@@ -256,7 +347,16 @@ impl FnLower<'_> {
     }
 
     pub fn array_len(&mut self, a: Operand, span: Span) -> Operand {
-        self.emit(Inst::Load { loc: Loc::ArrayLen, base: Some(a), index: None }, T::Int, span, PURE)
+        self.emit(
+            Inst::Load {
+                loc: Loc::ArrayLen,
+                base: Some(a),
+                index: None,
+            },
+            T::Int,
+            span,
+            PURE,
+        )
     }
 
     pub fn array_index_check(&mut self, a: Operand, i: Operand, span: Span) {
@@ -281,7 +381,11 @@ impl FnLower<'_> {
         };
         for arr in chain.into_iter().rev() {
             let T::Array(inner) = arr else { continue };
-            let inst = Inst::NewArray { elem: (**inner).clone(), len: Operand::Int(0), fill };
+            let inst = Inst::NewArray {
+                elem: (**inner).clone(),
+                len: Operand::Int(0),
+                fill,
+            };
             fill = self.emit(inst, arr.clone(), span, PURE);
         }
         fill
@@ -295,7 +399,9 @@ impl FnLower<'_> {
         {
             return;
         }
-        let ok = self.b.binary(BinaryOp::ICmp(Cmp::Ne), o, Operand::Nil, T::Bool, span);
+        let ok = self
+            .b
+            .binary(BinaryOp::ICmp(Cmp::Ne), o, Operand::Nil, T::Bool, span);
         self.check(ok, RaiseKind::NilDereference, Vec::new(), span);
     }
 
@@ -310,8 +416,9 @@ impl FnLower<'_> {
 pub fn runtime_flags(func: RuntimeFn) -> Flags {
     use RuntimeFn::*;
     match func {
-        Sqrt | Sin | Cos | Tan | Atan | Atan2 | Exp | Ln | Pow | Floor | Ceil | Fabs | FMod | StrConcat | StrEq
-        | StrCmp | StrLen | StrByte | StrOfInt | StrOfFloat | StrOfBool | Fixed | Args => PURE,
+        Sqrt | Sin | Cos | Tan | Atan | Atan2 | Exp | Ln | Pow | Floor | Ceil | Fabs | FMod
+        | StrConcat | StrEq | StrCmp | StrLen | StrByte | StrOfInt | StrOfFloat | StrOfBool
+        | Fixed | Args => PURE,
         Substr | Chr | ParseInt | ParseFloat => Flags::default(),
         _ => Flags::NOTHROW,
     }

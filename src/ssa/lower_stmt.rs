@@ -35,12 +35,20 @@ impl FnLower<'_> {
             StmtKind::Expr(e) => {
                 self.expr(e);
             }
-            StmtKind::If { cond, then_block, else_block } => {
+            StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
                 let head = self.b.cur;
                 let mark = self.b.mark();
                 let then_b = self.b.new_block();
                 let join = self.b.new_block();
-                let else_b = if else_block.stmts.is_empty() { join } else { self.b.new_block() };
+                let else_b = if else_block.stmts.is_empty() {
+                    join
+                } else {
+                    self.b.new_block()
+                };
                 self.cond(cond, then_b, else_b);
                 self.b.seal(then_b);
                 self.b.switch_to(then_b);
@@ -77,7 +85,13 @@ impl FnLower<'_> {
                 self.b.seal(exit);
                 self.b.switch_to(exit);
             }
-            StmtKind::ForRange { id, var, start, end, body } => {
+            StmtKind::ForRange {
+                id,
+                var,
+                start,
+                end,
+                body,
+            } => {
                 let s0 = self.expr(start);
                 let e0 = self.expr(end);
                 let counter = self.b.new_var(T::Int);
@@ -86,10 +100,20 @@ impl FnLower<'_> {
                 self.counted_loop(*id, counter, span, body, |me| {
                     let i = me.read(counter);
                     let c = me.b.binary(BinaryOp::ICmp(Cmp::Lt), i, e0, T::Bool, span);
-                    TestResult { cond: c, bind: Some((*var, i)), each: None }
+                    TestResult {
+                        cond: c,
+                        bind: Some((*var, i)),
+                        each: None,
+                    }
                 });
             }
-            StmtKind::ForEach { id, var, index, array, body } => {
+            StmtKind::ForEach {
+                id,
+                var,
+                index,
+                array,
+                body,
+            } => {
                 let a = self.expr(array);
                 let is_str = array.ty == T::Str;
                 let elem_ty = match &array.ty {
@@ -107,7 +131,11 @@ impl FnLower<'_> {
                         me.array_len(a, span)
                     };
                     let cond = me.b.binary(BinaryOp::ICmp(Cmp::Lt), i, n, T::Bool, span);
-                    TestResult { cond, bind: None, each: Some((a, is_str, elem_ty, *var, i)) }
+                    TestResult {
+                        cond,
+                        bind: None,
+                        each: Some((a, is_str, elem_ty, *var, i)),
+                    }
                 });
             }
             StmtKind::Break(id) => {
@@ -131,7 +159,11 @@ impl FnLower<'_> {
                 let v = self.expr(e);
                 self.raise(crate::ir::RaiseKind::Throw, vec![v], span);
             }
-            StmtKind::Try { body, catch_var, handler } => self.try_catch(body, *catch_var, handler, span),
+            StmtKind::Try {
+                body,
+                catch_var,
+                handler,
+            } => self.try_catch(body, *catch_var, handler, span),
             StmtKind::Block(b) => self.block(b),
         }
     }
@@ -195,7 +227,16 @@ impl FnLower<'_> {
                 self.runtime(crate::ir::RuntimeFn::StrByte, vec![arr, i], T::Int, span)
             } else {
                 let loc = Loc::ArrayElem(elem_ty.clone());
-                self.emit(Inst::Load { loc, base: Some(arr), index: Some(i) }, elem_ty, span, super::lower::PURE)
+                self.emit(
+                    Inst::Load {
+                        loc,
+                        base: Some(arr),
+                        index: Some(i),
+                    },
+                    elem_ty,
+                    span,
+                    super::lower::PURE,
+                )
             };
             let cur = self.b.cur;
             self.b.write_var(var.0, cur, x);
@@ -211,7 +252,9 @@ impl FnLower<'_> {
         self.b.switch_to(latch);
         if !self.b.cur_dead() {
             let i = self.read(counter);
-            let next = self.b.binary(BinaryOp::IAdd, i, Operand::Int(1), T::Int, span);
+            let next = self
+                .b
+                .binary(BinaryOp::IAdd, i, Operand::Int(1), T::Int, span);
             let cur = self.b.cur;
             self.b.write_var(counter, cur, next);
             self.b.jump(header, span);

@@ -25,7 +25,9 @@ use std::sync::Arc;
 /// `program.functions`).
 pub fn build_module(program: Arc<Program>) -> Module {
     let may_throw = throws::may_throw(&program);
-    let funcs = (0..program.functions.len()).map(|i| build_function(&program, FuncId(i as u32), &may_throw)).collect();
+    let funcs = (0..program.functions.len())
+        .map(|i| build_function(&program, FuncId(i as u32), &may_throw))
+        .collect();
     Module { funcs, program }
 }
 
@@ -44,10 +46,18 @@ pub fn build_function_counted(program: &Program, id: FuncId, may_throw: &[bool])
     l.block(&func.body);
     if !l.b.cur_dead() {
         // Sema guarantees a non-void function never reaches its end.
-        let term = if func.ret == Type::Void { BuildTerm::Return(None) } else { BuildTerm::Unreachable };
+        let term = if func.ret == Type::Void {
+            BuildTerm::Return(None)
+        } else {
+            BuildTerm::Unreachable
+        };
         // At the closing brace.
         let end = func.span.end.max(func.span.start + 1);
-        let span = crate::span::Span { file: func.span.file, start: end - 1, end };
+        let span = crate::span::Span {
+            file: func.span.file,
+            start: end - 1,
+            end,
+        };
         l.b.terminate(term, span);
     }
     l.finish();

@@ -14,7 +14,9 @@ use std::collections::{HashMap, HashSet};
 /// Removes every redundant φ-SCC among the live φs of `b`.
 pub fn remove_redundant_phis(b: &mut Builder) {
     let phis: Vec<u32> = (0..b.nodes.len() as u32)
-        .filter(|&n| b.forward[n as usize].is_none() && matches!(b.nodes[n as usize].inst, Inst::Phi { .. }))
+        .filter(|&n| {
+            b.forward[n as usize].is_none() && matches!(b.nodes[n as usize].inst, Inst::Phi { .. })
+        })
         .collect();
     let mut work = vec![phis];
     while let Some(set) = work.pop() {
@@ -49,7 +51,12 @@ pub fn remove_redundant_phis(b: &mut Builder) {
                 let mut users = Vec::new();
                 for &p in &scc {
                     b.replace_phi(p, x);
-                    users.extend(b.phi_users[p as usize].iter().copied().filter(|u| !members.contains(u)));
+                    users.extend(
+                        b.phi_users[p as usize]
+                            .iter()
+                            .copied()
+                            .filter(|u| !members.contains(u)),
+                    );
                 }
                 for u in users {
                     b.try_remove_trivial_phi(u);

@@ -7,7 +7,9 @@
 //! or calls a function that may throw. Local facts are propagated to the
 //! callers over the reversed call graph with a worklist (a fixpoint that
 //! handles recursion), in linear time.
-use crate::sema::hir::{BinOp, Block, Builtin, Expr, ExprKind, FuncId, Place, Program, Stmt, StmtKind, Type};
+use crate::sema::hir::{
+    BinOp, Block, Builtin, Expr, ExprKind, FuncId, Place, Program, Stmt, StmtKind, Type,
+};
 
 #[derive(Default)]
 struct Facts {
@@ -85,7 +87,11 @@ fn walk_stmt(s: &Stmt, in_try: bool, facts: &mut Facts) {
             walk_expr(value, in_try, facts);
         }
         StmtKind::Expr(e) => walk_expr(e, in_try, facts),
-        StmtKind::If { cond, then_block, else_block } => {
+        StmtKind::If {
+            cond,
+            then_block,
+            else_block,
+        } => {
             walk_expr(cond, in_try, facts);
             walk_block(then_block, in_try, facts);
             walk_block(else_block, in_try, facts);
@@ -94,7 +100,9 @@ fn walk_stmt(s: &Stmt, in_try: bool, facts: &mut Facts) {
             walk_expr(cond, in_try, facts);
             walk_block(body, in_try, facts);
         }
-        StmtKind::ForRange { start, end, body, .. } => {
+        StmtKind::ForRange {
+            start, end, body, ..
+        } => {
             walk_expr(start, in_try, facts);
             walk_expr(end, in_try, facts);
             walk_block(body, in_try, facts);
@@ -123,7 +131,9 @@ fn walk_stmt(s: &Stmt, in_try: bool, facts: &mut Facts) {
 
 /// Whether `x OP divisor` is an int division that can fail.
 fn divides(op: BinOp, ty: &Type, divisor: &Expr) -> bool {
-    matches!(op, BinOp::Div | BinOp::Rem) && *ty == Type::Int && !matches!(divisor.kind, ExprKind::Int(d) if d != 0)
+    matches!(op, BinOp::Div | BinOp::Rem)
+        && *ty == Type::Int
+        && !matches!(divisor.kind, ExprKind::Int(d) if d != 0)
 }
 
 fn walk_expr(e: &Expr, in_try: bool, facts: &mut Facts) {

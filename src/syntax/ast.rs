@@ -113,25 +113,61 @@ pub type Label = Ident;
 #[derive(Clone, Debug, PartialEq)]
 pub enum StmtKind {
     /// `let x[: T] = e;` (`mutable: false`) or `var x[: T] = e;`
-    Let { mutable: bool, name: Ident, ty: Option<TypeExpr>, init: Expr },
+    Let {
+        mutable: bool,
+        name: Ident,
+        ty: Option<TypeExpr>,
+        init: Expr,
+    },
     /// `place = e;` or, with `op`, `place op= e;`
-    Assign { target: Expr, op: Option<BinOp>, value: Expr },
+    Assign {
+        target: Expr,
+        op: Option<BinOp>,
+        value: Expr,
+    },
     /// `e;`
     Expr(Expr),
     /// `if c { } else if c { } else { }`; an `else if` is an `else` block
     /// holding exactly one `If` statement.
-    If { cond: Expr, then_block: Block, else_block: Option<Block> },
-    While { label: Option<Label>, cond: Expr, body: Block },
+    If {
+        cond: Expr,
+        then_block: Block,
+        else_block: Option<Block>,
+    },
+    While {
+        label: Option<Label>,
+        cond: Expr,
+        body: Block,
+    },
     /// `for var in start..end { }`
-    ForRange { label: Option<Label>, var: Ident, start: Expr, end: Expr, body: Block },
+    ForRange {
+        label: Option<Label>,
+        var: Ident,
+        start: Expr,
+        end: Expr,
+        body: Block,
+    },
     /// `for var in array { }`
-    ForEach { label: Option<Label>, var: Ident, iter: Expr, body: Block },
-    Break { label: Option<Label> },
-    Continue { label: Option<Label> },
+    ForEach {
+        label: Option<Label>,
+        var: Ident,
+        iter: Expr,
+        body: Block,
+    },
+    Break {
+        label: Option<Label>,
+    },
+    Continue {
+        label: Option<Label>,
+    },
     Return(Option<Expr>),
     Throw(Expr),
     /// `try { } catch e { }`
-    Try { body: Block, var: Ident, handler: Block },
+    Try {
+        body: Block,
+        var: Ident,
+        handler: Block,
+    },
     /// A nested `{ }` scope.
     Block(Block),
     /// A statement that failed to parse.
@@ -166,7 +202,11 @@ pub enum ExprKind {
     /// `[value; count]`
     ArrayRepeat(Box<Expr>, Box<Expr>),
     /// `Name { f: e, ... }` or `module.Name { ... }`; fields in source order.
-    StructLit { module: Option<Ident>, name: Ident, fields: Vec<(Ident, Expr)> },
+    StructLit {
+        module: Option<Ident>,
+        name: Ident,
+        fields: Vec<(Ident, Expr)>,
+    },
     /// An expression that failed to parse.
     Error,
 }

@@ -47,13 +47,25 @@ fn closer_of(t: &Token<'_>) -> Token<'static> {
 }
 
 fn error(span: SimpleSpan, message: String, label: &str) -> LexError {
-    LexError { span, message, label: label.to_string() }
+    LexError {
+        span,
+        message,
+        label: label.to_string(),
+    }
 }
 
 pub fn balance<'a>(tokens: Vec<(Token<'a>, SimpleSpan)>, text: &str) -> Balanced<'a> {
     let mut errors = Vec::new();
-    let tokens = if is_balanced(&tokens) { tokens } else { repair(tokens, text, &mut errors) };
-    let mut synthetic: Vec<usize> = tokens.iter().filter(|(_, s)| s.start == s.end).map(|(_, s)| s.start).collect();
+    let tokens = if is_balanced(&tokens) {
+        tokens
+    } else {
+        repair(tokens, text, &mut errors)
+    };
+    let mut synthetic: Vec<usize> = tokens
+        .iter()
+        .filter(|(_, s)| s.start == s.end)
+        .map(|(_, s)| s.start)
+        .collect();
     synthetic.dedup();
     let tokens = fold_min_int(tokens);
     let too_deep = match check_depth(&tokens) {
@@ -67,7 +79,12 @@ pub fn balance<'a>(tokens: Vec<(Token<'a>, SimpleSpan)>, text: &str) -> Balanced
         }
         None => false,
     };
-    Balanced { tokens, errors, synthetic, too_deep }
+    Balanced {
+        tokens,
+        errors,
+        synthetic,
+        too_deep,
+    }
 }
 
 fn is_balanced(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
@@ -93,12 +110,23 @@ struct Lines<'t> {
 impl Lines<'_> {
     fn new(text: &str) -> Lines<'_> {
         let mut line_starts = vec![0];
-        line_starts.extend(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
-        Lines { text, line_starts, indent_cache: HashMap::new() }
+        line_starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        Lines {
+            text,
+            line_starts,
+            indent_cache: HashMap::new(),
+        }
     }
 
     fn line(&self, pos: usize) -> usize {
-        self.line_starts.partition_point(|&s| s <= pos).saturating_sub(1)
+        self.line_starts
+            .partition_point(|&s| s <= pos)
+            .saturating_sub(1)
     }
 
     /// (indentation in bytes of the line holding `pos`, whether `pos` is
@@ -107,10 +135,12 @@ impl Lines<'_> {
         let line = self.line(pos);
         let start = self.line_starts.get(line).copied().unwrap_or(0);
         let text = self.text;
-        let indent = *self
-            .indent_cache
-            .entry(line)
-            .or_insert_with(|| text.as_bytes()[start..].iter().take_while(|b| matches!(b, b' ' | b'\t')).count());
+        let indent = *self.indent_cache.entry(line).or_insert_with(|| {
+            text.as_bytes()[start..]
+                .iter()
+                .take_while(|b| matches!(b, b' ' | b'\t'))
+                .count()
+        });
         (indent, start + indent == pos)
     }
 }
@@ -189,15 +219,18 @@ impl<'a> Repair<'a, '_> {
             }
             let mut placed = None;
             if open.closer != Token::RBrace
-                && let Some(p) = self.stop_on_line(open.at) {
-                    // Openers inside the new group must close there too.
-                    // `inner` is in decreasing index order, so those before
-                    // `p` are at its end (at most MAX_LINE_SCAN of them).
-                    let enclosed: Vec<_> = inner.iter().rev().take_while(|(i, _)| *i < p).collect();
-                    if enclosed.iter().all(|(_, q)| *q == Some(p)) && self.depth_is(open.at, p, enclosed.len()) {
-                        placed = Some(p);
-                    }
+                && let Some(p) = self.stop_on_line(open.at)
+            {
+                // Openers inside the new group must close there too.
+                // `inner` is in decreasing index order, so those before
+                // `p` are at its end (at most MAX_LINE_SCAN of them).
+                let enclosed: Vec<_> = inner.iter().rev().take_while(|(i, _)| *i < p).collect();
+                if enclosed.iter().all(|(_, q)| *q == Some(p))
+                    && self.depth_is(open.at, p, enclosed.len())
+                {
+                    placed = Some(p);
                 }
+            }
             match placed {
                 Some(p) => self.inserts.push((p, open.closer)),
                 None => self.out.push((open.closer, SimpleSpan::from(at..at))),
@@ -240,7 +273,13 @@ fn repair<'a>(
         if t.is_opener() {
             let indent = r.lines.indent(s.start).0;
             let at = r.out.len();
-            r.stack.push(Open { closer: closer_of(&t), span: s, text: t.fixed_text().unwrap_or("?"), indent, at });
+            r.stack.push(Open {
+                closer: closer_of(&t),
+                span: s,
+                text: t.fixed_text().unwrap_or("?"),
+                indent,
+                at,
+            });
             r.out.push((t, s));
         } else if t.is_closer() {
             match r.stack.iter().rposition(|o| o.closer == t) {
@@ -249,10 +288,14 @@ fn repair<'a>(
                     // like it: braces opened in between were left unclosed.
                     if t == Token::RBrace {
                         let (indent, first) = r.lines.indent(s.start);
-                        if first && r.stack[i].indent != indent
-                            && let Some(j) = r.stack[..i].iter().rposition(|o| o.closer == t && o.indent == indent) {
-                                i = j;
-                            }
+                        if first
+                            && r.stack[i].indent != indent
+                            && let Some(j) = r.stack[..i]
+                                .iter()
+                                .rposition(|o| o.closer == t && o.indent == indent)
+                        {
+                            i = j;
+                        }
                     }
                     r.close_above(i + 1, s.start);
                     r.stack.pop();
@@ -260,7 +303,11 @@ fn repair<'a>(
                 }
                 None => {
                     let text = t.fixed_text().unwrap_or("?");
-                    r.errors.push(error(s, format!("unexpected `{text}`"), "no delimiter to close here"));
+                    r.errors.push(error(
+                        s,
+                        format!("unexpected `{text}`"),
+                        "no delimiter to close here",
+                    ));
                 }
             }
         } else {
@@ -279,11 +326,16 @@ fn repair<'a>(
 /// Whether a token can end an operand, so that a `-` after it is binary.
 fn ends_operand(t: &Token<'_>) -> bool {
     use Token::*;
-    matches!(t, Ident(_) | Int(_) | MinInt | Float(_) | Str(_) | True | False | Nil | RParen | RBracket)
+    matches!(
+        t,
+        Ident(_) | Int(_) | MinInt | Float(_) | Str(_) | True | False | Nil | RParen | RBracket
+    )
 }
 
 fn fold_min_int(tokens: Vec<(Token<'_>, SimpleSpan)>) -> Vec<(Token<'_>, SimpleSpan)> {
-    let needs = tokens.iter().any(|(t, _)| *t == Token::Int(I64_MIN_MAGNITUDE));
+    let needs = tokens
+        .iter()
+        .any(|(t, _)| *t == Token::Int(I64_MIN_MAGNITUDE));
     if !needs {
         return tokens;
     }
@@ -291,19 +343,24 @@ fn fold_min_int(tokens: Vec<(Token<'_>, SimpleSpan)>) -> Vec<(Token<'_>, SimpleS
     let mut it = tokens.into_iter().peekable();
     while let Some((t, s)) = it.next() {
         let prefix = out.last().is_none_or(|(p, _)| !ends_operand(p));
-        if t == Token::Minus && prefix
-            && let Some((Token::Int(I64_MIN_MAGNITUDE), lit_span)) = it.peek() {
-                let lit_span = *lit_span;
-                it.next();
-                let postfix = matches!(it.peek(), Some((Token::LParen | Token::LBracket | Token::Dot, _)));
-                if postfix {
-                    out.push((t, s));
-                    out.push((Token::Int(I64_MIN_MAGNITUDE), lit_span));
-                } else {
-                    out.push((Token::MinInt, SimpleSpan::from(s.start..lit_span.end)));
-                }
-                continue;
+        if t == Token::Minus
+            && prefix
+            && let Some((Token::Int(I64_MIN_MAGNITUDE), lit_span)) = it.peek()
+        {
+            let lit_span = *lit_span;
+            it.next();
+            let postfix = matches!(
+                it.peek(),
+                Some((Token::LParen | Token::LBracket | Token::Dot, _))
+            );
+            if postfix {
+                out.push((t, s));
+                out.push((Token::Int(I64_MIN_MAGNITUDE), lit_span));
+            } else {
+                out.push((Token::MinInt, SimpleSpan::from(s.start..lit_span.end)));
             }
+            continue;
+        }
         out.push((t, s));
     }
     out

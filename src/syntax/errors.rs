@@ -40,7 +40,9 @@ fn continues_expression(t: &Token<'_>) -> bool {
 /// How the token found at `span` is shown: its source text in backticks
 /// when short, else its kind.
 fn describe_found(cx: Cx<'_>, found: Option<&Token<'_>>, span: std::ops::Range<usize>) -> String {
-    let Some(tok) = found else { return "end of file".into() };
+    let Some(tok) = found else {
+        return "end of file".into();
+    };
     let text = cx.text.get(span).unwrap_or("");
     if !text.is_empty() && text.chars().count() <= 24 && !text.contains('\n') {
         return format!("`{text}`");
@@ -69,7 +71,9 @@ pub(crate) fn parse_diagnostic(cx: Cx<'_>, e: &PError<'_>) -> Diagnostic {
             let found_text = describe_found(cx, found.as_deref(), e.span().start..e.span().end);
             let has_other = expected.iter().any(|p| match p {
                 RichPattern::Token(t) => !continues_expression(t),
-                RichPattern::Label(_) | RichPattern::EndOfInput | RichPattern::Identifier(_) => true,
+                RichPattern::Label(_) | RichPattern::EndOfInput | RichPattern::Identifier(_) => {
+                    true
+                }
                 _ => false,
             });
             let mut labels = Vec::new();
@@ -83,7 +87,11 @@ pub(crate) fn parse_diagnostic(cx: Cx<'_>, e: &PError<'_>) -> Diagnostic {
                     RichPattern::EndOfInput => "end of file".into(),
                     _ => continue,
                 };
-                let list = if matches!(p, RichPattern::Label(_)) { &mut labels } else { &mut tokens };
+                let list = if matches!(p, RichPattern::Label(_)) {
+                    &mut labels
+                } else {
+                    &mut tokens
+                };
                 if !list.contains(&s) {
                     list.push(s);
                 }

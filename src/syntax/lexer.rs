@@ -40,14 +40,18 @@ pub fn lex(text: &str) -> (Vec<(Token<'_>, SimpleSpan)>, Vec<LexError>) {
         // A run of adjacent unexpected characters is one error.
         if let Some(prev) = errors.last_mut()
             && prev.message.starts_with("unexpected character")
-                && message.starts_with("unexpected character")
-                && prev.span.end == span.start
-            {
-                prev.span = SimpleSpan::from(prev.span.start..span.end);
-                continue;
-            }
+            && message.starts_with("unexpected character")
+            && prev.span.end == span.start
+        {
+            prev.span = SimpleSpan::from(prev.span.start..span.end);
+            continue;
+        }
         let label = label_for(&message);
-        errors.push(LexError { span, message, label });
+        errors.push(LexError {
+            span,
+            message,
+            label,
+        });
     }
     (out.unwrap_or_default(), errors)
 }
@@ -61,26 +65,45 @@ fn label_for(message: &str) -> String {
     }
 }
 
-fn lexer<'a>(text: &'a str) -> impl Parser<'a, &'a str, Vec<(Token<'a>, SimpleSpan)>, LexExtra<'a>> {
+fn lexer<'a>(
+    text: &'a str,
+) -> impl Parser<'a, &'a str, Vec<(Token<'a>, SimpleSpan)>, LexExtra<'a>> {
     let ident = text::ascii::ident().map(|s: &'a str| Token::keyword(s).unwrap_or(Token::Ident(s)));
-    let label = just('\'').ignore_then(text::ascii::ident()).map(Token::Label);
-    let number = any().filter(char::is_ascii_digit).rewind().ignore_then(custom(move |inp| lex_number(text, inp)));
-    let string = just('"').rewind().ignore_then(custom(move |inp| lex_string(text, inp)));
+    let label = just('\'')
+        .ignore_then(text::ascii::ident())
+        .map(Token::Label);
+    let number = any()
+        .filter(char::is_ascii_digit)
+        .rewind()
+        .ignore_then(custom(move |inp| lex_number(text, inp)));
+    let string = just('"')
+        .rewind()
+        .ignore_then(custom(move |inp| lex_string(text, inp)));
     let punct = custom(move |inp| lex_punct(text, inp));
     let token = choice((ident, number, string, label, punct)).map_with(|t, e| Some((t, e.span())));
     let bad = any().validate(|c: char, e, emitter| {
-        let shown = if c.is_control() || c.is_whitespace() { c.escape_debug().to_string() } else { c.to_string() };
-        emitter.emit(Rich::custom(e.span(), format!("unexpected character `{shown}`")));
+        let shown = if c.is_control() || c.is_whitespace() {
+            c.escape_debug().to_string()
+        } else {
+            c.to_string()
+        };
+        emitter.emit(Rich::custom(
+            e.span(),
+            format!("unexpected character `{shown}`"),
+        ));
         None
     });
     let trivia = custom(move |inp| skip_trivia(text, inp));
     trivia
-        .ignore_then(choice((token, bad)).then_ignore(trivia).repeated().fold(Vec::new(), |mut v, t| {
-            if let Some(t) = t {
-                v.push(t);
-            }
-            v
-        }))
+        .ignore_then(choice((token, bad)).then_ignore(trivia).repeated().fold(
+            Vec::new(),
+            |mut v, t| {
+                if let Some(t) = t {
+                    v.push(t);
+                }
+                v
+            },
+        ))
         .then_ignore(end())
 }
 
@@ -102,7 +125,10 @@ fn span(start: usize, end: usize) -> SimpleSpan {
 }
 
 /// Skips whitespace, `//` comments and nested `/* */` comments. Never fails.
-fn skip_trivia<'a>(text: &'a str, inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>) -> Result<(), Rich<'a, char>> {
+fn skip_trivia<'a>(
+    text: &'a str,
+    inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>,
+) -> Result<(), Rich<'a, char>> {
     let start = offset(inp);
     let rest = &text[start..];
     let b = rest.as_bytes();
@@ -120,7 +146,10 @@ fn skip_trivia<'a>(text: &'a str, inp: &mut InputRef<'a, '_, &'a str, LexExtra<'
                 let mut depth = 0usize;
                 loop {
                     if i >= b.len() {
-                        inp.emit(Rich::custom(span(start + open, start + open + 2), "unterminated block comment"));
+                        inp.emit(Rich::custom(
+                            span(start + open, start + open + 2),
+                            "unterminated block comment",
+                        ));
                         break;
                     }
                     if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
@@ -262,7 +291,11 @@ pub(crate) fn scan_number(s: &str) -> (usize, Result<Token<'static>, &'static st
             _ => (i, Err("invalid number literal")),
         };
     }
-    let body = if radix == 10 { &digits[..] } else { &digits[2..] };
+    let body = if radix == 10 {
+        &digits[..]
+    } else {
+        &digits[2..]
+    };
     if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
         return (i, Err("invalid number literal"));
     }
@@ -301,7 +334,13 @@ pub(crate) fn scan_string(s: &str) -> ScannedStr {
     let mut chars = s.char_indices().skip(1).peekable();
     while let Some((i, c)) = chars.next() {
         match c {
-            '"' => return ScannedStr { len: i + 1, value, errors },
+            '"' => {
+                return ScannedStr {
+                    len: i + 1,
+                    value,
+                    errors,
+                };
+            }
             '\\' => {
                 let Some((j, e)) = chars.next() else { break };
                 let simple = match e {
@@ -357,7 +396,11 @@ pub(crate) fn scan_string(s: &str) -> ScannedStr {
         }
     }
     errors.push((0, 1, "unterminated string literal".to_string()));
-    ScannedStr { len: s.len(), value, errors }
+    ScannedStr {
+        len: s.len(),
+        value,
+        errors,
+    }
 }
 
 fn lex_string<'a>(

@@ -48,9 +48,15 @@ pub fn parse(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
         .map(|e| e.span.start)
         .min()
         .unwrap_or(usize::MAX);
-    let delim_errors = balanced.errors.iter().filter(|e| cut == usize::MAX || !e.message.starts_with("unclosed"));
-    let mut early: Vec<Diagnostic> =
-        lex_errors.iter().chain(delim_errors).map(|e| errors::lex_diagnostic(cx, e)).collect();
+    let delim_errors = balanced
+        .errors
+        .iter()
+        .filter(|e| cut == usize::MAX || !e.message.starts_with("unclosed"));
+    let mut early: Vec<Diagnostic> = lex_errors
+        .iter()
+        .chain(delim_errors)
+        .map(|e| errors::lex_diagnostic(cx, e))
+        .collect();
     let module = if balanced.too_deep {
         ast::Module::default()
     } else {
@@ -60,8 +66,8 @@ pub fn parse(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
             // Zero-width tokens are synthetic closers: the delimiter pass
             // already reported the problem there, and an error right after
             // one is its cascade.
-            let at_synthetic =
-                (s.start == s.end && e.found().is_some()) || balanced.synthetic.binary_search(&s.start).is_ok();
+            let at_synthetic = (s.start == s.end && e.found().is_some())
+                || balanced.synthetic.binary_search(&s.start).is_ok();
             if !at_synthetic && s.start < cut {
                 early.push(errors::parse_diagnostic(cx, e));
             }
@@ -100,7 +106,9 @@ fn finish(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
         let rest = diags.len() - MAX_ERRORS;
         diags.truncate(MAX_ERRORS);
         if let Some(last) = diags.last_mut() {
-            last.notes.push(format!("{rest} more syntax errors in this file are not shown"));
+            last.notes.push(format!(
+                "{rest} more syntax errors in this file are not shown"
+            ));
         }
     }
     diags

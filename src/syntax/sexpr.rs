@@ -20,9 +20,19 @@ pub fn item(i: &Item) -> String {
             out + ")"
         }
         Item::Fn(f) => {
-            let params: Vec<String> = f.params.iter().map(|p| format!("({} {})", p.name.name, ty(&p.ty))).collect();
+            let params: Vec<String> = f
+                .params
+                .iter()
+                .map(|p| format!("({} {})", p.name.name, ty(&p.ty)))
+                .collect();
             let ret = f.ret.as_ref().map_or("_".to_string(), ty);
-            format!("(fn {} ({}) {} {})", f.name.name, params.join(" "), ret, block(&f.body))
+            format!(
+                "(fn {} ({}) {} {})",
+                f.name.name,
+                params.join(" "),
+                ret,
+                block(&f.body)
+            )
         }
         Item::Global(g) => {
             let kw = if g.mutable { "var" } else { "let" };
@@ -50,12 +60,18 @@ pub fn block(b: &Block) -> String {
 }
 
 fn label(l: &Option<Label>) -> String {
-    l.as_ref().map_or(String::new(), |l| format!(" '{}", l.name))
+    l.as_ref()
+        .map_or(String::new(), |l| format!(" '{}", l.name))
 }
 
 pub fn stmt(s: &Stmt) -> String {
     match &s.kind {
-        StmtKind::Let { mutable, name, ty: t, init } => {
+        StmtKind::Let {
+            mutable,
+            name,
+            ty: t,
+            init,
+        } => {
             let kw = if *mutable { "var" } else { "let" };
             let t = t.as_ref().map_or("_".to_string(), ty);
             format!("({kw} {} {t} {})", name.name, expr(init))
@@ -65,23 +81,57 @@ pub fn stmt(s: &Stmt) -> String {
             format!("({op} {} {})", expr(target), expr(value))
         }
         StmtKind::Expr(e) => format!("(expr {})", expr(e)),
-        StmtKind::If { cond, then_block, else_block } => match else_block {
+        StmtKind::If {
+            cond,
+            then_block,
+            else_block,
+        } => match else_block {
             Some(e) => format!("(if {} {} {})", expr(cond), block(then_block), block(e)),
             None => format!("(if {} {})", expr(cond), block(then_block)),
         },
-        StmtKind::While { label: l, cond, body } => format!("(while{} {} {})", label(l), expr(cond), block(body)),
-        StmtKind::ForRange { label: l, var, start, end, body } => {
-            format!("(for{} {} {} {} {})", label(l), var.name, expr(start), expr(end), block(body))
+        StmtKind::While {
+            label: l,
+            cond,
+            body,
+        } => format!("(while{} {} {})", label(l), expr(cond), block(body)),
+        StmtKind::ForRange {
+            label: l,
+            var,
+            start,
+            end,
+            body,
+        } => {
+            format!(
+                "(for{} {} {} {} {})",
+                label(l),
+                var.name,
+                expr(start),
+                expr(end),
+                block(body)
+            )
         }
-        StmtKind::ForEach { label: l, var, iter, body } => {
-            format!("(foreach{} {} {} {})", label(l), var.name, expr(iter), block(body))
+        StmtKind::ForEach {
+            label: l,
+            var,
+            iter,
+            body,
+        } => {
+            format!(
+                "(foreach{} {} {} {})",
+                label(l),
+                var.name,
+                expr(iter),
+                block(body)
+            )
         }
         StmtKind::Break { label: l } => format!("(break{})", label(l)),
         StmtKind::Continue { label: l } => format!("(continue{})", label(l)),
         StmtKind::Return(None) => "(return)".into(),
         StmtKind::Return(Some(e)) => format!("(return {})", expr(e)),
         StmtKind::Throw(e) => format!("(throw {})", expr(e)),
-        StmtKind::Try { body, var, handler } => format!("(try {} {} {})", block(body), var.name, block(handler)),
+        StmtKind::Try { body, var, handler } => {
+            format!("(try {} {} {})", block(body), var.name, block(handler))
+        }
         StmtKind::Block(b) => block(b),
         StmtKind::Error => "<error>".into(),
     }
@@ -117,7 +167,11 @@ pub fn expr(e: &Expr) -> String {
             format!("[{}]", items.join(" "))
         }
         ExprKind::ArrayRepeat(v, n) => format!("[{}; {}]", expr(v), expr(n)),
-        ExprKind::StructLit { module, name, fields } => {
+        ExprKind::StructLit {
+            module,
+            name,
+            fields,
+        } => {
             let mut out = match module {
                 Some(m) => format!("(struct {}.{}", m.name, name.name),
                 None => format!("(struct {}", name.name),

@@ -210,7 +210,19 @@ impl<'a> Token<'a> {
         use Token::*;
         matches!(
             self,
-            Let | Var | If | While | For | Break | Continue | Return | Throw | Try | Label(_) | Fn | Struct | Import
+            Let | Var
+                | If
+                | While
+                | For
+                | Break
+                | Continue
+                | Return
+                | Throw
+                | Try
+                | Label(_)
+                | Fn
+                | Struct
+                | Import
         )
     }
 
@@ -222,7 +234,10 @@ impl<'a> Token<'a> {
 
     /// Keywords that can only begin a top-level item.
     pub fn starts_item(&self) -> bool {
-        matches!(self, Token::Fn | Token::Struct | Token::Import | Token::Let | Token::Var)
+        matches!(
+            self,
+            Token::Fn | Token::Struct | Token::Import | Token::Let | Token::Var
+        )
     }
 }
 

@@ -26,16 +26,33 @@ fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
     e(ExprKind::Binary(op, Box::new(l), Box::new(r)))
 }
 fn print_(args: Vec<Expr>) -> Stmt {
-    Stmt::new(StmtKind::Print { newline: true, args })
+    Stmt::new(StmtKind::Print {
+        newline: true,
+        args,
+    })
 }
 fn let_(name: &str, init: Expr) -> Stmt {
-    Stmt::new(StmtKind::Let { name: name.into(), mutable: true, ty: Ty::Int, annotate: false, init })
+    Stmt::new(StmtKind::Let {
+        name: name.into(),
+        mutable: true,
+        ty: Ty::Int,
+        annotate: false,
+        init,
+    })
 }
 fn main_prog(body: Vec<Stmt>) -> Program {
     Program {
-        structs: vec![StructDef { name: "P".into(), fields: vec![("x".into(), Ty::Int), ("s".into(), Ty::Str)] }],
+        structs: vec![StructDef {
+            name: "P".into(),
+            fields: vec![("x".into(), Ty::Int), ("s".into(), Ty::Str)],
+        }],
         globals: Vec::new(),
-        funcs: vec![Func { name: "main".into(), params: Vec::new(), ret: None, body }],
+        funcs: vec![Func {
+            name: "main".into(),
+            params: Vec::new(),
+            ret: None,
+            body,
+        }],
     }
 }
 
@@ -70,15 +87,36 @@ fn oracle_int_arithmetic_edges() {
 
 #[test]
 fn oracle_float_and_string_printing() {
-    let arr = e(ExprKind::ArrayLit(Ty::Str, vec![s("a\n"), s("q\""), s("é")]));
+    let arr = e(ExprKind::ArrayLit(
+        Ty::Str,
+        vec![s("a\n"), s("q\""), s("é")],
+    ));
     let strukt = e(ExprKind::StructLit(0, vec![(1, s("b\\")), (0, int(3))]));
     let (src, out) = run(main_prog(vec![
-        print_(vec![flt(1.0), bin(BinOp::Add, flt(0.1), flt(0.2)), flt(1e16), flt(1e-5), flt(-0.0), flt(f64::NAN)]),
-        print_(vec![flt(f64::INFINITY), flt(123456789.0), flt(1e15), flt(0.0001)]),
+        print_(vec![
+            flt(1.0),
+            bin(BinOp::Add, flt(0.1), flt(0.2)),
+            flt(1e16),
+            flt(1e-5),
+            flt(-0.0),
+            flt(f64::NAN),
+        ]),
+        print_(vec![
+            flt(f64::INFINITY),
+            flt(123456789.0),
+            flt(1e15),
+            flt(0.0001),
+        ]),
         print_(vec![arr, s("raw\tx"), strukt, e(ExprKind::Nil(0))]),
-        Stmt::new(StmtKind::Print { newline: false, args: vec![int(1), s(" "), int(2)] }),
+        Stmt::new(StmtKind::Print {
+            newline: false,
+            args: vec![int(1), s(" "), int(2)],
+        }),
     ]));
-    assert!(src.contains("(0.0 / 0.0)"), "NaN is printed as an expression: {src}");
+    assert!(
+        src.contains("(0.0 / 0.0)"),
+        "NaN is printed as an expression: {src}"
+    );
     assert_eq!(
         out.stdout,
         "1.0 0.30000000000000004 1e16 1e-5 -0.0 NaN\ninf 123456789.0 1000000000000000.0 0.0001\n\
@@ -93,14 +131,21 @@ fn oracle_uncaught_error_position_and_kept_stdout() {
     let body = vec![
         let_("z", int(0)),
         print_(vec![int(1)]),
-        print_(vec![bin(BinOp::Add, int(1), bin(BinOp::Div, int(5), var("z")))]),
+        print_(vec![bin(
+            BinOp::Add,
+            int(1),
+            bin(BinOp::Div, int(5), var("z")),
+        )]),
     ];
     let (src, out) = run(main_prog(body));
     let line = src.lines().position(|l| l.contains(" / z")).unwrap() + 1;
     let text = src.lines().nth(line - 1).unwrap();
     let col = text[..text.find(" / z").unwrap()].rfind('(').unwrap() + 1;
     assert_eq!(out.stdout, "1\n");
-    assert_eq!(out.stderr, format!("error: division by zero\n  at t.toy:{line}:{col}\n"));
+    assert_eq!(
+        out.stderr,
+        format!("error: division by zero\n  at t.toy:{line}:{col}\n")
+    );
     assert_eq!(out.code, 101);
 }
 
@@ -111,10 +156,17 @@ fn oracle_catches_runtime_errors_and_rechecks_compound_store() {
     let oob = e(ExprKind::Index(Box::new(var("a")), Box::new(int(5))));
     let nil_field = e(ExprKind::Field(Box::new(e(ExprKind::Nil(0))), 0, 0));
     let catch = |body: Vec<Stmt>, v: &str| {
-        Stmt::new(StmtKind::Try { body, var: v.into(), handler: vec![print_(vec![s("caught"), var(v)])] })
+        Stmt::new(StmtKind::Try {
+            body,
+            var: v.into(),
+            handler: vec![print_(vec![s("caught"), var(v)])],
+        })
     };
-    let compound =
-        Stmt::new(StmtKind::Assign { place: Place::Index(var("a"), int(1)), op: Some(BinOp::Mul), value: pop });
+    let compound = Stmt::new(StmtKind::Assign {
+        place: Place::Index(var("a"), int(1)),
+        op: Some(BinOp::Mul),
+        value: pop,
+    });
     let body = vec![
         let_("a", arr),
         catch(vec![print_(vec![oob])], "e1"),
@@ -137,7 +189,11 @@ fn printer_and_oracle_agree_on_generated_programs() {
     // deterministically (same seed, same output).
     for seed in 0..200 {
         if let Ok(case) = toyc::fuzz::make_case(seed) {
-            assert!(shrink::well_formed(&case.prog), "seed {seed} is not well formed:\n{}", case.source);
+            assert!(
+                shrink::well_formed(&case.prog),
+                "seed {seed} is not well formed:\n{}",
+                case.source
+            );
             let again = toyc::fuzz::make_case(seed).unwrap();
             assert_eq!(case.source, again.source);
             assert_eq!(case.expected, again.expected);
@@ -164,7 +220,10 @@ fn shrinker_reduces_a_failing_predicate() {
     assert_eq!(small.funcs.len(), 1, "helpers deleted: {small:#?}");
     assert!(small.globals.is_empty());
     let stmts = small.funcs[0].body.len();
-    assert!(stmts <= 2, "main keeps at most a print (and a return): {small:#?}");
+    assert!(
+        stmts <= 2,
+        "main keeps at most a print (and a return): {small:#?}"
+    );
 }
 
 #[test]
@@ -174,8 +233,14 @@ fn fuzz_command_runs_programs_through_every_mode() {
         .output()
         .expect("run toyc fuzz");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "toyc fuzz found disagreements:\n{stdout}");
-    assert!(stdout.contains("fuzz: 50 programs (seeds 1..=50), 0 disagreed"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "toyc fuzz found disagreements:\n{stdout}"
+    );
+    assert!(
+        stdout.contains("fuzz: 50 programs (seeds 1..=50), 0 disagreed"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -188,10 +253,17 @@ fn bisect_command_names_no_pass_for_a_correct_program() {
         "fn main() {\n    var s = 0;\n    for i in 0..10 {\n        s += i;\n    }\n    print(s);\n}\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_toyc")).arg("bisect").arg(&file).output().expect("run toyc bisect");
+    let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
+        .arg("bisect")
+        .arg(&file)
+        .output()
+        .expect("run toyc bisect");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
-    assert!(stdout.starts_with("reference (--passes=none): exit 0"), "{stdout}");
+    assert!(
+        stdout.starts_with("reference (--passes=none): exit 0"),
+        "{stdout}"
+    );
     assert!(stdout.contains("no pass changes the output"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -209,10 +281,23 @@ fn fake_toyc(name: &str, body: &str) -> std::path::PathBuf {
 
 #[test]
 fn fuzz_command_reports_wrong_output_and_hangs() {
-    for (name, body, class) in [("wrong", "echo wrong; exit 3", "(Wrong)"), ("hang", "sleep 5", "(Timeout)")] {
+    for (name, body, class) in [
+        ("wrong", "echo wrong; exit 3", "(Wrong)"),
+        ("hang", "sleep 5", "(Timeout)"),
+    ] {
         let fake = fake_toyc(name, body);
         let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
-            .args(["fuzz", "--seed", "7", "--count", "2", "--no-shrink", "--timeout", "0.3", "--toyc"])
+            .args([
+                "fuzz",
+                "--seed",
+                "7",
+                "--count",
+                "2",
+                "--no-shrink",
+                "--timeout",
+                "0.3",
+                "--toyc",
+            ])
             .arg(&fake)
             .output()
             .expect("run toyc fuzz");
@@ -220,7 +305,10 @@ fn fuzz_command_reports_wrong_output_and_hangs() {
         assert_eq!(out.status.code(), Some(1), "{name}: {stdout}");
         assert!(stdout.contains("FAIL seed 7: "), "{name}: {stdout}");
         assert!(stdout.contains(class), "{name}: {stdout}");
-        assert!(stdout.contains("fuzz: 2 programs (seeds 7..=8), 2 disagreed"), "{name}: {stdout}");
+        assert!(
+            stdout.contains("fuzz: 2 programs (seeds 7..=8), 2 disagreed"),
+            "{name}: {stdout}"
+        );
         let _ = std::fs::remove_dir_all(fake.parent().unwrap());
     }
 }
@@ -230,10 +318,15 @@ fn bisection_finds_the_first_pass_that_changes_the_output() {
     use toyc::fuzz::bisect::{Setup, Verdict, bisect};
     // A fake toyc whose output changes once `--passes` includes gvn_load
     // (which runs twice in the list: the first occurrence is to blame).
-    let fake = fake_toyc("bisect", "case \"$*\" in *gvn_load*) echo changed;; *) echo same;; esac");
+    let fake = fake_toyc(
+        "bisect",
+        "case \"$*\" in *gvn_load*) echo changed;; *) echo same;; esac",
+    );
     let dir = fake.parent().unwrap().to_path_buf();
-    let passes: Vec<String> =
-        ["sccp", "dce", "cse", "gvn_load", "licm", "gvn_load", "dse"].iter().map(|s| s.to_string()).collect();
+    let passes: Vec<String> = ["sccp", "dce", "cse", "gvn_load", "licm", "gvn_load", "dse"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let setup = Setup {
         exe: &fake,
         dir: &dir,

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use toyc::codegen::CodegenOptions;
 use toyc::ir::handbuild::ir_from_blocks;
-use toyc::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Module, Operand, RaiseKind, RuntimeFn, Type, Value};
+use toyc::ir::{
+    BinaryOp, BlockId, Cmp, Inst, IrCode, Module, Operand, RaiseKind, RuntimeFn, Type, Value,
+};
 use toyc::sema::hir::{FuncId, Program};
 use toyc::span::SourceMap;
 
@@ -29,14 +31,29 @@ fn module(mut funcs: Vec<IrCode>, main: u32, init: u32) -> (Module, SourceMap) {
     for (i, f) in funcs.iter_mut().enumerate() {
         f.func = FuncId(i as u32);
     }
-    let program = Program { main: FuncId(main), init: FuncId(init), ..Program::default() };
+    let program = Program {
+        main: FuncId(main),
+        init: FuncId(init),
+        ..Program::default()
+    };
     let mut sources = SourceMap::new();
     sources.add("test.toy".into(), None, "x".into());
-    (Module { funcs, program: Arc::new(program) }, sources)
+    (
+        Module {
+            funcs,
+            program: Arc::new(program),
+        },
+        sources,
+    )
 }
 
 fn empty_init() -> IrCode {
-    ir_from_blocks("<init>", vec![], Type::Void, vec![vec![void(Inst::Return(None))]])
+    ir_from_blocks(
+        "<init>",
+        vec![],
+        Type::Void,
+        vec![vec![void(Inst::Return(None))]],
+    )
 }
 
 /// fib (recursive calls), a float loop with φs, string concatenation.
@@ -46,14 +63,37 @@ fn sample() -> (Module, SourceMap) {
         vec![Type::Int],
         Type::Int,
         vec![
-            vec![bin(BinaryOp::ICmp(Cmp::Lt), Operand::Arg(0), Operand::Int(2), Type::Bool), void(Inst::GotoIfNot { cond: v(1), dest: b(3) })],
+            vec![
+                bin(
+                    BinaryOp::ICmp(Cmp::Lt),
+                    Operand::Arg(0),
+                    Operand::Int(2),
+                    Type::Bool,
+                ),
+                void(Inst::GotoIfNot {
+                    cond: v(1),
+                    dest: b(3),
+                }),
+            ],
             vec![void(Inst::Return(Some(Operand::Arg(0))))],
             vec![
                 bin(BinaryOp::ISub, Operand::Arg(0), Operand::Int(1), Type::Int), // %4
-                (Inst::Call { func: FuncId(0), args: vec![v(4)] }, Type::Int),   // %5
+                (
+                    Inst::Call {
+                        func: FuncId(0),
+                        args: vec![v(4)],
+                    },
+                    Type::Int,
+                ), // %5
                 bin(BinaryOp::ISub, Operand::Arg(0), Operand::Int(2), Type::Int), // %6
-                (Inst::Call { func: FuncId(0), args: vec![v(6)] }, Type::Int),   // %7
-                bin(BinaryOp::IAdd, v(5), v(7), Type::Int),                      // %8
+                (
+                    Inst::Call {
+                        func: FuncId(0),
+                        args: vec![v(6)],
+                    },
+                    Type::Int,
+                ), // %7
+                bin(BinaryOp::IAdd, v(5), v(7), Type::Int),                       // %8
                 void(Inst::Return(Some(v(8)))),
             ],
         ],
@@ -64,26 +104,47 @@ fn sample() -> (Module, SourceMap) {
         Type::Int,
         vec![
             vec![
-                (Inst::Call { func: FuncId(0), args: vec![Operand::Int(20)] }, Type::Int), // %1
-                rt(RuntimeFn::PrintInt, vec![v(1)], Type::Void),                          // %2
-                rt(RuntimeFn::PrintNewline, vec![], Type::Void),                          // %3
+                (
+                    Inst::Call {
+                        func: FuncId(0),
+                        args: vec![Operand::Int(20)],
+                    },
+                    Type::Int,
+                ), // %1
+                rt(RuntimeFn::PrintInt, vec![v(1)], Type::Void), // %2
+                rt(RuntimeFn::PrintNewline, vec![], Type::Void), // %3
             ],
             vec![
-                (Inst::Phi { edges: vec![b(1), b(2)], values: vec![Operand::Int(0), v(6)] }, Type::Int), // %4 i
-                (Inst::Phi { edges: vec![b(1), b(2)], values: vec![Operand::Float(0.0), v(7)] }, Type::Float), // %5 acc
-                bin(BinaryOp::IAdd, v(4), Operand::Int(1), Type::Int),       // %6
+                (
+                    Inst::Phi {
+                        edges: vec![b(1), b(2)],
+                        values: vec![Operand::Int(0), v(6)],
+                    },
+                    Type::Int,
+                ), // %4 i
+                (
+                    Inst::Phi {
+                        edges: vec![b(1), b(2)],
+                        values: vec![Operand::Float(0.0), v(7)],
+                    },
+                    Type::Float,
+                ), // %5 acc
+                bin(BinaryOp::IAdd, v(4), Operand::Int(1), Type::Int), // %6
                 bin(BinaryOp::FAdd, v(5), Operand::Float(0.1), Type::Float), // %7
                 bin(BinaryOp::ICmp(Cmp::Ge), v(6), Operand::Int(10), Type::Bool), // %8
-                void(Inst::GotoIfNot { cond: v(8), dest: b(2) }),           // %9
+                void(Inst::GotoIfNot {
+                    cond: v(8),
+                    dest: b(2),
+                }), // %9
             ],
             vec![
-                rt(RuntimeFn::PrintFloat, vec![v(7)], Type::Void),            // %10
-                rt(RuntimeFn::PrintSpace, vec![], Type::Void),                // %11
-                (Inst::StrConst("ab".into()), Type::Str),                     // %12
-                rt(RuntimeFn::StrOfInt, vec![v(6)], Type::Str),               // %13
-                rt(RuntimeFn::StrConcat, vec![v(12), v(13)], Type::Str),      // %14
-                rt(RuntimeFn::PrintStr, vec![v(14)], Type::Void),             // %15
-                rt(RuntimeFn::PrintNewline, vec![], Type::Void),              // %16
+                rt(RuntimeFn::PrintFloat, vec![v(7)], Type::Void), // %10
+                rt(RuntimeFn::PrintSpace, vec![], Type::Void),     // %11
+                (Inst::StrConst("ab".into()), Type::Str),          // %12
+                rt(RuntimeFn::StrOfInt, vec![v(6)], Type::Str),    // %13
+                rt(RuntimeFn::StrConcat, vec![v(12), v(13)], Type::Str), // %14
+                rt(RuntimeFn::PrintStr, vec![v(14)], Type::Void),  // %15
+                rt(RuntimeFn::PrintNewline, vec![], Type::Void),   // %16
                 bin(BinaryOp::IMul, Operand::Int(3), Operand::Int(4), Type::Int), // %17
                 void(Inst::Return(Some(v(17)))),
             ],
@@ -98,7 +159,18 @@ fn interp(m: &Module, s: &SourceMap) -> (i32, String) {
 }
 
 fn jit(m: &Module, s: &SourceMap) -> (i32, String) {
-    let (code, out) = toyc::codegen::run::run(m, s, &CodegenOptions { optimize: false, verify: true, ..Default::default() }, &[], true).expect("jit runs");
+    let (code, out) = toyc::codegen::run::run(
+        m,
+        s,
+        &CodegenOptions {
+            optimize: false,
+            verify: true,
+            ..Default::default()
+        },
+        &[],
+        true,
+    )
+    .expect("jit runs");
     (code, String::from_utf8_lossy(&out).into_owned())
 }
 
@@ -123,9 +195,14 @@ fn interpreter_agrees_with_the_jit() {
 fn passes_preserve_behaviour() {
     let (mut m, s) = sample();
     let before = interp(&m, &s);
-    let opts = toyc::opt::PipelineOptions { passes: toyc::opt::default_passes(2), verify: false, ..Default::default() };
+    let opts = toyc::opt::PipelineOptions {
+        passes: toyc::opt::default_passes(2),
+        verify: false,
+        ..Default::default()
+    };
     let mut counters = toyc::opt::Counters::default();
-    toyc::opt::run_pipeline(&mut m, &opts, &mut counters, &|_| String::new()).expect("pipeline runs");
+    toyc::opt::run_pipeline(&mut m, &opts, &mut counters, &|_| String::new())
+        .expect("pipeline runs");
     assert_eq!(interp(&m, &s), before);
     assert_eq!(jit(&m, &s), before);
     assert!(counters.get("sccp.consts") >= 1); // 3 * 4
@@ -139,7 +216,10 @@ fn uncaught_exception_exits_101_after_flushing() {
         Type::Void,
         vec![vec![
             rt(RuntimeFn::PrintInt, vec![Operand::Int(7)], Type::Void),
-            void(Inst::Raise { kind: RaiseKind::DivisionByZero, args: vec![] }),
+            void(Inst::Raise {
+                kind: RaiseKind::DivisionByZero,
+                args: vec![],
+            }),
             void(Inst::Unwind),
         ]],
     );
@@ -158,10 +238,19 @@ fn dynamic_instruction_count() {
         vec![
             vec![rt(RuntimeFn::PrintSpace, vec![], Type::Void)],
             vec![
-                (Inst::Phi { edges: vec![b(1), b(2)], values: vec![Operand::Int(0), v(3)] }, Type::Int),
+                (
+                    Inst::Phi {
+                        edges: vec![b(1), b(2)],
+                        values: vec![Operand::Int(0), v(3)],
+                    },
+                    Type::Int,
+                ),
                 bin(BinaryOp::IAdd, v(2), Operand::Int(1), Type::Int),
                 bin(BinaryOp::ICmp(Cmp::Ge), v(3), Operand::Int(3), Type::Bool),
-                void(Inst::GotoIfNot { cond: v(4), dest: b(2) }),
+                void(Inst::GotoIfNot {
+                    cond: v(4),
+                    dest: b(2),
+                }),
             ],
             vec![void(Inst::Return(Some(v(3))))],
         ],
@@ -180,11 +269,28 @@ fn recursion(n: i64) -> (Module, SourceMap) {
         vec![Type::Int],
         Type::Int,
         vec![
-            vec![bin(BinaryOp::ICmp(Cmp::Eq), Operand::Arg(0), Operand::Int(0), Type::Bool), void(Inst::GotoIfNot { cond: v(1), dest: b(3) })],
+            vec![
+                bin(
+                    BinaryOp::ICmp(Cmp::Eq),
+                    Operand::Arg(0),
+                    Operand::Int(0),
+                    Type::Bool,
+                ),
+                void(Inst::GotoIfNot {
+                    cond: v(1),
+                    dest: b(3),
+                }),
+            ],
             vec![void(Inst::Return(Some(Operand::Int(0))))],
             vec![
                 bin(BinaryOp::ISub, Operand::Arg(0), Operand::Int(1), Type::Int),
-                (Inst::Call { func: FuncId(0), args: vec![v(4)] }, Type::Int),
+                (
+                    Inst::Call {
+                        func: FuncId(0),
+                        args: vec![v(4)],
+                    },
+                    Type::Int,
+                ),
                 bin(BinaryOp::IAdd, v(5), Operand::Int(1), Type::Int),
                 void(Inst::Return(Some(v(6)))),
             ],
@@ -195,7 +301,13 @@ fn recursion(n: i64) -> (Module, SourceMap) {
         vec![],
         Type::Void,
         vec![vec![
-            (Inst::Call { func: FuncId(0), args: vec![Operand::Int(n)] }, Type::Int),
+            (
+                Inst::Call {
+                    func: FuncId(0),
+                    args: vec![Operand::Int(n)],
+                },
+                Type::Int,
+            ),
             rt(RuntimeFn::PrintInt, vec![v(1)], Type::Void),
             void(Inst::Return(None)),
         ]],

@@ -24,8 +24,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // global and function tables: of the front end it names only that.
     ("ir", &["span", "diag", "types", "sema::hir::Program"]),
     // SSA construction translates the HIR.
-    ("ssa", &["span", "diag", "timing", "types", "sema::hir", "ir"]),
-    ("memssa", &["span", "diag", "types", "sema::hir::Program", "ir"]),
+    (
+        "ssa",
+        &["span", "diag", "timing", "types", "sema::hir", "ir"],
+    ),
+    (
+        "memssa",
+        &["span", "diag", "types", "sema::hir::Program", "ir"],
+    ),
     ("opt", &["span", "diag", "timing", "types", "ir", "memssa"]),
     // The runtime library is called by compiled code: it knows nothing of
     // the compiler.
@@ -33,8 +39,22 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The differential fuzzer runs the toyc binary as a subprocess and has
     // its own AST and reference evaluator: it names nothing of the compiler.
     ("fuzz", &[]),
-    ("codegen", &["span", "diag", "timing", "types", "ir", "runtime"]),
-    ("interp", &["span", "diag", "timing", "types", "sema::hir::Program", "ir", "runtime"]),
+    (
+        "codegen",
+        &["span", "diag", "timing", "types", "ir", "runtime"],
+    ),
+    (
+        "interp",
+        &[
+            "span",
+            "diag",
+            "timing",
+            "types",
+            "sema::hir::Program",
+            "ir",
+            "runtime",
+        ],
+    ),
     ("driver", &["*"]),
 ];
 
@@ -56,8 +76,20 @@ const MUTABLE_STATIC: &[&str] = &["runtime", "timing"];
 /// Whether `line` declares a static with interior mutability.
 fn is_mutable_static(line: &str) -> bool {
     let l = line.trim_start();
-    (l.starts_with("static ") || l.starts_with("pub static ") || l.starts_with("pub(crate) static ") || l.contains("static mut "))
-        && ["Mutex", "RwLock", "Atomic", "Cell", "OnceLock", "static mut "].iter().any(|m| l.contains(m))
+    (l.starts_with("static ")
+        || l.starts_with("pub static ")
+        || l.starts_with("pub(crate) static ")
+        || l.contains("static mut "))
+        && [
+            "Mutex",
+            "RwLock",
+            "Atomic",
+            "Cell",
+            "OnceLock",
+            "static mut ",
+        ]
+        .iter()
+        .any(|m| l.contains(m))
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -82,14 +114,20 @@ fn module_of(rel: &Path) -> Option<String> {
 }
 
 fn is_test_file(rel: &Path) -> bool {
-    rel.file_name().and_then(|n| n.to_str()).is_some_and(|n| n == "tests.rs" || n.starts_with("tests_"))
+    rel.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n == "tests.rs" || n.starts_with("tests_"))
 }
 
 /// The code of `text` without line comments and without the trailing
 /// `#[cfg(test)] mod tests`.
 fn code_of(text: &str) -> String {
     let end = text.find("#[cfg(test)]\nmod tests").unwrap_or(text.len());
-    text[..end].lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
+    text[..end]
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Every `crate::a::b::c` path in `code` (at most three segments; a
@@ -104,8 +142,10 @@ fn crate_paths(code: &str) -> Vec<(usize, String)> {
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
                 continue;
             }
-            let path: String =
-                rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect();
+            let path: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
             let segs: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).take(3).collect();
             out.push((n + 1, segs.join("::")));
         }
@@ -118,8 +158,12 @@ fn allowed(module: &str, path: &str) -> bool {
     if top == module {
         return true;
     }
-    let Some((_, allow)) = ALLOWED.iter().find(|(m, _)| *m == module) else { return false };
-    allow.iter().any(|a| *a == "*" || path == *a || path.starts_with(&format!("{a}::")))
+    let Some((_, allow)) = ALLOWED.iter().find(|(m, _)| *m == module) else {
+        return false;
+    };
+    allow
+        .iter()
+        .any(|a| *a == "*" || path == *a || path.starts_with(&format!("{a}::")))
 }
 
 /// The violations of every rule, as `file:line: message`.
@@ -131,29 +175,48 @@ fn violations() -> Vec<String> {
     let mut errs = Vec::new();
     for file in files {
         let rel = file.strip_prefix(&src).expect("under src/").to_path_buf();
-        let Some(module) = module_of(&rel) else { continue };
+        let Some(module) = module_of(&rel) else {
+            continue;
+        };
         if is_test_file(&rel) {
             continue;
         }
         let code = code_of(&std::fs::read_to_string(&file).expect("read source"));
         let at = |line: usize| format!("src/{}:{line}", rel.display());
         if !ALLOWED.iter().any(|(m, _)| *m == module) {
-            errs.push(format!("{}: module `{module}` has no row in ALLOWED", at(1)));
+            errs.push(format!(
+                "{}: module `{module}` has no row in ALLOWED",
+                at(1)
+            ));
         }
         for (line, path) in crate_paths(&code) {
             if !allowed(&module, &path) {
-                errs.push(format!("{}: `{module}` may not name `crate::{path}`", at(line)));
+                errs.push(format!(
+                    "{}: `{module}` may not name `crate::{path}`",
+                    at(line)
+                ));
             }
         }
         for (n, l) in code.lines().enumerate() {
-            if (l.contains("env::var") || l.contains("env::args")) && !READS_ENV.contains(&module.as_str()) {
-                errs.push(format!("{}: only {READS_ENV:?} read the environment", at(n + 1)));
+            if (l.contains("env::var") || l.contains("env::args"))
+                && !READS_ENV.contains(&module.as_str())
+            {
+                errs.push(format!(
+                    "{}: only {READS_ENV:?} read the environment",
+                    at(n + 1)
+                ));
             }
             if l.contains("thread_local!") && !THREAD_LOCAL.contains(&module.as_str()) {
-                errs.push(format!("{}: compiler state is never thread-local", at(n + 1)));
+                errs.push(format!(
+                    "{}: compiler state is never thread-local",
+                    at(n + 1)
+                ));
             }
             if is_mutable_static(l) && !MUTABLE_STATIC.contains(&module.as_str()) {
-                errs.push(format!("{}: compiler state is never a mutable static", at(n + 1)));
+                errs.push(format!(
+                    "{}: compiler state is never a mutable static",
+                    at(n + 1)
+                ));
             }
         }
     }
@@ -163,19 +226,40 @@ fn violations() -> Vec<String> {
 #[test]
 fn layering_rules_hold() {
     let errs = violations();
-    let unexpected: Vec<&String> =
-        errs.iter().filter(|e| !EXCEPTIONS.iter().any(|(x, _)| e.starts_with(x))).collect();
-    assert!(unexpected.is_empty(), "architecture invariants broken:\n{}", unexpected.iter().map(|e| format!("  {e}\n")).collect::<String>());
+    let unexpected: Vec<&String> = errs
+        .iter()
+        .filter(|e| !EXCEPTIONS.iter().any(|(x, _)| e.starts_with(x)))
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "architecture invariants broken:\n{}",
+        unexpected
+            .iter()
+            .map(|e| format!("  {e}\n"))
+            .collect::<String>()
+    );
     for (x, why) in EXCEPTIONS {
-        assert!(errs.iter().any(|e| e.starts_with(x)), "exception `{x}` ({why}) no longer needed: remove it");
+        assert!(
+            errs.iter().any(|e| e.starts_with(x)),
+            "exception `{x}` ({why}) no longer needed: remove it"
+        );
     }
 }
 
 #[test]
 fn the_checker_sees_violations() {
-    let paths = crate_paths("use crate::opt::PassCtx; // crate::driver\nlet x = crate::ir::Type::Int; mycrate::x");
+    let paths = crate_paths(
+        "use crate::opt::PassCtx; // crate::driver\nlet x = crate::ir::Type::Int; mycrate::x",
+    );
     let code_paths = crate_paths(&code_of("use crate::opt::PassCtx; // crate::driver\n"));
-    assert_eq!(paths, vec![(1, "opt::PassCtx".to_string()), (1, "driver".to_string()), (2, "ir::Type::Int".to_string())]);
+    assert_eq!(
+        paths,
+        vec![
+            (1, "opt::PassCtx".to_string()),
+            (1, "driver".to_string()),
+            (2, "ir::Type::Int".to_string())
+        ]
+    );
     assert_eq!(code_paths, vec![(1, "opt::PassCtx".to_string())]);
     assert!(!allowed("codegen", "opt::PassCtx"));
     assert!(allowed("codegen", "ir::Type"));
@@ -186,7 +270,11 @@ fn the_checker_sees_violations() {
     assert!(allowed("ssa", "sema::hir::Expr"));
     assert!(allowed("driver", "codegen"));
     assert!(!allowed("runtime", "ir::Type"));
-    assert!(is_mutable_static("static TIMES: Mutex<Vec<u8>> = Mutex::new(Vec::new());"));
-    assert!(is_mutable_static("pub static PENDING: AtomicU8 = AtomicU8::new(0);"));
+    assert!(is_mutable_static(
+        "static TIMES: Mutex<Vec<u8>> = Mutex::new(Vec::new());"
+    ));
+    assert!(is_mutable_static(
+        "pub static PENDING: AtomicU8 = AtomicU8::new(0);"
+    ));
     assert!(!is_mutable_static("pub static PASSES: &[Pass] = &[];"));
 }

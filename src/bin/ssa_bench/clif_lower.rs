@@ -19,13 +19,15 @@
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, ExtFuncData, ExternalName, FuncRef, Function, InstBuilder, Signature, UserExternalName,
-    UserFuncName, Value, types,
+    AbiParam, Block, BlockArg, ExtFuncData, ExternalName, FuncRef, Function, InstBuilder,
+    Signature, UserExternalName, UserFuncName, Value, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use std::collections::HashMap;
-use toyc::sema::hir::{self, BinOp, Builtin, ExprKind, FuncId, LoopId, Place, StmtKind, Type, UnOp};
+use toyc::sema::hir::{
+    self, BinOp, Builtin, ExprKind, FuncId, LoopId, Place, StmtKind, Type, UnOp,
+};
 
 /// The Cranelift type of a scalar Toy type.
 fn clif_type(ty: &Type) -> Result<types::Type, String> {
@@ -41,7 +43,8 @@ fn clif_type(ty: &Type) -> Result<types::Type, String> {
 pub fn signature(f: &hir::Function) -> Result<Signature, String> {
     let mut sig = Signature::new(CallConv::SystemV);
     for p in &f.params {
-        sig.params.push(AbiParam::new(clif_type(&f.locals[p.0 as usize].ty)?));
+        sig.params
+            .push(AbiParam::new(clif_type(&f.locals[p.0 as usize].ty)?));
     }
     if f.ret != Type::Void {
         sig.returns.push(AbiParam::new(clif_type(&f.ret)?));
@@ -90,7 +93,14 @@ pub fn lower(
     b.switch_to_block(entry);
     b.seal_block(entry);
     let params: Vec<Value> = b.block_params(entry).to_vec();
-    let mut l = Lower { program, b, vars, loops: Vec::new(), callees: HashMap::new(), dead: false };
+    let mut l = Lower {
+        program,
+        b,
+        vars,
+        loops: Vec::new(),
+        callees: HashMap::new(),
+        dead: false,
+    };
     for (p, v) in f.params.iter().zip(params) {
         let var = l.var(*p)?;
         l.b.def_var(var, v);
@@ -100,7 +110,8 @@ pub fn lower(
             if f.ret == Type::Void {
                 l.b.ins().return_(&[]);
             } else {
-                l.b.ins().trap(cranelift_codegen::ir::TrapCode::unwrap_user(1));
+                l.b.ins()
+                    .trap(cranelift_codegen::ir::TrapCode::unwrap_user(1));
             }
         }
     });
@@ -114,7 +125,11 @@ pub fn lower(
 
 impl Lower<'_, '_> {
     fn var(&self, id: hir::LocalId) -> Result<Variable, String> {
-        self.vars.get(id.0 as usize).copied().flatten().ok_or_else(|| "non-scalar local".to_string())
+        self.vars
+            .get(id.0 as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| "non-scalar local".to_string())
     }
 
     /// Starts `blk` as the current block.
@@ -147,7 +162,11 @@ impl Lower<'_, '_> {
                 let var = self.var(*local)?;
                 self.b.def_var(var, v);
             }
-            StmtKind::Assign { place: Place::Local(local), op, value } => {
+            StmtKind::Assign {
+                place: Place::Local(local),
+                op,
+                value,
+            } => {
                 let var = self.var(*local)?;
                 let v = match op {
                     None => self.expr(value)?,
@@ -163,7 +182,11 @@ impl Lower<'_, '_> {
             StmtKind::Expr(e) => {
                 self.expr_any(e)?;
             }
-            StmtKind::If { cond, then_block, else_block } => {
+            StmtKind::If {
+                cond,
+                then_block,
+                else_block,
+            } => {
                 let c = self.expr(cond)?;
                 let then_b = self.b.create_block();
                 let else_b = self.b.create_block();
@@ -198,7 +221,13 @@ impl Lower<'_, '_> {
                 self.b.seal_block(exit);
                 self.start(exit);
             }
-            StmtKind::ForRange { id, var, start, end, body } => {
+            StmtKind::ForRange {
+                id,
+                var,
+                start,
+                end,
+                body,
+            } => {
                 let i = self.var(*var)?;
                 let s0 = self.expr(start)?;
                 let e0 = self.expr(end)?;
@@ -229,9 +258,17 @@ impl Lower<'_, '_> {
                 self.start(exit);
             }
             StmtKind::Break(id) | StmtKind::Continue(id) => {
-                let &(_, cont, exit) =
-                    self.loops.iter().rev().find(|l| l.0 == *id).ok_or("break outside its loop")?;
-                let target = if matches!(s.kind, StmtKind::Break(_)) { exit } else { cont };
+                let &(_, cont, exit) = self
+                    .loops
+                    .iter()
+                    .rev()
+                    .find(|l| l.0 == *id)
+                    .ok_or("break outside its loop")?;
+                let target = if matches!(s.kind, StmtKind::Break(_)) {
+                    exit
+                } else {
+                    cont
+                };
                 self.jump(target);
             }
             StmtKind::Return(e) => {
@@ -255,7 +292,8 @@ impl Lower<'_, '_> {
 
     /// An expression with a value.
     fn expr(&mut self, e: &hir::Expr) -> Result<Value, String> {
-        self.expr_any(e)?.ok_or_else(|| "void value used".to_string())
+        self.expr_any(e)?
+            .ok_or_else(|| "void value used".to_string())
     }
 
     fn expr_any(&mut self, e: &hir::Expr) -> Result<Option<Value>, String> {
@@ -287,9 +325,13 @@ impl Lower<'_, '_> {
                 let merge = self.b.create_block();
                 let out = self.b.append_block_param(merge, types::I8);
                 if is_and {
-                    self.b.ins().brif(a, rhs_b, &[], merge, &[BlockArg::Value(a)]);
+                    self.b
+                        .ins()
+                        .brif(a, rhs_b, &[], merge, &[BlockArg::Value(a)]);
                 } else {
-                    self.b.ins().brif(a, merge, &[BlockArg::Value(a)], rhs_b, &[]);
+                    self.b
+                        .ins()
+                        .brif(a, merge, &[BlockArg::Value(a)], rhs_b, &[]);
                 }
                 self.b.seal_block(rhs_b);
                 self.start(rhs_b);
@@ -335,7 +377,10 @@ impl Lower<'_, '_> {
         }
         let sig = signature(self.program.func(id))?;
         let sigref = self.b.import_signature(sig);
-        let name = self.b.func.declare_imported_user_function(UserExternalName::new(0, id.0));
+        let name = self
+            .b
+            .func
+            .declare_imported_user_function(UserExternalName::new(0, id.0));
         let r = self.b.import_function(ExtFuncData {
             name: ExternalName::user(name),
             signature: sigref,

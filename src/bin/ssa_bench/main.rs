@@ -48,12 +48,18 @@ fn supported(program: &Program) -> Result<Vec<FuncId>, String> {
     let mut ctx = FunctionBuilderContext::new();
     for i in 0..program.functions.len() {
         let id = FuncId(i as u32);
-        let Ok(sig) = clif_lower::signature(program.func(id)) else { continue };
+        let Ok(sig) = clif_lower::signature(program.func(id)) else {
+            continue;
+        };
         let mut func = Function::with_name_signature(Default::default(), sig);
         match clif_lower::lower(program, id, &mut func, &mut ctx) {
             Ok(()) => {
                 cranelift_codegen::verify_function(&func, &flags).map_err(|e| {
-                    format!("Cranelift verifier failed on `{}`: {e}\n{}", program.func(id).name, func.display())
+                    format!(
+                        "Cranelift verifier failed on `{}`: {e}\n{}",
+                        program.func(id).name,
+                        func.display()
+                    )
                 })?;
                 ok.push(id);
             }
@@ -65,10 +71,16 @@ fn supported(program: &Program) -> Result<Vec<FuncId>, String> {
 }
 
 fn build_ours(program: &Program, ids: &[FuncId], may_throw: &[bool]) -> Vec<IrCode> {
-    ids.iter().map(|&id| toyc::ssa::build_function(program, id, may_throw)).collect()
+    ids.iter()
+        .map(|&id| toyc::ssa::build_function(program, id, may_throw))
+        .collect()
 }
 
-fn build_theirs(program: &Program, ids: &[FuncId], ctx: &mut FunctionBuilderContext) -> Result<Vec<Function>, String> {
+fn build_theirs(
+    program: &Program,
+    ids: &[FuncId],
+    ctx: &mut FunctionBuilderContext,
+) -> Result<Vec<Function>, String> {
     let mut out = Vec::with_capacity(ids.len());
     for &id in ids {
         let sig = clif_lower::signature(program.func(id))?;
@@ -86,10 +98,13 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn measure(path: &Path, reps: usize) -> Result<Report, String> {
     let mut sources = SourceMap::new();
-    let program = toyc::driver::check_file(path, &mut sources).map_err(|d| {
-        format!("{}: {} compile error(s)", path.display(), d.len())
-    })?;
-    let lines = sources.files().next().map(|(_, f)| f.text.lines().count()).unwrap_or(0);
+    let program = toyc::driver::check_file(path, &mut sources)
+        .map_err(|d| format!("{}: {} compile error(s)", path.display(), d.len()))?;
+    let lines = sources
+        .files()
+        .next()
+        .map(|(_, f)| f.text.lines().count())
+        .unwrap_or(0);
     let ids = supported(&program)?;
     let may_throw = toyc::ssa::throws::may_throw(&program);
     let mut ctx = FunctionBuilderContext::new();
@@ -140,7 +155,10 @@ fn measure(path: &Path, reps: usize) -> Result<Report, String> {
         }
     }
     Ok(Report {
-        name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        name: path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         lines,
         functions: program.functions.len(),
         lowered: ids.len(),
@@ -156,8 +174,16 @@ fn measure(path: &Path, reps: usize) -> Result<Report, String> {
 
 fn render(reports: &[Report], markdown: bool) -> String {
     let head = [
-        "program", "lines", "functions (measured/all)", "ours ms", "cranelift-frontend ms", "ours/theirs",
-        "our φ (operands)", "their block params", "our stmts", "their insts",
+        "program",
+        "lines",
+        "functions (measured/all)",
+        "ours ms",
+        "cranelift-frontend ms",
+        "ours/theirs",
+        "our φ (operands)",
+        "their block params",
+        "our stmts",
+        "their insts",
     ];
     let mut rows: Vec<Vec<String>> = Vec::new();
     for r in reports {
@@ -167,7 +193,11 @@ fn render(reports: &[Report], markdown: bool) -> String {
             format!("{}/{}", r.lowered, r.functions),
             format!("{:.2}", r.ours_ms),
             format!("{:.2}", r.theirs_ms),
-            if r.theirs_ms > 0.0 { format!("{:.2}", r.ours_ms / r.theirs_ms) } else { "-".into() },
+            if r.theirs_ms > 0.0 {
+                format!("{:.2}", r.ours_ms / r.theirs_ms)
+            } else {
+                "-".into()
+            },
             format!("{} ({})", r.phis, r.phi_operands),
             r.block_params.to_string(),
             r.our_stmts.to_string(),
@@ -199,10 +229,16 @@ fn run(args: Vec<String>) -> Result<String, String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--reps" => {
-                reps = it.next().and_then(|n| n.parse().ok()).filter(|&n| n > 0).ok_or("--reps needs a count")?
+                reps = it
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .filter(|&n| n > 0)
+                    .ok_or("--reps needs a count")?
             }
             "--markdown" => markdown = true,
-            "-h" | "--help" => return Ok("usage: ssa_bench [--reps N] [--markdown] FILE.toy...\n".into()),
+            "-h" | "--help" => {
+                return Ok("usage: ssa_bench [--reps N] [--markdown] FILE.toy...\n".into());
+            }
             _ => files.push(PathBuf::from(a)),
         }
     }
@@ -219,8 +255,13 @@ fn run(args: Vec<String>) -> Result<String, String> {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     // HIR lowering recurses over nesting: give it room.
-    let handle = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run(args));
-    match handle.map_err(|e| e.to_string()).and_then(|h| h.join().map_err(|_| "panicked".to_string())) {
+    let handle = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || run(args));
+    match handle
+        .map_err(|e| e.to_string())
+        .and_then(|h| h.join().map_err(|_| "panicked".to_string()))
+    {
         Ok(Ok(text)) => print!("{text}"),
         Ok(Err(e)) | Err(e) => {
             eprintln!("ssa_bench: {e}");
@@ -248,14 +289,30 @@ mod tests {
              fn main() { print(f(3, 2)); }",
         );
         let ids = supported(&p).expect("verifier passes");
-        let f = ids.iter().copied().find(|id| p.func(*id).name == "f").expect("f is supported");
-        assert!(!ids.iter().any(|id| p.func(*id).name == "main"), "print is not in the subset");
+        let f = ids
+            .iter()
+            .copied()
+            .find(|id| p.func(*id).name == "f")
+            .expect("f is supported");
+        assert!(
+            !ids.iter().any(|id| p.func(*id).name == "main"),
+            "print is not in the subset"
+        );
         let ours = toyc::ssa::build_function(&p, f, &toyc::ssa::throws::may_throw(&p));
-        let phis = ours.stmts.inst.iter().filter(|i| matches!(i, Inst::Phi { .. })).count();
+        let phis = ours
+            .stmts
+            .inst
+            .iter()
+            .filter(|i| matches!(i, Inst::Phi { .. }))
+            .count();
         let theirs = build_theirs(&p, &[f], &mut FunctionBuilderContext::new()).expect("lowers");
         let entry = theirs[0].layout.entry_block();
-        let params: usize =
-            theirs[0].layout.blocks().filter(|b| Some(*b) != entry).map(|b| theirs[0].dfg.block_params(b).len()).sum();
+        let params: usize = theirs[0]
+            .layout
+            .blocks()
+            .filter(|b| Some(*b) != entry)
+            .map(|b| theirs[0].dfg.block_params(b).len())
+            .sum();
         assert_eq!(phis, 2, "s and i");
         assert_eq!(params, 2, "s and i:\n{}", theirs[0].display());
     }

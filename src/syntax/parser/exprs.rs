@@ -24,7 +24,10 @@ pub(crate) fn exprs<'a>(cx: Cx<'a>) -> ExprParsers<'a> {
 }
 
 fn error_expr(cx: Cx<'_>, span: SimpleSpan) -> Expr {
-    Expr { kind: ExprKind::Error, span: cx.span(span) }
+    Expr {
+        kind: ExprKind::Error,
+        span: cx.span(span),
+    }
 }
 
 fn levels<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
@@ -35,8 +38,14 @@ fn levels<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> 
         unary,
         select_ref! { Token::Star => BinOp::Mul, Token::Slash => BinOp::Div, Token::Percent => BinOp::Rem },
     );
-    let add = binary(mul, select_ref! { Token::Plus => BinOp::Add, Token::Minus => BinOp::Sub });
-    let shift = binary(add, select_ref! { Token::Shl => BinOp::Shl, Token::Shr => BinOp::Shr });
+    let add = binary(
+        mul,
+        select_ref! { Token::Plus => BinOp::Add, Token::Minus => BinOp::Sub },
+    );
+    let shift = binary(
+        add,
+        select_ref! { Token::Shl => BinOp::Shl, Token::Shr => BinOp::Shr },
+    );
     let bitand = binary(shift, select_ref! { Token::Amp => BinOp::BitAnd });
     let bitxor = binary(bitand, select_ref! { Token::Caret => BinOp::BitXor });
     let bitor = binary(bitxor, select_ref! { Token::Pipe => BinOp::BitOr });
@@ -50,12 +59,20 @@ fn levels<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> 
 
 fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
     let span = l.span.to(r.span);
-    Expr { kind: ExprKind::Binary(op, Box::new(l), Box::new(r)), span }
+    Expr {
+        kind: ExprKind::Binary(op, Box::new(l), Box::new(r)),
+        span,
+    }
 }
 
 /// A left-associative level: `next (op next)*`, folded without recursion.
-fn binary<'a>(next: P<'a, Expr>, op: impl Parser<'a, PInput<'a>, BinOp, PExtra<'a>> + Clone + 'a) -> P<'a, Expr> {
-    next.clone().foldl(op.then(next).repeated(), |l, (op, r)| bin(op, l, r)).boxed()
+fn binary<'a>(
+    next: P<'a, Expr>,
+    op: impl Parser<'a, PInput<'a>, BinOp, PExtra<'a>> + Clone + 'a,
+) -> P<'a, Expr> {
+    next.clone()
+        .foldl(op.then(next).repeated(), |l, (op, r)| bin(op, l, r))
+        .boxed()
 }
 
 /// Comparisons do not associate: `a < b < c` is reported at the second
@@ -76,25 +93,38 @@ fn comparison<'a>(next: P<'a, Expr>) -> P<'a, Expr> {
         .then(op.then(next).repeated().collect::<Vec<_>>())
         .validate(|(first, rest), _, emitter| {
             if let Some(((_, span), _)) = rest.get(1) {
-                emitter.emit(Rich::custom(*span, "comparison operators cannot be chained"));
-                let span = rest.last().map_or(first.span, |(_, r)| first.span.to(r.span));
-                return Expr { kind: ExprKind::Error, span };
+                emitter.emit(Rich::custom(
+                    *span,
+                    "comparison operators cannot be chained",
+                ));
+                let span = rest
+                    .last()
+                    .map_or(first.span, |(_, r)| first.span.to(r.span));
+                return Expr {
+                    kind: ExprKind::Error,
+                    span,
+                };
             }
-            rest.into_iter().fold(first, |l, ((op, _), r)| bin(op, l, r))
+            rest.into_iter()
+                .fold(first, |l, ((op, _), r)| bin(op, l, r))
         })
         .boxed()
 }
 
 /// Prefix operators: collected, then applied innermost first.
 fn unary<'a>(cx: Cx<'a>, next: P<'a, Expr>) -> P<'a, Expr> {
-    let op = select_ref! { Token::Minus => UnOp::Neg, Token::Bang => UnOp::Not }.map_with(|op, e| (op, e.span()));
+    let op = select_ref! { Token::Minus => UnOp::Neg, Token::Bang => UnOp::Not }
+        .map_with(|op, e| (op, e.span()));
     op.repeated()
         .collect::<Vec<_>>()
         .then(next)
         .map(move |(ops, e)| {
             ops.into_iter().rev().fold(e, |e, (op, s)| {
                 let span = cx.span(s).to(e.span);
-                Expr { kind: ExprKind::Unary(op, Box::new(e)), span }
+                Expr {
+                    kind: ExprKind::Unary(op, Box::new(e)),
+                    span,
+                }
             })
         })
         .boxed()
@@ -110,7 +140,10 @@ enum Postfix {
 
 /// Comma-separated `item`s with an optional trailing comma.
 fn comma_list<'a, O: 'a>(item: P<'a, O>) -> P<'a, Vec<O>> {
-    item.separated_by(just(Token::Comma)).allow_trailing().collect::<Vec<_>>().boxed()
+    item.separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .boxed()
 }
 
 fn postfix<'a>(cx: Cx<'a>, atom: P<'a, Expr>, full: P<'a, Expr>) -> P<'a, Expr> {
@@ -126,12 +159,22 @@ fn postfix<'a>(cx: Cx<'a>, atom: P<'a, Expr>, full: P<'a, Expr>) -> P<'a, Expr> 
     atom.foldl(choice((call, index, field)).repeated(), move |e, p| {
         let start = e.span;
         match p {
-            Postfix::Call(args, s) => Expr { span: start.to(cx.span(s)), kind: ExprKind::Call(Box::new(e), args) },
-            Postfix::Index(i, s) => {
-                Expr { span: start.to(cx.span(s)), kind: ExprKind::Index(Box::new(e), Box::new(i)) }
-            }
-            Postfix::Field(f) => Expr { span: start.to(f.span), kind: ExprKind::Field(Box::new(e), f) },
-            Postfix::Broken(s) => Expr { span: start.to(cx.span(s)), kind: ExprKind::Error },
+            Postfix::Call(args, s) => Expr {
+                span: start.to(cx.span(s)),
+                kind: ExprKind::Call(Box::new(e), args),
+            },
+            Postfix::Index(i, s) => Expr {
+                span: start.to(cx.span(s)),
+                kind: ExprKind::Index(Box::new(e), Box::new(i)),
+            },
+            Postfix::Field(f) => Expr {
+                span: start.to(f.span),
+                kind: ExprKind::Field(Box::new(e), f),
+            },
+            Postfix::Broken(s) => Expr {
+                span: start.to(cx.span(s)),
+                kind: ExprKind::Error,
+            },
         }
     })
     .boxed()
@@ -152,22 +195,40 @@ fn atom<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
     .validate(move |kind, e, emitter| {
         let kind = kind.unwrap_or_else(|| {
             // Only 2^63 gets here: it fits only directly under unary minus.
-            emitter.emit(Rich::custom(e.span(), "integer literal out of range for int"));
+            emitter.emit(Rich::custom(
+                e.span(),
+                "integer literal out of range for int",
+            ));
             ExprKind::Error
         });
-        Expr { kind, span: cx.span(e.span()) }
+        Expr {
+            kind,
+            span: cx.span(e.span()),
+        }
     });
-    let name = ident(cx).map(|id| Expr { span: id.span, kind: ExprKind::Name(id) });
+    let name = ident(cx).map(|id| Expr {
+        span: id.span,
+        kind: ExprKind::Name(id),
+    });
     let paren = full
         .clone()
         .delimited_by(just(Token::LParen), just(Token::RParen))
-        .map_with(move |inner, e| Expr { span: cx.span(e.span()), ..inner })
-        .recover_with(via_parser(skip_group(Token::LParen).map(move |s| error_expr(cx, s))));
+        .map_with(move |inner, e| Expr {
+            span: cx.span(e.span()),
+            ..inner
+        })
+        .recover_with(via_parser(
+            skip_group(Token::LParen).map(move |s| error_expr(cx, s)),
+        ));
     let array = array(cx, full.clone());
     if allow_struct {
-        choice((literal, struct_lit(cx, full), name, paren, array)).labelled("expression").boxed()
+        choice((literal, struct_lit(cx, full), name, paren, array))
+            .labelled("expression")
+            .boxed()
     } else {
-        choice((literal, name, paren, array)).labelled("expression").boxed()
+        choice((literal, name, paren, array))
+            .labelled("expression")
+            .boxed()
     }
 }
 
@@ -182,7 +243,9 @@ enum ArrayTail {
 /// then the tail decides which form it is (no backtracking over elements).
 fn array<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
     let tail = choice((
-        just(Token::Semi).ignore_then(full.clone()).map(ArrayTail::Count),
+        just(Token::Semi)
+            .ignore_then(full.clone())
+            .map(ArrayTail::Count),
         just(Token::Comma)
             .ignore_then(full.clone())
             .repeated()
@@ -196,7 +259,9 @@ fn array<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
         .map_with(move |body, e| {
             let kind = match body {
                 None => ExprKind::ArrayLit(Vec::new()),
-                Some((value, ArrayTail::Count(n))) => ExprKind::ArrayRepeat(Box::new(value), Box::new(n)),
+                Some((value, ArrayTail::Count(n))) => {
+                    ExprKind::ArrayRepeat(Box::new(value), Box::new(n))
+                }
                 Some((first, ArrayTail::More(rest))) => {
                     let mut v = Vec::with_capacity(rest.len() + 1);
                     v.push(first);
@@ -204,9 +269,14 @@ fn array<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
                     ExprKind::ArrayLit(v)
                 }
             };
-            Expr { kind, span: cx.span(e.span()) }
+            Expr {
+                kind,
+                span: cx.span(e.span()),
+            }
         })
-        .recover_with(via_parser(skip_group(Token::LBracket).map(move |s| error_expr(cx, s))))
+        .recover_with(via_parser(
+            skip_group(Token::LBracket).map(move |s| error_expr(cx, s)),
+        ))
         .boxed()
 }
 
@@ -243,10 +313,12 @@ fn struct_lit_ahead<'a>() -> P<'a, ()> {
 }
 
 fn struct_lit<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
-    let path = ident(cx).then(just(Token::Dot).ignore_then(ident(cx)).or_not()).map(|(a, b)| match b {
-        Some(name) => (Some(a), name),
-        None => (None, a),
-    });
+    let path = ident(cx)
+        .then(just(Token::Dot).ignore_then(ident(cx)).or_not())
+        .map(|(a, b)| match b {
+            Some(name) => (Some(a), name),
+            None => (None, a),
+        });
     let field = ident(cx).then_ignore(just(Token::Colon)).then(full).boxed();
     let fields = field
         .separated_by(entry_comma())
@@ -261,8 +333,18 @@ fn struct_lit<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
         .map_with(move |((module, name), fields), e| {
             let span = cx.span(e.span());
             match fields {
-                Some(fields) => Expr { kind: ExprKind::StructLit { module, name, fields }, span },
-                None => Expr { kind: ExprKind::Error, span },
+                Some(fields) => Expr {
+                    kind: ExprKind::StructLit {
+                        module,
+                        name,
+                        fields,
+                    },
+                    span,
+                },
+                None => Expr {
+                    kind: ExprKind::Error,
+                    span,
+                },
             }
         })
         .boxed()

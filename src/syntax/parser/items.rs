@@ -2,9 +2,13 @@
 
 use super::exprs::exprs;
 use super::stmts::block;
-use super::{Cx, P, entry_comma, ident, semi_may_be_missing, skip_group, skip_junk, skip_to_comma, type_colon};
+use super::{
+    Cx, P, entry_comma, ident, semi_may_be_missing, skip_group, skip_junk, skip_to_comma,
+    type_colon,
+};
 use crate::syntax::ast::{
-    Expr, ExprKind, FieldDef, FnDef, GlobalDef, Import, Item, Module, Param, StructDef, TypeExpr, TypeExprKind,
+    Expr, ExprKind, FieldDef, FnDef, GlobalDef, Import, Item, Module, Param, StructDef, TypeExpr,
+    TypeExprKind,
 };
 use crate::syntax::token::Token;
 use chumsky::prelude::*;
@@ -12,15 +16,26 @@ use chumsky::prelude::*;
 /// `int`, `Name`, `m.Name`, `[T]`. A missing type is reported and becomes
 /// a zero-width `TypeExprKind::Error`, so the declaration around it stays.
 pub(crate) fn type_expr<'a>(cx: Cx<'a>) -> P<'a, TypeExpr> {
-    let missing = empty().map_with(move |_, e| TypeExpr { kind: TypeExprKind::Error, span: cx.span(e.span()) });
+    let missing = empty().map_with(move |_, e| TypeExpr {
+        kind: TypeExprKind::Error,
+        span: cx.span(e.span()),
+    });
     recursive(move |ty| {
-        let named = ident(cx).then(just(Token::Dot).ignore_then(ident(cx)).or_not()).map(|(a, b)| match b {
-            Some(b) => TypeExprKind::Qualified(a, b),
-            None => TypeExprKind::Named(a),
-        });
-        let array =
-            ty.delimited_by(just(Token::LBracket), just(Token::RBracket)).map(|t| TypeExprKind::Array(Box::new(t)));
-        choice((named, array)).map_with(move |kind, e| TypeExpr { kind, span: cx.span(e.span()) }).labelled("type")
+        let named = ident(cx)
+            .then(just(Token::Dot).ignore_then(ident(cx)).or_not())
+            .map(|(a, b)| match b {
+                Some(b) => TypeExprKind::Qualified(a, b),
+                None => TypeExprKind::Named(a),
+            });
+        let array = ty
+            .delimited_by(just(Token::LBracket), just(Token::RBracket))
+            .map(|t| TypeExprKind::Array(Box::new(t)));
+        choice((named, array))
+            .map_with(move |kind, e| TypeExpr {
+                kind,
+                span: cx.span(e.span()),
+            })
+            .labelled("type")
     })
     .recover_with(via_parser(missing))
     .boxed()
@@ -36,23 +51,43 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
 
     let import_core = just(Token::Import)
         .ignore_then(ident(cx))
-        .map_with(move |name, e| Item::Import(Import { name, span: cx.span(e.span()) }));
+        .map_with(move |name, e| {
+            Item::Import(Import {
+                name,
+                span: cx.span(e.span()),
+            })
+        });
     let global_core = choice((just(Token::Let).to(false), just(Token::Var).to(true)))
         .then(ident(cx))
         .then(just(Token::Colon).ignore_then(ty.clone()).or_not())
         .then_ignore(just(Token::Assign))
         .then(ex.full.clone())
         .map_with(move |(((mutable, name), ty), init), e| {
-            Item::Global(GlobalDef { mutable, name, ty, init, span: cx.span(e.span()) })
+            Item::Global(GlobalDef {
+                mutable,
+                name,
+                ty,
+                init,
+                span: cx.span(e.span()),
+            })
         });
     let semi_item = choice((import_core, global_core)).boxed();
 
-    let field = ident(cx).then_ignore(type_colon()).then(ty.clone()).map(|(name, ty)| FieldDef { name, ty });
+    let field = ident(cx)
+        .then_ignore(type_colon())
+        .then(ty.clone())
+        .map(|(name, ty)| FieldDef { name, ty });
     // When the list does not parse, the field names are still kept (with
     // error types), so field accesses do not cascade.
     let lenient_field = ident(cx)
         .then(skip_to_comma().map_with(move |_, e| cx.span(e.span())))
-        .map(|(name, span)| FieldDef { name, ty: TypeExpr { kind: TypeExprKind::Error, span } });
+        .map(|(name, span)| FieldDef {
+            name,
+            ty: TypeExpr {
+                kind: TypeExprKind::Error,
+                span,
+            },
+        });
     let lenient_fields = lenient_field
         .separated_by(just(Token::Comma))
         .allow_trailing()
@@ -68,14 +103,29 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
     let struct_def = just(Token::Struct)
         .ignore_then(ident(cx))
         .then(fields)
-        .map_with(move |(name, fields), e| Item::Struct(StructDef { name, fields, span: cx.span(e.span()) }));
+        .map_with(move |(name, fields), e| {
+            Item::Struct(StructDef {
+                name,
+                fields,
+                span: cx.span(e.span()),
+            })
+        });
 
-    let param = ident(cx).then_ignore(type_colon()).then(ty.clone()).map(|(name, ty)| Param { name, ty });
+    let param = ident(cx)
+        .then_ignore(type_colon())
+        .then(ty.clone())
+        .map(|(name, ty)| Param { name, ty });
     // When the list does not parse, the parameter names are still kept
     // (with error types), so uses and calls do not cascade.
     let lenient_param = ident(cx)
         .then(skip_to_comma().map_with(move |_, e| cx.span(e.span())))
-        .map(|(name, span)| Param { name, ty: TypeExpr { kind: TypeExprKind::Error, span } });
+        .map(|(name, span)| Param {
+            name,
+            ty: TypeExpr {
+                kind: TypeExprKind::Error,
+                span,
+            },
+        });
     let lenient_params = lenient_param
         .separated_by(just(Token::Comma))
         .allow_trailing()
@@ -94,10 +144,19 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
         .then(just(Token::Arrow).ignore_then(ty.clone()).or_not())
         .then(body)
         .map_with(move |(((name, params), ret), body), e| {
-            Item::Fn(FnDef { name, params, ret, body, span: cx.span(e.span()) })
+            Item::Fn(FnDef {
+                name,
+                params,
+                ret,
+                body,
+                span: cx.span(e.span()),
+            })
         });
 
-    let missing_semi = semi_item.clone().then_ignore(semi_may_be_missing(cx)).map(Some);
+    let missing_semi = semi_item
+        .clone()
+        .then_ignore(semi_may_be_missing(cx))
+        .map(Some);
     // `let G = <broken>;` still defines `G` (so later uses do not cascade).
     let broken_global = choice((just(Token::Let).to(false), just(Token::Var).to(true)))
         .then(ident(cx))
@@ -105,8 +164,17 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
         .then_ignore(skip_junk(|t| t.starts_item()))
         .map_with(move |((mutable, name), ty), e| {
             let span = cx.span(e.span());
-            let init = Expr { kind: ExprKind::Error, span };
-            Some(Item::Global(GlobalDef { mutable, name, ty, init, span }))
+            let init = Expr {
+                kind: ExprKind::Error,
+                span,
+            };
+            Some(Item::Global(GlobalDef {
+                mutable,
+                name,
+                ty,
+                init,
+                span,
+            }))
         });
     let junk = skip_junk(|t| t.starts_item()).map(|_| None);
     let item = choice((fn_def, struct_def, semi_item.then_ignore(just(Token::Semi))))

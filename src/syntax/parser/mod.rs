@@ -53,7 +53,9 @@ pub(crate) fn parse_tokens<'a>(
 ) -> (super::ast::Module, Vec<PError<'a>>) {
     let eoi = SimpleSpan::from(cx.text.len()..cx.text.len());
     let parser = items::module(cx);
-    let (out, errors) = parser.parse(tokens.split_token_span(eoi)).into_output_errors();
+    let (out, errors) = parser
+        .parse(tokens.split_token_span(eoi))
+        .into_output_errors();
     (out.unwrap_or_default(), errors)
 }
 
@@ -104,7 +106,9 @@ pub(crate) fn semi_may_be_missing<'a>(cx: Cx<'a>) -> P<'a, ()> {
         inp.rewind(save);
         let ok = match tok.as_deref() {
             None => true,
-            Some(t) => t.starts_statement() || *t == Token::RBrace || newline_before(cx.text, span.start),
+            Some(t) => {
+                t.starts_statement() || *t == Token::RBrace || newline_before(cx.text, span.start)
+            }
         };
         if ok { Ok(()) } else { Err(no_match(inp)) }
     })
@@ -151,12 +155,21 @@ pub(crate) fn skip_junk<'a>(stop: fn(&Token<'_>) -> bool) -> P<'a, ()> {
 pub(crate) fn entry_comma<'a>() -> P<'a, ()> {
     let next_is_entry = custom(|inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
         let save = inp.save();
-        let first = inp.next_maybe().is_some_and(|t| matches!(*t, Token::Ident(_)));
+        let first = inp
+            .next_maybe()
+            .is_some_and(|t| matches!(*t, Token::Ident(_)));
         let second = inp.next_maybe().is_some_and(|t| *t == Token::Colon);
         inp.rewind(save);
-        if first && second { Ok(()) } else { Err(no_match(inp)) }
+        if first && second {
+            Ok(())
+        } else {
+            Err(no_match(inp))
+        }
     });
-    just(Token::Comma).ignored().recover_with(via_parser(next_is_entry)).boxed()
+    just(Token::Comma)
+        .ignored()
+        .recover_with(via_parser(next_is_entry))
+        .boxed()
 }
 
 /// The `:` between a name and its type in fields and parameters. A missing
@@ -164,11 +177,16 @@ pub(crate) fn entry_comma<'a>() -> P<'a, ()> {
 pub(crate) fn type_colon<'a>() -> P<'a, ()> {
     let type_follows = custom(|inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
         let save = inp.save();
-        let ok = inp.next_maybe().is_some_and(|t| matches!(*t, Token::Ident(_) | Token::LBracket));
+        let ok = inp
+            .next_maybe()
+            .is_some_and(|t| matches!(*t, Token::Ident(_) | Token::LBracket));
         inp.rewind(save);
         if ok { Ok(()) } else { Err(no_match(inp)) }
     });
-    just(Token::Colon).ignored().recover_with(via_parser(type_follows)).boxed()
+    just(Token::Colon)
+        .ignored()
+        .recover_with(via_parser(type_follows))
+        .boxed()
 }
 
 /// Skips tokens (bracket groups as units) up to a `,` or closing bracket

@@ -23,7 +23,10 @@ pub(crate) fn block<'a>(cx: Cx<'a>, ex: &ExprParsers<'a>) -> P<'a, Block> {
                 v
             })
             .delimited_by(just(Token::LBrace), just(Token::RBrace))
-            .map_with(move |stmts, e| Block { stmts, span: cx.span(e.span()) })
+            .map_with(move |stmts, e| Block {
+                stmts,
+                span: cx.span(e.span()),
+            })
             .boxed()
     })
     .boxed()
@@ -36,7 +39,12 @@ enum Loop {
 }
 
 /// One statement; `None` for an empty statement `;`.
-fn stmt<'a>(cx: Cx<'a>, full: P<'a, Expr>, no_struct: P<'a, Expr>, block: P<'a, Block>) -> P<'a, Option<Stmt>> {
+fn stmt<'a>(
+    cx: Cx<'a>,
+    full: P<'a, Expr>,
+    no_struct: P<'a, Expr>,
+    block: P<'a, Block>,
+) -> P<'a, Option<Stmt>> {
     let label = select_ref! { Token::Label(name) = e => Ident { name: name.to_string(), span: cx.span(e.span()) } };
     let simple = simple_core(cx, full.clone(), label.boxed());
 
@@ -46,22 +54,47 @@ fn stmt<'a>(cx: Cx<'a>, full: P<'a, Expr>, no_struct: P<'a, Expr>, block: P<'a, 
     let cond_block = no_struct.clone().then(block.clone());
     let if_stmt = kw_span(Token::If)
         .then(cond_block.clone())
-        .then(just(Token::Else).ignore_then(kw_span(Token::If)).then(cond_block).repeated().collect::<Vec<_>>())
+        .then(
+            just(Token::Else)
+                .ignore_then(kw_span(Token::If))
+                .then(cond_block)
+                .repeated()
+                .collect::<Vec<_>>(),
+        )
         .then(just(Token::Else).ignore_then(block.clone()).or_not())
         .map(move |(((if_span, (cond, then_block)), elifs), els)| {
             let mut else_block = els;
             for (span, (cond, then_block)) in elifs.into_iter().rev() {
                 let end = else_block.as_ref().map_or(then_block.span, |b| b.span);
                 let span = cx.span(span).to(end);
-                let stmt = Stmt { kind: StmtKind::If { cond, then_block, else_block }, span };
-                else_block = Some(Block { stmts: vec![stmt], span });
+                let stmt = Stmt {
+                    kind: StmtKind::If {
+                        cond,
+                        then_block,
+                        else_block,
+                    },
+                    span,
+                };
+                else_block = Some(Block {
+                    stmts: vec![stmt],
+                    span,
+                });
             }
             let end = else_block.as_ref().map_or(then_block.span, |b| b.span);
-            Stmt { span: cx.span(if_span).to(end), kind: StmtKind::If { cond, then_block, else_block } }
+            Stmt {
+                span: cx.span(if_span).to(end),
+                kind: StmtKind::If {
+                    cond,
+                    then_block,
+                    else_block,
+                },
+            }
         });
 
-    let while_loop =
-        just(Token::While).ignore_then(no_struct.clone()).then(block.clone()).map(|(c, b)| Loop::While(c, b));
+    let while_loop = just(Token::While)
+        .ignore_then(no_struct.clone())
+        .then(block.clone())
+        .map(|(c, b)| Loop::While(c, b));
     let for_loop = just(Token::For)
         .ignore_then(ident(cx))
         .then_ignore(just(Token::In))
@@ -72,16 +105,32 @@ fn stmt<'a>(cx: Cx<'a>, full: P<'a, Expr>, no_struct: P<'a, Expr>, block: P<'a, 
             Some(end) => Loop::Range(var, a, end, body),
             None => Loop::Each(var, a, body),
         });
-    let loop_stmt = label.then_ignore(just(Token::Colon)).or_not().then(choice((while_loop, for_loop))).map_with(
-        move |(label, l), e| {
+    let loop_stmt = label
+        .then_ignore(just(Token::Colon))
+        .or_not()
+        .then(choice((while_loop, for_loop)))
+        .map_with(move |(label, l), e| {
             let kind = match l {
                 Loop::While(cond, body) => StmtKind::While { label, cond, body },
-                Loop::Range(var, start, end, body) => StmtKind::ForRange { label, var, start, end, body },
-                Loop::Each(var, iter, body) => StmtKind::ForEach { label, var, iter, body },
+                Loop::Range(var, start, end, body) => StmtKind::ForRange {
+                    label,
+                    var,
+                    start,
+                    end,
+                    body,
+                },
+                Loop::Each(var, iter, body) => StmtKind::ForEach {
+                    label,
+                    var,
+                    iter,
+                    body,
+                },
             };
-            Stmt { kind, span: cx.span(e.span()) }
-        },
-    );
+            Stmt {
+                kind,
+                span: cx.span(e.span()),
+            }
+        });
 
     let try_stmt = just(Token::Try)
         .ignore_then(block.clone())
@@ -92,22 +141,44 @@ fn stmt<'a>(cx: Cx<'a>, full: P<'a, Expr>, no_struct: P<'a, Expr>, block: P<'a, 
             kind: StmtKind::Try { body, var, handler },
             span: cx.span(e.span()),
         });
-    let block_stmt = block.map(|b| Stmt { span: b.span, kind: StmtKind::Block(b) });
+    let block_stmt = block.map(|b| Stmt {
+        span: b.span,
+        kind: StmtKind::Block(b),
+    });
 
-    let with_span = move |kind, e: SimpleSpan| Stmt { kind, span: cx.span(e) };
-    let simple_stmt = simple.clone().then_ignore(just(Token::Semi)).map_with(move |k, e| with_span(k, e.span()));
-    let missing_semi = simple.then_ignore(semi_may_be_missing(cx)).map_with(move |k, e| Some(with_span(k, e.span())));
+    let with_span = move |kind, e: SimpleSpan| Stmt {
+        kind,
+        span: cx.span(e),
+    };
+    let simple_stmt = simple
+        .clone()
+        .then_ignore(just(Token::Semi))
+        .map_with(move |k, e| with_span(k, e.span()));
+    let missing_semi = simple
+        .then_ignore(semi_may_be_missing(cx))
+        .map_with(move |k, e| Some(with_span(k, e.span())));
     // `let x = <broken>;` still declares `x` (so later uses do not cascade).
     let broken_let = choice((just(Token::Let).to(false), just(Token::Var).to(true)))
         .then(ident(cx))
         .then(just(Token::Colon).ignore_then(type_expr(cx)).or_not())
         .then_ignore(skip_junk(|t| t.starts_statement_keyword()))
         .map_with(move |((mutable, name), ty), e| {
-            let init = Expr { kind: ExprKind::Error, span: cx.span(e.span()) };
-            Some(with_span(StmtKind::Let { mutable, name, ty, init }, e.span()))
+            let init = Expr {
+                kind: ExprKind::Error,
+                span: cx.span(e.span()),
+            };
+            Some(with_span(
+                StmtKind::Let {
+                    mutable,
+                    name,
+                    ty,
+                    init,
+                },
+                e.span(),
+            ))
         });
-    let junk =
-        skip_junk(|t| t.starts_statement_keyword()).map_with(move |_, e| Some(with_span(StmtKind::Error, e.span())));
+    let junk = skip_junk(|t| t.starts_statement_keyword())
+        .map_with(move |_, e| Some(with_span(StmtKind::Error, e.span())));
 
     choice((
         if_stmt.map(Some),
@@ -132,11 +203,24 @@ fn simple_core<'a>(cx: Cx<'a>, full: P<'a, Expr>, label: P<'a, Ident>) -> P<'a, 
         .then(just(Token::Colon).ignore_then(type_expr(cx)).or_not())
         .then_ignore(just(Token::Assign))
         .then(full.clone())
-        .map(|(((mutable, name), ty), init)| StmtKind::Let { mutable, name, ty, init });
-    let ret = just(Token::Return).ignore_then(full.clone().or_not()).map(StmtKind::Return);
-    let brk = just(Token::Break).ignore_then(label.clone().or_not()).map(|label| StmtKind::Break { label });
-    let cont = just(Token::Continue).ignore_then(label.or_not()).map(|label| StmtKind::Continue { label });
-    let throw = just(Token::Throw).ignore_then(full.clone()).map(StmtKind::Throw);
+        .map(|(((mutable, name), ty), init)| StmtKind::Let {
+            mutable,
+            name,
+            ty,
+            init,
+        });
+    let ret = just(Token::Return)
+        .ignore_then(full.clone().or_not())
+        .map(StmtKind::Return);
+    let brk = just(Token::Break)
+        .ignore_then(label.clone().or_not())
+        .map(|label| StmtKind::Break { label });
+    let cont = just(Token::Continue)
+        .ignore_then(label.or_not())
+        .map(|label| StmtKind::Continue { label });
+    let throw = just(Token::Throw)
+        .ignore_then(full.clone())
+        .map(StmtKind::Throw);
     let assign_op = select_ref! {
         Token::Assign => None,
         Token::PlusEq => Some(BinOp::Add),
@@ -150,9 +234,12 @@ fn simple_core<'a>(cx: Cx<'a>, full: P<'a, Expr>, label: P<'a, Ident>) -> P<'a, 
         Token::ShlEq => Some(BinOp::Shl),
         Token::ShrEq => Some(BinOp::Shr),
     };
-    let assign_or_expr = full.clone().then(assign_op.then(full).or_not()).map(|(target, rest)| match rest {
-        Some((op, value)) => StmtKind::Assign { target, op, value },
-        None => StmtKind::Expr(target),
-    });
+    let assign_or_expr = full
+        .clone()
+        .then(assign_op.then(full).or_not())
+        .map(|(target, rest)| match rest {
+            Some((op, value)) => StmtKind::Assign { target, op, value },
+            None => StmtKind::Expr(target),
+        });
     choice((let_stmt, ret, brk, cont, throw, assign_or_expr)).boxed()
 }

@@ -83,24 +83,45 @@ fn main_result_is_the_exit_code() {
 
 #[test]
 fn exit_flushes_and_ends_the_program() {
-    let o = run("exit_call", "fn main() { write(\"a\"); exit(3); print(\"no\"); }");
-    assert_eq!((o.code, o.stdout.as_str(), o.stderr.as_str()), (Some(3), "a", ""));
+    let o = run(
+        "exit_call",
+        "fn main() { write(\"a\"); exit(3); print(\"no\"); }",
+    );
+    assert_eq!(
+        (o.code, o.stdout.as_str(), o.stderr.as_str()),
+        (Some(3), "a", "")
+    );
 }
 
 #[test]
 fn uncaught_error_reports_message_and_position() {
-    let o = run("uncaught", "fn main() {\n    print(\"before\");\n    let a = [1, 2, 3];\n    print(a[5]);\n}\n");
+    let o = run(
+        "uncaught",
+        "fn main() {\n    print(\"before\");\n    let a = [1, 2, 3];\n    print(a[5]);\n}\n",
+    );
     assert_eq!(o.code, Some(101));
     assert_eq!(o.stdout, "before\n");
-    assert!(o.stderr.starts_with("error: index out of bounds: index 5, length 3\n  at "), "{}", o.stderr);
+    assert!(
+        o.stderr
+            .starts_with("error: index out of bounds: index 5, length 3\n  at "),
+        "{}",
+        o.stderr
+    );
     assert!(o.stderr.contains("uncaught.toy:4:"), "{}", o.stderr);
 }
 
 #[test]
 fn uncaught_throw_in_a_callee() {
-    let o = run("throw", "fn f(x: int) -> int {\n  if x > 1 { throw \"too big: \" + str(x); }\n  return x;\n}\nfn main() { print(f(1)); print(f(5)); }\n");
+    let o = run(
+        "throw",
+        "fn f(x: int) -> int {\n  if x > 1 { throw \"too big: \" + str(x); }\n  return x;\n}\nfn main() { print(f(1)); print(f(5)); }\n",
+    );
     assert_eq!((o.code, o.stdout.as_str()), (Some(101), "1\n"));
-    assert!(o.stderr.starts_with("error: too big: 5\n  at "), "{}", o.stderr);
+    assert!(
+        o.stderr.starts_with("error: too big: 5\n  at "),
+        "{}",
+        o.stderr
+    );
     assert!(o.stderr.contains("throw.toy:2:"), "{}", o.stderr);
 }
 
@@ -110,7 +131,10 @@ fn stack_overflow_is_an_error_not_a_crash() {
         "overflow",
         "fn f(n: int) -> int { return f(n + 1) + 1; }\nfn main() { print(\"start\"); print(f(0)); }\n",
     );
-    assert_eq!((o.code, o.stdout.as_str(), o.stderr.as_str()), (Some(101), "start\n", "error: stack overflow\n"));
+    assert_eq!(
+        (o.code, o.stdout.as_str(), o.stderr.as_str()),
+        (Some(101), "start\n", "error: stack overflow\n")
+    );
 }
 
 #[test]
@@ -177,8 +201,15 @@ fn arrays_and_structs() {
 
 #[test]
 fn program_arguments() {
-    let o = run_args("args", "fn main() { let a = args(); print(len(a), a); }", &["one", "two"]);
-    assert_eq!((o.code, o.stdout.as_str()), (Some(0), "2 [\"one\", \"two\"]\n"));
+    let o = run_args(
+        "args",
+        "fn main() { let a = args(); print(len(a), a); }",
+        &["one", "two"],
+    );
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (Some(0), "2 [\"one\", \"two\"]\n")
+    );
 }
 
 #[test]
@@ -192,11 +223,21 @@ fn globals_are_initialised_before_main() {
 
 #[test]
 fn clif_command_prints_each_function() {
-    let path = write_program("clif", "fn sq(x: int) -> int { return x * x; }\nfn main() { print(sq(3)); }\n");
-    let out = Command::new(env!("CARGO_BIN_EXE_toyc")).arg("clif").arg(&path).output().expect("toyc clif");
+    let path = write_program(
+        "clif",
+        "fn sq(x: int) -> int { return x * x; }\nfn main() { print(sq(3)); }\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
+        .arg("clif")
+        .arg(&path)
+        .output()
+        .expect("toyc clif");
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0));
-    assert!(text.contains("; fn sq\n") && text.contains("; fn main\n"), "{text}");
+    assert!(
+        text.contains("; fn sq\n") && text.contains("; fn main\n"),
+        "{text}"
+    );
     assert!(text.contains("imul"), "{text}");
 }
 
@@ -216,26 +257,54 @@ fn branches_name_the_later_block_first_unless_it_is_cold() {
                print(s); }\n";
     assert_eq!(run_args("branch_order", src, &[]).stdout, "6\n");
     let path = write_program("branch_order", src);
-    let out = Command::new(env!("CARGO_BIN_EXE_toyc")).args(["clif", "-O0"]).arg(&path).output().expect("toyc clif");
+    let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
+        .args(["clif", "-O0"])
+        .arg(&path)
+        .output()
+        .expect("toyc clif");
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
     let num = |s: &str| -> u32 {
         let s = s.trim().trim_start_matches("block");
-        s[..s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len())].parse().expect("block number")
+        s[..s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len())]
+            .parse()
+            .expect("block number")
     };
-    let cold: Vec<u32> = text.lines().filter(|l| l.starts_with("block") && l.contains(" cold:")).map(num).collect();
+    let cold: Vec<u32> = text
+        .lines()
+        .filter(|l| l.starts_with("block") && l.contains(" cold:"))
+        .map(num)
+        .collect();
     let (mut plain, mut checks) = (0, 0);
-    for line in text.lines().map(str::trim).filter(|l| l.starts_with("brif ")) {
-        let targets: Vec<u32> = line.match_indices("block").map(|(i, _)| num(&line[i..])).collect();
-        let [first, second] = targets[..] else { panic!("{line}") };
+    for line in text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("brif "))
+    {
+        let targets: Vec<u32> = line
+            .match_indices("block")
+            .map(|(i, _)| num(&line[i..]))
+            .collect();
+        let [first, second] = targets[..] else {
+            panic!("{line}")
+        };
         if cold.contains(&first) || cold.contains(&second) {
-            assert!(cold.contains(&second) && !cold.contains(&first), "cold target not second: {line}\n{text}");
+            assert!(
+                cold.contains(&second) && !cold.contains(&first),
+                "cold target not second: {line}\n{text}"
+            );
             checks += 1;
         } else {
-            assert!(first > second, "the later block is not the first target: {line}\n{text}");
+            assert!(
+                first > second,
+                "the later block is not the first target: {line}\n{text}"
+            );
             plain += 1;
         }
     }
     // Two loop headers and an `if`; three bounds checks.
-    assert!(plain >= 3 && checks >= 1, "{plain} plain, {checks} check branches\n{text}");
+    assert!(
+        plain >= 3 && checks >= 1,
+        "{plain} plain, {checks} check branches\n{text}"
+    );
 }

@@ -15,7 +15,18 @@ fn run(m: &Module) -> (i32, String) {
     sources.add("t.toy".into(), None, SOURCE.into());
     let mut results = Vec::new();
     for optimize in [false, true] {
-        let (code, out) = toyc::codegen::run::run(m, &sources, &CodegenOptions { optimize, verify: true, ..Default::default() }, &[], true).expect("jit");
+        let (code, out) = toyc::codegen::run::run(
+            m,
+            &sources,
+            &CodegenOptions {
+                optimize,
+                verify: true,
+                ..Default::default()
+            },
+            &[],
+            true,
+        )
+        .expect("jit");
         results.push((code, String::from_utf8_lossy(&out).into_owned()));
     }
     assert_eq!(results[0], results[1], "-O0 and -O2 differ");
@@ -26,7 +37,11 @@ fn fib_program() -> Program {
     let mut f = F::new();
     let n = f.param("n", Type::Int);
     let body = vec![
-        if_(bin(BinOp::Lt, f.var(n), int(2)), vec![ret(Some(f.var(n)))], vec![]),
+        if_(
+            bin(BinOp::Lt, f.var(n), int(2)),
+            vec![ret(Some(f.var(n)))],
+            vec![],
+        ),
         ret(Some(bin(
             BinOp::Add,
             call(0, vec![bin(BinOp::Sub, f.var(n), int(1))], Type::Int),
@@ -34,7 +49,11 @@ fn fib_program() -> Program {
         ))),
     ];
     let fib = f.finish("fib", Type::Int, body);
-    let main = F::new().finish("main", Type::Void, vec![print(vec![call(0, vec![int(25)], Type::Int)])]);
+    let main = F::new().finish(
+        "main",
+        Type::Void,
+        vec![print(vec![call(0, vec![int(25)], Type::Int)])],
+    );
     program(vec![fib, main])
 }
 
@@ -48,12 +67,27 @@ fn recursion_100_000_deep() {
     let mut f = F::new();
     let n = f.param("n", Type::Int);
     let body = vec![
-        if_(bin(BinOp::Eq, f.var(n), int(0)), vec![ret(Some(int(0)))], vec![]),
-        ret(Some(bin(BinOp::Add, call(0, vec![bin(BinOp::Sub, f.var(n), int(1))], Type::Int), int(1)))),
+        if_(
+            bin(BinOp::Eq, f.var(n), int(0)),
+            vec![ret(Some(int(0)))],
+            vec![],
+        ),
+        ret(Some(bin(
+            BinOp::Add,
+            call(0, vec![bin(BinOp::Sub, f.var(n), int(1))], Type::Int),
+            int(1),
+        ))),
     ];
     let depth = f.finish("depth", Type::Int, body);
-    let main = F::new().finish("main", Type::Void, vec![print(vec![call(0, vec![int(100_000)], Type::Int)])]);
-    assert_eq!(run(&build(program(vec![depth, main]))), (0, "100000\n".into()));
+    let main = F::new().finish(
+        "main",
+        Type::Void,
+        vec![print(vec![call(0, vec![int(100_000)], Type::Int)])],
+    );
+    assert_eq!(
+        run(&build(program(vec![depth, main]))),
+        (0, "100000\n".into())
+    );
 }
 
 fn binary_fn(name: &str, op: BinOp) -> toyc::sema::hir::Function {
@@ -68,7 +102,14 @@ fn binary_fn(name: &str, op: BinOp) -> toyc::sema::hir::Function {
 fn integer_division_edge_cases_and_errors() {
     let div = binary_fn("div", BinOp::Div);
     let rem = binary_fn("rem", BinOp::Rem);
-    let min = bin(BinOp::Sub, e(ExprKind::Unary(UnOp::Neg, Box::new(int(i64::MAX))), Type::Int), int(1));
+    let min = bin(
+        BinOp::Sub,
+        e(
+            ExprKind::Unary(UnOp::Neg, Box::new(int(i64::MAX))),
+            Type::Int,
+        ),
+        int(1),
+    );
     let mut m = F::new();
     let x = m.local("e", Type::Str);
     let main = m.finish(
@@ -81,12 +122,22 @@ fn integer_division_edge_cases_and_errors() {
                 call(0, vec![int(7), int(-2)], Type::Int),
                 call(1, vec![int(-7), int(2)], Type::Int),
             ]),
-            try_(vec![print(vec![call(0, vec![int(1), int(0)], Type::Int)])], x, vec![print(vec![string("caught"), m_var(x)])]),
+            try_(
+                vec![print(vec![call(0, vec![int(1), int(0)], Type::Int)])],
+                x,
+                vec![print(vec![string("caught"), m_var(x)])],
+            ),
             ret(Some(call(1, vec![int(17), int(5)], Type::Int))),
         ],
     );
     let out = run(&build(program(vec![div, rem, main])));
-    assert_eq!(out, (2, "-9223372036854775808 0 -3 -1\ncaught division by zero\n".into()));
+    assert_eq!(
+        out,
+        (
+            2,
+            "-9223372036854775808 0 -3 -1\ncaught division by zero\n".into()
+        )
+    );
 }
 
 fn m_var(l: toyc::sema::hir::LocalId) -> toyc::sema::hir::Expr {
@@ -112,12 +163,18 @@ fn values_flow_into_the_handler() {
                     set(k, int(3)),
                 ],
                 ev,
-                vec![print(vec![e(ExprKind::Local(k), Type::Int), e(ExprKind::Local(ev), Type::Str)])],
+                vec![print(vec![
+                    e(ExprKind::Local(k), Type::Int),
+                    e(ExprKind::Local(ev), Type::Str),
+                ])],
             ),
             print(vec![e(ExprKind::Local(k), Type::Int)]),
         ],
     );
-    assert_eq!(run(&build(program(vec![thrower, main]))), (0, "2 oops\n2\n".into()));
+    assert_eq!(
+        run(&build(program(vec![thrower, main]))),
+        (0, "2 oops\n2\n".into())
+    );
 }
 
 #[test]
@@ -126,7 +183,15 @@ fn uncaught_error_flushes_output_first() {
     let zero = F::new().finish("zero", Type::Int, vec![ret(Some(int(0)))]);
     let mut div = bin(BinOp::Div, int(1), call(0, vec![], Type::Int));
     div.span = Span::new(FileId(0), 22, 26);
-    let main = F::new().finish("main", Type::Void, vec![print(vec![string("a")]), print(vec![div]), print(vec![string("b")])]);
+    let main = F::new().finish(
+        "main",
+        Type::Void,
+        vec![
+            print(vec![string("a")]),
+            print(vec![div]),
+            print(vec![string("b")]),
+        ],
+    );
     assert_eq!(run(&build(program(vec![zero, main]))), (101, "a\n".into()));
 }
 
@@ -150,21 +215,44 @@ fn loops_strings_and_floats() {
                 int(0),
                 int(1000),
                 vec![
-                    if_(bin(BinOp::Eq, bin(BinOp::Rem, var(i), int(3)), int(0)), vec![cont(lp)], vec![]),
+                    if_(
+                        bin(BinOp::Eq, bin(BinOp::Rem, var(i), int(3)), int(0)),
+                        vec![cont(lp)],
+                        vec![],
+                    ),
                     set_place(Place::Local(sv), Some(BinOp::Add), var(i)),
                 ],
             ),
             print(vec![
                 var(sv),
-                bin(BinOp::Add, builtin(Builtin::ToStr, vec![var(sv)], Type::Str), string("!")),
-                bin(BinOp::Add, e(ExprKind::Float(0.1), Type::Float), e(ExprKind::Float(0.2), Type::Float)),
-                builtin(Builtin::ToInt, vec![e(ExprKind::Float(-2.5), Type::Float)], Type::Int),
-                builtin(Builtin::Sqrt, vec![e(ExprKind::Float(2.25), Type::Float)], Type::Float),
+                bin(
+                    BinOp::Add,
+                    builtin(Builtin::ToStr, vec![var(sv)], Type::Str),
+                    string("!"),
+                ),
+                bin(
+                    BinOp::Add,
+                    e(ExprKind::Float(0.1), Type::Float),
+                    e(ExprKind::Float(0.2), Type::Float),
+                ),
+                builtin(
+                    Builtin::ToInt,
+                    vec![e(ExprKind::Float(-2.5), Type::Float)],
+                    Type::Int,
+                ),
+                builtin(
+                    Builtin::Sqrt,
+                    vec![e(ExprKind::Float(2.25), Type::Float)],
+                    Type::Float,
+                ),
                 builtin(Builtin::Len, vec![string("héllo")], Type::Int),
             ]),
         ],
     );
-    assert_eq!(run(&build(program(vec![main]))), (0, "332667 332667! 0.30000000000000004 -2 1.5 6\n".into()));
+    assert_eq!(
+        run(&build(program(vec![main]))),
+        (0, "332667 332667! 0.30000000000000004 -2 1.5 6\n".into())
+    );
 }
 
 #[test]
@@ -181,16 +269,43 @@ fn arrays_structs_and_globals() {
         "main",
         Type::Void,
         vec![
-            let_(a, e(ExprKind::ArrayRepeat { value: Box::new(int(5)), count: Box::new(int(3)) }, arr(Type::Int))),
-            set_place(Place::Index { array: av(), index: int(1) }, None, int(7)),
-            s(StmtKind::Expr(builtin(Builtin::Push, vec![av(), int(9)], Type::Void))),
-            set_place(Place::Global(toyc::sema::hir::GlobalId(0)), Some(BinOp::Add), builtin(Builtin::Len, vec![av()], Type::Int)),
+            let_(
+                a,
+                e(
+                    ExprKind::ArrayRepeat {
+                        value: Box::new(int(5)),
+                        count: Box::new(int(3)),
+                    },
+                    arr(Type::Int),
+                ),
+            ),
+            set_place(
+                Place::Index {
+                    array: av(),
+                    index: int(1),
+                },
+                None,
+                int(7),
+            ),
+            s(StmtKind::Expr(builtin(
+                Builtin::Push,
+                vec![av(), int(9)],
+                Type::Void,
+            ))),
+            set_place(
+                Place::Global(toyc::sema::hir::GlobalId(0)),
+                Some(BinOp::Add),
+                builtin(Builtin::Len, vec![av()], Type::Int),
+            ),
             let_(
                 p,
                 e(
                     ExprKind::StructLit {
                         strukt: toyc::sema::hir::StructId(0),
-                        fields: vec![(1, e(ExprKind::Float(0.5), Type::Float)), (0, index(av(), int(1), Type::Int))],
+                        fields: vec![
+                            (1, e(ExprKind::Float(0.5), Type::Float)),
+                            (0, index(av(), int(1), Type::Int)),
+                        ],
                     },
                     pt.clone(),
                 ),
@@ -206,7 +321,10 @@ fn arrays_structs_and_globals() {
         ],
     );
     let (code, out) = run(&build(with_heap(program(vec![main]))));
-    assert_eq!((code, out.as_str()), (101, "[5, 7, 5] 9 P { x: 7, y: 0.5 } 4 7\n"));
+    assert_eq!(
+        (code, out.as_str()),
+        (101, "[5, 7, 5] 9 P { x: 7, y: 0.5 } 4 7\n")
+    );
 }
 
 /// Nested loops with `break`/`continue`, loop-carried values read after
@@ -241,18 +359,38 @@ fn nested_loops_with_break_and_continue() {
                         vec![
                             add(j, int(1)),
                             if_(bin(BinOp::Eq, v(j), int(7)), vec![brk(inner)], vec![]),
-                            if_(bin(BinOp::Eq, bin(BinOp::Rem, v(j), int(2)), int(0)), vec![cont(inner)], vec![]),
+                            if_(
+                                bin(BinOp::Eq, bin(BinOp::Rem, v(j), int(2)), int(0)),
+                                vec![cont(inner)],
+                                vec![],
+                            ),
                             add(total, v(j)),
                         ],
                     ),
                     add(total, bin(BinOp::Mul, v(j), int(100))),
                     add(i, int(1)),
-                    if_(bin(BinOp::Gt, v(total), int(5000)), vec![brk(outer)], vec![]),
+                    if_(
+                        bin(BinOp::Gt, v(total), int(5000)),
+                        vec![brk(outer)],
+                        vec![],
+                    ),
                 ],
             ),
             print(vec![v(total), v(i)]),
-            let_(a, e(ExprKind::ArrayLit(vec![int(3), int(4), int(5)]), arr(Type::Int))),
-            for_each(each, x, k, e(ExprKind::Local(a), arr(Type::Int)), vec![add(total, v(x))]),
+            let_(
+                a,
+                e(
+                    ExprKind::ArrayLit(vec![int(3), int(4), int(5)]),
+                    arr(Type::Int),
+                ),
+            ),
+            for_each(
+                each,
+                x,
+                k,
+                e(ExprKind::Local(a), arr(Type::Int)),
+                vec![add(total, v(x))],
+            ),
             print(vec![v(total), v(k)]),
         ],
     );
@@ -282,5 +420,10 @@ fn nested_loops_with_break_and_continue() {
     assert_eq!(code, 0);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.first().copied(), Some(line1.as_str()));
-    assert!(lines.get(1).is_some_and(|l| l.starts_with(&format!("{t} "))), "{out}");
+    assert!(
+        lines
+            .get(1)
+            .is_some_and(|l| l.starts_with(&format!("{t} "))),
+        "{out}"
+    );
 }

@@ -26,8 +26,17 @@ fn a_thousand_jit_runs_in_one_process() {
                fn main() -> int { g = add(g, len(\"ab\")); print(\"v\", g); return g - 42; }\n";
     let (module, sources) = build(src, "many");
     for i in 0..1000 {
-        let opts = CodegenOptions { optimize: i % 2 == 1, verify: true, ..Default::default() };
-        let (code, out) = toyc::codegen::run::run(&module, &sources, &opts, &[], true).expect("jit");
-        assert_eq!((code, String::from_utf8_lossy(&out).as_ref()), (0, "v 42\n"), "run {i}");
+        let opts = CodegenOptions {
+            optimize: i % 2 == 1,
+            verify: true,
+            ..Default::default()
+        };
+        let (code, out) =
+            toyc::codegen::run::run(&module, &sources, &opts, &[], true).expect("jit");
+        assert_eq!(
+            (code, String::from_utf8_lossy(&out).as_ref()),
+            (0, "v 42\n"),
+            "run {i}"
+        );
     }
 }

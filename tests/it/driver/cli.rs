@@ -2,7 +2,11 @@
 use std::process::Command;
 
 fn toyc(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_toyc")).args(args).env("NO_COLOR", "1").output().expect("run toyc")
+    Command::new(env!("CARGO_BIN_EXE_toyc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run toyc")
 }
 
 #[test]
@@ -21,10 +25,16 @@ fn passes_lists_the_pass_table() {
     let out = toyc(&["passes"]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    let names: Vec<&str> = text.lines().filter_map(|l| l.split_whitespace().next()).collect();
+    let names: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
     assert_eq!(names.len(), toyc::opt::PASSES.len(), "{text}");
     assert_eq!(names.first(), Some(&"sccp"));
-    assert!(names.contains(&"cse.late") && names.contains(&"pi"), "{text}");
+    assert!(
+        names.contains(&"cse.late") && names.contains(&"pi"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -42,7 +52,10 @@ fn fn_filter_with_an_unknown_name_is_a_command_line_error() {
         assert_eq!(out.status.code(), Some(2), "{cmd}");
         assert!(out.stdout.is_empty(), "{cmd}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("no function named `nosuch`") && err.contains("main"), "{cmd}: {err}");
+        assert!(
+            err.contains("no function named `nosuch`") && err.contains("main"),
+            "{cmd}: {err}"
+        );
     }
 }
 

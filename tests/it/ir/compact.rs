@@ -2,8 +2,8 @@
 //! on hand-built IrCode. Values and blocks below are written 1-based, as
 //! printed.
 
-use toyc::ir::compact::{compact, compact_only, CompactStats, IncrementalCompact};
-use toyc::ir::edit::{delete, replace_uses, NewNodes};
+use toyc::ir::compact::{CompactStats, IncrementalCompact, compact, compact_only};
+use toyc::ir::edit::{NewNodes, delete, replace_uses};
 use toyc::ir::handbuild::ir_from_blocks;
 use toyc::ir::{BinaryOp, BlockId, Cmp, Inst, Operand, Type, Value};
 
@@ -23,10 +23,22 @@ fn ret(x: Operand) -> (Inst, Type) {
     (Inst::Return(Some(x)), Type::Void)
 }
 fn phi(pairs: &[(u32, Operand)]) -> (Inst, Type) {
-    (Inst::Phi { edges: pairs.iter().map(|p| b(p.0)).collect(), values: pairs.iter().map(|p| p.1).collect() }, Type::Int)
+    (
+        Inst::Phi {
+            edges: pairs.iter().map(|p| b(p.0)).collect(),
+            values: pairs.iter().map(|p| p.1).collect(),
+        },
+        Type::Int,
+    )
 }
 fn br(cond: Operand, dest: u32) -> (Inst, Type) {
-    (Inst::GotoIfNot { cond, dest: b(dest) }, Type::Void)
+    (
+        Inst::GotoIfNot {
+            cond,
+            dest: b(dest),
+        },
+        Type::Void,
+    )
 }
 fn goto(dest: u32) -> (Inst, Type) {
     (Inst::Goto(b(dest)), Type::Void)
@@ -35,12 +47,22 @@ fn lt(x: Operand, y: Operand) -> (Inst, Type) {
     (Inst::Binary(BinaryOp::ICmp(Cmp::Lt), x, y), Type::Bool)
 }
 fn print(x: Operand) -> (Inst, Type) {
-    (Inst::Runtime { func: toyc::ir::RuntimeFn::PrintInt, args: vec![x] }, Type::Void)
+    (
+        Inst::Runtime {
+            func: toyc::ir::RuntimeFn::PrintInt,
+            args: vec![x],
+        },
+        Type::Void,
+    )
 }
 /// The dump of `ir` after checking it with the verifier.
 fn dump(ir: &toyc::ir::IrCode) -> String {
     let errors = toyc::ir::verify::verify_function(ir, &toyc::sema::hir::Program::default());
-    assert!(errors.is_empty(), "verifier: {errors:?}\n{}", toyc::ir::handbuild::dump(ir));
+    assert!(
+        errors.is_empty(),
+        "verifier: {errors:?}\n{}",
+        toyc::ir::handbuild::dump(ir)
+    );
     toyc::ir::handbuild::dump(ir)
 }
 fn text(lines: &[&str]) -> String {
@@ -53,16 +75,38 @@ fn insert_node_before_and_after_then_compact() {
         "f",
         vec![Type::Int],
         Type::Int,
-        vec![vec![add(Operand::Arg(0), Operand::Int(1)), print(v(1)), ret(v(1))]],
+        vec![vec![
+            add(Operand::Arg(0), Operand::Int(1)),
+            print(v(1)),
+            ret(v(1)),
+        ]],
     );
     let mut new = NewNodes::new(&ir);
     // Numbered after the last statement; usable at once.
-    let a = new.insert_node(&ir, val(2), Inst::Binary(BinaryOp::IMul, v(1), Operand::Int(2)), Type::Int, false);
+    let a = new.insert_node(
+        &ir,
+        val(2),
+        Inst::Binary(BinaryOp::IMul, v(1), Operand::Int(2)),
+        Type::Int,
+        false,
+    );
     assert_eq!(a, Value(3));
-    let c = new.insert_node(&ir, val(1), Inst::Binary(BinaryOp::ISub, v(1), Operand::Int(3)), Type::Int, true);
+    let c = new.insert_node(
+        &ir,
+        val(1),
+        Inst::Binary(BinaryOp::ISub, v(1), Operand::Int(3)),
+        Type::Int,
+        true,
+    );
     assert_eq!(c, Value(4));
     // Inserting after a terminator places the node before it.
-    let d = new.insert_node(&ir, val(3), Inst::Binary(BinaryOp::IAdd, Operand::Value(a), Operand::Value(c)), Type::Int, true);
+    let d = new.insert_node(
+        &ir,
+        val(3),
+        Inst::Binary(BinaryOp::IAdd, Operand::Value(a), Operand::Value(c)),
+        Type::Int,
+        true,
+    );
     // Nothing moved yet.
     assert_eq!(ir.stmts.len(), 3);
     ir.stmts.inst[2] = Inst::Return(Some(Operand::Value(d)));
@@ -84,13 +128,26 @@ fn insert_node_before_and_after_then_compact() {
 
 #[test]
 fn insert_relative_to_a_new_node_keeps_its_place() {
-    let mut ir = ir_from_blocks("f", vec![], Type::Int, vec![vec![print(Operand::Int(0)), ret(Operand::Int(0))]]);
+    let mut ir = ir_from_blocks(
+        "f",
+        vec![],
+        Type::Int,
+        vec![vec![print(Operand::Int(0)), ret(Operand::Int(0))]],
+    );
     let mut new = NewNodes::new(&ir);
     let a = new.insert_node(&ir, val(2), Inst::Copy(Operand::Int(7)), Type::Int, false);
     let x = new.insert_node(&ir, a, print(Operand::Value(a)).0, Type::Void, false);
     assert_eq!(x, Value(3));
     compact(&mut ir, new);
-    assert_eq!(dump(&ir), text(&["#1 () -> ()", "  %1 = PrintInt(0)", "  %2 = PrintInt(7)", "  %3 = return 0"]));
+    assert_eq!(
+        dump(&ir),
+        text(&[
+            "#1 () -> ()",
+            "  %1 = PrintInt(0)",
+            "  %2 = PrintInt(7)",
+            "  %3 = return 0"
+        ])
+    );
 }
 
 #[test]
@@ -100,13 +157,13 @@ fn copies_forward_and_dead_chains_vanish() {
         vec![Type::Int],
         Type::Int,
         vec![vec![
-            add(Operand::Arg(0), Operand::Int(1)),   // %1
-            add(v(1), Operand::Int(2)),              // %2 dead chain head
-            add(v(2), Operand::Int(3)),              // %3 dead
-            add(v(1), v(1)),                         // %4 -> replaced by %1
-            print(v(4)),                             // %5
-            (Inst::Nothing, Type::Void),             // %6
-            ret(v(4)),                               // %7
+            add(Operand::Arg(0), Operand::Int(1)), // %1
+            add(v(1), Operand::Int(2)),            // %2 dead chain head
+            add(v(2), Operand::Int(3)),            // %3 dead
+            add(v(1), v(1)),                       // %4 -> replaced by %1
+            print(v(4)),                           // %5
+            (Inst::Nothing, Type::Void),           // %6
+            ret(v(4)),                             // %7
         ]],
     );
     replace_uses(&mut ir, val(4), v(1));
@@ -114,7 +171,12 @@ fn copies_forward_and_dead_chains_vanish() {
     let stats = compact_only(&mut ir);
     assert_eq!(
         dump(&ir),
-        text(&["#1 () -> ()", "  %1 = IAdd(_1, 1)", "  %2 = PrintInt(%1)", "  %3 = return %1"])
+        text(&[
+            "#1 () -> ()",
+            "  %1 = IAdd(_1, 1)",
+            "  %2 = PrintInt(%1)",
+            "  %3 = return %1"
+        ])
     );
     assert_eq!(stats.copies_forwarded, 1);
     assert_eq!(stats.dead_removed, 2);
@@ -129,9 +191,12 @@ fn diamond() -> toyc::ir::IrCode {
         Type::Int,
         vec![
             vec![lt(Operand::Arg(0), Operand::Int(10)), br(v(1), 3)], // #1
-            vec![print(Operand::Int(1)), goto(4)],                     // #2
-            vec![print(Operand::Int(2))],                              // #3
-            vec![phi(&[(2, Operand::Int(1)), (3, Operand::Int(2))]), ret(v(6))], // #4
+            vec![print(Operand::Int(1)), goto(4)],                    // #2
+            vec![print(Operand::Int(2))],                             // #3
+            vec![
+                phi(&[(2, Operand::Int(1)), (3, Operand::Int(2))]),
+                ret(v(6)),
+            ], // #4
         ],
     )
 }
@@ -143,11 +208,26 @@ fn constant_branch_kills_the_false_edge() {
     let stats = compact_only(&mut ir);
     assert_eq!(
         dump(&ir),
-        text(&["#1 () -> (#2)", "  %1 = nothing", "#2 (#1) -> (#3)", "  %2 = PrintInt(1)", "  %3 = goto #3", "#3 (#2) -> ()", "  %4 = return 1"])
+        text(&[
+            "#1 () -> (#2)",
+            "  %1 = nothing",
+            "#2 (#1) -> (#3)",
+            "  %2 = PrintInt(1)",
+            "  %3 = goto #3",
+            "#3 (#2) -> ()",
+            "  %4 = return 1"
+        ])
     );
     assert_eq!(
         stats,
-        CompactStats { copies_forwarded: 1, phis_folded: 1, dead_removed: 0, branches_folded: 1, blocks_removed: 1, nodes_inserted: 0 }
+        CompactStats {
+            copies_forwarded: 1,
+            phis_folded: 1,
+            dead_removed: 0,
+            branches_folded: 1,
+            blocks_removed: 1,
+            nodes_inserted: 0
+        }
     );
 }
 
@@ -158,7 +238,14 @@ fn constant_branch_kills_the_true_edge() {
     compact_only(&mut ir);
     assert_eq!(
         dump(&ir),
-        text(&["#1 () -> (#2)", "  %1 = goto #2", "#2 (#1) -> (#3)", "  %2 = PrintInt(2)", "#3 (#2) -> ()", "  %3 = return 2"])
+        text(&[
+            "#1 () -> (#2)",
+            "  %1 = goto #2",
+            "#2 (#1) -> (#3)",
+            "  %2 = PrintInt(2)",
+            "#3 (#2) -> ()",
+            "  %3 = return 2"
+        ])
     );
 }
 
@@ -171,11 +258,18 @@ fn phi_edges_renumbered_after_block_deletion() {
         vec![Type::Int],
         Type::Int,
         vec![
-            vec![lt(Operand::Arg(0), Operand::Int(0)), br(v(1), 4)],        // #1 %1 %2
-            vec![br(Operand::Bool(false), 5)],                              // #2 %3  (always -> #5)
-            vec![print(Operand::Int(3)), goto(5)],                          // #3 %4 %5 unreachable
-            vec![print(Operand::Int(4))],                                   // #4 %6  falls into #5
-            vec![phi(&[(2, Operand::Int(20)), (3, Operand::Int(30)), (4, Operand::Arg(0))]), ret(v(7))], // #5
+            vec![lt(Operand::Arg(0), Operand::Int(0)), br(v(1), 4)], // #1 %1 %2
+            vec![br(Operand::Bool(false), 5)],                       // #2 %3  (always -> #5)
+            vec![print(Operand::Int(3)), goto(5)],                   // #3 %4 %5 unreachable
+            vec![print(Operand::Int(4))],                            // #4 %6  falls into #5
+            vec![
+                phi(&[
+                    (2, Operand::Int(20)),
+                    (3, Operand::Int(30)),
+                    (4, Operand::Arg(0)),
+                ]),
+                ret(v(7)),
+            ], // #5
         ],
     );
     let stats = compact_only(&mut ir);
@@ -205,15 +299,23 @@ fn chain_of_dead_blocks_goes_at_once() {
         vec![],
         Type::Int,
         vec![
-            vec![goto(5)],                                       // #1
-            vec![print(Operand::Int(2)), goto(3)],               // #2 dead
-            vec![print(Operand::Int(3))],                        // #3 dead (falls into #4)
+            vec![goto(5)],                                        // #1
+            vec![print(Operand::Int(2)), goto(3)],                // #2 dead
+            vec![print(Operand::Int(3))],                         // #3 dead (falls into #4)
             vec![add(Operand::Int(1), Operand::Int(2)), goto(2)], // #4 dead, loops back to #2
-            vec![ret(Operand::Int(0))],                          // #5
+            vec![ret(Operand::Int(0))],                           // #5
         ],
     );
     let stats = compact_only(&mut ir);
-    assert_eq!(dump(&ir), text(&["#1 () -> (#2)", "  %1 = goto #2", "#2 (#1) -> ()", "  %2 = return 0"]));
+    assert_eq!(
+        dump(&ir),
+        text(&[
+            "#1 () -> (#2)",
+            "  %1 = goto #2",
+            "#2 (#1) -> ()",
+            "  %2 = return 0"
+        ])
+    );
     assert_eq!(stats.blocks_removed, 3);
 }
 
@@ -226,17 +328,31 @@ fn killed_self_edge_of_the_current_block_leaves_no_stale_phi_operand() {
         vec![Type::Int],
         Type::Int,
         vec![
-            vec![print(Operand::Int(0))],                                           // #1 %1
-            vec![phi(&[(1, Operand::Arg(0)), (2, v(3))]), add(v(2), Operand::Int(1)), br(Operand::Bool(false), 2)], // #2 %2 %3 %4
+            vec![print(Operand::Int(0))], // #1 %1
+            vec![
+                phi(&[(1, Operand::Arg(0)), (2, v(3))]),
+                add(v(2), Operand::Int(1)),
+                br(Operand::Bool(false), 2),
+            ], // #2 %2 %3 %4
             vec![ret(Operand::Int(0))], // #3 (unreachable once the branch folds... it is the fallthrough)
         ],
     );
     // Rewrite: the loop branch becomes "always exit": cond true falls through.
-    ir.stmts.inst[3] = Inst::GotoIfNot { cond: Operand::Bool(true), dest: b(2) };
+    ir.stmts.inst[3] = Inst::GotoIfNot {
+        cond: Operand::Bool(true),
+        dest: b(2),
+    };
     compact_only(&mut ir);
     assert_eq!(
         dump(&ir),
-        text(&["#1 () -> (#2)", "  %1 = PrintInt(0)", "#2 (#1) -> (#3)", "  %2 = nothing", "#3 (#2) -> ()", "  %3 = return 0"])
+        text(&[
+            "#1 () -> (#2)",
+            "  %1 = PrintInt(0)",
+            "#2 (#1) -> (#3)",
+            "  %2 = nothing",
+            "#3 (#2) -> ()",
+            "  %3 = return 0"
+        ])
     );
 }
 
@@ -248,7 +364,12 @@ fn self_loop_kept_when_branch_is_not_constant() {
         Type::Int,
         vec![
             vec![print(Operand::Int(0))],
-            vec![phi(&[(1, Operand::Arg(0)), (2, v(3))]), add(v(2), Operand::Int(1)), lt(v(3), Operand::Int(9)), br(v(4), 2)],
+            vec![
+                phi(&[(1, Operand::Arg(0)), (2, v(3))]),
+                add(v(2), Operand::Int(1)),
+                lt(v(3), Operand::Int(9)),
+                br(v(4), 2),
+            ],
             vec![ret(v(3))],
         ],
     );
@@ -269,16 +390,27 @@ fn pending_node_at_the_end_of_the_previous_block_stays_there() {
         vec![
             vec![lt(Operand::Arg(0), Operand::Int(0)), br(v(1), 3)], // #1 %1 %2
             vec![print(Operand::Int(5))],                            // #2 %3 falls into #3
-            vec![phi(&[(1, Operand::Int(1)), (2, Operand::Int(2))]), ret(v(4))], // #3 %4 %5
+            vec![
+                phi(&[(1, Operand::Int(1)), (2, Operand::Int(2))]),
+                ret(v(4)),
+            ], // #3 %4 %5
         ],
     );
     let mut new = NewNodes::new(&ir);
     new.insert_node(&ir, val(3), print(Operand::Int(6)).0, Type::Void, true);
-    ir.stmts.inst[1] = Inst::GotoIfNot { cond: Operand::Bool(false), dest: b(3) };
+    ir.stmts.inst[1] = Inst::GotoIfNot {
+        cond: Operand::Bool(false),
+        dest: b(3),
+    };
     compact(&mut ir, new);
     assert_eq!(
         dump(&ir),
-        text(&["#1 () -> (#2)", "  %1 = goto #2", "#2 (#1) -> ()", "  %2 = return 1"])
+        text(&[
+            "#1 () -> (#2)",
+            "  %1 = goto #2",
+            "#2 (#1) -> ()",
+            "  %2 = return 1"
+        ])
     );
 }
 
@@ -291,12 +423,18 @@ fn pending_node_in_previous_block_with_live_phi_block() {
         vec![
             vec![lt(Operand::Arg(0), Operand::Int(0)), br(v(1), 3)],
             vec![print(Operand::Int(5))],
-            vec![phi(&[(1, Operand::Int(1)), (2, Operand::Int(2))]), ret(v(4))],
+            vec![
+                phi(&[(1, Operand::Int(1)), (2, Operand::Int(2))]),
+                ret(v(4)),
+            ],
         ],
     );
     let mut new = NewNodes::new(&ir);
     new.insert_node(&ir, val(3), print(Operand::Int(6)).0, Type::Void, true);
-    ir.stmts.inst[1] = Inst::GotoIfNot { cond: Operand::Bool(true), dest: b(3) };
+    ir.stmts.inst[1] = Inst::GotoIfNot {
+        cond: Operand::Bool(true),
+        dest: b(3),
+    };
     compact(&mut ir, new);
     assert_eq!(
         dump(&ir),
@@ -320,13 +458,28 @@ fn nothing_before_phis_does_not_hang_edge_removal() {
         vec![Type::Int],
         Type::Int,
         vec![
-            vec![lt(Operand::Arg(0), Operand::Int(0)), br(Operand::Bool(false), 3)],
+            vec![
+                lt(Operand::Arg(0), Operand::Int(0)),
+                br(Operand::Bool(false), 3),
+            ],
             vec![print(Operand::Int(5))],
-            vec![(Inst::Nothing, Type::Void), phi(&[(1, Operand::Arg(0)), (2, Operand::Int(2))]), ret(v(5))],
+            vec![
+                (Inst::Nothing, Type::Void),
+                phi(&[(1, Operand::Arg(0)), (2, Operand::Int(2))]),
+                ret(v(5)),
+            ],
         ],
     );
     let stats = compact_only(&mut ir);
-    assert_eq!(dump(&ir), text(&["#1 () -> (#2)", "  %1 = goto #2", "#2 (#1) -> ()", "  %2 = return _1"]));
+    assert_eq!(
+        dump(&ir),
+        text(&[
+            "#1 () -> (#2)",
+            "  %1 = goto #2",
+            "#2 (#1) -> ()",
+            "  %2 = return _1"
+        ])
+    );
     assert_eq!(stats.dead_removed, 1); // the unused comparison
 }
 
@@ -376,7 +529,13 @@ fn float_phi_operands_compare_bitwise() {
             vec![goto(4)],
             vec![goto(4)],
             vec![
-                (Inst::Phi { edges: vec![b(2), b(3)], values: vec![Operand::Float(0.0), Operand::Float(-0.0)] }, Type::Float),
+                (
+                    Inst::Phi {
+                        edges: vec![b(2), b(3)],
+                        values: vec![Operand::Float(0.0), Operand::Float(-0.0)],
+                    },
+                    Type::Float,
+                ),
                 ret(v(4)),
             ],
         ],
@@ -394,9 +553,10 @@ fn incremental_compact_rewrites_during_the_sweep() {
         seen.push(x.0 + 1);
         // A pass that knows `_1 < 10` is false here.
         if matches!(ic.inst(x), Inst::Binary(BinaryOp::ICmp(_), ..))
-            && let Some(i) = ic.inst_mut(x) {
-                *i = Inst::Copy(Operand::Bool(false));
-            }
+            && let Some(i) = ic.inst_mut(x)
+        {
+            *i = Inst::Copy(Operand::Bool(false));
+        }
         // Operands already forwarded through the copy seen before.
         if let Inst::GotoIfNot { cond, .. } = ic.inst(x) {
             assert_eq!(*cond, Operand::Bool(false));
@@ -406,6 +566,13 @@ fn incremental_compact_rewrites_during_the_sweep() {
     assert_eq!(seen, vec![1, 2, 3, 4, 5, 6, 7]);
     assert_eq!(
         dump(&ir),
-        text(&["#1 () -> (#2)", "  %1 = goto #2", "#2 (#1) -> (#3)", "  %2 = PrintInt(2)", "#3 (#2) -> ()", "  %3 = return 2"])
+        text(&[
+            "#1 () -> (#2)",
+            "  %1 = goto #2",
+            "#2 (#1) -> (#3)",
+            "  %2 = PrintInt(2)",
+            "#3 (#2) -> ()",
+            "  %3 = return 2"
+        ])
     );
 }

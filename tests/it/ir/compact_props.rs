@@ -14,11 +14,12 @@
 //! The ignored test `compact_scale` times `compact` on generated functions
 //! of 10⁵ and 10⁶ statements (run it with bench/compact_scale.sh).
 use crate::ssa_support;
-use ssa_support::{ir_of, Rng};
+use ssa_support::{Rng, ir_of};
 use toyc::ir::compact::compact;
-use toyc::ir::edit::{delete, for_each_operand, for_each_operand_mut, is_pure, replace_uses, NewNodes};
+use toyc::ir::edit::{
+    NewNodes, delete, for_each_operand, for_each_operand_mut, is_pure, replace_uses,
+};
 use toyc::ir::{BinaryOp, BlockId, Inst, IrCode, Module, Operand, Type, Value};
-
 
 // ---------------------------------------------------------------- programs
 
@@ -127,7 +128,11 @@ impl SrcGen {
                 inner.push(&i);
                 if self.rng.chance(40) {
                     let c = self.cond(&inner);
-                    let exit = if self.rng.chance(50) { "break;" } else { "continue;" };
+                    let exit = if self.rng.chance(50) {
+                        "break;"
+                    } else {
+                        "continue;"
+                    };
                     self.line(indent + 1, &format!("if {c} {{ {exit} }}"));
                 }
                 self.block(&inner, indent + 1, depth - 1);
@@ -144,7 +149,12 @@ impl SrcGen {
 }
 
 fn random_source(seed: u64) -> String {
-    let mut g = SrcGen { rng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1), budget: 30, loop_depth: 0, out: String::new() };
+    let mut g = SrcGen {
+        rng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
+        budget: 30,
+        loop_depth: 0,
+        out: String::new(),
+    };
     g.out.push_str("fn g(p: int, q: int) -> int {\n    if p < q { return p * 3 - q; }\n    return q + (p / 2);\n}\n\n");
     g.out.push_str("fn main() -> int {\n");
     let start = if seed % 2 == 1 { "len(args())" } else { "0" };
@@ -152,7 +162,8 @@ fn random_source(seed: u64) -> String {
     let vars = ["x0", "x1", "x2"];
     g.block(&vars, 1, 3);
     g.block(&vars, 1, 2);
-    g.out.push_str("    print(x0, x1, x2, b);\n    return x0 & 63;\n}\n");
+    g.out
+        .push_str("    print(x0, x1, x2, b);\n    return x0 & 63;\n}\n");
     g.out
 }
 
@@ -173,7 +184,11 @@ fn known_conditions(ir: &IrCode, b: usize) -> Vec<(Value, bool)> {
             break;
         }
         let last = ir.cfg.blocks[p].stmts.end - 1;
-        if let Inst::GotoIfNot { cond: Operand::Value(c), dest } = &ir.stmts.inst[last as usize] {
+        if let Inst::GotoIfNot {
+            cond: Operand::Value(c),
+            dest,
+        } = &ir.stmts.inst[last as usize]
+        {
             let falls = cur == p + 1;
             let jumps = *dest == BlockId(cur as u32);
             if falls != jumps {
@@ -189,11 +204,17 @@ fn use_counts(ir: &IrCode, new: &NewNodes) -> Vec<u32> {
     let mut uses = vec![0u32; new.value_count()];
     let mut count = |o: &Operand| {
         if let Operand::Value(v) = o
-            && let Some(u) = uses.get_mut(v.0 as usize) {
-                *u += 1;
-            }
+            && let Some(u) = uses.get_mut(v.0 as usize)
+        {
+            *u += 1;
+        }
     };
-    for inst in ir.stmts.inst.iter().chain(new.nodes.iter().map(|n| &n.inst)) {
+    for inst in ir
+        .stmts
+        .inst
+        .iter()
+        .chain(new.nodes.iter().map(|n| &n.inst))
+    {
         for_each_operand(inst, &mut count);
         if let Inst::PhiC { upsilons } = inst {
             for u in upsilons {
@@ -205,7 +226,11 @@ fn use_counts(ir: &IrCode, new: &NewNodes) -> Vec<u32> {
 }
 
 fn ty_of(ir: &IrCode, new: &NewNodes, v: Value) -> Type {
-    if v.0 < new.base { ir.stmts.ty[v.0 as usize].clone() } else { new.nodes[(v.0 - new.base) as usize].ty.clone() }
+    if v.0 < new.base {
+        ir.stmts.ty[v.0 as usize].clone()
+    } else {
+        new.nodes[(v.0 - new.base) as usize].ty.clone()
+    }
 }
 
 fn is_phi(inst: &Inst) -> bool {
@@ -249,9 +274,10 @@ fn random_edit(rng: &mut Rng, ir: &mut IrCode, new: &mut NewNodes, t: &mut Tally
             let mut x = Operand::Int(rng.below(100) as i64);
             for_each_operand(&inst, |o| {
                 if let Operand::Value(v) = o
-                    && ty_of(ir, new, *v) == Type::Int {
-                        x = *o;
-                    }
+                    && ty_of(ir, new, *v) == Type::Int
+                {
+                    x = *o;
+                }
             });
             let node = Inst::Binary(BinaryOp::IMul, x, Operand::Int(rng.below(9) as i64));
             new.insert_node(ir, Value(s as u32), node, Type::Int, false);
@@ -280,7 +306,11 @@ fn random_edit(rng: &mut Rng, ir: &mut IrCode, new: &mut NewNodes, t: &mut Tally
                     }
                     i += 1;
                 });
-                let pred = if let Inst::Phi { edges, .. } = &inst { Some(edges[which]) } else { None };
+                let pred = if let Inst::Phi { edges, .. } = &inst {
+                    Some(edges[which])
+                } else {
+                    None
+                };
                 (x, pred)
             };
             let Operand::Value(xv) = x else { return };
@@ -299,7 +329,11 @@ fn random_edit(rng: &mut Rng, ir: &mut IrCode, new: &mut NewNodes, t: &mut Tally
                 }
                 i += 1;
             });
-            if pred.is_some() { t.phi_redirects += 1 } else { t.redirects += 1 }
+            if pred.is_some() {
+                t.phi_redirects += 1
+            } else {
+                t.redirects += 1
+            }
         }
         // Replace a pure binary statement by a copy of an inserted duplicate.
         3 => {
@@ -330,9 +364,18 @@ fn random_edit(rng: &mut Rng, ir: &mut IrCode, new: &mut NewNodes, t: &mut Tally
             for k in 0..ir.cfg.blocks.len() {
                 let b = (start + k) % ir.cfg.blocks.len();
                 let last = (ir.cfg.blocks[b].stmts.end - 1) as usize;
-                let Inst::GotoIfNot { cond: Operand::Value(c), dest } = ir.stmts.inst[last].clone() else { continue };
+                let Inst::GotoIfNot {
+                    cond: Operand::Value(c),
+                    dest,
+                } = ir.stmts.inst[last].clone()
+                else {
+                    continue;
+                };
                 if let Some(&(_, val)) = known_conditions(ir, b).iter().find(|f| f.0 == c) {
-                    ir.stmts.inst[last] = Inst::GotoIfNot { cond: Operand::Bool(val), dest };
+                    ir.stmts.inst[last] = Inst::GotoIfNot {
+                        cond: Operand::Bool(val),
+                        dest,
+                    };
                     t.edge_kills += 1;
                     return;
                 }
@@ -357,26 +400,49 @@ fn add_guarded_dead_block(rng: &mut Rng, ir: &mut IrCode, t: &mut Tally) -> Opti
     let d = (0..nb).map(|k| (start + 7 * k) % nb).find(|&b| {
         let r = ir.cfg.blocks[b].stmts.clone();
         b != 0
-            && !r.clone().any(|s| matches!(ir.stmts.inst[s as usize], Inst::PhiC { .. } | Inst::TakeException))
-            && r.clone().any(|s| matches!(ir.stmts.inst[s as usize], Inst::Phi { .. }))
-            && r.clone().all(|s| !matches!(ir.stmts.inst[s as usize], Inst::Phi { .. }) || matches!(ir.stmts.ty[s as usize], Type::Int | Type::Bool))
+            && !r.clone().any(|s| {
+                matches!(
+                    ir.stmts.inst[s as usize],
+                    Inst::PhiC { .. } | Inst::TakeException
+                )
+            })
+            && r.clone()
+                .any(|s| matches!(ir.stmts.inst[s as usize], Inst::Phi { .. }))
+            && r.clone().all(|s| {
+                !matches!(ir.stmts.inst[s as usize], Inst::Phi { .. })
+                    || matches!(ir.stmts.ty[s as usize], Type::Int | Type::Bool)
+            })
     });
-    let (Some(p), Some(d)) = (p, d) else { return None };
+    let (Some(p), Some(d)) = (p, d) else {
+        return None;
+    };
     let n_label = BlockId(nb as u32);
     let first = ir.stmts.len() as u32;
     let span = ir.span;
     let flags = toyc::ir::Flags::default();
-    let print = Inst::Runtime { func: toyc::ir::RuntimeFn::PrintInt, args: vec![Operand::Int(999)] };
+    let print = Inst::Runtime {
+        func: toyc::ir::RuntimeFn::PrintInt,
+        args: vec![Operand::Int(999)],
+    };
     ir.stmts.push(print, Type::Void, span, flags);
-    ir.stmts.push(Inst::Goto(BlockId(d as u32)), Type::Void, span, flags);
-    ir.cfg.blocks.push(toyc::ir::BasicBlock { stmts: first..first + 2, preds: vec![BlockId(p as u32)], succs: vec![BlockId(d as u32)] });
+    ir.stmts
+        .push(Inst::Goto(BlockId(d as u32)), Type::Void, span, flags);
+    ir.cfg.blocks.push(toyc::ir::BasicBlock {
+        stmts: first..first + 2,
+        preds: vec![BlockId(p as u32)],
+        succs: vec![BlockId(d as u32)],
+    });
     ir.cfg.blocks[p].succs.push(n_label);
     ir.cfg.blocks[d].preds.push(n_label);
     for s in ir.cfg.blocks[d].stmts.clone() {
         let ty = ir.stmts.ty[s as usize].clone();
         if let Inst::Phi { edges, values } = &mut ir.stmts.inst[s as usize] {
             edges.push(n_label);
-            values.push(if ty == Type::Int { Operand::Int(777) } else { Operand::Bool(true) });
+            values.push(if ty == Type::Int {
+                Operand::Int(777)
+            } else {
+                Operand::Bool(true)
+            });
         }
     }
     t.guarded_blocks += 1;
@@ -406,11 +472,18 @@ fn check(m: &Module, seed: u64, round: u32, reference: &(i32, Vec<u8>), src: &st
             toyc::ir::print::print_function(f, &m.program, None)
         );
     }
-    assert_eq!(&interp(m), reference, "seed {seed} round {round}: output differs\nsource:\n{src}");
+    assert_eq!(
+        &interp(m),
+        reference,
+        "seed {seed} round {round}: output differs\nsource:\n{src}"
+    );
 }
 
 fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
 #[test]
@@ -432,7 +505,11 @@ fn random_edits_then_compaction_preserve_semantics() {
                 if f.stmts.is_empty() {
                     continue;
                 }
-                let guard = if rng.chance(40) { add_guarded_dead_block(&mut rng, f, &mut t) } else { None };
+                let guard = if rng.chance(40) {
+                    add_guarded_dead_block(&mut rng, f, &mut t)
+                } else {
+                    None
+                };
                 let mut new = NewNodes::new(f);
                 let edits = 1 + rng.below(12);
                 for _ in 0..edits {
@@ -440,11 +517,19 @@ fn random_edits_then_compaction_preserve_semantics() {
                 }
                 // Last, so that it ends its block after the other nodes.
                 if let Some((pos, n_label)) = guard {
-                    let guard = Inst::GotoIfNot { cond: Operand::Bool(true), dest: n_label };
+                    let guard = Inst::GotoIfNot {
+                        cond: Operand::Bool(true),
+                        dest: n_label,
+                    };
                     new.insert_node(f, Value(pos), guard, Type::Void, true);
                 }
                 if std::env::var_os("TOYC_COMPACT_DUMP").is_some() {
-                    eprintln!("{}\nnew nodes (base {}): {:?}", toyc::ir::print::print_function(f, &program, None), new.base, new.nodes);
+                    eprintln!(
+                        "{}\nnew nodes (base {}): {:?}",
+                        toyc::ir::print::print_function(f, &program, None),
+                        new.base,
+                        new.nodes
+                    );
                 }
                 compact(f, new);
             }
@@ -476,25 +561,60 @@ fn branch_made_constant_by_phi_folding_keeps_its_edges() {
     use toyc::ir::handbuild::ir_from_blocks;
     use toyc::ir::{Cmp, RuntimeFn};
     let v = |n: u32| Operand::Value(Value(n - 1));
-    let print = |x: i64| (Inst::Runtime { func: RuntimeFn::PrintInt, args: vec![Operand::Int(x)] }, Type::Void);
+    let print = |x: i64| {
+        (
+            Inst::Runtime {
+                func: RuntimeFn::PrintInt,
+                args: vec![Operand::Int(x)],
+            },
+            Type::Void,
+        )
+    };
     let mut ir = ir_from_blocks(
         "f",
         vec![Type::Int],
         Type::Int,
         vec![
             vec![
-                (Inst::Binary(BinaryOp::ICmp(Cmp::Lt), Operand::Arg(0), Operand::Int(10)), Type::Bool),
-                (Inst::GotoIfNot { cond: v(1), dest: BlockId(2) }, Type::Void),
+                (
+                    Inst::Binary(BinaryOp::ICmp(Cmp::Lt), Operand::Arg(0), Operand::Int(10)),
+                    Type::Bool,
+                ),
+                (
+                    Inst::GotoIfNot {
+                        cond: v(1),
+                        dest: BlockId(2),
+                    },
+                    Type::Void,
+                ),
             ],
             vec![print(1), (Inst::Goto(BlockId(3)), Type::Void)],
             vec![print(2)],
             vec![
-                (Inst::Phi { edges: vec![BlockId(1), BlockId(2)], values: vec![Operand::Bool(true), Operand::Bool(true)] }, Type::Bool),
-                (Inst::GotoIfNot { cond: v(6), dest: BlockId(5) }, Type::Void),
+                (
+                    Inst::Phi {
+                        edges: vec![BlockId(1), BlockId(2)],
+                        values: vec![Operand::Bool(true), Operand::Bool(true)],
+                    },
+                    Type::Bool,
+                ),
+                (
+                    Inst::GotoIfNot {
+                        cond: v(6),
+                        dest: BlockId(5),
+                    },
+                    Type::Void,
+                ),
             ],
             vec![print(5)],
             vec![
-                (Inst::Phi { edges: vec![BlockId(3), BlockId(4)], values: vec![Operand::Int(1), Operand::Int(2)] }, Type::Int),
+                (
+                    Inst::Phi {
+                        edges: vec![BlockId(3), BlockId(4)],
+                        values: vec![Operand::Int(1), Operand::Int(2)],
+                    },
+                    Type::Int,
+                ),
                 (Inst::Return(Some(v(9))), Type::Void),
             ],
         ],
@@ -502,7 +622,11 @@ fn branch_made_constant_by_phi_folding_keeps_its_edges() {
     let program = toyc::sema::hir::Program::default();
     let verify = |ir: &IrCode| {
         let errs = toyc::ir::verify::verify_function(ir, &program);
-        assert!(errs.is_empty(), "{errs:?}\n{}", toyc::ir::handbuild::dump(ir));
+        assert!(
+            errs.is_empty(),
+            "{errs:?}\n{}",
+            toyc::ir::handbuild::dump(ir)
+        );
     };
     verify(&ir);
     toyc::ir::compact::compact_only(&mut ir);
@@ -525,7 +649,13 @@ fn branch_made_constant_by_phi_folding_keeps_its_edges() {
         "#6 (#5) -> ()",
         "  %8 = return 2",
     ];
-    assert_eq!(toyc::ir::handbuild::dump(&ir), expected.iter().map(|l| format!("{l}\n")).collect::<String>());
+    assert_eq!(
+        toyc::ir::handbuild::dump(&ir),
+        expected
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    );
 }
 
 /// A function of about `n` statements: a chain of diamonds, each with a φ,
@@ -540,19 +670,44 @@ fn diamond_chain(n: usize) -> IrCode {
         let a = blocks.len() as u32;
         let c = Value(next);
         blocks.push(vec![
-            (Inst::Binary(BinaryOp::ICmp(Cmp::Lt), acc, Operand::Int(i as i64)), Type::Bool),
-            (Inst::GotoIfNot { cond: Operand::Value(c), dest: BlockId(a + 2) }, Type::Void),
+            (
+                Inst::Binary(BinaryOp::ICmp(Cmp::Lt), acc, Operand::Int(i as i64)),
+                Type::Bool,
+            ),
+            (
+                Inst::GotoIfNot {
+                    cond: Operand::Value(c),
+                    dest: BlockId(a + 2),
+                },
+                Type::Void,
+            ),
         ]);
         let t = Value(next + 2);
         blocks.push(vec![
-            (Inst::Binary(BinaryOp::IAdd, acc, Operand::Int(1)), Type::Int),
-            (Inst::Binary(BinaryOp::IMul, Operand::Value(t), Operand::Int(3)), Type::Int),
+            (
+                Inst::Binary(BinaryOp::IAdd, acc, Operand::Int(1)),
+                Type::Int,
+            ),
+            (
+                Inst::Binary(BinaryOp::IMul, Operand::Value(t), Operand::Int(3)),
+                Type::Int,
+            ),
         ]);
         let u = Operand::Value(Value(next + 3));
         let p = Operand::Value(Value(next + 4));
-        let (a1, a2, a3) = (Operand::Value(Value(next + 5)), Operand::Value(Value(next + 6)), Operand::Value(Value(next + 7)));
+        let (a1, a2, a3) = (
+            Operand::Value(Value(next + 5)),
+            Operand::Value(Value(next + 6)),
+            Operand::Value(Value(next + 7)),
+        );
         blocks.push(vec![
-            (Inst::Phi { edges: vec![BlockId(a), BlockId(a + 1)], values: vec![acc, u] }, Type::Int),
+            (
+                Inst::Phi {
+                    edges: vec![BlockId(a), BlockId(a + 1)],
+                    values: vec![acc, u],
+                },
+                Type::Int,
+            ),
             (Inst::Binary(BinaryOp::IAdd, p, Operand::Int(1)), Type::Int),
             (Inst::Binary(BinaryOp::IXor, a1, Operand::Int(5)), Type::Int),
             (Inst::Binary(BinaryOp::ISub, a2, p), Type::Int),
@@ -577,7 +732,13 @@ fn spread_edits(ir: &mut IrCode) -> NewNodes {
     for i in 0..chunks {
         let base = (i * 10) as u32;
         let p = Operand::Value(Value(base + 4));
-        new.insert_node(ir, Value(base + 5), Inst::Binary(BinaryOp::IMul, p, Operand::Int(9)), Type::Int, false);
+        new.insert_node(
+            ir,
+            Value(base + 5),
+            Inst::Binary(BinaryOp::IMul, p, Operand::Int(9)),
+            Type::Int,
+            false,
+        );
         if i % 3 == 0 {
             let inst = ir.stmts.inst[base as usize + 6].clone();
             let dup = new.insert_node(ir, Value(base + 6), inst, Type::Int, false);
@@ -585,7 +746,13 @@ fn spread_edits(ir: &mut IrCode) -> NewNodes {
         }
         if i % 5 == 0 {
             let a3 = Operand::Value(Value(base + 7));
-            let eq = new.insert_node(ir, Value(base + 8), Inst::Binary(BinaryOp::IAdd, a3, Operand::Int(0)), Type::Int, false);
+            let eq = new.insert_node(
+                ir,
+                Value(base + 8),
+                Inst::Binary(BinaryOp::IAdd, a3, Operand::Int(0)),
+                Type::Int,
+                false,
+            );
             if let Inst::Binary(_, x, _) = &mut ir.stmts.inst[base as usize + 8] {
                 *x = Operand::Value(eq);
             }
@@ -624,7 +791,9 @@ fn compact_scale() {
             after = ir.stmts.len();
             let errs = toyc::ir::verify::verify_function(&ir, &program);
             assert!(errs.is_empty(), "{:?}", &errs[..errs.len().min(5)]);
-            assert!(stats.blocks_removed > 0 && stats.phis_folded > 0 && stats.copies_forwarded > 0);
+            assert!(
+                stats.blocks_removed > 0 && stats.phis_folded > 0 && stats.copies_forwarded > 0
+            );
         }
         let stmts = base.stmts.len();
         println!(
@@ -634,5 +803,8 @@ fn compact_scale() {
         );
         per_stmt.push(best / (stmts + pending) as f64);
     }
-    println!("compact_scale: time per statement, 10^6 / 10^5 = {:.2}", per_stmt[1] / per_stmt[0]);
+    println!(
+        "compact_scale: time per statement, 10^6 / 10^5 = {:.2}",
+        per_stmt[1] / per_stmt[0]
+    );
 }

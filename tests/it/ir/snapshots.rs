@@ -11,11 +11,18 @@ fn ir_of(src: &str) -> (Module, SourceMap) {
     let file = sources.add("test.toy".into(), None, src.into());
     let program = match toyc::sema::analyze(&mut sources, file) {
         Ok(p) => p,
-        Err(diags) => panic!("does not compile:\n{}", toyc::diag::render(&sources, &diags, false)),
+        Err(diags) => panic!(
+            "does not compile:\n{}",
+            toyc::diag::render(&sources, &diags, false)
+        ),
     };
     let m = toyc::ssa::build_module(Arc::new(program));
     if let Err(errs) = toyc::ir::verify::verify_module(&m) {
-        panic!("verifier:\n{}\n{}", errs.join("\n"), toyc::ir::print::print_module(&m, &sources, None));
+        panic!(
+            "verifier:\n{}\n{}",
+            errs.join("\n"),
+            toyc::ir::print::print_module(&m, &sources, None)
+        );
     }
     (m, sources)
 }

@@ -22,16 +22,37 @@ fn base() -> IrCode {
         Type::Int,
         vec![
             vec![
-                (Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)), Type::Int),
-                (Inst::GotoIfNot { cond: Operand::Arg(1), dest: BlockId(2) }, Type::Void),
+                (
+                    Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)),
+                    Type::Int,
+                ),
+                (
+                    Inst::GotoIfNot {
+                        cond: Operand::Arg(1),
+                        dest: BlockId(2),
+                    },
+                    Type::Void,
+                ),
             ],
             vec![
-                (Inst::Binary(BinaryOp::IMul, v(0), Operand::Int(2)), Type::Int),
+                (
+                    Inst::Binary(BinaryOp::IMul, v(0), Operand::Int(2)),
+                    Type::Int,
+                ),
                 (Inst::Goto(BlockId(3)), Type::Void),
             ],
-            vec![(Inst::Binary(BinaryOp::ISub, v(0), Operand::Int(1)), Type::Int)],
+            vec![(
+                Inst::Binary(BinaryOp::ISub, v(0), Operand::Int(1)),
+                Type::Int,
+            )],
             vec![
-                (Inst::Phi { edges: vec![BlockId(1), BlockId(2)], values: vec![v(2), v(4)] }, Type::Int),
+                (
+                    Inst::Phi {
+                        edges: vec![BlockId(1), BlockId(2)],
+                        values: vec![v(2), v(4)],
+                    },
+                    Type::Int,
+                ),
                 (Inst::Return(Some(v(5))), Type::Void),
             ],
         ],
@@ -45,7 +66,11 @@ fn errors(f: &IrCode) -> Vec<String> {
 /// The verifier rejects `f` with a message containing `needle`.
 fn rejects(f: &IrCode, needle: &str) {
     let errs = errors(f);
-    assert!(errs.iter().any(|e| e.contains(needle) && e.starts_with("fn f: ")), "expected `{needle}` in {errs:#?}");
+    assert!(
+        errs.iter()
+            .any(|e| e.contains(needle) && e.starts_with("fn f: ")),
+        "expected `{needle}` in {errs:#?}"
+    );
 }
 
 #[test]
@@ -78,7 +103,12 @@ fn block_ranges_must_be_contiguous() {
 fn block_ranges_must_cover_every_statement() {
     let mut f = base();
     f.cfg.blocks[3].stmts = 5..6;
-    f.stmts.push(Inst::Nothing, Type::Void, Default::default(), Default::default());
+    f.stmts.push(
+        Inst::Nothing,
+        Type::Void,
+        Default::default(),
+        Default::default(),
+    );
     rejects(&f, "there are 8 statements");
 }
 
@@ -86,14 +116,20 @@ fn block_ranges_must_cover_every_statement() {
 fn succs_must_match_the_terminator() {
     let mut f = base();
     f.cfg.blocks[1].succs = vec![BlockId(2)];
-    rejects(&f, "#2: succs [#3] disagree with its terminator, which goes to [#4]");
+    rejects(
+        &f,
+        "#2: succs [#3] disagree with its terminator, which goes to [#4]",
+    );
 }
 
 #[test]
 fn fallthrough_is_a_successor() {
     let mut f = base();
     f.cfg.blocks[2].succs.clear();
-    rejects(&f, "#3: succs [] disagree with its terminator, which goes to [#4]");
+    rejects(
+        &f,
+        "#3: succs [] disagree with its terminator, which goes to [#4]",
+    );
 }
 
 #[test]
@@ -120,7 +156,10 @@ fn terminator_values_are_never_used() {
 #[test]
 fn conditional_branch_needs_two_distinct_targets() {
     let mut f = base();
-    f.stmts.inst[1] = Inst::GotoIfNot { cond: Operand::Arg(1), dest: BlockId(1) };
+    f.stmts.inst[1] = Inst::GotoIfNot {
+        cond: Operand::Arg(1),
+        dest: BlockId(1),
+    };
     toyc::ir::compact::rebuild_edges(&mut f);
     rejects(&f, "%2: conditional branch whose two targets are both #2");
 }
@@ -135,7 +174,10 @@ fn the_last_block_cannot_fall_through() {
 #[test]
 fn the_last_block_cannot_end_in_a_conditional_branch() {
     let mut f = base();
-    f.stmts.inst[6] = Inst::GotoIfNot { cond: Operand::Arg(1), dest: BlockId(0) };
+    f.stmts.inst[6] = Inst::GotoIfNot {
+        cond: Operand::Arg(1),
+        dest: BlockId(0),
+    };
     rejects(&f, "%7: the last block ends in a conditional branch");
 }
 
@@ -151,28 +193,43 @@ fn phis_only_at_block_heads() {
 #[test]
 fn phi_edges_must_equal_the_preds() {
     let mut f = base();
-    f.stmts.inst[5] = Inst::Phi { edges: vec![BlockId(1), BlockId(0)], values: vec![v(2), v(0)] };
-    rejects(&f, "%6: φ edges [#1, #2] differ from the preds [#2, #3] of #4");
+    f.stmts.inst[5] = Inst::Phi {
+        edges: vec![BlockId(1), BlockId(0)],
+        values: vec![v(2), v(0)],
+    };
+    rejects(
+        &f,
+        "%6: φ edges [#1, #2] differ from the preds [#2, #3] of #4",
+    );
 }
 
 #[test]
 fn phi_needs_one_value_per_edge() {
     let mut f = base();
-    f.stmts.inst[5] = Inst::Phi { edges: vec![BlockId(1), BlockId(2)], values: vec![v(2)] };
+    f.stmts.inst[5] = Inst::Phi {
+        edges: vec![BlockId(1), BlockId(2)],
+        values: vec![v(2)],
+    };
     rejects(&f, "%6: φ has 2 edges but 1 values");
 }
 
 #[test]
 fn phi_lists_each_edge_once() {
     let mut f = base();
-    f.stmts.inst[5] = Inst::Phi { edges: vec![BlockId(1), BlockId(1), BlockId(2)], values: vec![v(2), v(2), v(4)] };
+    f.stmts.inst[5] = Inst::Phi {
+        edges: vec![BlockId(1), BlockId(1), BlockId(2)],
+        values: vec![v(2), v(2), v(4)],
+    };
     rejects(&f, "%6: φ lists an edge twice");
 }
 
 #[test]
 fn no_operandless_phi() {
     let mut f = base();
-    f.stmts.inst[5] = Inst::Phi { edges: vec![], values: vec![] };
+    f.stmts.inst[5] = Inst::Phi {
+        edges: vec![],
+        values: vec![],
+    };
     rejects(&f, "%6: operandless φ");
 }
 
@@ -202,8 +259,14 @@ fn definitions_dominate_uses() {
 fn phi_operands_dominate_the_end_of_their_edge() {
     let mut f = base();
     // The value flowing in from #2 is defined in #3.
-    f.stmts.inst[5] = Inst::Phi { edges: vec![BlockId(1), BlockId(2)], values: vec![v(4), v(4)] };
-    rejects(&f, "%6: use of %5 is not dominated by its definition (at the end of the edge from #2)");
+    f.stmts.inst[5] = Inst::Phi {
+        edges: vec![BlockId(1), BlockId(2)],
+        values: vec![v(4), v(4)],
+    };
+    rejects(
+        &f,
+        "%6: use of %5 is not dominated by its definition (at the end of the edge from #2)",
+    );
 }
 
 /// [`base`] with `%7 = π (%6, lo <= %6 < hi)` before the return, which
@@ -211,15 +274,48 @@ fn phi_operands_dominate_the_end_of_their_edge() {
 fn with_pi(lo: Operand, hi: Operand) -> IrCode {
     let mut blocks = vec![
         vec![
-            (Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)), Type::Int),
-            (Inst::GotoIfNot { cond: Operand::Arg(1), dest: BlockId(2) }, Type::Void),
+            (
+                Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)),
+                Type::Int,
+            ),
+            (
+                Inst::GotoIfNot {
+                    cond: Operand::Arg(1),
+                    dest: BlockId(2),
+                },
+                Type::Void,
+            ),
         ],
-        vec![(Inst::Binary(BinaryOp::IMul, v(0), Operand::Int(2)), Type::Int), (Inst::Goto(BlockId(3)), Type::Void)],
-        vec![(Inst::Binary(BinaryOp::ISub, v(0), Operand::Int(1)), Type::Int)],
+        vec![
+            (
+                Inst::Binary(BinaryOp::IMul, v(0), Operand::Int(2)),
+                Type::Int,
+            ),
+            (Inst::Goto(BlockId(3)), Type::Void),
+        ],
+        vec![(
+            Inst::Binary(BinaryOp::ISub, v(0), Operand::Int(1)),
+            Type::Int,
+        )],
     ];
     blocks.push(vec![
-        (Inst::Phi { edges: vec![BlockId(1), BlockId(2)], values: vec![v(2), v(4)] }, Type::Int),
-        (Inst::Pi { value: v(5), fact: Fact::Range { lo: Some(lo), hi: Some(hi) } }, Type::Int),
+        (
+            Inst::Phi {
+                edges: vec![BlockId(1), BlockId(2)],
+                values: vec![v(2), v(4)],
+            },
+            Type::Int,
+        ),
+        (
+            Inst::Pi {
+                value: v(5),
+                fact: Fact::Range {
+                    lo: Some(lo),
+                    hi: Some(hi),
+                },
+            },
+            Type::Int,
+        ),
         (Inst::Return(Some(v(6))), Type::Void),
     ]);
     ir_from_blocks("f", vec![Type::Int, Type::Bool], Type::Int, blocks)
@@ -228,30 +324,66 @@ fn with_pi(lo: Operand, hi: Operand) -> IrCode {
 #[test]
 fn pi_fact_bounds_are_uses_that_definitions_dominate() {
     // %1 (in #1) dominates the π in #4; _1 is an argument.
-    assert_eq!(errors(&with_pi(v(0), Operand::Arg(0))), Vec::<String>::new());
+    assert_eq!(
+        errors(&with_pi(v(0), Operand::Arg(0))),
+        Vec::<String>::new()
+    );
     // %3 is defined in #2, which does not dominate #4: the bound would not
     // be available where the π stands.
-    rejects(&with_pi(v(0), v(2)), "%7: use of %3 (a π fact bound) is not dominated by its definition");
-    rejects(&with_pi(v(8), Operand::Arg(0)), "%7: uses %9 (a π fact bound), out of range");
+    rejects(
+        &with_pi(v(0), v(2)),
+        "%7: use of %3 (a π fact bound) is not dominated by its definition",
+    );
+    rejects(
+        &with_pi(v(8), Operand::Arg(0)),
+        "%7: uses %9 (a π fact bound), out of range",
+    );
     let mut f = with_pi(v(0), Operand::Arg(0));
     // A bound that is the π itself (a use before its definition).
-    f.stmts.inst[6] = Inst::Pi { value: v(5), fact: Fact::Range { lo: Some(v(6)), hi: None } };
-    rejects(&f, "%7: use of %7 (a π fact bound) is not dominated by its definition");
+    f.stmts.inst[6] = Inst::Pi {
+        value: v(5),
+        fact: Fact::Range {
+            lo: Some(v(6)),
+            hi: None,
+        },
+    };
+    rejects(
+        &f,
+        "%7: use of %7 (a π fact bound) is not dominated by its definition",
+    );
     // The bound is a value, not a terminator.
-    rejects(&with_pi(v(3), Operand::Arg(0)), "%7: uses %4 (a π fact bound), which defines no value");
+    rejects(
+        &with_pi(v(3), Operand::Arg(0)),
+        "%7: uses %4 (a π fact bound), which defines no value",
+    );
 }
 
 #[test]
 fn pi_facts_follow_their_type_rule() {
-    rejects(&with_pi(v(0), Operand::Arg(1)), "%7: a π fact bound has type bool but must be int");
+    rejects(
+        &with_pi(v(0), Operand::Arg(1)),
+        "%7: a π fact bound has type bool but must be int",
+    );
     let mut f = with_pi(v(0), Operand::Arg(0));
-    f.stmts.inst[6] = Inst::Pi { value: v(5), fact: Fact::NonNil };
-    rejects(&f, "%7: a π non-nil fact on a value of type int, which cannot be nil");
+    f.stmts.inst[6] = Inst::Pi {
+        value: v(5),
+        fact: Fact::NonNil,
+    };
+    rejects(
+        &f,
+        "%7: a π non-nil fact on a value of type int, which cannot be nil",
+    );
     let mut g = with_pi(v(0), Operand::Arg(0));
-    g.stmts.inst[6] = Inst::Pi { value: Operand::Arg(1), fact: Fact::Range { lo: None, hi: None } };
+    g.stmts.inst[6] = Inst::Pi {
+        value: Operand::Arg(1),
+        fact: Fact::Range { lo: None, hi: None },
+    };
     g.stmts.ty[6] = Type::Bool;
     g.stmts.inst[7] = Inst::Return(Some(Operand::Int(0)));
-    rejects(&g, "%7: a π range fact on a value of type bool (ranges are on int)");
+    rejects(
+        &g,
+        "%7: a π range fact on a value of type bool (ranges are on int)",
+    );
 }
 
 #[test]
@@ -264,14 +396,30 @@ fn phic_operands_are_upsilons() {
         vec![
             vec![
                 (Inst::Upsilon(Operand::Arg(0)), Type::Void),
-                (Inst::GotoIfNot { cond: Operand::Arg(1), dest: BlockId(2) }, Type::Void),
+                (
+                    Inst::GotoIfNot {
+                        cond: Operand::Arg(1),
+                        dest: BlockId(2),
+                    },
+                    Type::Void,
+                ),
             ],
             vec![(Inst::Return(Some(Operand::Int(0))), Type::Void)],
-            vec![(Inst::PhiC { upsilons: vec![Value(0)] }, Type::Int), (Inst::Return(Some(v(3))), Type::Void)],
+            vec![
+                (
+                    Inst::PhiC {
+                        upsilons: vec![Value(0)],
+                    },
+                    Type::Int,
+                ),
+                (Inst::Return(Some(v(3))), Type::Void),
+            ],
         ],
     );
     assert_eq!(errors(&f), Vec::<String>::new());
-    f.stmts.inst[3] = Inst::PhiC { upsilons: vec![Value(0), Value(1)] };
+    f.stmts.inst[3] = Inst::PhiC {
+        upsilons: vec![Value(0), Value(1)],
+    };
     rejects(&f, "%4: φᶜ operand %2 is not a ϒ statement");
 }
 
@@ -284,14 +432,20 @@ fn operand_types_follow_each_instruction_rule() {
     g.stmts.ty[2] = Type::Bool;
     rejects(&g, "%3: statement type bool but the instruction gives int");
     let mut h = base();
-    h.stmts.inst[5] = Inst::Phi { edges: vec![BlockId(1), BlockId(2)], values: vec![v(2), Operand::Bool(true)] };
+    h.stmts.inst[5] = Inst::Phi {
+        edges: vec![BlockId(1), BlockId(2)],
+        values: vec![v(2), Operand::Bool(true)],
+    };
     rejects(&h, "%6: a φ operand has type bool but must be int");
 }
 
 #[test]
 fn branch_conditions_are_bool() {
     let mut f = base();
-    f.stmts.inst[1] = Inst::GotoIfNot { cond: Operand::Arg(0), dest: BlockId(2) };
+    f.stmts.inst[1] = Inst::GotoIfNot {
+        cond: Operand::Arg(0),
+        dest: BlockId(2),
+    };
     rejects(&f, "%2: the branch condition has type int but must be bool");
 }
 
@@ -307,29 +461,64 @@ fn return_type_matches_the_function() {
 
 /// `fn f(_1) -> ty: return x`.
 fn returns(ty: Type, x: Operand) -> IrCode {
-    ir_from_blocks("f", vec![ty.clone()], ty, vec![vec![(Inst::Return(Some(x)), Type::Void)]])
+    ir_from_blocks(
+        "f",
+        vec![ty.clone()],
+        ty,
+        vec![vec![(Inst::Return(Some(x)), Type::Void)]],
+    )
 }
 
 #[test]
 fn nil_is_a_value_of_struct_types_only() {
     use toyc::sema::hir::StructId;
     let point = Type::Struct(StructId(0));
-    assert_eq!(errors(&returns(point.clone(), Operand::Nil)), Vec::<String>::new());
+    assert_eq!(
+        errors(&returns(point.clone(), Operand::Nil)),
+        Vec::<String>::new()
+    );
     // LANGUAGE.md: "`nil` is a value of every struct type and of no other
     // type": arrays and strings are references, but never nil.
-    rejects(&returns(Type::Array(Box::new(Type::Int)), Operand::Nil), "%1: the returned value is nil but must be [int]");
-    rejects(&returns(Type::Str, Operand::Nil), "%1: the returned value is nil but must be str");
-    rejects(&returns(Type::Int, Operand::Nil), "%1: the returned value is nil but must be int");
+    rejects(
+        &returns(Type::Array(Box::new(Type::Int)), Operand::Nil),
+        "%1: the returned value is nil but must be [int]",
+    );
+    rejects(
+        &returns(Type::Str, Operand::Nil),
+        "%1: the returned value is nil but must be str",
+    );
+    rejects(
+        &returns(Type::Int, Operand::Nil),
+        "%1: the returned value is nil but must be int",
+    );
     let empty_of_arrays = |fill: Operand| {
         let arr = Type::Array(Box::new(Type::Array(Box::new(Type::Int))));
-        let new = Inst::NewArray { elem: Type::Array(Box::new(Type::Int)), len: Operand::Int(0), fill };
-        ir_from_blocks("f", vec![], arr.clone(), vec![vec![(new, arr), (Inst::Return(Some(v(0))), Type::Void)]])
+        let new = Inst::NewArray {
+            elem: Type::Array(Box::new(Type::Int)),
+            len: Operand::Int(0),
+            fill,
+        };
+        ir_from_blocks(
+            "f",
+            vec![],
+            arr.clone(),
+            vec![vec![(new, arr), (Inst::Return(Some(v(0))), Type::Void)]],
+        )
     };
-    rejects(&empty_of_arrays(Operand::Nil), "%1: the fill value is nil but must be [int]");
+    rejects(
+        &empty_of_arrays(Operand::Nil),
+        "%1: the fill value is nil but must be [int]",
+    );
     let mut f = with_pi(v(0), Operand::Arg(0));
-    f.stmts.inst[6] = Inst::Pi { value: Operand::Arg(0), fact: Fact::NonNil };
+    f.stmts.inst[6] = Inst::Pi {
+        value: Operand::Arg(0),
+        fact: Fact::NonNil,
+    };
     f.params[0] = Type::Str;
     f.stmts.ty[6] = Type::Str;
     f.stmts.inst[7] = Inst::Return(Some(Operand::Int(0)));
-    rejects(&f, "%7: a π non-nil fact on a value of type str, which cannot be nil");
+    rejects(
+        &f,
+        "%7: a π non-nil fact on a value of type str, which cannot be nil",
+    );
 }

@@ -14,16 +14,22 @@ use crate::memssa_support;
 use memssa_support::*;
 use toyc::ir::handbuild::ir_from_blocks;
 use toyc::ir::{BlockId, Inst, IrCode, Loc, Operand, Type, Value};
-use toyc::memssa::alias::{compute_summaries, Summaries};
+use toyc::memssa::alias::{Summaries, compute_summaries};
 use toyc::memssa::verify::verify;
-use toyc::memssa::{AccessKind, MemorySsa, LIVE_ON_ENTRY};
+use toyc::memssa::{AccessKind, LIVE_ON_ENTRY, MemorySsa};
 
 /// The statements (values) of `f` that are loads, in order.
 fn loads(f: &IrCode) -> Vec<Value> {
-    (0..f.stmts.len() as u32).map(Value).filter(|v| matches!(f.stmts.inst[v.0 as usize], Inst::Load { .. })).collect()
+    (0..f.stmts.len() as u32)
+        .map(Value)
+        .filter(|v| matches!(f.stmts.inst[v.0 as usize], Inst::Load { .. }))
+        .collect()
 }
 fn stores(f: &IrCode) -> Vec<Value> {
-    (0..f.stmts.len() as u32).map(Value).filter(|v| matches!(f.stmts.inst[v.0 as usize], Inst::Store { .. })).collect()
+    (0..f.stmts.len() as u32)
+        .map(Value)
+        .filter(|v| matches!(f.stmts.inst[v.0 as usize], Inst::Store { .. }))
+        .collect()
 }
 
 /// Builds MemorySSA of function `name` with the module's call summaries.
@@ -50,7 +56,11 @@ fn optimize_use_skips_other_fields_and_objects() {
     // Before optimisation the use hangs off the last def (a.y = 3).
     assert_eq!(m.defining_access(load), m.access_for(st[2]));
     m.ensure_optimized_uses(&f);
-    assert_eq!(m.defining_access(load), m.access_for(st[0]), "a.x = 1 is the clobber");
+    assert_eq!(
+        m.defining_access(load),
+        m.access_for(st[0]),
+        "a.x = 1 is the clobber"
+    );
     assert_eq!(m.optimized(load), m.access_for(st[0]));
     verify(&m, &f, &compute_summaries(&module)).expect("valid after optimisation");
     insta::assert_snapshot!(memssa_text(&module, "f", false));
@@ -71,15 +81,47 @@ fn phi_translation_of_index() {
         fn main() { let a = [0; 4]; print(g(true, a), h(true, a)); }\n";
     let module = compile("phitrans", src);
     let (f, mut m) = mssa(&module, "g");
-    let ld = *loads(&f).iter().find(|v| matches!(&f.stmts.inst[v.0 as usize], Inst::Load { loc: Loc::ArrayElem(_), .. })).expect("elem load");
+    let ld = *loads(&f)
+        .iter()
+        .find(|v| {
+            matches!(
+                &f.stmts.inst[v.0 as usize],
+                Inst::Load {
+                    loc: Loc::ArrayElem(_),
+                    ..
+                }
+            )
+        })
+        .expect("elem load");
     let a = m.access_for(ld).expect("access");
-    assert!(matches!(m.access(m.defining_access(a).expect("def")).kind, AccessKind::Phi { .. }));
-    assert_eq!(m.clobbering_access(&f, a), LIVE_ON_ENTRY, "translated k=2 / k=3 miss a[1] and a[0]");
+    assert!(matches!(
+        m.access(m.defining_access(a).expect("def")).kind,
+        AccessKind::Phi { .. }
+    ));
+    assert_eq!(
+        m.clobbering_access(&f, a),
+        LIVE_ON_ENTRY,
+        "translated k=2 / k=3 miss a[1] and a[0]"
+    );
     let (f, mut m) = mssa(&module, "h");
-    let ld = *loads(&f).iter().find(|v| matches!(&f.stmts.inst[v.0 as usize], Inst::Load { loc: Loc::ArrayElem(_), .. })).expect("elem load");
+    let ld = *loads(&f)
+        .iter()
+        .find(|v| {
+            matches!(
+                &f.stmts.inst[v.0 as usize],
+                Inst::Load {
+                    loc: Loc::ArrayElem(_),
+                    ..
+                }
+            )
+        })
+        .expect("elem load");
     let a = m.access_for(ld).expect("access");
     let c = m.clobbering_access(&f, a);
-    assert!(matches!(m.access(c).kind, AccessKind::Phi { .. }), "a[2] = 8 on one path: the φ clobbers");
+    assert!(
+        matches!(m.access(c).kind, AccessKind::Phi { .. }),
+        "a[2] = 8 on one path: the φ clobbers"
+    );
     insta::assert_snapshot!(memssa_text(&module, "g", true));
 }
 
@@ -93,9 +135,23 @@ fn cyclic_phi_resolves_to_the_store_before_the_loop() {
     let module = compile("cyclic", src);
     let (f, mut m) = mssa(&module, "h");
     let st = stores(&f);
-    let ld = *loads(&f).iter().find(|v| matches!(&f.stmts.inst[v.0 as usize], Inst::Load { loc: Loc::ArrayElem(_), .. })).expect("elem load");
+    let ld = *loads(&f)
+        .iter()
+        .find(|v| {
+            matches!(
+                &f.stmts.inst[v.0 as usize],
+                Inst::Load {
+                    loc: Loc::ArrayElem(_),
+                    ..
+                }
+            )
+        })
+        .expect("elem load");
     let a = m.access_for(ld).expect("access");
-    assert_eq!(m.clobbering_access(&f, a), m.access_for(st[0]).expect("a[0] = 1"));
+    assert_eq!(
+        m.clobbering_access(&f, a),
+        m.access_for(st[0]).expect("a[0] = 1")
+    );
     insta::assert_snapshot!(memssa_text(&module, "h", true));
 }
 
@@ -109,10 +165,25 @@ fn loop_carried_index_is_not_disambiguated_across_iterations() {
         fn main() { let a = [0; 8]; print(h(a, 3)); }\n";
     let module = compile("loopcarried", src);
     let (f, mut m) = mssa(&module, "h");
-    let ld = *loads(&f).iter().find(|v| matches!(&f.stmts.inst[v.0 as usize], Inst::Load { loc: Loc::ArrayElem(_), .. })).expect("elem load");
+    let ld = *loads(&f)
+        .iter()
+        .find(|v| {
+            matches!(
+                &f.stmts.inst[v.0 as usize],
+                Inst::Load {
+                    loc: Loc::ArrayElem(_),
+                    ..
+                }
+            )
+        })
+        .expect("elem load");
     let a = m.access_for(ld).expect("access");
     let c = m.clobbering_access(&f, a);
-    assert!(matches!(m.access(c).kind, AccessKind::Phi { .. }), "the loop φ must clobber, got {}", m.describe(c));
+    assert!(
+        matches!(m.access(c).kind, AccessKind::Phi { .. }),
+        "the loop φ must clobber, got {}",
+        m.describe(c)
+    );
 }
 
 #[test]
@@ -126,18 +197,49 @@ fn function_clobber_uses_call_summaries() {
         fn main() { print(f([0; 2], [0.0; 2])); }\n";
     let module = compile("fnclobber", src);
     let (f, mut m) = mssa(&module, "f");
-    let calls: Vec<Value> = (0..f.stmts.len() as u32).map(Value).filter(|v| matches!(f.stmts.inst[v.0 as usize], Inst::Call { .. })).collect();
+    let calls: Vec<Value> = (0..f.stmts.len() as u32)
+        .map(Value)
+        .filter(|v| matches!(f.stmts.inst[v.0 as usize], Inst::Call { .. }))
+        .collect();
     assert_eq!(calls.len(), 4);
     assert_eq!(m.access_for(calls[0]), None, "sq touches no memory");
-    assert!(matches!(m.access(m.access_for(calls[1]).expect("get")).kind, AccessKind::Use { .. }), "get only reads");
-    assert!(matches!(m.access(m.access_for(calls[2]).expect("setf")).kind, AccessKind::Def { .. }));
+    assert!(
+        matches!(
+            m.access(m.access_for(calls[1]).expect("get")).kind,
+            AccessKind::Use { .. }
+        ),
+        "get only reads"
+    );
+    assert!(matches!(
+        m.access(m.access_for(calls[2]).expect("setf")).kind,
+        AccessKind::Def { .. }
+    ));
     let st = stores(&f);
-    let ld: Vec<Value> = loads(&f).into_iter().filter(|v| matches!(&f.stmts.inst[v.0 as usize], Inst::Load { loc: Loc::ArrayElem(_), .. })).collect();
+    let ld: Vec<Value> = loads(&f)
+        .into_iter()
+        .filter(|v| {
+            matches!(
+                &f.stmts.inst[v.0 as usize],
+                Inst::Load {
+                    loc: Loc::ArrayElem(_),
+                    ..
+                }
+            )
+        })
+        .collect();
     assert_eq!(ld.len(), 2);
     let z = m.access_for(ld[0]).expect("z");
-    assert_eq!(m.clobbering_access(&f, z), m.access_for(st[0]).expect("a[0] = 1"), "setf writes [float] only");
+    assert_eq!(
+        m.clobbering_access(&f, z),
+        m.access_for(st[0]).expect("a[0] = 1"),
+        "setf writes [float] only"
+    );
     let last = m.access_for(ld[1]).expect("last");
-    assert_eq!(m.clobbering_access(&f, last), m.access_for(calls[3]).expect("put"), "put writes [int]");
+    assert_eq!(
+        m.clobbering_access(&f, last),
+        m.access_for(calls[3]).expect("put"),
+        "put writes [int]"
+    );
     insta::assert_snapshot!(memssa_text(&module, "f", true));
 }
 
@@ -148,13 +250,34 @@ fn call_in_loop_is_a_loop_carried_clobber() {
         fn main() { print(l([0; 2], 3)); }\n";
     let module = compile("callloop", src);
     let (f, mut m) = mssa(&module, "l");
-    let ld = *loads(&f).iter().find(|v| matches!(&f.stmts.inst[v.0 as usize], Inst::Load { loc: Loc::ArrayElem(_), .. })).expect("elem load");
+    let ld = *loads(&f)
+        .iter()
+        .find(|v| {
+            matches!(
+                &f.stmts.inst[v.0 as usize],
+                Inst::Load {
+                    loc: Loc::ArrayElem(_),
+                    ..
+                }
+            )
+        })
+        .expect("elem load");
     let a = m.access_for(ld).expect("access");
     let c = m.clobbering_access(&f, a);
-    assert!(matches!(m.access(c).kind, AccessKind::Phi { .. }), "got {}", m.describe(c));
+    assert!(
+        matches!(m.access(c).kind, AccessKind::Phi { .. }),
+        "got {}",
+        m.describe(c)
+    );
     // The length is not written by bump: its loads are clobbered by nothing.
     for v in loads(&f) {
-        if matches!(&f.stmts.inst[v.0 as usize], Inst::Load { loc: Loc::ArrayLen, .. }) {
+        if matches!(
+            &f.stmts.inst[v.0 as usize],
+            Inst::Load {
+                loc: Loc::ArrayLen,
+                ..
+            }
+        ) {
             let a = m.access_for(v).expect("len");
             assert_eq!(m.clobbering_access(&f, a), LIVE_ON_ENTRY);
         }
@@ -169,17 +292,49 @@ fn write_of_the_same_class_is_never_skipped() {
         fn main() { let a = [1; 2]; print(f(a, a)); }\n";
     let module = compile("volatile", src);
     let (f, mut m) = mssa(&module, "f");
-    let ld: Vec<Value> = loads(&f).into_iter().filter(|v| matches!(&f.stmts.inst[v.0 as usize], Inst::Load { loc: Loc::ArrayElem(_), .. })).collect();
-    let call = (0..f.stmts.len() as u32).map(Value).find(|v| matches!(f.stmts.inst[v.0 as usize], Inst::Call { .. })).expect("call");
+    let ld: Vec<Value> = loads(&f)
+        .into_iter()
+        .filter(|v| {
+            matches!(
+                &f.stmts.inst[v.0 as usize],
+                Inst::Load {
+                    loc: Loc::ArrayElem(_),
+                    ..
+                }
+            )
+        })
+        .collect();
+    let call = (0..f.stmts.len() as u32)
+        .map(Value)
+        .find(|v| matches!(f.stmts.inst[v.0 as usize], Inst::Call { .. }))
+        .expect("call");
     let second = m.access_for(ld[1]).expect("second load");
-    assert_eq!(m.clobbering_access(&f, second), m.access_for(call).expect("call def"));
+    assert_eq!(
+        m.clobbering_access(&f, second),
+        m.access_for(call).expect("call def")
+    );
 }
 
 fn global_store(v: i64) -> (Inst, Type) {
-    (Inst::Store { loc: Loc::Global(toyc::sema::hir::GlobalId(0)), base: None, index: None, value: Operand::Int(v) }, Type::Void)
+    (
+        Inst::Store {
+            loc: Loc::Global(toyc::sema::hir::GlobalId(0)),
+            base: None,
+            index: None,
+            value: Operand::Int(v),
+        },
+        Type::Void,
+    )
 }
 fn global_load() -> (Inst, Type) {
-    (Inst::Load { loc: Loc::Global(toyc::sema::hir::GlobalId(0)), base: None, index: None }, Type::Int)
+    (
+        Inst::Load {
+            loc: Loc::Global(toyc::sema::hir::GlobalId(0)),
+            base: None,
+            index: None,
+        },
+        Type::Int,
+    )
 }
 
 #[test]
@@ -193,7 +348,10 @@ fn forward_unreachable_accesses_use_live_on_entry() {
         vec![
             vec![global_store(1), (Inst::Goto(BlockId(2)), Type::Void)],
             vec![global_store(2), (Inst::Goto(BlockId(2)), Type::Void)],
-            vec![global_load(), (Inst::Return(Some(Operand::Value(Value(4)))), Type::Void)],
+            vec![
+                global_load(),
+                (Inst::Return(Some(Operand::Value(Value(4)))), Type::Void),
+            ],
         ],
     );
     let mut m = MemorySsa::build(&f, &Summaries::default());
@@ -202,7 +360,10 @@ fn forward_unreachable_accesses_use_live_on_entry() {
     let dead = m.access_for(Value(2)).expect("unreachable store");
     assert_eq!(m.defining_access(dead), Some(LIVE_ON_ENTRY));
     let load = m.access_for(Value(4)).expect("load");
-    assert_eq!(m.clobbering_access(&f, load), m.access_for(Value(0)).expect("first store"));
+    assert_eq!(
+        m.clobbering_access(&f, load),
+        m.access_for(Value(0)).expect("first store")
+    );
 }
 
 #[test]
@@ -213,18 +374,36 @@ fn cache_is_invalidated_on_removal_and_move() {
         vec![],
         Type::Int,
         vec![
-            vec![global_store(1), global_store(2), (Inst::Goto(BlockId(1)), Type::Void)],
-            vec![global_load(), global_load(), (Inst::Return(Some(Operand::Value(Value(3)))), Type::Void)],
+            vec![
+                global_store(1),
+                global_store(2),
+                (Inst::Goto(BlockId(1)), Type::Void),
+            ],
+            vec![
+                global_load(),
+                global_load(),
+                (Inst::Return(Some(Operand::Value(Value(3)))), Type::Void),
+            ],
         ],
     );
     let mut m = MemorySsa::build(&f, &Summaries::default());
-    let (s1, s2) = (m.access_for(Value(0)).expect("s1"), m.access_for(Value(1)).expect("s2"));
-    let (l1, l2) = (m.access_for(Value(3)).expect("l1"), m.access_for(Value(4)).expect("l2"));
+    let (s1, s2) = (
+        m.access_for(Value(0)).expect("s1"),
+        m.access_for(Value(1)).expect("s2"),
+    );
+    let (l1, l2) = (
+        m.access_for(Value(3)).expect("l1"),
+        m.access_for(Value(4)).expect("l2"),
+    );
     assert_eq!(m.clobbering_access(&f, l1), s2);
     assert_eq!(m.optimized(l1), Some(s2));
     let before = m.walk_stats().cache_hits;
     assert_eq!(m.clobbering_access(&f, l1), s2);
-    assert_eq!(m.walk_stats().cache_hits, before + 1, "second query answered from the cache");
+    assert_eq!(
+        m.walk_stats().cache_hits,
+        before + 1,
+        "second query answered from the cache"
+    );
     // Removing s2 (its statement deleted): l1 now sees s1.
     m.remove_access(s2);
     assert_eq!(m.optimized(l1), None, "cache dropped");
@@ -246,10 +425,19 @@ fn inserting_a_def_places_phis_and_renames() {
         vec![Type::Bool],
         Type::Int,
         vec![
-            vec![(Inst::GotoIfNot { cond: Operand::Arg(0), dest: BlockId(2) }, Type::Void)],
+            vec![(
+                Inst::GotoIfNot {
+                    cond: Operand::Arg(0),
+                    dest: BlockId(2),
+                },
+                Type::Void,
+            )],
             vec![global_store(5), (Inst::Goto(BlockId(3)), Type::Void)],
             vec![(Inst::Goto(BlockId(3)), Type::Void)],
-            vec![global_load(), (Inst::Return(Some(Operand::Value(Value(4)))), Type::Void)],
+            vec![
+                global_load(),
+                (Inst::Return(Some(Operand::Value(Value(4)))), Type::Void),
+            ],
         ],
     );
     let mut m = MemorySsa::build(&f, &Summaries::default());
@@ -258,7 +446,10 @@ fn inserting_a_def_places_phis_and_renames() {
     assert_eq!(m.defining_access(load), Some(phi));
     // A new def (say, a store moved into #3) needs no new φ at #4 but
     // becomes the φ's operand from #3.
-    let eff = m.access(m.access_for(Value(1)).expect("store")).effect.clone();
+    let eff = m
+        .access(m.access_for(Value(1)).expect("store"))
+        .effect
+        .clone();
     let new = m.create_access(&f, Value(99), BlockId(2), 0, true, eff);
     verify(&m, &f, &Summaries::default()).unwrap_or_else(|e| panic!("{e:?}"));
     match &m.access(phi).kind {
@@ -279,7 +470,11 @@ fn walker_budget_gives_a_conservative_answer() {
     let d = m.defining_access(a).expect("def");
     m.walk_limit = 1;
     let c = m.clobbering_access(&f, a);
-    assert!(c != LIVE_ON_ENTRY && m.dominates(c, d), "stops early at an a.y store, got {}", m.describe(c));
+    assert!(
+        c != LIVE_ON_ENTRY && m.dominates(c, d),
+        "stops early at an a.y store, got {}",
+        m.describe(c)
+    );
     assert!(m.walk_stats().budget_exhausted > 0);
     m.reset_optimized(a);
     m.walk_limit = 100;

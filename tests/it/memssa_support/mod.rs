@@ -28,7 +28,11 @@ pub fn compile_with_sources(name: &str, source: &str) -> (Module, SourceMap) {
 
 /// Runs `passes` (names from the PASSES table) with the verifiers on.
 pub fn run_passes(module: &mut Module, passes: &[&'static str]) -> Counters {
-    let opts = opt::PipelineOptions { passes: passes.to_vec(), verify: true, ..Default::default() };
+    let opts = opt::PipelineOptions {
+        passes: passes.to_vec(),
+        verify: true,
+        ..Default::default()
+    };
     let mut c = Counters::default();
     if let Err(e) = opt::run_pipeline(module, &opts, &mut c, &|_| String::new()) {
         panic!("verifier: {e:?}");
@@ -37,7 +41,11 @@ pub fn run_passes(module: &mut Module, passes: &[&'static str]) -> Counters {
 }
 
 pub fn func_index(module: &Module, name: &str) -> usize {
-    module.funcs.iter().position(|f| f.name == name).unwrap_or_else(|| panic!("no function {name}"))
+    module
+        .funcs
+        .iter()
+        .position(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no function {name}"))
 }
 
 /// The function printed with its MemorySSA (no source margin).
@@ -49,7 +57,11 @@ pub fn memssa_text(module: &Module, name: &str, walker: bool) -> String {
 
 /// The IR of one function (no source margin).
 pub fn ir_text(module: &Module, name: &str) -> String {
-    toyc::ir::print::print_function(&module.funcs[func_index(module, name)], &module.program, None)
+    toyc::ir::print::print_function(
+        &module.funcs[func_index(module, name)],
+        &module.program,
+        None,
+    )
 }
 
 /// Runs the program in the interpreter: (stdout, exit code, dynamic
@@ -69,7 +81,12 @@ pub fn check_output(name: &str, src: &str, passes: &[&'static str]) -> (Counters
 }
 
 /// [`check_output`], and the IR of function `f` after the passes.
-pub fn check(name: &str, src: &str, passes: &[&'static str], f: &str) -> (Counters, String, String) {
+pub fn check(
+    name: &str,
+    src: &str,
+    passes: &[&'static str],
+    f: &str,
+) -> (Counters, String, String) {
     let (c, out, module) = check_module(name, src, passes);
     (c, out, ir_text(&module, f))
 }
@@ -80,7 +97,11 @@ pub fn check_module(name: &str, src: &str, passes: &[&'static str]) -> (Counters
     let (before, code0, _) = interp(&module, &sources);
     let c = run_passes(&mut module, passes);
     let (after, code1, _) = interp(&module, &sources);
-    assert_eq!((before.as_str(), code0), (after.as_str(), code1), "behaviour changed by {passes:?}");
+    assert_eq!(
+        (before.as_str(), code0),
+        (after.as_str(), code1),
+        "behaviour changed by {passes:?}"
+    );
     (c, after, module)
 }
 

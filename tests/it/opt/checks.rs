@@ -9,7 +9,10 @@ fn toyc(args: &[&str], src: &str) -> (String, String, i32) {
     let dir = std::env::temp_dir().join(format!("toyc_pi_{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let name = format!("t{}.toy", NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst));
+    let name = format!(
+        "t{}.toy",
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    );
     let path = dir.join(name);
     std::fs::write(&path, src).expect("write source");
     let out = Command::new(env!("CARGO_BIN_EXE_toyc"))

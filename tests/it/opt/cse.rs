@@ -8,10 +8,17 @@ fn toyc(args: &[&str], src: &str) -> (String, String, i32) {
     let dir = std::env::temp_dir().join(format!("toyc_cse_{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let name = format!("t{}.toy", NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst));
+    let name = format!(
+        "t{}.toy",
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    );
     let path = dir.join(name);
     std::fs::write(&path, src).expect("write source");
-    let out = Command::new(env!("CARGO_BIN_EXE_toyc")).args(args).arg(&path).output().expect("toyc runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
+        .args(args)
+        .arg(&path)
+        .output()
+        .expect("toyc runs");
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -21,13 +28,19 @@ fn toyc(args: &[&str], src: &str) -> (String, String, i32) {
 
 /// (IR text of function `f`, stats text) after `passes`.
 fn ir(passes: &str, src: &str) -> (String, String) {
-    let (out, err, code) = toyc(&["ir", &format!("--passes={passes}"), "--stats", "--fn", "f"], src);
+    let (out, err, code) = toyc(
+        &["ir", &format!("--passes={passes}"), "--stats", "--fn", "f"],
+        src,
+    );
     assert_eq!(code, 0, "toyc ir failed: {err}");
     (out, err)
 }
 
 fn stat(stats: &str, name: &str) -> u64 {
-    stats.lines().find_map(|l| l.strip_prefix(&format!("{name}: "))).map_or(0, |n| n.trim().parse().expect("counter"))
+    stats
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+        .map_or(0, |n| n.trim().parse().expect("counter"))
 }
 
 fn run(args: &[&str], src: &str) -> String {
@@ -40,17 +53,26 @@ fn run(args: &[&str], src: &str) -> String {
 fn read_modify_write_keeps_one_bounds_check() {
     let src = "fn f(a: [int], i: int) { a[i] = a[i] + 1; }\nfn main() { let a = [1, 2]; f(a, 1); print(a[1]); }";
     let (before, _) = ir("gvn_load", src);
-    assert_eq!(before.matches("raise index_out_of_bounds").count(), 2, "{before}");
+    assert_eq!(
+        before.matches("raise index_out_of_bounds").count(),
+        2,
+        "{before}"
+    );
     let (after, stats) = ir("gvn_load,cse,simplifycfg", src);
     assert_eq!(stat(&stats, "cse.replaced"), 1, "{stats}");
     assert_eq!(stat(&stats, "cse.branches"), 1, "{stats}");
-    assert_eq!(after.matches("raise index_out_of_bounds").count(), 1, "{after}");
+    assert_eq!(
+        after.matches("raise index_out_of_bounds").count(),
+        1,
+        "{after}"
+    );
     assert_eq!(after.matches("iult(").count(), 1, "{after}");
 }
 
 #[test]
 fn commutative_operations_merge_across_blocks() {
-    let src = "fn f(x: int, y: int, c: bool) -> int { let p = x * y; if c { return y * x; } return p; }
+    let src =
+        "fn f(x: int, y: int, c: bool) -> int { let p = x * y; if c { return y * x; } return p; }
 fn main() { print(f(2, 3, true)); }";
     let (after, stats) = ir("cse", src);
     assert_eq!(stat(&stats, "cse.replaced"), 1, "{stats}");
@@ -83,7 +105,10 @@ fn floats_merge_only_when_bit_identical() {
 fn main() { print(f(1.0, true)); }";
     let (after, stats) = ir("cse", src);
     assert_eq!(stat(&stats, "cse.replaced"), 1, "{stats}");
-    assert!(after.contains("fmul(_1, 0.0)") && after.contains("fmul(_1, -0.0)"), "{after}");
+    assert!(
+        after.contains("fmul(_1, 0.0)") && after.contains("fmul(_1, -0.0)"),
+        "{after}"
+    );
     assert_eq!(after.matches("fmul(_1, 0.5)").count(), 1, "{after}");
 }
 
@@ -100,8 +125,14 @@ fn main() { f(1, 2); f(2, 1); }";
 fn a_branch_decided_by_a_dominating_branch_folds() {
     let (after, stats) = ir("cse,simplifycfg", NESTED);
     assert_eq!(stat(&stats, "cse.branches"), 2, "{stats}");
-    assert!(after.contains("print_int(1)") && after.contains("print_int(4)"), "{after}");
-    assert!(!after.contains("print_int(2)") && !after.contains("print_int(3)"), "{after}");
+    assert!(
+        after.contains("print_int(1)") && after.contains("print_int(4)"),
+        "{after}"
+    );
+    assert!(
+        !after.contains("print_int(2)") && !after.contains("print_int(3)"),
+        "{after}"
+    );
     assert_eq!(after.matches("ilt(").count(), 1, "{after}");
     for o in ["-O0", "-O2"] {
         assert_eq!(run(&["run", o], NESTED), "1\n4\n");
@@ -118,6 +149,9 @@ fn a_join_block_learns_nothing_from_one_predecessor() {
 fn main() { f(1, 2); f(2, 1); }";
     let (after, stats) = ir("cse,simplifycfg", src);
     assert_eq!(stat(&stats, "cse.branches"), 0, "{stats}");
-    assert!(after.contains("print_int(1)") && after.contains("print_int(2)"), "{after}");
+    assert!(
+        after.contains("print_int(1)") && after.contains("print_int(2)"),
+        "{after}"
+    );
     assert_eq!(run(&["run", "-O2"], src), "0\n1\n2\n");
 }

@@ -8,9 +8,11 @@ use ssa_support::*;
 use toyc::codegen::CodegenOptions;
 use toyc::ir::Module;
 use toyc::opt::{self, Counters, PipelineOptions};
-use toyc::sema::hir::{BinOp, Builtin, Expr, ExprKind, GlobalId, LocalId, Place, Program, Stmt, StmtKind, StructId, Type, UnOp};
+use toyc::sema::hir::{
+    BinOp, Builtin, Expr, ExprKind, GlobalId, LocalId, Place, Program, Stmt, StmtKind, StructId,
+    Type, UnOp,
+};
 use toyc::span::SourceMap;
-
 
 struct Gen {
     rng: Rng,
@@ -35,7 +37,10 @@ impl Gen {
             };
         }
         if self.rng.chance(8) {
-            return e(ExprKind::Unary(UnOp::Neg, Box::new(self.int_expr(depth - 1))), Type::Int);
+            return e(
+                ExprKind::Unary(UnOp::Neg, Box::new(self.int_expr(depth - 1))),
+                Type::Int,
+            );
         }
         match self.rng.below(12) {
             0 => {
@@ -77,11 +82,29 @@ impl Gen {
             2 if depth > 0 => {
                 let a = self.cond(depth - 1);
                 let b = self.cond(depth - 1);
-                bin(if self.rng.chance(50) { BinOp::And } else { BinOp::Or }, a, b)
+                bin(
+                    if self.rng.chance(50) {
+                        BinOp::And
+                    } else {
+                        BinOp::Or
+                    },
+                    a,
+                    b,
+                )
             }
-            3 if depth > 0 => e(ExprKind::Unary(UnOp::Not, Box::new(self.cond(depth - 1))), Type::Bool),
+            3 if depth > 0 => e(
+                ExprKind::Unary(UnOp::Not, Box::new(self.cond(depth - 1))),
+                Type::Bool,
+            ),
             _ => {
-                let ops = [BinOp::Eq, BinOp::Ne, BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge];
+                let ops = [
+                    BinOp::Eq,
+                    BinOp::Ne,
+                    BinOp::Lt,
+                    BinOp::Le,
+                    BinOp::Gt,
+                    BinOp::Ge,
+                ];
                 let op = ops[self.rng.below(6) as usize];
                 let a = self.int_expr(1);
                 let b = self.int_expr(1);
@@ -115,7 +138,11 @@ impl Gen {
             4 | 5 => {
                 let c = self.cond(2);
                 let t = self.block(depth - 1);
-                let el = if self.rng.chance(50) { self.block(depth - 1) } else { Vec::new() };
+                let el = if self.rng.chance(50) {
+                    self.block(depth - 1)
+                } else {
+                    Vec::new()
+                };
                 if_(c, t, el)
             }
             6 | 7 => {
@@ -126,7 +153,11 @@ impl Gen {
                 let mut body = self.block(depth - 1);
                 if self.rng.chance(40) {
                     let c = self.cond(1);
-                    let exit = if self.rng.chance(50) { brk(id) } else { cont(id) };
+                    let exit = if self.rng.chance(50) {
+                        brk(id)
+                    } else {
+                        cont(id)
+                    };
                     let at = self.rng.below(body.len() as u64 + 1) as usize;
                     body.insert(at, if_(c, vec![exit], vec![]));
                 }
@@ -152,14 +183,37 @@ impl Gen {
                 0 => {
                     let i = self.int_expr(1);
                     let x = self.int_expr(1);
-                    set_place(Place::Index { array: self.f.var(self.arr), index: i }, None, x)
+                    set_place(
+                        Place::Index {
+                            array: self.f.var(self.arr),
+                            index: i,
+                        },
+                        None,
+                        x,
+                    )
                 }
-                1 => s(StmtKind::Expr(builtin(Builtin::Push, vec![self.f.var(self.arr), self.int_expr(1)], Type::Void))),
+                1 => s(StmtKind::Expr(builtin(
+                    Builtin::Push,
+                    vec![self.f.var(self.arr), self.int_expr(1)],
+                    Type::Void,
+                ))),
                 2 => {
                     let x = self.int_expr(1);
-                    set_place(Place::Field { object: self.f.var(self.obj), strukt: StructId(0), field: 0 }, Some(BinOp::Add), x)
+                    set_place(
+                        Place::Field {
+                            object: self.f.var(self.obj),
+                            strukt: StructId(0),
+                            field: 0,
+                        },
+                        Some(BinOp::Add),
+                        x,
+                    )
                 }
-                3 => set_place(Place::Global(GlobalId(0)), Some(BinOp::Sub), self.int_expr(1)),
+                3 => set_place(
+                    Place::Global(GlobalId(0)),
+                    Some(BinOp::Sub),
+                    self.int_expr(1),
+                ),
                 4 => print(vec![self.f.var(self.arr), self.f.var(self.obj)]),
                 _ => {
                     let c = self.cond(1);
@@ -178,7 +232,9 @@ impl Gen {
 
 fn random_program(seed: u64) -> Program {
     let mut f = F::new();
-    let vars: Vec<LocalId> = (0..3).map(|i| f.local(&format!("x{i}"), Type::Int)).collect();
+    let vars: Vec<LocalId> = (0..3)
+        .map(|i| f.local(&format!("x{i}"), Type::Int))
+        .collect();
     let flag = f.local("b", Type::Bool);
     let msg = f.local("e", Type::Str);
     let arr_l = f.local("a", arr(Type::Int));
@@ -200,7 +256,11 @@ fn random_program(seed: u64) -> Program {
     for (i, v) in vars.iter().enumerate() {
         let start = if seed % 2 == 1 {
             let args = builtin(Builtin::Args, vec![], Type::Array(Box::new(Type::Str)));
-            bin(BinOp::Add, builtin(Builtin::Len, vec![args], Type::Int), int(i as i64 + 1))
+            bin(
+                BinOp::Add,
+                builtin(Builtin::Len, vec![args], Type::Int),
+                int(i as i64 + 1),
+            )
         } else {
             int(i as i64 + 1)
         };
@@ -208,8 +268,17 @@ fn random_program(seed: u64) -> Program {
     }
     body.push(let_(flag, boolean(false)));
     body.push(let_(msg, string("")));
-    body.push(let_(arr_l, e(ExprKind::ArrayLit(vec![int(1), int(2), int(3), int(4)]), arr(Type::Int))));
-    let lit = ExprKind::StructLit { strukt: StructId(0), fields: vec![(0, int(5)), (1, e(ExprKind::Float(0.5), Type::Float))] };
+    body.push(let_(
+        arr_l,
+        e(
+            ExprKind::ArrayLit(vec![int(1), int(2), int(3), int(4)]),
+            arr(Type::Int),
+        ),
+    ));
+    let lit = ExprKind::StructLit {
+        strukt: StructId(0),
+        fields: vec![(0, int(5)), (1, e(ExprKind::Float(0.5), Type::Float))],
+    };
     body.push(let_(obj, e(lit, Type::Struct(StructId(0)))));
     body.extend(g.block(3));
     body.extend(g.block(2));
@@ -222,8 +291,15 @@ fn random_program(seed: u64) -> Program {
     let mut hf = F::new();
     let a = hf.param("a", Type::Int);
     let b = hf.param("b", Type::Int);
-    let value = bin(BinOp::Add, bin(BinOp::Mul, hf.var(a), int(2)), bin(BinOp::Div, hf.var(b), bin(BinOp::BitOr, hf.var(a), int(1))));
-    let h_body = vec![set_place(Place::Global(GlobalId(0)), Some(BinOp::Add), int(1)), ret(Some(value))];
+    let value = bin(
+        BinOp::Add,
+        bin(BinOp::Mul, hf.var(a), int(2)),
+        bin(BinOp::Div, hf.var(b), bin(BinOp::BitOr, hf.var(a), int(1))),
+    );
+    let h_body = vec![
+        set_place(Place::Global(GlobalId(0)), Some(BinOp::Add), int(1)),
+        ret(Some(value)),
+    ];
     let h = hf.finish("h", Type::Int, h_body);
     with_heap(program(vec![main, h]))
 }
@@ -235,7 +311,18 @@ fn sources() -> SourceMap {
 }
 
 fn jit(m: &Module) -> (i32, Vec<u8>) {
-    toyc::codegen::run::run(m, &sources(), &CodegenOptions { optimize: false, verify: true, ..Default::default() }, &[], true).expect("jit runs")
+    toyc::codegen::run::run(
+        m,
+        &sources(),
+        &CodegenOptions {
+            optimize: false,
+            verify: true,
+            ..Default::default()
+        },
+        &[],
+        true,
+    )
+    .expect("jit runs")
 }
 
 fn interp(m: &Module) -> (i32, Vec<u8>) {
@@ -245,7 +332,8 @@ fn interp(m: &Module) -> (i32, Vec<u8>) {
 
 #[test]
 fn random_programs_agree_across_pipelines() {
-    let mut pipelines: Vec<Vec<&'static str>> = vec![opt::default_passes(1), opt::default_passes(2)];
+    let mut pipelines: Vec<Vec<&'static str>> =
+        vec![opt::default_passes(1), opt::default_passes(2)];
     for p in opt::PASSES {
         if !pipelines.contains(&vec![p.name]) {
             pipelines.push(vec![p.name]);
@@ -253,21 +341,45 @@ fn random_programs_agree_across_pipelines() {
     }
     pipelines.push(vec!["loops", "sccp", "simplifycfg", "loops", "dce", "sccp"]);
     let mut totals = Counters::default();
-    let first: u64 = std::env::var("TOYC_FUZZ_FIRST").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let first: u64 = std::env::var("TOYC_FUZZ_FIRST")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     for seed in first..first + seeds() {
         if std::env::var_os("TOYC_FUZZ_TRACE").is_some() {
             eprintln!("fuzz seed {seed}");
         }
         let base = build(random_program(seed));
-        let reference = if std::env::var_os("TOYC_FUZZ_NO_JIT").is_none() { jit(&base) } else { interp(&base) };
+        let reference = if std::env::var_os("TOYC_FUZZ_NO_JIT").is_none() {
+            jit(&base)
+        } else {
+            interp(&base)
+        };
         assert_eq!(interp(&base), reference, "seed {seed}: interpreter at -O0");
         for passes in &pipelines {
-            let mut m = Module { funcs: base.funcs.clone(), program: base.program.clone() };
-            let opts = PipelineOptions { passes: passes.clone(), verify: true, ..Default::default() };
+            let mut m = Module {
+                funcs: base.funcs.clone(),
+                program: base.program.clone(),
+            };
+            let opts = PipelineOptions {
+                passes: passes.clone(),
+                verify: true,
+                ..Default::default()
+            };
             if let Err(errs) = opt::run_pipeline(&mut m, &opts, &mut totals, &|_| String::new()) {
-                panic!("seed {seed}: verifier after {passes:?}: {}\nbefore:\n{}", errs.join("\n"), text(&base, 0));
+                panic!(
+                    "seed {seed}: verifier after {passes:?}: {}\nbefore:\n{}",
+                    errs.join("\n"),
+                    text(&base, 0)
+                );
             }
-            assert_eq!(interp(&m), reference, "seed {seed}: interpreter after {passes:?}\nbefore:\n{}\nafter:\n{}", text(&base, 0), text(&m, 0));
+            assert_eq!(
+                interp(&m),
+                reference,
+                "seed {seed}: interpreter after {passes:?}\nbefore:\n{}\nafter:\n{}",
+                text(&base, 0),
+                text(&m, 0)
+            );
             // The JIT runs once per program after the full pipeline (each
             // JIT run maps new code and data; see the report on relocation
             // range in long-running processes).
@@ -278,7 +390,13 @@ fn random_programs_agree_across_pipelines() {
     }
     eprint!("{}", totals.render());
     // The generator exercises every pass.
-    for c in ["sccp.consts", "sccp.branches", "dce.removed", "simplifycfg.merged", "loops.preheaders"] {
+    for c in [
+        "sccp.consts",
+        "sccp.branches",
+        "dce.removed",
+        "simplifycfg.merged",
+        "loops.preheaders",
+    ] {
         assert!(totals.get(c) > 0, "{c} never fired:\n{}", totals.render());
     }
 }
@@ -287,5 +405,8 @@ fn random_programs_agree_across_pipelines() {
 /// (`TOYC_FUZZ_NO_JIT` compares with the interpreter at -O0 only,
 /// `TOYC_FUZZ_TRACE` prints each seed).
 fn seeds() -> u64 {
-    std::env::var("TOYC_FUZZ_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(120)
+    std::env::var("TOYC_FUZZ_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(120)
 }

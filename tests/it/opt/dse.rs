@@ -14,12 +14,21 @@ use memssa_support::*;
 
 /// Runs `passes` on `src`; returns the counters, the program's output and
 /// the IR of `func` after the passes. The output must not change.
-fn run(name: &str, src: &str, passes: &[&'static str], func: &str) -> (toyc::opt::Counters, String, String) {
+fn run(
+    name: &str,
+    src: &str,
+    passes: &[&'static str],
+    func: &str,
+) -> (toyc::opt::Counters, String, String) {
     let (mut module, sources) = compile_with_sources(name, src);
     let (before, code0, _) = interp(&module, &sources);
     let c = run_passes(&mut module, passes);
     let (after, code1, _) = interp(&module, &sources);
-    assert_eq!((before.as_str(), code0), (after.as_str(), code1), "behaviour changed by {passes:?}");
+    assert_eq!(
+        (before.as_str(), code0),
+        (after.as_str(), code1),
+        "behaviour changed by {passes:?}"
+    );
     let ir = ir_text(&module, func);
     (c, after, ir)
 }
@@ -39,7 +48,11 @@ fn body(header: &str, lines: &[&str]) -> String {
 
 /// The counters of the pass, `name: N` lines (other passes' left out).
 fn dse_counters(c: &toyc::opt::Counters) -> String {
-    c.render().lines().filter(|l| l.starts_with("dse.")).map(|l| format!("{l}\n")).collect()
+    c.render()
+        .lines()
+        .filter(|l| l.starts_with("dse."))
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 const P: &str = "struct P { x: int, y: int }\n";
@@ -81,7 +94,10 @@ fn store_read_on_one_path_stays() {
     let (c, out, ir) = run("onepath", &src, DSE, "f");
     assert_eq!(out, "1 0 2\n");
     assert_eq!(dse_counters(&c), "");
-    assert!(ir.contains("store _1.x = 1") && ir.contains("store _1.x = 2"), "{ir}");
+    assert!(
+        ir.contains("store _1.x = 1") && ir.contains("store _1.x = 2"),
+        "{ir}"
+    );
 }
 
 #[test]
@@ -117,7 +133,10 @@ fn store_before_a_call_that_reads_stays_and_before_one_that_does_not_goes() {
     let (mut module, _) = compile_with_sources("calls2", &src);
     run_passes(&mut module, DSE);
     let e = ir_text(&module, "e");
-    assert!(!e.contains("store _1.x = 3") && e.contains("store _1.x = 4"), "{e}");
+    assert!(
+        !e.contains("store _1.x = 3") && e.contains("store _1.x = 4"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -228,7 +247,10 @@ fn unread_local_allocation_loses_its_stores_across_blocks_and_loops_then_itself(
     // loop-invariant); p.x and a[2] in the loop, p.y after it, and a[1],
     // a[2] of the literal are never read. Then both allocations go (the
     // struct's `!= nil` folds to true).
-    assert_eq!(dse_counters(&c), "dse.overwritten: 1\ndse.removed_alloc: 2\ndse.unread_alloc: 5\n");
+    assert_eq!(
+        dse_counters(&c),
+        "dse.overwritten: 1\ndse.removed_alloc: 2\ndse.unread_alloc: 5\n"
+    );
     assert_eq!(
         ir,
         body(
@@ -295,9 +317,17 @@ fn kills_on_every_path_without_a_common_post_dominator() {
     let (c, out, ir) = run("nocommon", &src, DSE, "f");
     assert_eq!(out, "2\n3 2\n");
     assert_eq!(dse_counters(&c), "dse.overwritten: 2\n");
-    assert!(!ir.contains("store _1.x = 1") && ir.contains("store _1.x = 2") && ir.contains("store _1.x = 3"), "{ir}");
+    assert!(
+        !ir.contains("store _1.x = 1")
+            && ir.contains("store _1.x = 2")
+            && ir.contains("store _1.x = 3"),
+        "{ir}"
+    );
     let (mut module, _) = compile_with_sources("nocommon2", &src);
     run_passes(&mut module, DSE);
     let e = ir_text(&module, "e");
-    assert!(!e.contains("store _1.y = 1") && e.contains("store _1.y = 2"), "{e}");
+    assert!(
+        !e.contains("store _1.y = 1") && e.contains("store _1.y = 2"),
+        "{e}"
+    );
 }

@@ -17,21 +17,44 @@ fn sources() -> SourceMap {
 }
 
 fn jit(m: &Module) -> (i32, String) {
-    let (code, out) = toyc::codegen::run::run(m, &sources(), &CodegenOptions { optimize: false, verify: true, ..Default::default() }, &[], true).expect("jit runs");
+    let (code, out) = toyc::codegen::run::run(
+        m,
+        &sources(),
+        &CodegenOptions {
+            optimize: false,
+            verify: true,
+            ..Default::default()
+        },
+        &[],
+        true,
+    )
+    .expect("jit runs");
     (code, String::from_utf8_lossy(&out).into_owned())
 }
 
 fn interp(m: &Module) -> (i32, String, u64) {
-    let (code, out, n) = toyc::interp::run(m, &sources(), &[], false, true).expect("interpreter runs");
+    let (code, out, n) =
+        toyc::interp::run(m, &sources(), &[], false, true).expect("interpreter runs");
     (code, String::from_utf8_lossy(&out).into_owned(), n)
 }
 
 fn optimise(m: &mut Module, passes: Vec<&'static str>) -> Counters {
-    let opts = PipelineOptions { passes: passes.clone(), verify: true, ..Default::default() };
+    let opts = PipelineOptions {
+        passes: passes.clone(),
+        verify: true,
+        ..Default::default()
+    };
     let mut c = Counters::default();
     if let Err(errs) = opt::run_pipeline(m, &opts, &mut c, &|_| String::new()) {
-        let text: String = m.funcs.iter().map(|f| toyc::ir::print::print_function(f, &m.program, None)).collect();
-        panic!("verifier failed after {passes:?}:\n{}\n{text}", errs.join("\n"));
+        let text: String = m
+            .funcs
+            .iter()
+            .map(|f| toyc::ir::print::print_function(f, &m.program, None))
+            .collect();
+        panic!(
+            "verifier failed after {passes:?}:\n{}\n{text}",
+            errs.join("\n")
+        );
     }
     c
 }
@@ -43,8 +66,13 @@ fn check(p: Program, expect: &str, expect_code: i32) -> (Counters, u64, u64) {
     let reference = jit(&base);
     assert_eq!(reference, (expect_code, expect.to_string()));
     let (c0, o0, n0) = interp(&base);
-    assert_eq!((c0, o0.as_str()), (expect_code, expect), "interpreter at -O0");
-    let mut pipelines: Vec<Vec<&'static str>> = vec![opt::default_passes(1), opt::default_passes(2)];
+    assert_eq!(
+        (c0, o0.as_str()),
+        (expect_code, expect),
+        "interpreter at -O0"
+    );
+    let mut pipelines: Vec<Vec<&'static str>> =
+        vec![opt::default_passes(1), opt::default_passes(2)];
     for pass in opt::PASSES {
         if !pipelines.contains(&vec![pass.name]) {
             pipelines.push(vec![pass.name]);
@@ -56,7 +84,11 @@ fn check(p: Program, expect: &str, expect_code: i32) -> (Counters, u64, u64) {
         let mut m = build_again(&base);
         let counters = optimise(&mut m, passes.clone());
         let (c, out, n) = interp(&m);
-        assert_eq!((c, out.as_str()), (expect_code, expect), "interpreter after {passes:?}");
+        assert_eq!(
+            (c, out.as_str()),
+            (expect_code, expect),
+            "interpreter after {passes:?}"
+        );
         assert_eq!(jit(&m), reference, "JIT after {passes:?}");
         if passes == opt::default_passes(2) {
             o2 = (counters, n);
@@ -66,7 +98,10 @@ fn check(p: Program, expect: &str, expect_code: i32) -> (Counters, u64, u64) {
 }
 
 fn build_again(m: &Module) -> Module {
-    Module { funcs: m.funcs.clone(), program: m.program.clone() }
+    Module {
+        funcs: m.funcs.clone(),
+        program: m.program.clone(),
+    }
 }
 
 #[test]
@@ -89,7 +124,10 @@ fn constant_loop_and_branches() {
             vec![
                 if_(
                     bin(BinOp::Gt, f.var(k), int(2)),
-                    vec![set(s_, bin(BinOp::Add, f.var(s_), bin(BinOp::Mul, f.var(i), f.var(k))))],
+                    vec![set(
+                        s_,
+                        bin(BinOp::Add, f.var(s_), bin(BinOp::Mul, f.var(i), f.var(k))),
+                    )],
                     vec![set(s_, bin(BinOp::Sub, f.var(s_), int(1)))],
                 ),
                 set(i, bin(BinOp::Add, f.var(i), int(1))),
@@ -98,9 +136,16 @@ fn constant_loop_and_branches() {
         print(vec![f.var(s_)]),
         ret(Some(bin(BinOp::Rem, f.var(s_), int(7)))),
     ];
-    let (c, n0, n2) = check(program(vec![f.finish("main", Type::Int, body)]), "135\n", 135 % 7);
+    let (c, n0, n2) = check(
+        program(vec![f.finish("main", Type::Int, body)]),
+        "135\n",
+        135 % 7,
+    );
     assert!(c.get("sccp.branches") >= 1, "{}", c.render());
-    assert!(n2 < n0, "optimised program executes fewer statements ({n2} vs {n0})");
+    assert!(
+        n2 < n0,
+        "optimised program executes fewer statements ({n2} vs {n0})"
+    );
 }
 
 #[test]
@@ -136,7 +181,11 @@ fn nested_loops_with_break_and_continue() {
         print(vec![f.var(t), f.var(i)]),
         ret(Some(int(0))),
     ];
-    check(program(vec![f.finish("main", Type::Int, body)]), "53 6\n", 0);
+    check(
+        program(vec![f.finish("main", Type::Int, body)]),
+        "53 6\n",
+        0,
+    );
 }
 
 #[test]
@@ -162,7 +211,11 @@ fn calls_division_checks_and_exceptions() {
         print(vec![call(0, vec![int(9), int(3)], Type::Int)]),
         ret(Some(int(0))),
     ];
-    check(program(vec![div, f.finish("main", Type::Int, body)]), "3\ndivision by zero\n3\n", 0);
+    check(
+        program(vec![div, f.finish("main", Type::Int, body)]),
+        "3\ndivision by zero\n3\n",
+        0,
+    );
 }
 
 #[test]
@@ -194,16 +247,31 @@ fn short_circuit_floats_and_strings() {
             int(0),
             int(4),
             vec![
-                set(a, bin(BinOp::Mul, f.var(a), e(toyc::sema::hir::ExprKind::Float(3.0), Type::Float))),
+                set(
+                    a,
+                    bin(
+                        BinOp::Mul,
+                        f.var(a),
+                        e(toyc::sema::hir::ExprKind::Float(3.0), Type::Float),
+                    ),
+                ),
                 if_(
-                    bin(BinOp::Or, bin(BinOp::Eq, f.var(i), int(1)), bin(BinOp::And, bin(BinOp::Gt, f.var(i), int(2)), boolean(true))),
+                    bin(
+                        BinOp::Or,
+                        bin(BinOp::Eq, f.var(i), int(1)),
+                        bin(BinOp::And, bin(BinOp::Gt, f.var(i), int(2)), boolean(true)),
+                    ),
                     vec![set(s_, bin(BinOp::Add, f.var(s_), string("y")))],
                     vec![],
                 ),
             ],
         ),
         print(vec![f.var(a), f.var(s_)]),
-        print(vec![builtin(Builtin::Sqrt, vec![e(toyc::sema::hir::ExprKind::Float(2.0), Type::Float)], Type::Float)]),
+        print(vec![builtin(
+            Builtin::Sqrt,
+            vec![e(toyc::sema::hir::ExprKind::Float(2.0), Type::Float)],
+            Type::Float,
+        )]),
         ret(Some(int(0))),
     ];
     let m = build(program(vec![f.finish("main", Type::Int, body)]));
@@ -224,22 +292,46 @@ fn many_loops_are_canonicalised_in_few_rounds() {
     let a = f.local("a", arr(Type::Int));
     let s_ = f.local("s", Type::Int);
     let mut body = vec![
-        let_(a, e(toyc::sema::hir::ExprKind::ArrayLit(vec![int(1), int(2), int(3)]), arr(Type::Int))),
+        let_(
+            a,
+            e(
+                toyc::sema::hir::ExprKind::ArrayLit(vec![int(1), int(2), int(3)]),
+                arr(Type::Int),
+            ),
+        ),
         let_(s_, int(0)),
     ];
     for k in 0..2000 {
         let id = f.loop_id();
         let i = f.local("i", Type::Int);
         let cond = bin(BinOp::Gt, index(f.var(a), f.var(i), Type::Int), int(k % 3));
-        body.push(for_range(id, i, int(0), int(3), vec![if_(cond, vec![set(s_, bin(BinOp::Add, f.var(s_), f.var(i)))], vec![])]));
+        body.push(for_range(
+            id,
+            i,
+            int(0),
+            int(3),
+            vec![if_(
+                cond,
+                vec![set(s_, bin(BinOp::Add, f.var(s_), f.var(i)))],
+                vec![],
+            )],
+        ));
     }
     body.push(print(vec![f.var(s_)]));
     body.push(ret(Some(int(0))));
     let mut m = build(program(vec![f.finish("main", Type::Int, body)]));
     let start = std::time::Instant::now();
     let c = optimise(&mut m, opt::default_passes(2));
-    assert!(start.elapsed().as_secs() < 60, "the -O2 pipeline took {:?}", start.elapsed());
-    assert!(c.get("loops.exits") + c.get("loops.preheaders") > 0, "{}", c.render());
+    assert!(
+        start.elapsed().as_secs() < 60,
+        "the -O2 pipeline took {:?}",
+        start.elapsed()
+    );
+    assert!(
+        c.get("loops.exits") + c.get("loops.preheaders") > 0,
+        "{}",
+        c.render()
+    );
     let (code, out, _) = interp(&m);
     assert_eq!((code, out.as_str()), (0, "5334\n")); // per 3 loops 3 + 3 + 2; 666 groups and two more loops
 }

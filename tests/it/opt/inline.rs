@@ -17,17 +17,28 @@ use toyc::opt::inline::{MAX_CALLEE_STMTS, MIN_GROWTH};
 
 /// Runs `passes` on `src`; checks that the interpreter's output and exit
 /// code are unchanged; returns the counters, the output and the module.
-fn check(name: &str, src: &str, passes: &[&'static str]) -> (Counters, String, i32, toyc::ir::Module) {
+fn check(
+    name: &str,
+    src: &str,
+    passes: &[&'static str],
+) -> (Counters, String, i32, toyc::ir::Module) {
     let (mut module, sources) = compile_with_sources(name, src);
     let (before, code0, _) = interp(&module, &sources);
     let c = run_passes(&mut module, passes);
     let (after, code1, _) = interp(&module, &sources);
-    assert_eq!((before.as_str(), code0), (after.as_str(), code1), "behaviour changed by {passes:?}");
+    assert_eq!(
+        (before.as_str(), code0),
+        (after.as_str(), code1),
+        "behaviour changed by {passes:?}"
+    );
     (c, after, code1, module)
 }
 
 fn invokes(module: &toyc::ir::Module, f: &str) -> usize {
-    ir_text(module, f).lines().filter(|l| l.contains("invoke")).count()
+    ir_text(module, f)
+        .lines()
+        .filter(|l| l.contains("invoke"))
+        .count()
 }
 
 #[test]
@@ -127,13 +138,22 @@ fn a_callee_over_the_size_threshold_is_not_inlined() {
         sized_fn("too_big", MAX_CALLEE_STMTS + 1)
     );
     let (mut m, _) = compile_with_sources("i5", &src);
-    assert_eq!(m.funcs[func_index(&m, "fits")].stmts.len(), MAX_CALLEE_STMTS);
-    assert_eq!(m.funcs[func_index(&m, "too_big")].stmts.len(), MAX_CALLEE_STMTS + 1);
+    assert_eq!(
+        m.funcs[func_index(&m, "fits")].stmts.len(),
+        MAX_CALLEE_STMTS
+    );
+    assert_eq!(
+        m.funcs[func_index(&m, "too_big")].stmts.len(),
+        MAX_CALLEE_STMTS + 1
+    );
     let c = run_passes(&mut m, &["inline"]);
     assert_eq!(c.get("inline.inlined"), 1);
     assert_eq!(c.get("inline.skipped_too_big"), 1);
     let main = ir_text(&m, "main");
-    assert!(main.contains("invoke too_big(1)") && !main.contains("invoke fits"), "{main}");
+    assert!(
+        main.contains("invoke too_big(1)") && !main.contains("invoke fits"),
+        "{main}"
+    );
 }
 
 #[test]
@@ -146,7 +166,10 @@ fn a_caller_stops_growing_at_its_budget() {
         sized_fn("f", 30)
     );
     let (c, out, _, m) = check("i6", &src, &["inline"]);
-    assert_eq!(out, format!("{}\n", (1..=6).sum::<i64>() + 6 * (1..30).sum::<i64>()));
+    assert_eq!(
+        out,
+        format!("{}\n", (1..=6).sum::<i64>() + 6 * (1..30).sum::<i64>())
+    );
     assert_eq!(c.get("inline.inlined"), 4);
     assert_eq!(c.get("inline.skipped_budget"), 2);
     assert_eq!(invokes(&m, "main"), 2);
@@ -191,7 +214,10 @@ fn an_exception_in_inlined_code_goes_to_the_callers_handler() {
     // The callee's raise now jumps to main's handler; no call, no
     // `no_exception` check and no `unwind` are left.
     assert!(main.contains("raise division_by_zero()"), "{main}");
-    assert!(!main.contains("invoke") && !main.contains("no_exception") && !main.contains("unwind"), "{main}");
+    assert!(
+        !main.contains("invoke") && !main.contains("no_exception") && !main.contains("unwind"),
+        "{main}"
+    );
 }
 
 #[test]
@@ -202,7 +228,12 @@ fn an_uncaught_exception_in_inlined_code_leaves_the_caller() {
     assert_eq!((out.as_str(), code), ("2\n", 101));
     assert_eq!(c.get("inline.inlined"), 2);
     let main = ir_text(&m, "main");
-    assert!(!main.contains("invoke") && main.contains("raise index_out_of_bounds") && main.contains("unwind"), "{main}");
+    assert!(
+        !main.contains("invoke")
+            && main.contains("raise index_out_of_bounds")
+            && main.contains("unwind"),
+        "{main}"
+    );
 }
 
 fn v(n: u32) -> Operand {
@@ -223,11 +254,29 @@ fn hand_g() -> IrCode {
         Type::Int,
         vec![
             vec![
-                (Inst::Binary(BinaryOp::ICmp(Cmp::Gt), Operand::Arg(0), Operand::Int(7)), Type::Bool), // %1
-                void(Inst::GotoIfNot { cond: v(1), dest: b(3) }),
+                (
+                    Inst::Binary(BinaryOp::ICmp(Cmp::Gt), Operand::Arg(0), Operand::Int(7)),
+                    Type::Bool,
+                ), // %1
+                void(Inst::GotoIfNot {
+                    cond: v(1),
+                    dest: b(3),
+                }),
             ],
-            vec![void(Inst::Raise { kind: RaiseKind::DivisionByZero, args: vec![] }), void(Inst::Unwind)],
-            vec![(Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)), Type::Int), void(Inst::Return(Some(v(5))))],
+            vec![
+                void(Inst::Raise {
+                    kind: RaiseKind::DivisionByZero,
+                    args: vec![],
+                }),
+                void(Inst::Unwind),
+            ],
+            vec![
+                (
+                    Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)),
+                    Type::Int,
+                ),
+                void(Inst::Return(Some(v(5)))),
+            ],
         ],
     )
 }
@@ -242,29 +291,77 @@ fn hand_f() -> IrCode {
         Type::Int,
         vec![
             vec![
-                (Inst::Binary(BinaryOp::ICmp(Cmp::Lt), Operand::Arg(0), Operand::Int(5)), Type::Bool), // %1
-                void(Inst::GotoIfNot { cond: v(1), dest: b(4) }),                                         // %2
+                (
+                    Inst::Binary(BinaryOp::ICmp(Cmp::Lt), Operand::Arg(0), Operand::Int(5)),
+                    Type::Bool,
+                ), // %1
+                void(Inst::GotoIfNot {
+                    cond: v(1),
+                    dest: b(4),
+                }), // %2
             ],
             vec![
-                (Inst::Call { func: toyc::sema::hir::FuncId(0), args: vec![Operand::Arg(0)] }, Type::Int), // %3
-                (Inst::NoException, Type::Bool),                                                         // %4
-                void(Inst::GotoIfNot { cond: v(4), dest: b(6) }),                                         // %5
+                (
+                    Inst::Call {
+                        func: toyc::sema::hir::FuncId(0),
+                        args: vec![Operand::Arg(0)],
+                    },
+                    Type::Int,
+                ), // %3
+                (Inst::NoException, Type::Bool), // %4
+                void(Inst::GotoIfNot {
+                    cond: v(4),
+                    dest: b(6),
+                }), // %5
             ],
             vec![void(Inst::Goto(b(7)))], // %6
             vec![
-                (Inst::Call { func: toyc::sema::hir::FuncId(0), args: vec![Operand::Int(100)] }, Type::Int), // %7
-                (Inst::NoException, Type::Bool),                                                           // %8
-                void(Inst::GotoIfNot { cond: v(8), dest: b(6) }),                                           // %9
+                (
+                    Inst::Call {
+                        func: toyc::sema::hir::FuncId(0),
+                        args: vec![Operand::Int(100)],
+                    },
+                    Type::Int,
+                ), // %7
+                (Inst::NoException, Type::Bool), // %8
+                void(Inst::GotoIfNot {
+                    cond: v(8),
+                    dest: b(6),
+                }), // %9
             ],
             vec![void(Inst::Goto(b(7)))], // %10
             vec![
-                (Inst::Phi { edges: vec![b(2), b(4)], values: vec![Operand::Int(10), Operand::Int(20)] }, Type::Int), // %11
-                (Inst::Runtime { func: RuntimeFn::PrintInt, args: vec![v(11)] }, Type::Void), // %12
-                (Inst::Runtime { func: RuntimeFn::PrintNewline, args: vec![] }, Type::Void),  // %13
-                void(Inst::Unwind),                                                           // %14
+                (
+                    Inst::Phi {
+                        edges: vec![b(2), b(4)],
+                        values: vec![Operand::Int(10), Operand::Int(20)],
+                    },
+                    Type::Int,
+                ), // %11
+                (
+                    Inst::Runtime {
+                        func: RuntimeFn::PrintInt,
+                        args: vec![v(11)],
+                    },
+                    Type::Void,
+                ), // %12
+                (
+                    Inst::Runtime {
+                        func: RuntimeFn::PrintNewline,
+                        args: vec![],
+                    },
+                    Type::Void,
+                ), // %13
+                void(Inst::Unwind), // %14
             ],
             vec![
-                (Inst::Phi { edges: vec![b(3), b(5)], values: vec![v(3), v(7)] }, Type::Int), // %15
+                (
+                    Inst::Phi {
+                        edges: vec![b(3), b(5)],
+                        values: vec![v(3), v(7)],
+                    },
+                    Type::Int,
+                ), // %15
                 void(Inst::Return(Some(v(15)))),
             ],
         ],
@@ -280,8 +377,14 @@ fn a_phi_at_the_exception_target_gets_the_call_blocks_value_on_every_new_edge() 
     let (mut m, sources) = compile_with_sources("i11", src);
     let (gi, fi) = (func_index(&m, "g"), func_index(&m, "f"));
     assert_eq!(gi, 0);
-    m.funcs[gi] = IrCode { func: m.funcs[gi].func, ..hand_g() };
-    m.funcs[fi] = IrCode { func: m.funcs[fi].func, ..hand_f() };
+    m.funcs[gi] = IrCode {
+        func: m.funcs[gi].func,
+        ..hand_g()
+    };
+    m.funcs[fi] = IrCode {
+        func: m.funcs[fi].func,
+        ..hand_f()
+    };
     let (before, code0, _) = interp(&m, &sources);
     assert_eq!((before.as_str(), code0), ("4\n20\n", 101));
     let c = run_passes(&mut m, &["inline"]);
@@ -315,7 +418,11 @@ fn a_phi_at_the_exception_target_gets_the_call_blocks_value_on_every_new_edge() 
         "  %13 = unwind",
     ];
     let got = dump(&m.funcs[fi]);
-    assert_eq!(got, want.iter().map(|l| format!("{l}\n")).collect::<String>(), "{got}");
+    assert_eq!(
+        got,
+        want.iter().map(|l| format!("{l}\n")).collect::<String>(),
+        "{got}"
+    );
 }
 
 #[test]
@@ -323,9 +430,20 @@ fn the_module_pass_kind_works_with_every_pipeline_flag() {
     let dir = std::env::temp_dir().join(format!("toyc-inline-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("m.toy");
-    std::fs::write(&path, "fn sq(x: int) -> int { return x * x; }\nfn main() { print(sq(9)); }\n").expect("write");
+    std::fs::write(
+        &path,
+        "fn sq(x: int) -> int { return x * x; }\nfn main() { print(sq(9)); }\n",
+    )
+    .expect("write");
     let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
-        .args(["run", "--passes=inline,sccp", "--print-before=inline", "--print-after=inline", "--stats", "--time-passes"])
+        .args([
+            "run",
+            "--passes=inline,sccp",
+            "--print-before=inline",
+            "--print-after=inline",
+            "--stats",
+            "--time-passes",
+        ])
         .arg(&path)
         .env("NO_COLOR", "1")
         .output()
@@ -334,11 +452,16 @@ fn the_module_pass_kind_works_with_every_pipeline_flag() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "81\n");
     assert_eq!(out.status.code(), Some(0));
-    let before = stderr.find("*** IR before inline ***").expect("print-before");
+    let before = stderr
+        .find("*** IR before inline ***")
+        .expect("print-before");
     let after = stderr.find("*** IR after inline ***").expect("print-after");
     assert!(before < after);
     // Printed per function: before, main calls sq; after, it does not.
-    assert!(stderr[before..after].contains("fn sq(_1::int) -> int") && stderr[before..after].contains("invoke sq(9)"));
+    assert!(
+        stderr[before..after].contains("fn sq(_1::int) -> int")
+            && stderr[before..after].contains("invoke sq(9)")
+    );
     assert!(!stderr[after..].contains("invoke sq"), "{stderr}");
     assert!(stderr.contains("inline.inlined: 1\n"), "{stderr}");
     assert!(stderr.contains("time.pass.inline: "), "{stderr}");

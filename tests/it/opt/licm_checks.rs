@@ -11,11 +11,13 @@ use crate::memssa_support;
 
 use memssa_support::check_output as check;
 
-
 const ROT_LICM: &[&str] = &["loops", "rotate", "licm"];
 
 fn moved(c: &toyc::opt::Counters) -> (u64, u64) {
-    (c.get("licm.hoisted_check_branches"), c.get("licm.hoisted_elem_loads"))
+    (
+        c.get("licm.hoisted_check_branches"),
+        c.get("licm.hoisted_elem_loads"),
+    )
 }
 
 #[test]
@@ -102,7 +104,10 @@ fn check_in_a_try_raises_into_the_same_handler_with_the_same_values() {
     let src = "fn f(a: [int], i: int, n: int) -> int {\n  var s = 10;\n  var j = 0;\n  try {\n    while j < n { s = s + a[i]; j = j + 1; }\n  } catch e {\n    print(\"caught\", e, s, j);\n  }\n  return s;\n}\n\
         fn main() { print(f([1, 2, 3], 1, 3)); print(f([1, 2, 3], 7, 2)); print(f([1, 2, 3], 7, 0)); }\n";
     let (c, out) = check("hc8", src, ROT_LICM);
-    assert_eq!(out, "16\ncaught index out of bounds: index 7, length 3 10 0\n10\n10\n");
+    assert_eq!(
+        out,
+        "16\ncaught index out of bounds: index 7, length 3 10 0\n10\n10\n"
+    );
     assert_eq!(moved(&c), (1, 1));
 }
 

@@ -6,9 +6,8 @@
 
 use crate::memssa_support;
 
-use memssa_support::*;
 use memssa_support::check_output as check;
-
+use memssa_support::*;
 
 const LICM: &[&str] = &["loops", "licm"];
 
@@ -150,6 +149,18 @@ fn full_o2_pipeline_on_a_struct_simulation() {
         fn step(bs: [Body], dt: float) { for b in bs { b.v = b.v - b.x * dt / b.m; b.x = b.x + b.v * dt; } }\n\
         fn main() { let bs = [Body { x: 1.0, v: 0.0, m: 1.0 }, Body { x: 2.0, v: 0.5, m: 2.0 }];\n\
           var i = 0; while i < 100 { step(bs, 0.01); i = i + 1; }\n  print(fixed(bs[0].x, 6), fixed(bs[1].x, 6)); }\n";
-    let (_, out) = check("o2sim", src, &["sccp", "dce", "simplifycfg", "loops", "gvn_load", "licm", "dse"]);
+    let (_, out) = check(
+        "o2sim",
+        src,
+        &[
+            "sccp",
+            "dce",
+            "simplifycfg",
+            "loops",
+            "gvn_load",
+            "licm",
+            "dse",
+        ],
+    );
     assert!(out.ends_with('\n') && out.len() > 5, "{out}");
 }

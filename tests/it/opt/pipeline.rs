@@ -2,7 +2,9 @@
 //! and its counters. Values and blocks are written 1-based, as printed.
 
 use toyc::ir::handbuild::ir_from_blocks;
-use toyc::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type, Value};
+use toyc::ir::{
+    BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type, Value,
+};
 use toyc::opt::{self, Counters};
 
 fn v(n: u32) -> Operand {
@@ -14,7 +16,9 @@ fn b(n: u32) -> BlockId {
 fn bin(op: BinaryOp, x: Operand, y: Operand) -> (Inst, Type) {
     let ty = match op {
         BinaryOp::ICmp(_) | BinaryOp::FCmp(_) => Type::Bool,
-        BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv | BinaryOp::FRem => Type::Float,
+        BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv | BinaryOp::FRem => {
+            Type::Float
+        }
         _ => Type::Int,
     };
     (Inst::Binary(op, x, y), ty)
@@ -23,21 +27,43 @@ fn ret(x: Operand) -> (Inst, Type) {
     (Inst::Return(Some(x)), Type::Void)
 }
 fn phi(pairs: &[(u32, Operand)]) -> (Inst, Type) {
-    (Inst::Phi { edges: pairs.iter().map(|p| b(p.0)).collect(), values: pairs.iter().map(|p| p.1).collect() }, Type::Int)
+    (
+        Inst::Phi {
+            edges: pairs.iter().map(|p| b(p.0)).collect(),
+            values: pairs.iter().map(|p| p.1).collect(),
+        },
+        Type::Int,
+    )
 }
 fn br(cond: Operand, dest: u32) -> (Inst, Type) {
-    (Inst::GotoIfNot { cond, dest: b(dest) }, Type::Void)
+    (
+        Inst::GotoIfNot {
+            cond,
+            dest: b(dest),
+        },
+        Type::Void,
+    )
 }
 fn goto(dest: u32) -> (Inst, Type) {
     (Inst::Goto(b(dest)), Type::Void)
 }
 fn print(x: Operand) -> (Inst, Type) {
-    (Inst::Runtime { func: RuntimeFn::PrintInt, args: vec![x] }, Type::Void)
+    (
+        Inst::Runtime {
+            func: RuntimeFn::PrintInt,
+            args: vec![x],
+        },
+        Type::Void,
+    )
 }
 /// The dump of `ir` after checking it with the verifier.
 fn dump(ir: &toyc::ir::IrCode) -> String {
     let errors = toyc::ir::verify::verify_function(ir, &toyc::sema::hir::Program::default());
-    assert!(errors.is_empty(), "verifier: {errors:?}\n{}", toyc::ir::handbuild::dump(ir));
+    assert!(
+        errors.is_empty(),
+        "verifier: {errors:?}\n{}",
+        toyc::ir::handbuild::dump(ir)
+    );
     toyc::ir::handbuild::dump(ir)
 }
 fn text(lines: &[&str]) -> String {
@@ -51,7 +77,11 @@ fn run(pass: &str, ir: &mut IrCode) -> Counters {
         opt::PassFn::Function(run) => run(ir, &mut ctx),
         opt::PassFn::Module(_) => panic!("`{pass}` is a module pass; run it on a Module"),
     }
-    assert!(ctx.memssa_errors.is_empty(), "MemorySSA verifier: {:?}", ctx.memssa_errors);
+    assert!(
+        ctx.memssa_errors.is_empty(),
+        "MemorySSA verifier: {:?}",
+        ctx.memssa_errors
+    );
     ctx.counters
 }
 
@@ -66,12 +96,16 @@ fn sccp_folds_through_a_loop_phi_and_a_branch() {
         vec![
             vec![bin(BinaryOp::IAdd, Operand::Int(2), Operand::Int(3))], // #1 %1 = 5
             vec![
-                phi(&[(1, v(1)), (2, v(3))]),                          // %2 x = φ(5, x)
-                (Inst::Copy(v(2)), Type::Int),                         // %3 x' = x
+                phi(&[(1, v(1)), (2, v(3))]),  // %2 x = φ(5, x)
+                (Inst::Copy(v(2)), Type::Int), // %3 x' = x
                 bin(BinaryOp::ICmp(Cmp::Lt), Operand::Arg(0), Operand::Int(9)), // %4
-                br(v(4), 2),                                           // %5 loop while !(%4)
+                br(v(4), 2),                   // %5 loop while !(%4)
             ],
-            vec![bin(BinaryOp::IMul, v(2), Operand::Int(2)), bin(BinaryOp::ICmp(Cmp::Eq), v(6), Operand::Int(10)), br(v(7), 5)], // #3 %6 %7 %8
+            vec![
+                bin(BinaryOp::IMul, v(2), Operand::Int(2)),
+                bin(BinaryOp::ICmp(Cmp::Eq), v(6), Operand::Int(10)),
+                br(v(7), 5),
+            ], // #3 %6 %7 %8
             vec![print(Operand::Int(1)), ret(Operand::Int(0))], // #4 %9 %10
             vec![print(Operand::Int(2)), ret(Operand::Int(1))], // #5 %11 %12
         ],
@@ -102,22 +136,57 @@ fn fold_one(op: BinaryOp, x: Operand, y: Operand) -> String {
     let ty = stmt.1.clone();
     let mut ir = ir_from_blocks("f", vec![], ty, vec![vec![stmt, ret(v(1))]]);
     run("sccp", &mut ir);
-    dump(&ir).lines().last().unwrap_or_default().trim().to_string()
+    dump(&ir)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim()
+        .to_string()
 }
 
 #[test]
 fn sccp_integer_semantics() {
-    assert_eq!(fold_one(BinaryOp::IAdd, Operand::Int(i64::MAX), Operand::Int(1)), format!("%1 = return {}", i64::MIN));
-    assert_eq!(fold_one(BinaryOp::IDiv, Operand::Int(i64::MIN), Operand::Int(-1)), format!("%1 = return {}", i64::MIN));
-    assert_eq!(fold_one(BinaryOp::IRem, Operand::Int(i64::MIN), Operand::Int(-1)), "%1 = return 0");
-    assert_eq!(fold_one(BinaryOp::IDiv, Operand::Int(-7), Operand::Int(2)), "%1 = return -3");
-    assert_eq!(fold_one(BinaryOp::IRem, Operand::Int(-7), Operand::Int(2)), "%1 = return -1");
-    assert_eq!(fold_one(BinaryOp::IShl, Operand::Int(1), Operand::Int(65)), "%1 = return 2");
-    assert_eq!(fold_one(BinaryOp::IShr, Operand::Int(-8), Operand::Int(66)), "%1 = return -2");
-    assert_eq!(fold_one(BinaryOp::ICmp(Cmp::Ult), Operand::Int(-1), Operand::Int(3)), "%1 = return false");
+    assert_eq!(
+        fold_one(BinaryOp::IAdd, Operand::Int(i64::MAX), Operand::Int(1)),
+        format!("%1 = return {}", i64::MIN)
+    );
+    assert_eq!(
+        fold_one(BinaryOp::IDiv, Operand::Int(i64::MIN), Operand::Int(-1)),
+        format!("%1 = return {}", i64::MIN)
+    );
+    assert_eq!(
+        fold_one(BinaryOp::IRem, Operand::Int(i64::MIN), Operand::Int(-1)),
+        "%1 = return 0"
+    );
+    assert_eq!(
+        fold_one(BinaryOp::IDiv, Operand::Int(-7), Operand::Int(2)),
+        "%1 = return -3"
+    );
+    assert_eq!(
+        fold_one(BinaryOp::IRem, Operand::Int(-7), Operand::Int(2)),
+        "%1 = return -1"
+    );
+    assert_eq!(
+        fold_one(BinaryOp::IShl, Operand::Int(1), Operand::Int(65)),
+        "%1 = return 2"
+    );
+    assert_eq!(
+        fold_one(BinaryOp::IShr, Operand::Int(-8), Operand::Int(66)),
+        "%1 = return -2"
+    );
+    assert_eq!(
+        fold_one(BinaryOp::ICmp(Cmp::Ult), Operand::Int(-1), Operand::Int(3)),
+        "%1 = return false"
+    );
     // Never folded: the division by zero must still happen at run time.
-    assert_eq!(fold_one(BinaryOp::IDiv, Operand::Int(1), Operand::Int(0)), "%2 = return %1");
-    assert_eq!(fold_one(BinaryOp::IRem, Operand::Int(1), Operand::Int(0)), "%2 = return %1");
+    assert_eq!(
+        fold_one(BinaryOp::IDiv, Operand::Int(1), Operand::Int(0)),
+        "%2 = return %1"
+    );
+    assert_eq!(
+        fold_one(BinaryOp::IRem, Operand::Int(1), Operand::Int(0)),
+        "%2 = return %1"
+    );
 }
 
 #[test]
@@ -128,15 +197,34 @@ fn sccp_keeps_the_raise_of_a_constant_division_by_zero() {
         vec![],
         Type::Int,
         vec![
-            vec![(Inst::Copy(Operand::Int(0)), Type::Int), bin(BinaryOp::ICmp(Cmp::Ne), v(1), Operand::Int(0)), br(v(2), 3)],
+            vec![
+                (Inst::Copy(Operand::Int(0)), Type::Int),
+                bin(BinaryOp::ICmp(Cmp::Ne), v(1), Operand::Int(0)),
+                br(v(2), 3),
+            ],
             vec![bin(BinaryOp::IDiv, Operand::Int(10), v(1)), ret(v(4))],
-            vec![(Inst::Raise { kind: RaiseKind::DivisionByZero, args: vec![] }, Type::Void), (Inst::Unwind, Type::Void)],
+            vec![
+                (
+                    Inst::Raise {
+                        kind: RaiseKind::DivisionByZero,
+                        args: vec![],
+                    },
+                    Type::Void,
+                ),
+                (Inst::Unwind, Type::Void),
+            ],
         ],
     );
     let c = run("sccp", &mut ir);
     assert_eq!(
         dump(&ir),
-        text(&["#1 () -> (#2)", "  %1 = goto #2", "#2 (#1) -> ()", "  %2 = raise DivisionByZero()", "  %3 = unwind"])
+        text(&[
+            "#1 () -> (#2)",
+            "  %1 = goto #2",
+            "#2 (#1) -> ()",
+            "  %2 = raise DivisionByZero()",
+            "  %3 = unwind"
+        ])
     );
     assert_eq!(c.get("sccp.branches"), 1);
 }
@@ -178,7 +266,18 @@ fn dce_removes_a_dead_phi_cycle_but_keeps_effects() {
 fn dce_keeps_the_fact_bounds_of_a_live_pi() {
     // %2 = _1 + 1 is used only as the bound of the π, which is printed:
     // a fact bound is a use, so %2 stays; the unused %3 goes.
-    let pi = |hi: Operand| (Inst::Pi { value: Operand::Arg(0), fact: Fact::Range { lo: None, hi: Some(hi) } }, Type::Int);
+    let pi = |hi: Operand| {
+        (
+            Inst::Pi {
+                value: Operand::Arg(0),
+                fact: Fact::Range {
+                    lo: None,
+                    hi: Some(hi),
+                },
+            },
+            Type::Int,
+        )
+    };
     let mut ir = ir_from_blocks(
         "f",
         vec![Type::Int],
@@ -213,12 +312,12 @@ fn simplifycfg_threads_empty_blocks_and_merges_chains() {
         vec![Type::Bool],
         Type::Int,
         vec![
-            vec![br(Operand::Arg(0), 3)],                                    // #1
-            vec![goto(4)],                                                   // #2
-            vec![goto(4)],                                                   // #3
+            vec![br(Operand::Arg(0), 3)],                                      // #1
+            vec![goto(4)],                                                     // #2
+            vec![goto(4)],                                                     // #3
             vec![phi(&[(2, Operand::Int(1)), (3, Operand::Int(2))]), goto(5)], // #4 %4 %5
-            vec![print(v(4)), goto(6)],                                      // #5
-            vec![ret(Operand::Int(0))],                                      // #6
+            vec![print(v(4)), goto(6)],                                        // #5
+            vec![ret(Operand::Int(0))],                                        // #6
         ],
     );
     let c = run("simplifycfg", &mut ir);
@@ -249,11 +348,17 @@ fn simplifycfg_folds_a_constant_branch() {
             vec![br(Operand::Bool(false), 3)],
             vec![print(Operand::Int(1)), goto(4)],
             vec![print(Operand::Int(2)), goto(4)],
-            vec![phi(&[(2, Operand::Int(1)), (3, Operand::Int(2))]), ret(v(6))],
+            vec![
+                phi(&[(2, Operand::Int(1)), (3, Operand::Int(2))]),
+                ret(v(6)),
+            ],
         ],
     );
     let c = run("simplifycfg", &mut ir);
-    assert_eq!(dump(&ir), text(&["#1 () -> ()", "  %1 = PrintInt(2)", "  %2 = return 2"]));
+    assert_eq!(
+        dump(&ir),
+        text(&["#1 () -> ()", "  %1 = PrintInt(2)", "  %2 = return 2"])
+    );
     assert_eq!(c.get("simplifycfg.branches"), 1);
 }
 
@@ -266,13 +371,13 @@ fn loops_get_a_dedicated_preheader_and_exit() {
         vec![Type::Bool, Type::Int],
         Type::Int,
         vec![
-            vec![br(Operand::Arg(0), 4)],                       // #1 %1: true -> #2, false -> #4
-            vec![print(Operand::Int(2))],                       // #2 %2 falls into #3
+            vec![br(Operand::Arg(0), 4)], // #1 %1: true -> #2, false -> #4
+            vec![print(Operand::Int(2))], // #2 %2 falls into #3
             vec![
-                phi(&[(2, Operand::Int(0)), (3, v(4))]),       // #3 %3
-                bin(BinaryOp::IAdd, v(3), Operand::Int(1)),    // %4
+                phi(&[(2, Operand::Int(0)), (3, v(4))]),             // #3 %3
+                bin(BinaryOp::IAdd, v(3), Operand::Int(1)),          // %4
                 bin(BinaryOp::ICmp(Cmp::Lt), v(4), Operand::Arg(1)), // %5
-                br(v(5), 3),                                   // %6: loop back while %5 false
+                br(v(5), 3),                                         // %6: loop back while %5 false
             ],
             vec![phi(&[(1, Operand::Int(-1)), (3, v(4))]), ret(v(7))], // #4 %7 %8
         ],
@@ -307,8 +412,8 @@ fn loops_merge_two_outside_entries_in_a_preheader_phi() {
         vec![Type::Bool, Type::Int],
         Type::Int,
         vec![
-            vec![br(Operand::Arg(0), 3)],                     // #1 -> #2 | #3
-            vec![goto(3)],                                    // #2 -> #3 (second entry edge... see below)
+            vec![br(Operand::Arg(0), 3)], // #1 -> #2 | #3
+            vec![goto(3)],                // #2 -> #3 (second entry edge... see below)
             vec![
                 phi(&[(1, Operand::Int(10)), (2, Operand::Int(20)), (3, v(4))]),
                 bin(BinaryOp::IAdd, v(3), Operand::Int(1)),
@@ -347,8 +452,20 @@ fn pipeline_table_levels_and_pass_lists() {
     assert_eq!(
         opt::default_passes(2),
         vec![
-            "sccp", "dce", "simplifycfg", "inline", "loops", "cse", "checks", "rotate", "gvn_load", "licm", "gvn_load.late",
-            "cse.late", "simplifycfg.late", "dse"
+            "sccp",
+            "dce",
+            "simplifycfg",
+            "inline",
+            "loops",
+            "cse",
+            "checks",
+            "rotate",
+            "gvn_load",
+            "licm",
+            "gvn_load.late",
+            "cse.late",
+            "simplifycfg.late",
+            "dse"
         ]
     );
     assert_eq!(opt::parse_pass_list("dce,sccp"), Ok(vec!["dce", "sccp"]));
@@ -358,7 +475,10 @@ fn pipeline_table_levels_and_pass_lists() {
     let err = opt::parse_pass_list("dce,bogus").unwrap_err();
     assert!(err.contains("unknown pass `bogus`"), "{err}");
     assert_eq!(err.matches("`sccp`").count(), 0, "{err}");
-    assert!(err.contains("sccp, dce, simplifycfg,") && err.contains("cse.late"), "every row is listed: {err}");
+    assert!(
+        err.contains("sccp, dce, simplifycfg,") && err.contains("cse.late"),
+        "every row is listed: {err}"
+    );
     let mut c = Counters::default();
     c.add("sccp.consts", 3);
     c.add("dce.removed", 1);
@@ -373,24 +493,41 @@ fn pass_table_rows_are_unique_and_explicit() {
         assert!(!names[..i].contains(n), "row name `{n}` is not unique");
     }
     // A later run is its own row, running the same function.
-    let (early, late) = (opt::find_pass("cse").expect("cse"), opt::find_pass("cse.late").expect("cse.late"));
-    assert!(matches!((early.run, late.run), (opt::PassFn::Function(a), opt::PassFn::Function(b)) if a as usize == b as usize));
+    let (early, late) = (
+        opt::find_pass("cse").expect("cse"),
+        opt::find_pass("cse.late").expect("cse.late"),
+    );
+    assert!(
+        matches!((early.run, late.run), (opt::PassFn::Function(a), opt::PassFn::Function(b)) if a as usize == b as usize)
+    );
     // `pi` is in no default pipeline, explicitly.
     assert_eq!(opt::find_pass("pi").expect("pi").level, None);
     assert!(!opt::default_passes(2).contains(&"pi"));
     let listing = opt::describe_passes();
     assert_eq!(listing.lines().count(), opt::PASSES.len());
-    assert!(listing.lines().any(|l| l.starts_with("pi ") && l.contains(" -  ")), "{listing}");
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.starts_with("pi ") && l.contains(" -  ")),
+        "{listing}"
+    );
 }
 
 #[test]
 fn pass_order_prerequisites_are_checked() {
     for level in 0..=2 {
-        assert_eq!(opt::check_order(&opt::default_passes(level)), Ok(()), "-O{level}");
+        assert_eq!(
+            opt::check_order(&opt::default_passes(level)),
+            Ok(()),
+            "-O{level}"
+        );
     }
     for pass in ["licm", "rotate"] {
         let err = opt::parse_pass_list(&format!("sccp,{pass},loops")).unwrap_err();
-        assert!(err.contains(&format!("pass `{pass}` needs `loops` earlier")), "{err}");
+        assert!(
+            err.contains(&format!("pass `{pass}` needs `loops` earlier")),
+            "{err}"
+        );
         assert!(opt::parse_pass_list(&format!("loops,{pass}")).is_ok());
     }
 }
@@ -399,19 +536,46 @@ fn pass_order_prerequisites_are_checked() {
 fn command_line_flags_select_the_pipeline() {
     use clap::Parser;
     use toyc::driver::cli::{Cli, Command};
-    let cli = Cli::try_parse_from(["toyc", "ir", "--passes=dce,sccp", "--print-after=all", "--print-before=dce", "--stats", "--time-passes", "f.toy"])
-        .expect("flags parse");
-    let Command::Ir { build, .. } = cli.command else { panic!("not the ir command") };
+    let cli = Cli::try_parse_from([
+        "toyc",
+        "ir",
+        "--passes=dce,sccp",
+        "--print-after=all",
+        "--print-before=dce",
+        "--stats",
+        "--time-passes",
+        "f.toy",
+    ])
+    .expect("flags parse");
+    let Command::Ir { build, .. } = cli.command else {
+        panic!("not the ir command")
+    };
     assert!(build.stats && build.time_passes);
     let opts = toyc::driver::pipeline_options(&build).expect("valid options");
     assert_eq!(opts.passes, vec!["dce", "sccp"]);
     assert_eq!(opts.print_after, opt::PrintSel::All);
     assert_eq!(opts.print_before, opt::PrintSel::Pass("dce".into()));
-    let cli = Cli::try_parse_from(["toyc", "run", "-O0", "--interp", "--profile", "f.toy"]).expect("flags parse");
-    let Command::Run { build, interp, profile, .. } = cli.command else { panic!("not the run command") };
+    let cli = Cli::try_parse_from(["toyc", "run", "-O0", "--interp", "--profile", "f.toy"])
+        .expect("flags parse");
+    let Command::Run {
+        build,
+        interp,
+        profile,
+        ..
+    } = cli.command
+    else {
+        panic!("not the run command")
+    };
     assert!(interp && profile);
-    assert!(toyc::driver::pipeline_options(&build).expect("valid").passes.is_empty());
+    assert!(
+        toyc::driver::pipeline_options(&build)
+            .expect("valid")
+            .passes
+            .is_empty()
+    );
     let cli = Cli::try_parse_from(["toyc", "run", "--passes=nope", "f.toy"]).expect("flags parse");
-    let Command::Run { build, .. } = cli.command else { panic!("not the run command") };
+    let Command::Run { build, .. } = cli.command else {
+        panic!("not the run command")
+    };
     assert_eq!(toyc::driver::pipeline_options(&build).err(), Some(2));
 }

@@ -50,7 +50,11 @@ fn promotes_fields_of_a_fresh_struct_and_of_a_checked_parameter() {
     // exit, the nil-check raises included, stores both fields).
     assert_eq!(count(&ir, "= load"), 2 + 1, "{ir}");
     assert_eq!(count(&ir, "= φ"), 2, "{ir}");
-    assert_eq!(count(&ir, "store %1.sum ="), count(&ir, "store %1.n ="), "{ir}");
+    assert_eq!(
+        count(&ir, "store %1.sum ="),
+        count(&ir, "store %1.n ="),
+        "{ir}"
+    );
 }
 
 #[test]

@@ -105,7 +105,10 @@ fn promotes_after_a_dominating_bounds_check_with_a_store_on_some_paths() {
     // store; no load is left.
     assert_eq!(count(&ir, "store _1[_3]"), 2, "{ir}");
     assert_eq!(count(&ir, "load _1[_3]"), 0, "{ir}");
-    assert!(loop_lines(&ir, "#3").iter().all(|l| !l.contains("_1[")), "{ir}");
+    assert!(
+        loop_lines(&ir, "#3").iter().all(|l| !l.contains("_1[")),
+        "{ir}"
+    );
     // The same through the π fact of the check (`pi` keeps its πs).
     let (c, _, _) = check("e2pi", src, &["loops", "pi", "licm"], "hist");
     assert_eq!(c.get("licm.promoted"), 1);
@@ -128,7 +131,12 @@ fn promotes_distinct_elements_of_one_array() {
     assert_eq!(count(&two, "load %1[0]"), 2, "{two}"); // preheader + return
     assert_eq!(count(&two, "load %1[1]"), 2, "{two}");
     let (_, _, pair) = check("e3b", src, LICM, "pair");
-    assert!(loop_lines(&pair, "#4").iter().all(|l| !l.contains("load _1[") && !l.contains("store _1[")), "{pair}");
+    assert!(
+        loop_lines(&pair, "#4")
+            .iter()
+            .all(|l| !l.contains("load _1[") && !l.contains("store _1[")),
+        "{pair}"
+    );
 }
 
 #[test]
@@ -156,7 +164,12 @@ fn calls_block_promotion_only_when_they_touch_such_elements() {
     assert_eq!(c.get("licm.promoted"), 1);
     for f in ["w", "r"] {
         let (_, _, ir) = check("e5b", src, LICM, f);
-        assert!(loop_lines(&ir, "#2").iter().any(|l| l.contains("store %1[")), "{f} keeps its stores:\n{ir}");
+        assert!(
+            loop_lines(&ir, "#2")
+                .iter()
+                .any(|l| l.contains("store %1[")),
+            "{f} keeps its stores:\n{ir}"
+        );
     }
     let (_, _, ok) = check("e5c", src, LICM, "ok");
     // Stored at the normal exit and on the unwind edge of `invoke scale`.
@@ -232,7 +245,10 @@ fn an_exception_leaving_the_loop_sees_the_promoted_element() {
         fn main() { print(count([1, 2, 5], 7)); print(count([1, 2, 5, 4], 5)); print(count([1, 0, 5], 7)); \
         let h = [0.0]; try { outer(h, [5, 2, 0, 1]); } catch e { print(e, h[0]); } print(h[0]); }\n";
     let (c, out, count_ir) = check("e10", src, LICM, "count");
-    assert_eq!(out, "178\nstop 158\n158\ndivision by zero 101\n101\ndivision by zero 10.0\n10.0\n");
+    assert_eq!(
+        out,
+        "178\nstop 158\n158\ndivision by zero 101\n101\ndivision by zero 10.0\n10.0\n"
+    );
     assert_eq!(c.get("licm.promoted"), 2);
     // count: normal exit, the throw and the division by zero.
     assert_eq!(count(&count_ir, "store %1[1]"), 1 + 3, "{count_ir}");
@@ -250,15 +266,20 @@ fn element_promotion_survives_the_full_pipeline() {
     // copy of the loop in main) and without `rotate`: its guard makes the
     // return's load a merge of the zero-trip path and the loop exit, and
     // `gvn_load` forwards no φ of two stores, so `acc` would stay.
-    let all: Vec<&'static str> =
-        toyc::opt::default_passes(2).into_iter().filter(|p| *p != "inline" && *p != "rotate").collect();
+    let all: Vec<&'static str> = toyc::opt::default_passes(2)
+        .into_iter()
+        .filter(|p| *p != "inline" && *p != "rotate")
+        .collect();
     let (c, out, ir) = check("e11", src, &all, "sum");
     assert_eq!(out, "4950\n");
     assert_eq!(c.get("licm.promoted"), 1);
     // After promotion, the second `gvn_load` forwards the exit store to the
     // return's load and `dse` removes the now unread allocation: the sum is
     // a φ and `acc` is gone.
-    assert!(!ir.contains("load %") && !ir.contains("store ") && !ir.contains("new ["), "{ir}");
+    assert!(
+        !ir.contains("load %") && !ir.contains("store ") && !ir.contains("new ["),
+        "{ir}"
+    );
 }
 
 #[test]

@@ -4,8 +4,8 @@
 
 use crate::memssa_support;
 
-use memssa_support::*;
 use memssa_support::check_module as check;
+use memssa_support::*;
 
 const ROT: &[&str] = &["loops", "rotate"];
 

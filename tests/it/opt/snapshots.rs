@@ -7,9 +7,14 @@ use toyc::opt::{self, PassCtx};
 
 fn pipeline_text(name: &str, source: &str) -> String {
     let mut module = memssa_support::compile(name, source);
-    let user: Vec<usize> = (0..module.funcs.len()).filter(|&i| !module.funcs[i].name.contains('<')).collect();
+    let user: Vec<usize> = (0..module.funcs.len())
+        .filter(|&i| !module.funcs[i].name.contains('<'))
+        .collect();
     let show = |m: &toyc::ir::Module| -> String {
-        user.iter().map(|&i| toyc::ir::print::print_function(&m.funcs[i], &m.program, None)).collect::<Vec<_>>().join("\n")
+        user.iter()
+            .map(|&i| toyc::ir::print::print_function(&m.funcs[i], &m.program, None))
+            .collect::<Vec<_>>()
+            .join("\n")
     };
     let mut out = format!("=== ssa\n{}", show(&module));
     for pass in opt::default_passes(2) {
@@ -24,11 +29,19 @@ fn pipeline_text(name: &str, source: &str) -> String {
             }
             opt::PassFn::Module(run) => run(&mut module, &mut ctx),
         }
-        assert!(ctx.memssa_errors.is_empty(), "MemorySSA verifier after {pass}: {:?}", ctx.memssa_errors);
+        assert!(
+            ctx.memssa_errors.is_empty(),
+            "MemorySSA verifier after {pass}: {:?}",
+            ctx.memssa_errors
+        );
         if let Err(e) = toyc::ir::verify::verify_module(&module) {
             panic!("verifier after {pass}: {e:?}\n{}", show(&module));
         }
-        out += &format!("\n=== after {pass}\n{}{}", ctx.counters.render(), show(&module));
+        out += &format!(
+            "\n=== after {pass}\n{}{}",
+            ctx.counters.render(),
+            show(&module)
+        );
     }
     out
 }

@@ -38,11 +38,19 @@ fn diamond_has_one_phi_per_variable_assigned_in_an_arm_and_used() {
         let_(w, int(0)),
         if_(
             f.var(c),
-            vec![set(x, f.var(a)), set(y, bin(BinOp::Add, f.var(a), int(1))), set(w, int(7))],
+            vec![
+                set(x, f.var(a)),
+                set(y, bin(BinOp::Add, f.var(a), int(1))),
+                set(w, int(7)),
+            ],
             vec![set(x, int(5)), set(w, int(8))],
         ),
         // w is assigned in both arms but never used afterwards: no φ.
-        ret(Some(bin(BinOp::Add, bin(BinOp::Add, f.var(x), f.var(y)), f.var(z)))),
+        ret(Some(bin(
+            BinOp::Add,
+            bin(BinOp::Add, f.var(x), f.var(y)),
+            f.var(z),
+        ))),
     ];
     let m = build(program(vec![f.finish("f", Type::Int, body)]));
     assert_eq!(phis(&m.funcs[0]), 2, "{}", text(&m, 0));
@@ -63,7 +71,10 @@ fn variable_unchanged_in_a_loop_gets_no_phi() {
         while_(
             l,
             bin(BinOp::Lt, f.var(i), int(10)),
-            vec![set(s, bin(BinOp::Add, f.var(s), f.var(k))), set(i, bin(BinOp::Add, f.var(i), int(1)))],
+            vec![
+                set(s, bin(BinOp::Add, f.var(s), f.var(k))),
+                set(i, bin(BinOp::Add, f.var(i), int(1))),
+            ],
         ),
         ret(Some(f.var(s))),
     ];
@@ -92,7 +103,10 @@ fn nested_loops() {
                 j,
                 int(0),
                 f.var(n),
-                vec![set(s, bin(BinOp::Add, f.var(s), bin(BinOp::Mul, f.var(i), f.var(j))))],
+                vec![set(
+                    s,
+                    bin(BinOp::Add, f.var(s), bin(BinOp::Mul, f.var(i), f.var(j))),
+                )],
             )],
         ),
         ret(Some(f.var(s))),
@@ -145,14 +159,26 @@ fn phis_that_only_feed_each_other_are_removed() {
     let body = vec![
         let_(x, f.var(a)),
         let_(y, f.var(a)),
-        while_(l, f.var(c1), vec![if_(f.var(c2), vec![let_(t, f.var(x)), set(x, f.var(y)), set(y, f.var(t))], vec![])]),
+        while_(
+            l,
+            f.var(c1),
+            vec![if_(
+                f.var(c2),
+                vec![let_(t, f.var(x)), set(x, f.var(y)), set(y, f.var(t))],
+                vec![],
+            )],
+        ),
         ret(Some(bin(BinOp::Add, f.var(x), f.var(y)))),
     ];
     let m = build(program(vec![f.finish("f", Type::Int, body)]));
     let code = &m.funcs[0];
     assert_eq!(phis(code), 0, "{}", text(&m, 0));
     assert!(
-        code.stmts.inst.contains(&Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Arg(0))),
+        code.stmts.inst.contains(&Inst::Binary(
+            BinaryOp::IAdd,
+            Operand::Arg(0),
+            Operand::Arg(0)
+        )),
         "{}",
         text(&m, 0)
     );
@@ -169,13 +195,27 @@ fn folding_and_local_value_numbering() {
         let_(k, bin(BinOp::Add, int(2), bin(BinOp::Mul, int(3), int(4)))),
         let_(p, bin(BinOp::Mul, f.var(a), int(2))),
         let_(q, bin(BinOp::Mul, f.var(a), int(2))),
-        ret(Some(bin(BinOp::Add, bin(BinOp::Add, f.var(p), f.var(q)), f.var(k)))),
+        ret(Some(bin(
+            BinOp::Add,
+            bin(BinOp::Add, f.var(p), f.var(q)),
+            f.var(k),
+        ))),
     ];
     let m = build(program(vec![f.finish("f", Type::Int, body)]));
     let code = &m.funcs[0];
-    assert_eq!(count(code, |i| matches!(i, Inst::Binary(BinaryOp::IMul, ..))), 1, "{}", text(&m, 0));
+    assert_eq!(
+        count(code, |i| matches!(i, Inst::Binary(BinaryOp::IMul, ..))),
+        1,
+        "{}",
+        text(&m, 0)
+    );
     // 2 + 3 * 4 folded into the final add's operand.
-    assert_eq!(count(code, |i| matches!(i, Inst::Binary(_, _, Operand::Int(14)))), 1, "{}", text(&m, 0));
+    assert_eq!(
+        count(code, |i| matches!(i, Inst::Binary(_, _, Operand::Int(14)))),
+        1,
+        "{}",
+        text(&m, 0)
+    );
     assert_eq!(code.stmts.len(), 4, "{}", text(&m, 0));
 }
 
@@ -191,7 +231,15 @@ fn division_is_checked_on_a_cold_path() {
         .stmts
         .inst
         .iter()
-        .position(|i| matches!(i, Inst::Raise { kind: RaiseKind::DivisionByZero, .. }))
+        .position(|i| {
+            matches!(
+                i,
+                Inst::Raise {
+                    kind: RaiseKind::DivisionByZero,
+                    ..
+                }
+            )
+        })
         .expect("a raise");
     assert!(code.stmts.flags[raise].contains(Flags::COLD));
     assert_eq!(count(code, |i| matches!(i, Inst::Unwind)), 1);
@@ -203,7 +251,12 @@ fn division_is_checked_on_a_cold_path() {
     let a = g.param("a", Type::Int);
     let body = vec![ret(Some(bin(BinOp::Div, g.var(a), int(-1))))];
     let m = build(program(vec![g.finish("g", Type::Int, body)]));
-    assert_eq!(count(&m.funcs[0], |i| matches!(i, Inst::Raise { .. })), 0, "{}", text(&m, 0));
+    assert_eq!(
+        count(&m.funcs[0], |i| matches!(i, Inst::Raise { .. })),
+        0,
+        "{}",
+        text(&m, 0)
+    );
 }
 
 #[test]
@@ -223,13 +276,25 @@ fn may_throw_is_computed_over_the_call_graph() {
         f1.finish("f1", Type::Int, body)
     };
     let f2 = F::new();
-    let f2 = f2.finish("main", Type::Int, vec![ret(Some(call(3, vec![int(3)], Type::Int)))]);
+    let f2 = f2.finish(
+        "main",
+        Type::Int,
+        vec![ret(Some(call(3, vec![int(3)], Type::Int)))],
+    );
     let mut f3 = F::new();
     let n = f3.param("n", Type::Int);
     let f3 = {
         let body = vec![
-            if_(bin(BinOp::Le, f3.var(n), int(0)), vec![ret(Some(int(0)))], vec![]),
-            ret(Some(call(3, vec![bin(BinOp::Sub, f3.var(n), int(1))], Type::Int))),
+            if_(
+                bin(BinOp::Le, f3.var(n), int(0)),
+                vec![ret(Some(int(0)))],
+                vec![],
+            ),
+            ret(Some(call(
+                3,
+                vec![bin(BinOp::Sub, f3.var(n), int(1))],
+                Type::Int,
+            ))),
         ];
         f3.finish("f3", Type::Int, body)
     };
@@ -247,13 +312,25 @@ fn short_circuit_conditions_are_control_flow() {
     let b = f.param("b", Type::Int);
     let cond = bin(
         BinOp::Or,
-        bin(BinOp::And, bin(BinOp::Gt, f.var(a), int(0)), bin(BinOp::Gt, f.var(b), int(0))),
+        bin(
+            BinOp::And,
+            bin(BinOp::Gt, f.var(a), int(0)),
+            bin(BinOp::Gt, f.var(b), int(0)),
+        ),
         bin(BinOp::Eq, f.var(a), f.var(b)),
     );
-    let body = vec![if_(cond, vec![ret(Some(int(1)))], vec![]), ret(Some(int(0)))];
+    let body = vec![
+        if_(cond, vec![ret(Some(int(1)))], vec![]),
+        ret(Some(int(0))),
+    ];
     let m = build(program(vec![f.finish("f", Type::Int, body)]));
     let code = &m.funcs[0];
-    assert_eq!(count(code, |i| matches!(i, Inst::GotoIfNot { .. })), 3, "{}", text(&m, 0));
+    assert_eq!(
+        count(code, |i| matches!(i, Inst::GotoIfNot { .. })),
+        3,
+        "{}",
+        text(&m, 0)
+    );
     assert_eq!(phis(code), 0);
 }
 
@@ -267,14 +344,28 @@ fn try_catch_feeds_the_handler_through_phic() {
     let body = vec![
         let_(x, int(1)),
         let_(y, int(5)),
-        try_(vec![set(x, int(2)), throw("boom")], msg, vec![ret(Some(f.var(x)))]),
+        try_(
+            vec![set(x, int(2)), throw("boom")],
+            msg,
+            vec![ret(Some(f.var(x)))],
+        ),
         ret(Some(int(0))),
     ];
     let m = build(program(vec![f.finish("main", Type::Int, body)]));
     let code = &m.funcs[0];
     // One φᶜ (x, used in the handler) with two ϒ; y's φᶜ is dropped.
-    assert_eq!(count(code, |i| matches!(i, Inst::PhiC { .. })), 1, "{}", text(&m, 0));
-    assert_eq!(count(code, |i| matches!(i, Inst::Upsilon(_))), 2, "{}", text(&m, 0));
+    assert_eq!(
+        count(code, |i| matches!(i, Inst::PhiC { .. })),
+        1,
+        "{}",
+        text(&m, 0)
+    );
+    assert_eq!(
+        count(code, |i| matches!(i, Inst::Upsilon(_))),
+        2,
+        "{}",
+        text(&m, 0)
+    );
     assert_eq!(count(code, |i| matches!(i, Inst::TakeException)), 1);
 }
 
@@ -298,7 +389,10 @@ fn long_chains_do_not_overflow_the_stack() {
         .stack_size(256 * 1024)
         .spawn(move || {
             let m = toyc::ssa::build_module(std::sync::Arc::new(p));
-            (phis(&m.funcs[0]), toyc::ir::verify::verify_module(&m).is_ok())
+            (
+                phis(&m.funcs[0]),
+                toyc::ir::verify::verify_module(&m).is_ok(),
+            )
         })
         .unwrap();
     let (n, ok) = handle.join().expect("no stack overflow");

@@ -6,7 +6,10 @@ use toyc::ir::{BinaryOp, Cmp, Flags, Inst, Loc, Operand, RaiseKind};
 use toyc::sema::hir::{BinOp, ExprKind, Place, StructId, Type};
 
 fn raises(f: &toyc::ir::IrCode, kind: RaiseKind) -> usize {
-    count(f, |i| matches!(i, Inst::Raise { kind: k, .. } if *k == kind))
+    count(
+        f,
+        |i| matches!(i, Inst::Raise { kind: k, .. } if *k == kind),
+    )
 }
 
 #[test]
@@ -17,16 +20,38 @@ fn array_index_is_bounds_checked_with_one_unsigned_compare() {
     let body = vec![ret(Some(index(f.var(a), f.var(i), Type::Int)))];
     let m = build(with_heap(program(vec![f.finish("f", Type::Int, body)])));
     let code = &m.funcs[0];
-    assert_eq!(count(code, |x| matches!(x, Inst::Load { loc: Loc::ArrayLen, .. })), 1, "{}", text(&m, 0));
-    assert_eq!(count(code, |x| matches!(x, Inst::Binary(BinaryOp::ICmp(Cmp::Ult), Operand::Arg(1), _))), 1);
-    let r = code
-        .stmts
-        .inst
-        .iter()
-        .position(|x| matches!(x, Inst::Raise { kind: RaiseKind::IndexOutOfBounds, args } if args.len() == 2));
+    assert_eq!(
+        count(code, |x| matches!(
+            x,
+            Inst::Load {
+                loc: Loc::ArrayLen,
+                ..
+            }
+        )),
+        1,
+        "{}",
+        text(&m, 0)
+    );
+    assert_eq!(
+        count(code, |x| matches!(
+            x,
+            Inst::Binary(BinaryOp::ICmp(Cmp::Ult), Operand::Arg(1), _)
+        )),
+        1
+    );
+    let r = code.stmts.inst.iter().position(
+        |x| matches!(x, Inst::Raise { kind: RaiseKind::IndexOutOfBounds, args } if args.len() == 2),
+    );
     assert!(code.stmts.flags[r.expect("raise")].contains(Flags::COLD));
     assert_eq!(
-        count(code, |x| matches!(x, Inst::Load { loc: Loc::ArrayElem(Type::Int), index: Some(Operand::Arg(1)), .. })),
+        count(code, |x| matches!(
+            x,
+            Inst::Load {
+                loc: Loc::ArrayElem(Type::Int),
+                index: Some(Operand::Arg(1)),
+                ..
+            }
+        )),
         1
     );
 }
@@ -45,17 +70,25 @@ fn field_access_is_nil_checked_unless_the_struct_is_fresh() {
     );
     let body = vec![
         let_(q, lit),
-        ret(Some(bin(BinOp::Add, field(f.var(p), 0, 0, Type::Int), field(f.var(q), 0, 0, Type::Int)))),
+        ret(Some(bin(
+            BinOp::Add,
+            field(f.var(p), 0, 0, Type::Int),
+            field(f.var(q), 0, 0, Type::Int),
+        ))),
     ];
     let m = build(with_heap(program(vec![f.finish("f", Type::Int, body)])));
     let code = &m.funcs[0];
-    assert_eq!(raises(code, RaiseKind::NilDereference), 1, "{}", text(&m, 0));
-    // Fields in declaration order.
-    assert!(
-        code.stmts
-            .inst
-            .contains(&Inst::NewStruct { strukt: StructId(0), fields: vec![Operand::Int(1), Operand::Float(2.0)] })
+    assert_eq!(
+        raises(code, RaiseKind::NilDereference),
+        1,
+        "{}",
+        text(&m, 0)
     );
+    // Fields in declaration order.
+    assert!(code.stmts.inst.contains(&Inst::NewStruct {
+        strukt: StructId(0),
+        fields: vec![Operand::Int(1), Operand::Float(2.0)]
+    }));
 }
 
 #[test]
@@ -65,28 +98,87 @@ fn array_repeat_checks_the_length_and_literals_store_elements() {
     let a = f.local("a", arr(Type::Int));
     let b = f.local("b", arr(Type::Int));
     let body = vec![
-        let_(a, e(ExprKind::ArrayRepeat { value: Box::new(int(7)), count: Box::new(f.var(n)) }, arr(Type::Int))),
-        let_(b, e(ExprKind::ArrayLit(vec![int(1), int(2), int(3)]), arr(Type::Int))),
-        ret(Some(bin(BinOp::Add, index(f.var(a), int(0), Type::Int), index(f.var(b), int(2), Type::Int)))),
+        let_(
+            a,
+            e(
+                ExprKind::ArrayRepeat {
+                    value: Box::new(int(7)),
+                    count: Box::new(f.var(n)),
+                },
+                arr(Type::Int),
+            ),
+        ),
+        let_(
+            b,
+            e(
+                ExprKind::ArrayLit(vec![int(1), int(2), int(3)]),
+                arr(Type::Int),
+            ),
+        ),
+        ret(Some(bin(
+            BinOp::Add,
+            index(f.var(a), int(0), Type::Int),
+            index(f.var(b), int(2), Type::Int),
+        ))),
     ];
     let m = build(with_heap(program(vec![f.finish("f", Type::Int, body)])));
     let code = &m.funcs[0];
-    assert_eq!(raises(code, RaiseKind::NegativeArrayLength), 1, "{}", text(&m, 0));
+    assert_eq!(
+        raises(code, RaiseKind::NegativeArrayLength),
+        1,
+        "{}",
+        text(&m, 0)
+    );
     assert_eq!(count(code, |x| matches!(x, Inst::NewArray { .. })), 2);
-    assert_eq!(count(code, |x| matches!(x, Inst::Store { loc: Loc::ArrayElem(_), .. })), 2, "{}", text(&m, 0));
+    assert_eq!(
+        count(code, |x| matches!(
+            x,
+            Inst::Store {
+                loc: Loc::ArrayElem(_),
+                ..
+            }
+        )),
+        2,
+        "{}",
+        text(&m, 0)
+    );
 }
 
 #[test]
 fn globals_are_loads_and_stores() {
     let f = F::new();
     let body = vec![
-        set_place(Place::Global(toyc::sema::hir::GlobalId(0)), Some(BinOp::Add), int(1)),
+        set_place(
+            Place::Global(toyc::sema::hir::GlobalId(0)),
+            Some(BinOp::Add),
+            int(1),
+        ),
         ret(Some(global(0, Type::Int))),
     ];
     let m = build(with_heap(program(vec![f.finish("f", Type::Int, body)])));
     let code = &m.funcs[0];
-    assert_eq!(count(code, |x| matches!(x, Inst::Load { loc: Loc::Global(_), .. })), 2, "{}", text(&m, 0));
-    assert_eq!(count(code, |x| matches!(x, Inst::Store { loc: Loc::Global(_), .. })), 1);
+    assert_eq!(
+        count(code, |x| matches!(
+            x,
+            Inst::Load {
+                loc: Loc::Global(_),
+                ..
+            }
+        )),
+        2,
+        "{}",
+        text(&m, 0)
+    );
+    assert_eq!(
+        count(code, |x| matches!(
+            x,
+            Inst::Store {
+                loc: Loc::Global(_),
+                ..
+            }
+        )),
+        1
+    );
 }
 
 #[test]
@@ -99,15 +191,39 @@ fn for_each_rereads_the_length_every_step() {
     let l = f.loop_id();
     let body = vec![
         let_(s, int(0)),
-        for_each(l, x, idx, f.var(a), vec![set(s, bin(BinOp::Add, f.var(s), f.var(x)))]),
+        for_each(
+            l,
+            x,
+            idx,
+            f.var(a),
+            vec![set(s, bin(BinOp::Add, f.var(s), f.var(x)))],
+        ),
         ret(Some(f.var(s))),
     ];
     let m = build(with_heap(program(vec![f.finish("f", Type::Int, body)])));
     let code = &m.funcs[0];
     // Index and sum; the length is loaded in the loop header.
     assert_eq!(phis(code), 2, "{}", text(&m, 0));
-    let len = code.stmts.inst.iter().position(|x| matches!(x, Inst::Load { loc: Loc::ArrayLen, .. })).unwrap();
-    let header = code.cfg.blocks.iter().find(|b| b.stmts.contains(&(len as u32))).unwrap();
+    let len = code
+        .stmts
+        .inst
+        .iter()
+        .position(|x| {
+            matches!(
+                x,
+                Inst::Load {
+                    loc: Loc::ArrayLen,
+                    ..
+                }
+            )
+        })
+        .unwrap();
+    let header = code
+        .cfg
+        .blocks
+        .iter()
+        .find(|b| b.stmts.contains(&(len as u32)))
+        .unwrap();
     assert_eq!(header.preds.len(), 2, "{}", text(&m, 0));
     // The element load needs no bounds check: the header's test covers it.
     assert_eq!(raises(code, RaiseKind::IndexOutOfBounds), 0);
@@ -128,9 +244,16 @@ fn nested_try_rethrows_to_the_outer_handler() {
         let_(x, int(0)),
         try_(
             vec![try_(
-                vec![set(x, int(1)), s(toyc::sema::hir::StmtKind::Expr(call(0, vec![], Type::Void))), set(x, int(2))],
+                vec![
+                    set(x, int(1)),
+                    s(toyc::sema::hir::StmtKind::Expr(call(0, vec![], Type::Void))),
+                    set(x, int(2)),
+                ],
                 e1,
-                vec![set(x, int(3)), s(toyc::sema::hir::StmtKind::Throw(f.var(e1)))],
+                vec![
+                    set(x, int(3)),
+                    s(toyc::sema::hir::StmtKind::Throw(f.var(e1))),
+                ],
             )],
             e2,
             vec![ret(Some(f.var(x)))],
@@ -141,7 +264,12 @@ fn nested_try_rethrows_to_the_outer_handler() {
     let code = &m.funcs[1];
     // Outer φᶜ for x (ϒ at entry, after each of the three assignments);
     // the inner φᶜ is unused (the inner handler only assigns x).
-    assert_eq!(count(code, |i| matches!(i, Inst::PhiC { .. })), 1, "{}", text(&m, 1));
+    assert_eq!(
+        count(code, |i| matches!(i, Inst::PhiC { .. })),
+        1,
+        "{}",
+        text(&m, 1)
+    );
     let phic = code.stmts.inst.iter().find_map(|i| match i {
         Inst::PhiC { upsilons } => Some(upsilons.len()),
         _ => None,
@@ -150,5 +278,10 @@ fn nested_try_rethrows_to_the_outer_handler() {
     assert_eq!(count(code, |i| matches!(i, Inst::TakeException)), 2);
     // Only the call may throw on the path to the inner handler; the
     // rethrow goes to the outer one; nothing unwinds out of main.
-    assert_eq!(count(code, |i| matches!(i, Inst::Unwind)), 0, "{}", text(&m, 1));
+    assert_eq!(
+        count(code, |i| matches!(i, Inst::Unwind)),
+        0,
+        "{}",
+        text(&m, 1)
+    );
 }

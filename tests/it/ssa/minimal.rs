@@ -7,7 +7,9 @@ use std::sync::Arc;
 use toyc::ir::{Inst, IrCode, Operand, Value};
 
 fn toy_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for p in entries {
@@ -69,7 +71,9 @@ fn constructed_ir_is_minimal_and_pruned() {
     let mut problems = Vec::new();
     for path in &files {
         let mut sources = toyc::span::SourceMap::new();
-        let Ok(program) = toyc::driver::check_file(path, &mut sources) else { continue };
+        let Ok(program) = toyc::driver::check_file(path, &mut sources) else {
+            continue;
+        };
         let m = toyc::ssa::build_module(Arc::new(program));
         if let Err(errs) = toyc::ir::verify::verify_module(&m) {
             problems.push(format!("{}: verifier: {}", path.display(), errs.join("; ")));

@@ -8,15 +8,27 @@ use toyc::sema::hir::FuncId;
 
 /// The same shapes as bench/gen_vars.py (which measures their time).
 fn program(n: usize, shape: &str) -> String {
-    let mut out = vec!["fn main() {".to_string(), "    let c = len(args()) == 0;".to_string()];
+    let mut out = vec![
+        "fn main() {".to_string(),
+        "    let c = len(args()) == 0;".to_string(),
+    ];
     for i in 0..n {
         out.push(format!("    var v{i} = {i};"));
     }
-    let arm = |i: usize| format!("if k > {} {{ v{i} += k; }} else {{ v{i} = v{} - 1; }}", i % 3, (i * 7 + 1) % n);
+    let arm = |i: usize| {
+        format!(
+            "if k > {} {{ v{i} += k; }} else {{ v{i} = v{} - 1; }}",
+            i % 3,
+            (i * 7 + 1) % n
+        )
+    };
     match shape {
         "seq" => {
             for i in 0..n {
-                out.push(format!("    if c {{ v{i} += {}; }} else {{ v{i} -= 1; }}", i % 7 + 1));
+                out.push(format!(
+                    "    if c {{ v{i} += {}; }} else {{ v{i} -= 1; }}",
+                    i % 7 + 1
+                ));
             }
         }
         "loop" => {
@@ -54,7 +66,10 @@ fn steps(src: &str) -> u64 {
     let file = sources.add("scale.toy".into(), None, src.to_string());
     let program = match toyc::sema::analyze(&mut sources, file) {
         Ok(p) => p,
-        Err(d) => panic!("does not compile:\n{}", toyc::diag::render(&sources, &d, false)),
+        Err(d) => panic!(
+            "does not compile:\n{}",
+            toyc::diag::render(&sources, &d, false)
+        ),
     };
     let may_throw = toyc::ssa::throws::may_throw(&program);
     let main = program.main;
@@ -71,7 +86,13 @@ fn lookups_are_linear_in_the_number_of_variables() {
         // Measured: 9 (seq), 17 (loop), 23 (try) steps per variable. A walk
         // along the chain of regions (no shortcut through `env`) takes
         // 4,000 per variable here (8,023,999 steps for `seq`).
-        assert!(large <= 30 * 2000, "{shape}: {large} lookup steps for 2000 variables");
-        assert!(large <= 12 * small, "{shape}: {small} steps for 200 variables, {large} for 2000");
+        assert!(
+            large <= 30 * 2000,
+            "{shape}: {large} lookup steps for 2000 variables"
+        );
+        assert!(
+            large <= 12 * small,
+            "{shape}: {small} steps for 200 variables, {large} for 2000"
+        );
     }
 }

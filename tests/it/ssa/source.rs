@@ -46,36 +46,99 @@ fn phi_counts() {
         ),
     ];
     for (src, want) in cases {
-        assert_eq!(phis_in(src, "f"), *want, "{src}\n{}", show(&ir_of(src), "f"));
+        assert_eq!(
+            phis_in(src, "f"),
+            *want,
+            "{src}\n{}",
+            show(&ir_of(src), "f")
+        );
     }
 }
 
 #[test]
 fn value_numbering_and_folding() {
-    let m = ir_of("fn f(a: int) -> int { let p = a * 2; let q = a * 2; let k = 2 + 3 * 4; return p + q + k; }");
+    let m = ir_of(
+        "fn f(a: int) -> int { let p = a * 2; let q = a * 2; let k = 2 + 3 * 4; return p + q + k; }",
+    );
     let f = func(&m, "f");
-    assert_eq!(count(f, |i| matches!(i, Inst::Binary(BinaryOp::IMul, ..))), 1, "{}", show(&m, "f"));
-    assert!(f.stmts.inst.iter().any(|i| matches!(i, Inst::Binary(BinaryOp::IAdd, _, toyc::ir::Operand::Int(14)))));
+    assert_eq!(
+        count(f, |i| matches!(i, Inst::Binary(BinaryOp::IMul, ..))),
+        1,
+        "{}",
+        show(&m, "f")
+    );
+    assert!(f.stmts.inst.iter().any(|i| matches!(
+        i,
+        Inst::Binary(BinaryOp::IAdd, _, toyc::ir::Operand::Int(14))
+    )));
 }
 
 #[test]
 fn range_end_is_evaluated_once() {
-    let m = ir_of("fn g() -> int { return 5; } fn f() -> int { var s = 0; for i in 0..g() { s += i; } return s; }");
+    let m = ir_of(
+        "fn g() -> int { return 5; } fn f() -> int { var s = 0; for i in 0..g() { s += i; } return s; }",
+    );
     let f = func(&m, "f");
-    assert_eq!(count(f, |i| matches!(i, Inst::Call { .. })), 1, "{}", show(&m, "f"));
+    assert_eq!(
+        count(f, |i| matches!(i, Inst::Call { .. })),
+        1,
+        "{}",
+        show(&m, "f")
+    );
     // The call is in the entry block, before the loop.
-    let call = f.stmts.inst.iter().position(|i| matches!(i, Inst::Call { .. })).unwrap();
-    assert!(f.cfg.blocks[0].stmts.contains(&(call as u32)), "{}", show(&m, "f"));
+    let call = f
+        .stmts
+        .inst
+        .iter()
+        .position(|i| matches!(i, Inst::Call { .. }))
+        .unwrap();
+    assert!(
+        f.cfg.blocks[0].stmts.contains(&(call as u32)),
+        "{}",
+        show(&m, "f")
+    );
 }
 
 #[test]
 fn for_each_reads_the_length_in_the_loop() {
-    let m = ir_of("fn f(a: [int]) -> int { var s = 0; for x in a { push(a, x); s += x; } return s; }");
+    let m =
+        ir_of("fn f(a: [int]) -> int { var s = 0; for x in a { push(a, x); s += x; } return s; }");
     let f = func(&m, "f");
-    let len = f.stmts.inst.iter().position(|i| matches!(i, Inst::Load { loc: Loc::ArrayLen, .. })).unwrap();
-    let blk = f.cfg.blocks.iter().find(|b| b.stmts.contains(&(len as u32))).unwrap();
-    assert!(blk.preds.len() == 2, "the length is loaded in the loop header\n{}", show(&m, "f"));
-    assert_eq!(count(f, |i| matches!(i, Inst::Runtime { func: RuntimeFn::ArrayPush, .. })), 1);
+    let len = f
+        .stmts
+        .inst
+        .iter()
+        .position(|i| {
+            matches!(
+                i,
+                Inst::Load {
+                    loc: Loc::ArrayLen,
+                    ..
+                }
+            )
+        })
+        .unwrap();
+    let blk = f
+        .cfg
+        .blocks
+        .iter()
+        .find(|b| b.stmts.contains(&(len as u32)))
+        .unwrap();
+    assert!(
+        blk.preds.len() == 2,
+        "the length is loaded in the loop header\n{}",
+        show(&m, "f")
+    );
+    assert_eq!(
+        count(f, |i| matches!(
+            i,
+            Inst::Runtime {
+                func: RuntimeFn::ArrayPush,
+                ..
+            }
+        )),
+        1
+    );
 }
 
 #[test]
@@ -85,8 +148,17 @@ fn and_evaluates_its_right_side_only_when_needed() {
          fn f(a: int) -> bool { return a > 0 && g(a); }",
     );
     let f = func(&m, "f");
-    let call = f.stmts.inst.iter().position(|i| matches!(i, Inst::Call { .. })).unwrap() as u32;
-    assert!(!f.cfg.blocks[0].stmts.contains(&call), "the call is not in the entry block\n{}", show(&m, "f"));
+    let call = f
+        .stmts
+        .inst
+        .iter()
+        .position(|i| matches!(i, Inst::Call { .. }))
+        .unwrap() as u32;
+    assert!(
+        !f.cfg.blocks[0].stmts.contains(&call),
+        "the call is not in the entry block\n{}",
+        show(&m, "f")
+    );
     assert_eq!(phis(f), 1, "{}", show(&m, "f"));
 }
 
@@ -97,13 +169,23 @@ fn uncaught_errors_unwind_and_callers_check() {
          fn main() { print(d(1, 0)); }",
     );
     assert_eq!(count(func(&m, "d"), |i| matches!(i, Inst::Unwind)), 1);
-    assert_eq!(count(func(&m, "main"), |i| matches!(i, Inst::NoException)), 1, "{}", show(&m, "main"));
+    assert_eq!(
+        count(func(&m, "main"), |i| matches!(i, Inst::NoException)),
+        1,
+        "{}",
+        show(&m, "main")
+    );
     // A catch in the caller removes the need to unwind.
     let m = ir_of(
         "fn d(a: int, b: int) -> int { return a / b; }
          fn main() { try { print(d(1, 0)); } catch e { print(e); } }",
     );
-    assert_eq!(count(func(&m, "main"), |i| matches!(i, Inst::Unwind)), 0, "{}", show(&m, "main"));
+    assert_eq!(
+        count(func(&m, "main"), |i| matches!(i, Inst::Unwind)),
+        0,
+        "{}",
+        show(&m, "main")
+    );
 }
 
 #[test]
@@ -116,6 +198,16 @@ fn locals_live_into_a_handler_get_phic_and_upsilons() {
     let f = func(&m, "main");
     // a is read in the handler; b is dead; c is unchanged in the region,
     // so its only ϒ is the one at the entry and it needs no φᶜ.
-    assert_eq!(count(f, |i| matches!(i, Inst::PhiC { .. })), 1, "{}", show(&m, "main"));
-    assert_eq!(count(f, |i| matches!(i, Inst::Upsilon(_))), 2, "{}", show(&m, "main"));
+    assert_eq!(
+        count(f, |i| matches!(i, Inst::PhiC { .. })),
+        1,
+        "{}",
+        show(&m, "main")
+    );
+    assert_eq!(
+        count(f, |i| matches!(i, Inst::Upsilon(_))),
+        2,
+        "{}",
+        show(&m, "main")
+    );
 }

@@ -14,7 +14,11 @@ pub struct F {
 
 impl F {
     pub fn new() -> F {
-        F { locals: Vec::new(), params: Vec::new(), loops: 0 }
+        F {
+            locals: Vec::new(),
+            params: Vec::new(),
+            loops: 0,
+        }
     }
     pub fn param(&mut self, name: &str, ty: Type) -> LocalId {
         let l = self.local(name, ty);
@@ -22,7 +26,12 @@ impl F {
         l
     }
     pub fn local(&mut self, name: &str, ty: Type) -> LocalId {
-        self.locals.push(LocalDef { name: name.into(), ty, mutable: true, span: Span::default() });
+        self.locals.push(LocalDef {
+            name: name.into(),
+            ty,
+            mutable: true,
+            span: Span::default(),
+        });
         LocalId(self.locals.len() as u32 - 1)
     }
     pub fn loop_id(&mut self) -> LoopId {
@@ -45,10 +54,17 @@ impl F {
 }
 
 pub fn e(kind: ExprKind, ty: Type) -> Expr {
-    Expr { kind, ty, span: Span::default() }
+    Expr {
+        kind,
+        ty,
+        span: Span::default(),
+    }
 }
 pub fn s(kind: StmtKind) -> Stmt {
-    Stmt { kind, span: Span::default() }
+    Stmt {
+        kind,
+        span: Span::default(),
+    }
 }
 pub fn int(i: i64) -> Expr {
     e(ExprKind::Int(i), Type::Int)
@@ -71,7 +87,13 @@ pub fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
     }
 }
 pub fn call(f: u32, args: Vec<Expr>, ret: Type) -> Expr {
-    e(ExprKind::Call { func: FuncId(f), args }, ret)
+    e(
+        ExprKind::Call {
+            func: FuncId(f),
+            args,
+        },
+        ret,
+    )
 }
 pub fn builtin(b: Builtin, args: Vec<Expr>, ty: Type) -> Expr {
     e(ExprKind::Builtin { builtin: b, args }, ty)
@@ -83,16 +105,34 @@ pub fn let_(l: LocalId, init: Expr) -> Stmt {
     s(StmtKind::Let { local: l, init })
 }
 pub fn set(l: LocalId, value: Expr) -> Stmt {
-    s(StmtKind::Assign { place: Place::Local(l), op: None, value })
+    s(StmtKind::Assign {
+        place: Place::Local(l),
+        op: None,
+        value,
+    })
 }
 pub fn if_(cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>) -> Stmt {
-    s(StmtKind::If { cond, then_block: Block { stmts: then }, else_block: Block { stmts: els } })
+    s(StmtKind::If {
+        cond,
+        then_block: Block { stmts: then },
+        else_block: Block { stmts: els },
+    })
 }
 pub fn while_(id: LoopId, cond: Expr, body: Vec<Stmt>) -> Stmt {
-    s(StmtKind::While { id, cond, body: Block { stmts: body } })
+    s(StmtKind::While {
+        id,
+        cond,
+        body: Block { stmts: body },
+    })
 }
 pub fn for_range(id: LoopId, var: LocalId, start: Expr, end: Expr, body: Vec<Stmt>) -> Stmt {
-    s(StmtKind::ForRange { id, var, start, end, body: Block { stmts: body } })
+    s(StmtKind::ForRange {
+        id,
+        var,
+        start,
+        end,
+        body: Block { stmts: body },
+    })
 }
 pub fn brk(id: LoopId) -> Stmt {
     s(StmtKind::Break(id))
@@ -104,7 +144,11 @@ pub fn ret(v: Option<Expr>) -> Stmt {
     s(StmtKind::Return(v))
 }
 pub fn try_(body: Vec<Stmt>, catch_var: LocalId, handler: Vec<Stmt>) -> Stmt {
-    s(StmtKind::Try { body: Block { stmts: body }, catch_var, handler: Block { stmts: handler } })
+    s(StmtKind::Try {
+        body: Block { stmts: body },
+        catch_var,
+        handler: Block { stmts: handler },
+    })
 }
 pub fn throw(msg: &str) -> Stmt {
     s(StmtKind::Throw(string(msg)))
@@ -116,7 +160,13 @@ pub fn program(mut funcs: Vec<Function>) -> Program {
     let main = funcs.iter().position(|f| f.name == "main").unwrap_or(0) as u32;
     funcs.push(F::new().finish("<init>", Type::Void, vec![]));
     let init = FuncId(funcs.len() as u32 - 1);
-    Program { structs: Vec::new(), globals: Vec::new(), functions: funcs, main: FuncId(main), init }
+    Program {
+        structs: Vec::new(),
+        globals: Vec::new(),
+        functions: funcs,
+        main: FuncId(main),
+        init,
+    }
 }
 
 /// Builds the IR, runs the verifier (failing the test on any error), and
@@ -124,15 +174,27 @@ pub fn program(mut funcs: Vec<Function>) -> Program {
 pub fn build(p: Program) -> Module {
     let m = toyc::ssa::build_module(Arc::new(p));
     if let Err(errs) = toyc::ir::verify::verify_module(&m) {
-        let text: String = m.funcs.iter().map(|f| toyc::ir::print::print_function(f, &m.program, None)).collect();
+        let text: String = m
+            .funcs
+            .iter()
+            .map(|f| toyc::ir::print::print_function(f, &m.program, None))
+            .collect();
         panic!("verifier failed:\n{}\n{}", errs.join("\n"), text);
     }
     // The backend accepts it too.
     let mut sources = toyc::span::SourceMap::new();
     sources.add("t.toy".into(), None, String::new());
-    let opts = toyc::codegen::CodegenOptions { optimize: false, verify: true, ..Default::default() };
+    let opts = toyc::codegen::CodegenOptions {
+        optimize: false,
+        verify: true,
+        ..Default::default()
+    };
     if let Err(e) = toyc::codegen::clif_text(&m, &sources, &opts, None) {
-        let text: String = m.funcs.iter().map(|f| toyc::ir::print::print_function(f, &m.program, None)).collect();
+        let text: String = m
+            .funcs
+            .iter()
+            .map(|f| toyc::ir::print::print_function(f, &m.program, None))
+            .collect();
         panic!("codegen rejected the IR: {e}\n{text}");
     }
     m
@@ -154,10 +216,23 @@ pub fn arr(t: Type) -> Type {
     Type::Array(Box::new(t))
 }
 pub fn index(a: Expr, i: Expr, elem: Type) -> Expr {
-    e(ExprKind::Index { base: Box::new(a), index: Box::new(i) }, elem)
+    e(
+        ExprKind::Index {
+            base: Box::new(a),
+            index: Box::new(i),
+        },
+        elem,
+    )
 }
 pub fn field(o: Expr, strukt: u32, field: u32, ty: Type) -> Expr {
-    e(ExprKind::Field { object: Box::new(o), strukt: StructId(strukt), field }, ty)
+    e(
+        ExprKind::Field {
+            object: Box::new(o),
+            strukt: StructId(strukt),
+            field,
+        },
+        ty,
+    )
 }
 pub fn global(g: u32, ty: Type) -> Expr {
     e(ExprKind::Global(GlobalId(g)), ty)
@@ -166,17 +241,37 @@ pub fn set_place(place: Place, op: Option<BinOp>, value: Expr) -> Stmt {
     s(StmtKind::Assign { place, op, value })
 }
 pub fn for_each(id: LoopId, var: LocalId, idx: LocalId, array: Expr, body: Vec<Stmt>) -> Stmt {
-    s(StmtKind::ForEach { id, var, index: idx, array, body: Block { stmts: body } })
+    s(StmtKind::ForEach {
+        id,
+        var,
+        index: idx,
+        array,
+        body: Block { stmts: body },
+    })
 }
 /// `struct P { x: int, y: float }` is struct 0 in [`with_heap`] programs,
 /// and `var counter: int` is global 0.
 pub fn with_heap(mut p: Program) -> Program {
     p.structs.push(StructDef {
         name: "P".into(),
-        fields: vec![FieldDef { name: "x".into(), ty: Type::Int }, FieldDef { name: "y".into(), ty: Type::Float }],
+        fields: vec![
+            FieldDef {
+                name: "x".into(),
+                ty: Type::Int,
+            },
+            FieldDef {
+                name: "y".into(),
+                ty: Type::Float,
+            },
+        ],
         span: Span::default(),
     });
-    p.globals.push(GlobalDef { name: "counter".into(), ty: Type::Int, mutable: true, span: Span::default() });
+    p.globals.push(GlobalDef {
+        name: "counter".into(),
+        ty: Type::Int,
+        mutable: true,
+        span: Span::default(),
+    });
     p
 }
 
@@ -184,18 +279,28 @@ pub fn with_heap(mut p: Program) -> Program {
 /// the backend's translation, via [`build`]).
 pub fn ir_of(src: &str) -> Module {
     let mut sources = toyc::span::SourceMap::new();
-    let text = if src.contains("fn main(") { src.to_string() } else { format!("{src}\nfn main() {{}}\n") };
+    let text = if src.contains("fn main(") {
+        src.to_string()
+    } else {
+        format!("{src}\nfn main() {{}}\n")
+    };
     let file = sources.add("test.toy".into(), None, text);
     let program = match toyc::sema::analyze(&mut sources, file) {
         Ok(p) => p,
-        Err(diags) => panic!("does not compile:\n{}", toyc::diag::render(&sources, &diags, false)),
+        Err(diags) => panic!(
+            "does not compile:\n{}",
+            toyc::diag::render(&sources, &diags, false)
+        ),
     };
     build(program)
 }
 
 /// The IR of the function named `name`.
 pub fn func<'a>(m: &'a Module, name: &str) -> &'a IrCode {
-    m.funcs.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no function {name}"))
+    m.funcs
+        .iter()
+        .find(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no function {name}"))
 }
 
 pub fn show(m: &Module, name: &str) -> String {

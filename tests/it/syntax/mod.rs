@@ -1,4 +1,4 @@
 //! The parser and checker: syntax, robustness against bad input, mutation fuzzing.
+mod mutations;
 mod parser;
 mod robustness;
-mod mutations;

@@ -19,11 +19,72 @@ const HANG: Duration = Duration::from_secs(10);
 /// Tokens inserted by the token mutation: Toy's keywords, punctuation and
 /// a few values that stress the checker.
 const TOKENS: &[&str] = &[
-    "fn", "let", "var", "if", "else", "while", "for", "in", "break", "continue", "return", "struct", "import",
-    "true", "false", "nil", "throw", "try", "catch", "(", ")", "{", "}", "[", "]", ";", ",", ".", "..", ":", "->",
-    "=", "+=", "==", "<", ">>", "!", "-", "*", "/", "%", "'a", "'a:", "x", "main", "int", "float", "str", "[int]",
-    "9223372036854775808", "0x", "1e999", "\"", "\"\\u{110000}\"", "/*", "*/", "//", "\n", "len", "push", "pop",
-    "print", "math.", "import math;", "P { x: 1 }", "[0; -1]",
+    "fn",
+    "let",
+    "var",
+    "if",
+    "else",
+    "while",
+    "for",
+    "in",
+    "break",
+    "continue",
+    "return",
+    "struct",
+    "import",
+    "true",
+    "false",
+    "nil",
+    "throw",
+    "try",
+    "catch",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ";",
+    ",",
+    ".",
+    "..",
+    ":",
+    "->",
+    "=",
+    "+=",
+    "==",
+    "<",
+    ">>",
+    "!",
+    "-",
+    "*",
+    "/",
+    "%",
+    "'a",
+    "'a:",
+    "x",
+    "main",
+    "int",
+    "float",
+    "str",
+    "[int]",
+    "9223372036854775808",
+    "0x",
+    "1e999",
+    "\"",
+    "\"\\u{110000}\"",
+    "/*",
+    "*/",
+    "//",
+    "\n",
+    "len",
+    "push",
+    "pop",
+    "print",
+    "math.",
+    "import math;",
+    "P { x: 1 }",
+    "[0; -1]",
 ];
 
 /// splitmix64: deterministic, so a failure names its seed and index.
@@ -44,7 +105,9 @@ impl Rng {
 /// Every `.toy` file under `lang-tests/` and `examples/`.
 fn seeds() -> Vec<Vec<u8>> {
     fn walk(dir: &Path, out: &mut Vec<Vec<u8>>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
         paths.sort();
         for p in paths {
@@ -124,7 +187,14 @@ fn campaign(seed: u64, count: u64) -> (u64, u64) {
                 let verdict = std::panic::catch_unwind(|| toyc::driver::front_end_on_text(&text))
                     .unwrap_or_else(|_| Err("panic".into()));
                 let failed = verdict.is_err();
-                if tx.send((i, verdict.map_err(|e| format!("{e}\n--- input ---\n{text}")))).is_err() || failed {
+                if tx
+                    .send((
+                        i,
+                        verdict.map_err(|e| format!("{e}\n--- input ---\n{text}")),
+                    ))
+                    .is_err()
+                    || failed
+                {
                     return;
                 }
             }
@@ -139,7 +209,10 @@ fn campaign(seed: u64, count: u64) -> (u64, u64) {
             Ok((i, Err(e))) => panic!("mutant {i} of seed {seed} failed: {e}"),
             Err(_) => {
                 let text = String::from_utf8_lossy(&replay(seed, done)).into_owned();
-                panic!("mutant {done} of seed {seed} took over {HANG:?} (after {:?})\n--- input ---\n{text}", last.elapsed())
+                panic!(
+                    "mutant {done} of seed {seed} took over {HANG:?} (after {:?})\n--- input ---\n{text}",
+                    last.elapsed()
+                )
             }
         }
         done += 1;
@@ -154,21 +227,39 @@ fn mutated_programs_never_break_the_front_end() {
     let (done, valid) = campaign(1, 4000);
     assert_eq!(done, 4000);
     // The sample must reach SSA construction often enough to test it.
-    assert!(valid > 200, "only {valid} of {done} mutants were valid programs");
+    assert!(
+        valid > 200,
+        "only {valid} of {done} mutants were valid programs"
+    );
 }
 
 #[test]
 #[ignore = "a long campaign: TOYC_FRONTEND_INPUTS=N (default 10^6)"]
 fn mutation_campaign() {
-    if let Some(i) = std::env::var("TOYC_FRONTEND_REPLAY").ok().and_then(|s| s.parse().ok()) {
-        let seed = std::env::var("TOYC_FRONTEND_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
+    if let Some(i) = std::env::var("TOYC_FRONTEND_REPLAY")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        let seed = std::env::var("TOYC_FRONTEND_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(7);
         std::fs::write("mutant.toy", replay(seed, i)).unwrap();
         eprintln!("wrote mutant {i} of seed {seed} to mutant.toy");
         return;
     }
-    let count = std::env::var("TOYC_FRONTEND_INPUTS").ok().and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
-    let seed = std::env::var("TOYC_FRONTEND_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
+    let count = std::env::var("TOYC_FRONTEND_INPUTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
+    let seed = std::env::var("TOYC_FRONTEND_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(7);
     let start = Instant::now();
     let (done, valid) = campaign(seed, count);
-    eprintln!("{done} mutants ({valid} valid programs) in {:.1?}, no failure", start.elapsed());
+    eprintln!(
+        "{done} mutants ({valid} valid programs) in {:.1?}, no failure",
+        start.elapsed()
+    );
 }

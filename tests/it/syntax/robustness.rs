@@ -17,7 +17,13 @@ fn parse_big_stack(text: String) -> (Items, Vec<Diagnostic>, Duration) {
             let start = Instant::now();
             let (m, d) = parse(FileId(0), &text);
             let took = start.elapsed();
-            (Items { items: vec![(); m.items.len()] }, d, took)
+            (
+                Items {
+                    items: vec![(); m.items.len()],
+                },
+                d,
+                took,
+            )
         })
         .unwrap()
         .join()
@@ -149,7 +155,10 @@ fn random_token_soup_does_not_panic() {
         let text = text.join(" ");
         let (_, d, _) = parse_big_stack(text.clone());
         for diag in &d {
-            assert!(diag.span.start <= diag.span.end && diag.span.end as usize <= text.len(), "{text:?}: {diag:?}");
+            assert!(
+                diag.span.start <= diag.span.end && diag.span.end as usize <= text.len(),
+                "{text:?}: {diag:?}"
+            );
         }
     }
 }
@@ -196,7 +205,9 @@ fn one_megabyte_line_is_parsed_in_linear_time() {
 
     // 1 MB of garbage on one line: errors are capped, time stays linear.
     let mut rng = Rng(99);
-    let garbage: String = (0..1 << 20).map(|_| (b' ' + rng.below(95) as u8) as char).collect();
+    let garbage: String = (0..1 << 20)
+        .map(|_| (b' ' + rng.below(95) as u8) as char)
+        .collect();
     let (_, d, took) = parse_big_stack(garbage);
     assert!(!d.is_empty() && d.len() <= toyc::syntax::MAX_ERRORS);
     assert!(took < Duration::from_secs(30), "took {took:?}");
@@ -217,27 +228,46 @@ fn long_operator_chain_parses_without_deep_recursion() {
     let text = format!("fn main() {{ let x = a{}; }}", ".f(1)[2]".repeat(50_000));
     let (_, d, _) = parse_big_stack(text);
     assert!(d.is_empty());
-    let text = format!("fn main() {{ if a {{ }}{} }}", " else if b { }".repeat(20_000));
+    let text = format!(
+        "fn main() {{ if a {{ }}{} }}",
+        " else if b { }".repeat(20_000)
+    );
     let (_, d, _) = parse_big_stack(text);
     assert!(d.is_empty());
 }
 
 fn too_deep(d: &[Diagnostic]) -> bool {
-    d.iter().any(|d| d.message == format!("nesting too deep (the limit is {MAX_NESTING} levels)"))
+    d.iter()
+        .any(|d| d.message == format!("nesting too deep (the limit is {MAX_NESTING} levels)"))
 }
 
 #[test]
 fn deep_nesting_is_a_clean_error() {
     let n = 10_000;
-    let parens = format!("fn main() {{ let x = {}1{}; }}", "(".repeat(n), ")".repeat(n));
+    let parens = format!(
+        "fn main() {{ let x = {}1{}; }}",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
     let blocks = format!("fn main() {}{}", "{".repeat(n), "}".repeat(n));
     let neg = format!("fn main() {{ let x = {}1; }}", "-".repeat(n));
     let not = format!("fn main() {{ let x = {}true; }}", "!".repeat(n));
-    let arrays = format!("fn main() {{ let x = {}{}; }}", "[".repeat(n), "]".repeat(n));
+    let arrays = format!(
+        "fn main() {{ let x = {}{}; }}",
+        "[".repeat(n),
+        "]".repeat(n)
+    );
     let types = format!("fn f(a: {}int{}) {{ }}", "[".repeat(n), "]".repeat(n));
-    let mixed = format!("fn main() {{ let x = {}1{}; }}", "-(".repeat(n), ")".repeat(n));
+    let mixed = format!(
+        "fn main() {{ let x = {}1{}; }}",
+        "-(".repeat(n),
+        ")".repeat(n)
+    );
     let unclosed = format!("fn main() {{ let x = {}", "(".repeat(n));
-    for (i, text) in [parens, blocks, neg, not, arrays, types, mixed, unclosed].into_iter().enumerate() {
+    for (i, text) in [parens, blocks, neg, not, arrays, types, mixed, unclosed]
+        .into_iter()
+        .enumerate()
+    {
         let (_, d, _) = parse_big_stack(text);
         assert!(too_deep(&d), "case {i}: {:?}", messages(&d));
     }
@@ -246,7 +276,11 @@ fn deep_nesting_is_a_clean_error() {
 #[test]
 fn nesting_up_to_the_limit_parses() {
     let n = MAX_NESTING - 5;
-    let parens = format!("fn main() {{ let x = {}1{}; }}", "(".repeat(n), ")".repeat(n));
+    let parens = format!(
+        "fn main() {{ let x = {}1{}; }}",
+        "(".repeat(n),
+        ")".repeat(n)
+    );
     let blocks = format!("fn main() {}{}", "{".repeat(n), "}".repeat(n));
     let neg = format!("fn main() {{ let x = {}1; }}", "-".repeat(n));
     for text in [parens, blocks, neg] {
@@ -281,7 +315,8 @@ fn many_errors_are_capped() {
 struct TempFile(std::path::PathBuf);
 impl TempFile {
     fn new(name: &str, contents: &[u8]) -> TempFile {
-        let path = std::env::temp_dir().join(format!("toyc-robustness-{}-{name}", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("toyc-robustness-{}-{name}", std::process::id()));
         std::fs::write(&path, contents).unwrap();
         TempFile(path)
     }
@@ -294,16 +329,29 @@ impl Drop for TempFile {
 
 /// Runs `toyc check FILE`; returns the exit code and stderr.
 fn toyc_check(path: &std::path::Path) -> (i32, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toyc")).arg("check").arg(path).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toyc"))
+        .arg("check")
+        .arg(path)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
 fn cli_missing_file_is_an_error_not_a_panic() {
-    let path = std::env::temp_dir().join(format!("toyc-robustness-{}-does-not-exist.toy", std::process::id()));
+    let path = std::env::temp_dir().join(format!(
+        "toyc-robustness-{}-does-not-exist.toy",
+        std::process::id()
+    ));
     let (code, err) = toyc_check(&path);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("cannot read") && !err.contains("panic"), "{err}");
+    assert!(
+        err.contains("cannot read") && !err.contains("panic"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -311,7 +359,10 @@ fn cli_non_utf8_file_is_an_error_not_a_panic() {
     let file = TempFile::new("latin1.toy", b"fn main() { print(\"caf\xe9\"); }\n");
     let (code, err) = toyc_check(&file.0);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("not valid UTF-8") && !err.contains("panic"), "{err}");
+    assert!(
+        err.contains("not valid UTF-8") && !err.contains("panic"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -357,9 +408,22 @@ fn cli_one_megabyte_line() {
 fn cli_deep_nesting_is_a_clean_error() {
     let n = 10_000;
     for (name, text) in [
-        ("parens.toy", format!("fn main() {{ let x = {}1{}; }}", "(".repeat(n), ")".repeat(n))),
-        ("blocks.toy", format!("fn main() {}{}", "{".repeat(n), "}".repeat(n))),
-        ("neg.toy", format!("fn main() {{ let x = {}1; }}", "-".repeat(n))),
+        (
+            "parens.toy",
+            format!(
+                "fn main() {{ let x = {}1{}; }}",
+                "(".repeat(n),
+                ")".repeat(n)
+            ),
+        ),
+        (
+            "blocks.toy",
+            format!("fn main() {}{}", "{".repeat(n), "}".repeat(n)),
+        ),
+        (
+            "neg.toy",
+            format!("fn main() {{ let x = {}1; }}", "-".repeat(n)),
+        ),
     ] {
         let file = TempFile::new(name, text.as_bytes());
         let (code, err) = toyc_check(&file.0);
@@ -374,7 +438,10 @@ fn cli_huge_literal() {
     let file = TempFile::new("huge.toy", text.as_bytes());
     let (code, err) = toyc_check(&file.0);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("integer literal out of range for int"), "{err}");
+    assert!(
+        err.contains("integer literal out of range for int"),
+        "{err}"
+    );
 }
 
 #[test]
