@@ -12,6 +12,7 @@
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+use toyc::fuzz::rng::Rng;
 
 /// The longest one input may take before it counts as a hang.
 const HANG: Duration = Duration::from_secs(10);
@@ -87,21 +88,6 @@ const TOKENS: &[&str] = &[
     "[0; -1]",
 ];
 
-/// splitmix64: deterministic, so a failure names its seed and index.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// Every `.toy` file under `lang-tests/` and `examples/`.
 fn seeds() -> Vec<Vec<u8>> {
     fn walk(dir: &Path, out: &mut Vec<Vec<u8>>) {
@@ -146,7 +132,7 @@ fn mutate(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
                 let tok = TOKENS[rng.below(TOKENS.len())].as_bytes();
                 t.splice(a..a, tok.iter().copied().chain([b' ']));
             }
-            3 if a < n => t[a] = rng.next() as u8,
+            3 if a < n => t[a] = rng.next_u64() as u8,
             4 => {
                 let other = &seeds[rng.below(seeds.len())];
                 let c = rng.below(other.len() + 1);
@@ -165,7 +151,7 @@ fn mutate(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
 /// Mutant `index` of `seed` again (the generator is deterministic).
 fn replay(seed: u64, index: u64) -> Vec<u8> {
     let seeds = seeds();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut t = Vec::new();
     for _ in 0..=index {
         t = mutate(&mut rng, &seeds);
@@ -181,7 +167,7 @@ fn campaign(seed: u64, count: u64) -> (u64, u64) {
     let worker = std::thread::Builder::new()
         .stack_size(toyc::driver::COMPILER_STACK)
         .spawn(move || {
-            let mut rng = Rng(seed);
+            let mut rng = Rng::new(seed);
             for i in 0..count {
                 let text = String::from_utf8_lossy(&mutate(&mut rng, &seeds)).into_owned();
                 let verdict = std::panic::catch_unwind(|| toyc::driver::front_end_on_text(&text))
