@@ -1,8 +1,10 @@
 //! Glue between the stages: reading files, running the pipeline on a thread
 //! with a large stack, rendering diagnostics, and exit codes.
 //!
-//! Exit codes (LANGUAGE.md): 0 success, 1 compile error, 2 bad command line
-//! (clap), 101 uncaught runtime error.
+//! Exit codes (LANGUAGE.md): 0 success (or `main`'s int, or `exit(n)`),
+//! 1 compile error, 2 bad command line (clap), 70 internal compiler error
+//! (a verifier failure or a panic, reported with `diag::ICE_HELP`), 101
+//! uncaught runtime error.
 
 pub mod cli;
 

@@ -1,5 +1,5 @@
-//! A block-level view of an [`IrCode`] for CFG surgery (Mooncake's
-//! `BBCode`, seed 001): blocks carry stable labels and explicit
+//! A block-level view of an [`IrCode`] for CFG surgery (like Mooncake's
+//! `BBCode`): blocks carry stable labels and explicit
 //! terminators, so blocks can be added, removed, split and reordered freely;
 //! [`BlockIr::lower`] turns the result back into a coherent IrCode.
 //! (SSA construction has its own, different block IR,

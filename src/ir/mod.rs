@@ -1,6 +1,6 @@
 //! `IrCode`: the flat, Julia-style SSA IR every pass and the backend see.
 //!
-//! Layout (after Julia's `IRCode`, seeds 000 and 001):
+//! Layout (after Julia's `IRCode`):
 //! - One [`InstructionStream`] of parallel vectors: `inst`, `ty`, `span`,
 //!   `flags`. Statement `n` defines the value `Value(n)`, printed `%{n+1}`
 //!   (values and blocks are stored 0-based and printed 1-based, as Julia

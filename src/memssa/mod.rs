@@ -1,4 +1,4 @@
-//! MemorySSA over [`IrCode`], after LLVM's `MemorySSA` (seed 002).
+//! MemorySSA over [`IrCode`], after LLVM's `MemorySSA`.
 //!
 //! Every instruction that touches Toy-visible memory gets one access:
 //! - a `MemoryDef` for stores, allocations, and calls that may write;
@@ -90,7 +90,7 @@ pub struct MemorySsa {
     pub(crate) next_num: u32,
     /// Block of each statement (new statements are recorded on creation).
     pub(crate) block_of: HashMap<Value, BlockId>,
-    /// Statement order within a block, for statements not in the stream.
+    /// What the walker did: queries, cache hits, budget overruns.
     pub(crate) stats: WalkStats,
 }
 

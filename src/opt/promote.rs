@@ -144,7 +144,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
 }
 
 /// The location a load or store of `inst` names, when it is promotable in
-/// shape (global or field).
+/// shape (a global, a field or an array element).
 fn loc_of(inst: &Inst) -> Option<Key> {
     match inst {
         Inst::Load {
