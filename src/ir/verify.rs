@@ -50,6 +50,16 @@ pub fn defines_value(inst: &Inst, ty: &crate::ir::Type) -> bool {
 /// the statement vectors, the block ranges, terminators and edges, then
 /// φ placement, operands and dominance, and types.
 pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
+    let mut errs = verify_structure(f);
+    if errs.is_empty() {
+        errs.extend(types::check(f, program));
+    }
+    errs
+}
+
+/// Every check of [`verify_function`] but the types (which need the
+/// program's tables): for a function checked between the steps of a pass.
+pub fn verify_structure(f: &IrCode) -> Vec<String> {
     let mut errs = Vec::new();
     if !check_lengths(f, &mut errs) || !check_block_ranges(f, &mut errs) {
         return errs;
@@ -61,7 +71,6 @@ pub fn verify_function(f: &IrCode, program: &Program) -> Vec<String> {
     }
     check_phis(f, &mut errs);
     check_operands(f, &mut errs);
-    errs.extend(types::check(f, program));
     errs
 }
 

@@ -475,10 +475,10 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     if bounds + nil + div > 0 {
         // Merge the blocks the folded branches left behind, then restore
         // the dedicated preheaders and exits that merging may have removed
-        // (`rotate` and `licm` need them). Their counters are not ours.
-        let mut inner = PassCtx::for_function(ctx.verify);
-        crate::opt::cfg::run(ir, &mut inner);
-        crate::opt::loops::run(ir, &mut inner);
+        // (`rotate` and `licm` need them): steps reported as
+        // `checks.simplifycfg.*` and `checks.loops.*`.
+        ctx.run_step("checks", "simplifycfg", ir, crate::opt::cfg::run);
+        ctx.run_step("checks", "loops", ir, crate::opt::loops::run);
     }
     let counters = &mut ctx.counters;
     counters.add("checks.bounds_removed", bounds);

@@ -88,34 +88,30 @@ struct Site {
 
 /// Runs the inliner over `module` (see the module doc).
 pub fn run(module: &mut Module, ctx: &mut PassCtx) {
-    let counters = &mut ctx.counters;
     let succ = callgraph::callees(module);
     let comps = callgraph::sccs(&succ);
     let recursive = callgraph::recursive(&succ, &comps);
     for comp in &comps {
         for &f in comp {
-            let sites = plan(module, f, &recursive, counters);
+            let sites = plan(module, f, &recursive, &mut ctx.counters);
             if sites.is_empty() {
                 continue;
             }
             let mut code = splice_all(module, f, &sites);
-            counters.add("inline.inlined", sites.len() as u64);
-            cleanup(&mut code, counters, ctx.verify);
+            ctx.counters.add("inline.inlined", sites.len() as u64);
+            cleanup(&mut code, ctx);
             module.funcs[f] = code;
         }
     }
 }
 
 /// `sccp` then `simplifycfg` on a caller that received inlined code: they
-/// fold constant arguments and merge the blocks split at the calls. Their
-/// counters are kept under `inline.` (`inline.sccp.consts`, ...).
-fn cleanup(code: &mut IrCode, counters: &mut Counters, verify: bool) {
-    let mut local = PassCtx::for_function(verify);
-    super::sccp::run(code, &mut local);
-    super::cfg::run(code, &mut local);
-    for (name, n) in &local.counters.0 {
-        counters.add(&format!("inline.{name}"), *n);
-    }
+/// fold constant arguments and merge the blocks split at the calls. Steps
+/// of `inline`: counters under `inline.` (`inline.sccp.consts`, ...), the
+/// IR verified after each when verifying.
+fn cleanup(code: &mut IrCode, ctx: &mut PassCtx) {
+    ctx.run_step("inline", "sccp", code, super::sccp::run);
+    ctx.run_step("inline", "simplifycfg", code, super::cfg::run);
 }
 
 /// What the splice needs to know about a callee.

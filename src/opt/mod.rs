@@ -67,9 +67,10 @@ pub struct PassCtx {
     /// Call summaries of the module the pass runs over, as of the start of
     /// the pass; MemorySSA and the alias analysis read call effects here.
     pub summaries: Summaries,
-    /// MemorySSA verifier failures, prefixed with the function name; the
-    /// pipeline reports them after the pass.
-    pub memssa_errors: Vec<String>,
+    /// Verifier failures found during the pass (of the MemorySSA it built,
+    /// or of the IR after one of its steps), each naming the function and
+    /// what failed; the pipeline reports them after the pass.
+    pub errors: Vec<String>,
 }
 
 impl PassCtx {
@@ -92,14 +93,44 @@ impl PassCtx {
     }
 
     /// Verifies `m` (built over `ir` with [`PassCtx::summaries`]) when
-    /// [`PassCtx::verify`], recording failures in [`PassCtx::memssa_errors`].
+    /// [`PassCtx::verify`], recording failures in [`PassCtx::errors`].
     pub fn check_memssa(&mut self, m: &MemorySsa, ir: &IrCode) {
         if !self.verify {
             return;
         }
         if let Err(errs) = crate::memssa::verify::verify(m, ir, &self.summaries) {
-            self.memssa_errors
-                .extend(errs.into_iter().map(|x| format!("in {}: {x}", ir.name)));
+            self.errors.extend(
+                errs.into_iter()
+                    .map(|x| format!("MemorySSA: in {}: {x}", ir.name)),
+            );
+        }
+    }
+
+    /// Runs the pass `step` (named `step_name`) on `ir` as a step of the
+    /// pass `outer`, the way `checks` and `rotate` restore loop shape with
+    /// `loops`: its counters are reported as `OUTER.COUNTER`
+    /// (`checks.simplifycfg.merged`), and when [`PassCtx::verify`], the IR
+    /// is verified right after it (structure, edges, dominance) and
+    /// failures are recorded in [`PassCtx::errors`] naming the step.
+    pub fn run_step(
+        &mut self,
+        outer: &str,
+        step_name: &str,
+        ir: &mut IrCode,
+        step: fn(&mut IrCode, &mut PassCtx),
+    ) {
+        let mut local = PassCtx::for_function(self.verify);
+        step(ir, &mut local);
+        for (name, n) in &local.counters.0 {
+            self.counters.add(&format!("{outer}.{name}"), *n);
+        }
+        self.errors.extend(local.errors);
+        if self.verify {
+            let errs = crate::ir::verify::verify_structure(ir);
+            self.errors.extend(
+                errs.into_iter()
+                    .map(|e| format!("after its step `{step_name}`: {e}")),
+            );
         }
     }
 }
@@ -399,11 +430,11 @@ fn run_passes(
         if opts.print_after.selects(name) {
             eprint!("*** IR after {name} ***\n{}", print(module));
         }
-        let memssa_errors = std::mem::take(&mut ctx.memssa_errors);
-        if !memssa_errors.is_empty() {
-            return Err(memssa_errors
+        let errors = std::mem::take(&mut ctx.errors);
+        if !errors.is_empty() {
+            return Err(errors
                 .into_iter()
-                .map(|e| format!("after pass `{name}`: MemorySSA: {e}"))
+                .map(|e| format!("after pass `{name}`: {e}"))
                 .collect());
         }
         if opts.verify {

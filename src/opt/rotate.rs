@@ -614,6 +614,6 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     };
     *ir = out;
     counters.add("rotate.rotated", plans.len() as u64);
-    // Restores dedicated exits; its counters are not ours.
-    crate::opt::loops::run(ir, &mut PassCtx::for_function(ctx.verify));
+    // Restores dedicated exits: a step reported as `rotate.loops.*`.
+    ctx.run_step("rotate", "loops", ir, crate::opt::loops::run);
 }

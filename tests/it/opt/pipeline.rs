@@ -78,9 +78,9 @@ fn run(pass: &str, ir: &mut IrCode) -> Counters {
         opt::PassFn::Module(_) => panic!("`{pass}` is a module pass; run it on a Module"),
     }
     assert!(
-        ctx.memssa_errors.is_empty(),
+        ctx.errors.is_empty(),
         "MemorySSA verifier: {:?}",
-        ctx.memssa_errors
+        ctx.errors
     );
     ctx.counters
 }
@@ -578,4 +578,49 @@ fn command_line_flags_select_the_pipeline() {
         panic!("not the run command")
     };
     assert_eq!(toyc::driver::pipeline_options(&build).err(), Some(2));
+}
+
+/// A step that breaks the IR: it points the entry block's range one
+/// statement too far.
+fn corrupting_step(ir: &mut IrCode, ctx: &mut opt::PassCtx) {
+    ir.cfg.blocks[0].stmts.end += 1;
+    ctx.counters.add("broken.edits", 1);
+}
+
+#[test]
+fn a_pass_step_is_verified_and_its_counters_reported_under_the_pass() {
+    let m = crate::memssa_support::compile(
+        "step",
+        "fn f(n: int) -> int { var s = 0; var i = 0; while i < n { s += i; i += 1; } return s; }\n\
+         fn main() { print(f(4)); }\n",
+    );
+    let f = m.funcs.iter().find(|f| f.name == "f").expect("f");
+    // A real step: `loops` as `rotate` runs it, counted under `rotate.`.
+    let mut ir = f.clone();
+    let mut ctx = opt::PassCtx::for_function(true);
+    ctx.run_step("rotate", "loops", &mut ir, opt::loops::run);
+    assert!(ctx.errors.is_empty(), "{:?}", ctx.errors);
+    assert!(
+        ctx.counters
+            .0
+            .keys()
+            .all(|k| k.starts_with("rotate.loops.")),
+        "{:?}",
+        ctx.counters
+    );
+    // A broken step: the failure names the step; counters stay prefixed.
+    let mut ir = f.clone();
+    ctx.run_step("checks", "broken", &mut ir, corrupting_step);
+    assert_eq!(ctx.counters.get("checks.broken.edits"), 1);
+    assert!(
+        ctx.errors
+            .first()
+            .is_some_and(|e| e.starts_with("after its step `broken`: fn f:")),
+        "{:?}",
+        ctx.errors
+    );
+    // Without verification nothing is checked.
+    let mut quiet = opt::PassCtx::for_function(false);
+    quiet.run_step("checks", "broken", &mut f.clone(), corrupting_step);
+    assert!(quiet.errors.is_empty());
 }

@@ -30,9 +30,9 @@ fn pipeline_text(name: &str, source: &str) -> String {
             opt::PassFn::Module(run) => run(&mut module, &mut ctx),
         }
         assert!(
-            ctx.memssa_errors.is_empty(),
+            ctx.errors.is_empty(),
             "MemorySSA verifier after {pass}: {:?}",
-            ctx.memssa_errors
+            ctx.errors
         );
         if let Err(e) = toyc::ir::verify::verify_module(&module) {
             panic!("verifier after {pass}: {e:?}\n{}", show(&module));
