@@ -262,40 +262,36 @@ pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir:
     let program = crate::timing::time("parse+check", || check_file(&build.file, sources))
         .map_err(|diags| report(sources, &diags))?;
     let mut module = crate::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
-    if verify_enabled()
+    if opts.verify
         && let Err(errors) = crate::ir::verify::verify_module(&module)
     {
-        eprintln!("error: internal compiler error: the IR verifier failed after SSA construction");
-        for e in errors {
-            eprintln!("  {e}");
-        }
-        return Err(70);
+        return Err(report_verifier_failure("after SSA construction: ", errors));
     }
     let mut counters = crate::opt::Counters::default();
     let printer = |m: &crate::ir::Module| crate::ir::print::print_module(m, sources, None);
-    let mut result = crate::opt::run_pipeline(&mut module, &opts, &mut counters, &printer);
+    crate::opt::run_pipeline(&mut module, &opts, &mut counters, &printer)
+        .map_err(|errors| report_verifier_failure("", errors))?;
     // Without the per-pass verifier, the optimised module is still verified
     // once, so wrong IR never reaches the backend silently.
-    if result.is_ok() && !opts.verify && !opts.passes.is_empty() {
-        result = crate::timing::time("verify", || crate::ir::verify::verify_module(&module))
-            .map_err(|errs| {
-                errs.into_iter()
-                    .map(|e| format!("after the pipeline: {e}"))
-                    .collect()
-            });
-    }
-    if let Err(errors) = result {
-        eprintln!("error: internal compiler error: the IR verifier failed");
-        for e in errors {
-            eprintln!("  {e}");
-        }
-        eprintln!("{}", diag::ICE_HELP);
-        return Err(70);
+    if !opts.verify && !opts.passes.is_empty() {
+        crate::timing::time("verify", || crate::ir::verify::verify_module(&module))
+            .map_err(|errors| report_verifier_failure("after the pipeline: ", errors))?;
     }
     if build.stats {
         eprint!("{}", counters.render());
     }
     Ok(module)
+}
+
+/// Reports a verifier failure as an internal compiler error (each error
+/// prefixed with `when`) and returns its exit code, 70.
+fn report_verifier_failure(when: &str, errors: Vec<String>) -> i32 {
+    eprintln!("error: internal compiler error: the IR verifier failed");
+    for e in errors {
+        eprintln!("  {when}{e}");
+    }
+    eprintln!("{}", diag::ICE_HELP);
+    70
 }
 
 /// The pass pipeline the flags ask for (`--passes` overrides `-O`). An
