@@ -15,6 +15,7 @@ pub mod interp;
 pub mod ir;
 pub mod memssa;
 pub mod opt;
+pub mod rtfns;
 pub mod runtime;
 pub mod sema;
 pub mod span;

@@ -1,8 +1,15 @@
-//! The runtime functions compiled code calls: symbol, signature, and
-//! whether they may throw (those get the statement's position id as an
-//! extra last argument, per RUNTIME_ABI.md).
+//! The machine level of runtime calls: [`lowering`] derives each
+//! `RuntimeFn`'s symbol and machine signature from its row of
+//! `rtfns::RUNTIME` (IR arguments, then the type tag, then the position id
+//! of a function that may throw; see `rtfns::RtRow`) and
+//! `FnTrans::runtime_args` computes those arguments; [`internal`] lists
+//! the entry points codegen calls on its own (raises, allocation).
 
-use crate::ir::RuntimeFn;
+use super::translate::FnTrans;
+use crate::ir::{Operand, RuntimeFn};
+use crate::rtfns::{TagArg, Ty};
+use cranelift_codegen::ir::{self as cl, InstBuilder, types};
+use std::borrow::Cow;
 
 /// Machine-level type of a runtime function parameter or result.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -18,10 +25,10 @@ pub enum RtTy {
 }
 
 /// One runtime entry point.
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RtSig {
     pub symbol: &'static str,
-    pub params: &'static [RtTy],
+    pub params: Cow<'static, [RtTy]>,
     pub ret: Option<RtTy>,
 }
 
@@ -30,70 +37,106 @@ use RtTy::*;
 const fn sig(symbol: &'static str, params: &'static [RtTy], ret: Option<RtTy>) -> RtSig {
     RtSig {
         symbol,
-        params,
+        params: Cow::Borrowed(params),
         ret,
     }
 }
 
 /// How `Inst::Runtime { func, .. }` is lowered.
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 pub enum Lowering {
-    /// A call of this runtime function; `may_throw` adds the position id.
-    Call { sig: RtSig, may_throw: bool },
+    /// A call of this runtime function with the IR arguments, then the type
+    /// tag (`tag`) and the position id (`may_throw`) as `sig` says.
+    Call { sig: RtSig },
     /// A Cranelift instruction or a short inline sequence (in `translate`).
     Inline,
 }
 
-/// The lowering of each runtime function (the args are the IR's; a
-/// `may_throw` call gets one more, the position id).
-pub fn lowering(f: RuntimeFn) -> Lowering {
+/// The machine type of a table type: an `Elem` travels as its 8-byte slot
+/// image (see `translate::slot_image`), whatever its size in the array
+/// (runtime::heap); `Void` is no value.
+pub fn machine_ty(t: Ty) -> Option<RtTy> {
+    Some(match t {
+        Ty::Void => return None,
+        Ty::Int | Ty::Elem => I,
+        Ty::Float => F,
+        Ty::Bool => B,
+        Ty::Str | Ty::StrArray | Ty::Ref | Ty::Array => P,
+    })
+}
+
+/// Whether codegen lowers `f` inline instead of calling its symbol (a
+/// function without a symbol must be here).
+pub fn is_inline(f: RuntimeFn) -> bool {
     use RuntimeFn as R;
-    let call = |sig: RtSig| Lowering::Call {
-        sig,
-        may_throw: false,
+    matches!(
+        f,
+        R::Sqrt | R::Floor | R::Ceil | R::Fabs | R::StrLen | R::StrByte
+    )
+}
+
+/// The lowering of each runtime function, from its row of `rtfns::RUNTIME`.
+pub fn lowering(f: RuntimeFn) -> Lowering {
+    let row = f.row();
+    let symbol = match row.symbol {
+        Some(s) if !is_inline(f) => s,
+        _ => return Lowering::Inline,
     };
-    let throwing = |sig: RtSig| Lowering::Call {
-        sig,
-        may_throw: true,
-    };
-    match f {
-        R::PrintInt => call(sig("toy_print_int", &[I], None)),
-        R::PrintFloat => call(sig("toy_print_float", &[F], None)),
-        R::PrintBool => call(sig("toy_print_bool", &[B], None)),
-        R::PrintStr => call(sig("toy_print_str", &[P], None)),
-        R::PrintValue => call(sig("toy_print_value", &[P, I], None)),
-        R::PrintSpace => call(sig("toy_print_space", &[], None)),
-        R::PrintNewline => call(sig("toy_print_newline", &[], None)),
-        R::Clock => call(sig("toy_clock", &[], Some(F))),
-        R::Exit => call(sig("toy_exit", &[I], None)),
-        R::Sqrt | R::Floor | R::Ceil | R::Fabs => Lowering::Inline,
-        R::Sin => call(sig("toy_sin", &[F], Some(F))),
-        R::Cos => call(sig("toy_cos", &[F], Some(F))),
-        R::Tan => call(sig("toy_tan", &[F], Some(F))),
-        R::Atan => call(sig("toy_atan", &[F], Some(F))),
-        R::Exp => call(sig("toy_exp", &[F], Some(F))),
-        R::Ln => call(sig("toy_ln", &[F], Some(F))),
-        R::Atan2 => call(sig("toy_atan2", &[F, F], Some(F))),
-        R::Pow => call(sig("toy_pow", &[F, F], Some(F))),
-        R::FMod => call(sig("toy_fmod", &[F, F], Some(F))),
-        R::StrConcat => call(sig("toy_str_concat", &[P, P], Some(P))),
-        R::StrEq => call(sig("toy_str_eq", &[P, P], Some(B))),
-        R::StrCmp => call(sig("toy_str_cmp", &[P, P], Some(I))),
-        R::StrLen | R::StrByte => Lowering::Inline,
-        R::StrOfInt => call(sig("toy_str_of_int", &[I], Some(P))),
-        R::StrOfFloat => call(sig("toy_str_of_float", &[F], Some(P))),
-        R::StrOfBool => call(sig("toy_str_of_bool", &[B], Some(P))),
-        R::Substr => throwing(sig("toy_substr", &[P, I, I, I], Some(P))),
-        R::Chr => throwing(sig("toy_chr", &[I, I], Some(P))),
-        R::Fixed => call(sig("toy_fixed", &[F, I], Some(P))),
-        R::ParseInt => throwing(sig("toy_parse_int", &[P, I], Some(I))),
-        R::ParseFloat => throwing(sig("toy_parse_float", &[P, I], Some(F))),
-        // The element travels as its 8-byte slot image (see `translate::slot_image`),
-        // whatever its size in the array (runtime::heap).
-        R::ArrayPush => call(sig("toy_array_push", &[P, I], None)),
-        R::ArrayPop => call(sig("toy_array_pop", &[P], Some(I))),
-        // The argument is the type tag of `[str]` (for the array header).
-        R::Args => call(sig("toy_args", &[I], Some(P))),
+    let mut params: Vec<RtTy> = row.params.iter().filter_map(|t| machine_ty(*t)).collect();
+    if row.tag.is_some() {
+        params.push(I);
+    }
+    if row.may_throw {
+        params.push(I);
+    }
+    Lowering::Call {
+        sig: RtSig {
+            symbol,
+            params: Cow::Owned(params),
+            ret: machine_ty(row.ret),
+        },
+    }
+}
+
+impl FnTrans<'_, '_, '_> {
+    /// The machine arguments of runtime call `s` (its row of
+    /// `rtfns::RUNTIME`): the IR arguments (an `Elem` as its slot image),
+    /// then the type tag, then the position id of a call that may throw.
+    pub(super) fn runtime_args(
+        &mut self,
+        s: usize,
+        func: RuntimeFn,
+        args: &[Operand],
+    ) -> Result<Vec<cl::Value>, String> {
+        let row = func.row();
+        let mut vals = Vec::with_capacity(args.len() + 2);
+        for (a, t) in args.iter().zip(row.params) {
+            let v = self.operand(a)?;
+            vals.push(if *t == Ty::Elem {
+                self.slot_image(v)
+            } else {
+                v
+            });
+        }
+        if args.len() != row.params.len() {
+            return Err(format!(
+                "runtime call %{} has {} operands",
+                s + 1,
+                args.len()
+            ));
+        }
+        if let Some(tag) = row.tag {
+            let ty = match tag {
+                TagArg::OfArg => args.first().and_then(|a| self.code.operand_type(a)),
+                TagArg::OfResult => Some(self.code.stmts.ty[s].clone()),
+            };
+            let tag = ty.map_or(0, |t| self.cx.type_tag(&t));
+            vals.push(self.b.ins().iconst(types::I64, tag as i64));
+        }
+        if row.may_throw {
+            vals.push(self.position_arg(s));
+        }
+        Ok(vals)
     }
 }
 
@@ -113,4 +156,19 @@ pub mod internal {
     pub const ALLOC: RtSig = sig("toy_alloc", &[I, I], Some(P));
     /// (tag, length, fill as a slot image, element size).
     pub const ARRAY_NEW: RtSig = sig("toy_array_new", &[I, I, I, I], Some(P));
+    /// Every entry point above (for the symbol check in `tests/it/rtfns.rs`).
+    pub const ALL: [RtSig; 12] = [
+        RAISE_THROW,
+        RAISE_DIV_ZERO,
+        RAISE_INDEX,
+        RAISE_NIL,
+        RAISE_NEGATIVE_LENGTH,
+        RAISE_POP_EMPTY,
+        RAISE_ASSERT,
+        RAISE_ASSERT_MSG,
+        TAKE_EXCEPTION,
+        STACK_OVERFLOW,
+        ALLOC,
+        ARRAY_NEW,
+    ];
 }

@@ -806,7 +806,7 @@ fn arrays_structs_and_globals() {
     b.push(
         Inst::Runtime {
             func: RuntimeFn::PrintValue,
-            args: vec![a, Operand::Int(0)],
+            args: vec![a],
         },
         Type::Void,
     );
@@ -929,7 +929,7 @@ fn arrays_structs_and_globals() {
     b.push(
         Inst::Runtime {
             func: RuntimeFn::PrintValue,
-            args: vec![g, Operand::Int(0)],
+            args: vec![g],
         },
         Type::Void,
     );

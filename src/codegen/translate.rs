@@ -16,6 +16,7 @@ use super::ops;
 use super::rotate;
 use super::rtfn::{self, Lowering, RtSig, RtTy};
 use crate::ir::{Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type};
+use crate::rtfns::Ty;
 use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
 use cranelift_codegen::ir::{
     self as cl, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlot, StackSlotData,
@@ -568,7 +569,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             }
             Inst::Binary(crate::ir::BinaryOp::FRem, x, y) => {
                 let args = self.operands(&[*x, *y])?;
-                let v = self.call_rt(fmod_sig(), &args)?;
+                let v = self.call_rt(fmod_sig()?, &args)?;
                 self.set(s, v);
             }
             Inst::Binary(op, x, y) => {
@@ -654,35 +655,8 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
 
     fn runtime(&mut self, s: usize, func: RuntimeFn, args: &[Operand]) -> Result<(), String> {
         match rtfn::lowering(func) {
-            Lowering::Call { sig, may_throw } => {
-                let mut vals = match func {
-                    RuntimeFn::PrintValue => {
-                        // The type tag is codegen's: taken from the operand's static type.
-                        let r = self.operand(args.first().ok_or("PrintValue without operand")?)?;
-                        let ty = args.first().and_then(|a| self.code.operand_type(a));
-                        let tag = match ty {
-                            Some(t) => self.cx.type_tag(&t),
-                            None => 0,
-                        };
-                        let tagv = self.b.ins().iconst(types::I64, tag as i64);
-                        vec![r, tagv]
-                    }
-                    RuntimeFn::ArrayPush => {
-                        let a = self.operand(args.first().ok_or("ArrayPush without array")?)?;
-                        let x = self.operand(args.get(1).ok_or("ArrayPush without value")?)?;
-                        let bits = self.slot_image(x);
-                        vec![a, bits]
-                    }
-                    RuntimeFn::Args => {
-                        let tag = self.cx.type_tag(&Type::Array(Box::new(Type::Str)));
-                        vec![self.b.ins().iconst(types::I64, tag as i64)]
-                    }
-                    _ => self.operands(args)?,
-                };
-                if may_throw {
-                    let p = self.position_arg(s);
-                    vals.push(p);
-                }
+            Lowering::Call { sig } => {
+                let vals = self.runtime_args(s, func, args)?;
                 if vals.len() != sig.params.len() {
                     return Err(format!(
                         "runtime call %{} has {} arguments, expected {}",
@@ -692,8 +666,8 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     ));
                 }
                 let r = self.call_rt(sig, &vals)?;
-                let r = match (func, r) {
-                    (RuntimeFn::ArrayPop, Some(bits)) => {
+                let r = match (func.row().ret, r) {
+                    (Ty::Elem, Some(bits)) => {
                         Some(self.value_of_slot(bits, &code_ty(self.code, s)))
                     }
                     (_, r) => r,
@@ -795,13 +769,10 @@ fn code_ty(code: &IrCode, s: usize) -> Type {
     code.stmts.ty[s].clone()
 }
 
-fn fmod_sig() -> RtSig {
+/// `%` on floats calls the runtime's fmod.
+fn fmod_sig() -> Result<RtSig, String> {
     match rtfn::lowering(RuntimeFn::FMod) {
-        Lowering::Call { sig, .. } => sig,
-        Lowering::Inline => RtSig {
-            symbol: "toy_fmod",
-            params: &[RtTy::F, RtTy::F],
-            ret: Some(RtTy::F),
-        },
+        Lowering::Call { sig } => Ok(sig),
+        Lowering::Inline => Err("fmod has no call lowering".into()),
     }
 }

@@ -16,6 +16,7 @@
 mod exec;
 
 use crate::ir::{self, Inst, Type};
+use crate::rtfns::TagArg;
 use crate::runtime;
 use crate::runtime::heap::TypeDesc;
 use crate::span::{SourceMap, Span};
@@ -106,18 +107,13 @@ fn prepare(module: &ir::Module, sources: &SourceMap) -> (Prepared, Vec<String>, 
                     types.tag(&program, &Type::Array(Box::new(elem.clone())))
                 }
                 Inst::NewStruct { strukt, .. } => types.tag(&program, &Type::Struct(*strukt)),
-                Inst::Runtime {
-                    func: ir::RuntimeFn::Args,
-                    ..
-                } => types.tag(&program, &Type::Array(Box::new(Type::Str))),
-                Inst::Runtime {
-                    func: ir::RuntimeFn::PrintValue,
-                    args,
-                } => match args.first() {
-                    Some(op) => match f.operand_type(op) {
-                        Some(t) => types.tag(&program, &t),
-                        None => 0,
-                    },
+                // The type tag a runtime function takes (`rtfns::RUNTIME`).
+                Inst::Runtime { func, args } => match func.row().tag {
+                    Some(TagArg::OfArg) => args
+                        .first()
+                        .and_then(|op| f.operand_type(op))
+                        .map_or(0, |t| types.tag(&program, &t)),
+                    Some(TagArg::OfResult) => types.tag(&program, &f.stmts.ty[s]),
                     None => 0,
                 },
                 Inst::PhiC { upsilons } => {

@@ -29,6 +29,7 @@
 //!   dominance: an upsilon is a store into the φᶜ's implicit slot.
 //! - Types are consistent: see [`Inst`] for each instruction's rule.
 
+pub use crate::rtfns::RuntimeFn;
 use crate::span::Span;
 pub use crate::types::Type;
 use crate::types::{FuncId, GlobalId, StructId};
@@ -317,52 +318,6 @@ impl Inst {
                 | Inst::Unreachable
         )
     }
-}
-
-/// Functions of the Rust runtime (`extern "C"`, in `src/runtime/`) that the
-/// IR calls. The variant names the operation; the argument and result types
-/// are fixed per variant (see the runtime module).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum RuntimeFn {
-    PrintInt,
-    PrintFloat,
-    PrintBool,
-    PrintStr,
-    /// Writes a composite value (array/struct) with nested strings quoted.
-    PrintValue,
-    PrintSpace,
-    PrintNewline,
-    Clock,
-    Exit,
-    Sqrt,
-    Sin,
-    Cos,
-    Tan,
-    Atan,
-    Atan2,
-    Exp,
-    Ln,
-    Pow,
-    Floor,
-    Ceil,
-    Fabs,
-    FMod,
-    StrConcat,
-    StrEq,
-    StrCmp,
-    StrLen,
-    StrByte,
-    StrOfInt,
-    StrOfFloat,
-    StrOfBool,
-    Substr,
-    Chr,
-    Fixed,
-    ParseInt,
-    ParseFloat,
-    ArrayPush,
-    ArrayPop,
-    Args,
 }
 
 /// Per-statement flags (Julia's `IR_FLAG_*`).

@@ -179,24 +179,10 @@ fn unary_name(op: UnaryOp) -> &'static str {
     }
 }
 
-/// `print_int`, `str_concat`, ...: the runtime function in snake case.
-pub fn runtime_name(f: RuntimeFn) -> String {
-    if f == RuntimeFn::FMod {
-        return "fmod".into();
-    }
-    let s = format!("{f:?}");
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+/// `print_int`, `str_concat`, ...: the runtime function's IR name (its
+/// row of `rtfns::RUNTIME`).
+pub fn runtime_name(f: RuntimeFn) -> &'static str {
+    f.row().ir_name
 }
 
 fn raise_name(k: RaiseKind) -> &'static str {

@@ -7,6 +7,7 @@
 use crate::ir::{
     BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp,
 };
+use crate::rtfns::Ty;
 use crate::sema::hir::Program;
 use crate::types::{FuncId, StructId};
 
@@ -65,38 +66,6 @@ impl Ctx<'_> {
         }
         true
     }
-}
-
-fn runtime_sig(func: RuntimeFn) -> Option<(Vec<Type>, Type)> {
-    use RuntimeFn::*;
-    use Type::*;
-    Some(match func {
-        PrintInt => (vec![Int], Void),
-        PrintFloat => (vec![Float], Void),
-        PrintBool => (vec![Bool], Void),
-        PrintStr => (vec![Str], Void),
-        PrintSpace | PrintNewline => (vec![], Void),
-        Clock => (vec![], Float),
-        Exit => (vec![Int], Void),
-        Sqrt | Sin | Cos | Tan | Atan | Exp | Ln | Floor | Ceil | Fabs => (vec![Float], Float),
-        Atan2 | Pow | FMod => (vec![Float, Float], Float),
-        StrConcat => (vec![Str, Str], Str),
-        StrEq => (vec![Str, Str], Bool),
-        StrCmp => (vec![Str, Str], Int),
-        StrLen => (vec![Str], Int),
-        StrByte => (vec![Str, Int], Int),
-        StrOfInt => (vec![Int], Str),
-        StrOfFloat => (vec![Float], Str),
-        StrOfBool => (vec![Bool], Str),
-        Substr => (vec![Str, Int, Int], Str),
-        Chr => (vec![Int], Str),
-        Fixed => (vec![Float, Int], Str),
-        ParseInt => (vec![Str], Int),
-        ParseFloat => (vec![Str], Float),
-        Args => (vec![], Array(Box::new(Str))),
-        // Generic over the element / composite type: checked separately.
-        PrintValue | ArrayPush | ArrayPop => return None,
-    })
 }
 
 pub fn check(f: &IrCode, program: &Program) -> Vec<String> {
@@ -402,41 +371,39 @@ fn loc_type(
     }
 }
 
+/// A runtime call against its row of `rtfns::RUNTIME`: a generic `Array`
+/// parameter binds the element type `Elem` stands for; `Ref` is any
+/// reference.
 fn check_runtime(c: &mut Ctx, func: RuntimeFn, args: &[Operand]) {
     let f = c.f;
+    let row = func.row();
     let name = format!("runtime {func:?}");
-    if let Some((params, ret)) = runtime_sig(func) {
-        if c.arity(&name, args, params.len()) {
-            for (k, (a, t)) in args.iter().zip(&params).enumerate() {
-                c.expect(&format!("argument {} of {name}", k + 1), a, t);
+    let mut elem: Option<Type> = None;
+    if c.arity(&name, args, row.params.len()) {
+        for (k, (a, t)) in args.iter().zip(row.params).enumerate() {
+            let what = format!("argument {} of {name}", k + 1);
+            match (t.concrete(), t) {
+                (Some(t), _) => c.expect(&what, a, &t),
+                (None, Ty::Ref) => {
+                    if f.operand_type(a).is_some_and(|t| !t.is_ref()) {
+                        c.err(format!("{what} is not a reference"));
+                    }
+                }
+                (None, Ty::Array) => match f.operand_type(a) {
+                    Some(Type::Array(e)) => elem = Some(*e),
+                    _ => c.err(format!("{what} is not an array")),
+                },
+                (None, _) => {
+                    if let Some(e) = elem.clone() {
+                        c.expect(&what, a, &e);
+                    }
+                }
             }
         }
-        c.result(&ret);
-        return;
     }
-    match func {
-        RuntimeFn::PrintValue => {
-            if c.arity(&name, args, 1) && f.operand_type(&args[0]).is_some_and(|t| !t.is_ref()) {
-                c.err("PrintValue of a non-reference value".into());
-            }
-            c.result(&Type::Void);
-        }
-        RuntimeFn::ArrayPush => {
-            if c.arity(&name, args, 2) {
-                match f.operand_type(&args[0]) {
-                    Some(Type::Array(e)) => c.expect("the pushed value", &args[1], &e),
-                    _ => c.err("ArrayPush on a non-array".into()),
-                }
-            }
-            c.result(&Type::Void);
-        }
-        _ => {
-            if c.arity(&name, args, 1) {
-                match f.operand_type(&args[0]) {
-                    Some(Type::Array(e)) => c.result(&e),
-                    _ => c.err("ArrayPop on a non-array".into()),
-                }
-            }
-        }
+    match (row.ret.concrete(), elem) {
+        (Some(t), _) => c.result(&t),
+        (None, Some(e)) => c.result(&e),
+        (None, None) => {}
     }
 }

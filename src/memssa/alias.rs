@@ -18,11 +18,12 @@
 //! classes a function may read and may write, iterated to a fixpoint so that
 //! recursion is handled. Every query that may meet a call takes the
 //! module's summaries as an argument; a callee they do not cover may read and
-//! write everything. Runtime functions have a fixed table
-//! ([`runtime_effect`]).
+//! write everything. Runtime functions have their effect in
+//! `rtfns::RUNTIME` ([`runtime_effect`]).
 
 use crate::ir::dom::DomTree;
 use crate::ir::{BinaryOp, BlockId, Inst, IrCode, Loc, Module, Operand, RuntimeFn, Type, Value};
+use crate::rtfns::Effect as RtEffect;
 use crate::types::FuncId;
 use std::collections::{BTreeSet, HashMap};
 
@@ -169,22 +170,22 @@ fn loc_effect(ir: &IrCode, loc: &Loc, base: &Option<Operand>, index: &Option<Ope
     }
 }
 
-/// The fixed mod/ref table of the runtime. Printing, maths and string
-/// functions touch no Toy-visible memory (strings are immutable);
-/// `PrintValue` reads everything reachable; `ArrayPush`/`ArrayPop` read and
-/// write that array's length and elements; `Args` returns a new array.
+/// The mod/ref of a runtime call, from the `effect` of its row in
+/// `rtfns::RUNTIME`: `Pure` and `Io` functions touch no Toy-visible memory
+/// (strings are immutable); `ReadsReachable` (`PrintValue`) reads
+/// everything; `UpdatesArray` (`ArrayPush`/`ArrayPop`) reads and writes
+/// its array's length and elements.
 pub fn runtime_effect(ir: &IrCode, f: RuntimeFn, args: &[Operand]) -> InstEffect {
-    use RuntimeFn::*;
     let none = InstEffect {
         reads: Effect::None,
         writes: Effect::None,
     };
-    match f {
-        PrintValue => InstEffect {
+    match f.row().effect {
+        RtEffect::ReadsReachable => InstEffect {
             reads: all(),
             writes: Effect::None,
         },
-        ArrayPush | ArrayPop => {
+        RtEffect::UpdatesArray => {
             let Some(arr) = args.first() else {
                 return InstEffect {
                     reads: all(),
@@ -217,10 +218,7 @@ pub fn runtime_effect(ir: &IrCode, f: RuntimeFn, args: &[Operand]) -> InstEffect
                 },
             }
         }
-        PrintInt | PrintFloat | PrintBool | PrintStr | PrintSpace | PrintNewline | Clock | Exit
-        | Sqrt | Sin | Cos | Tan | Atan | Atan2 | Exp | Ln | Pow | Floor | Ceil | Fabs | FMod
-        | StrConcat | StrEq | StrCmp | StrLen | StrByte | StrOfInt | StrOfFloat | StrOfBool
-        | Substr | Chr | Fixed | ParseInt | ParseFloat | Args => none,
+        RtEffect::Pure | RtEffect::Io => none,
     }
 }
 

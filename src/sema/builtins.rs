@@ -1,20 +1,16 @@
 //! Typing calls: user functions (bare or `module.f`) and the builtins.
 //!
-//! Builtin signatures (LANGUAGE.md):
+//! Builtin names, arities and fixed signatures are rows of
+//! `rtfns::BUILTINS`. The overloaded ones (LANGUAGE.md) are typed here:
 //! `print`/`write(any non-void...)`, `len(str | [T]) -> int`,
 //! `push([T], T)`, `pop([T]) -> T`, `float(int | float) -> float`,
-//! `int(float | int) -> int`, `str(int | float | bool | str) -> str`,
-//! `args() -> [str]`, `clock() -> float`, `exit(int)`,
-//! `assert(bool)` / `assert(bool, str)`, `parse_int(str) -> int`,
-//! `parse_float(str) -> float`, `chr(int) -> str`,
-//! `substr(str, int, int) -> str`, `fixed(float, int) -> str`,
-//! `sqrt sin cos tan atan exp ln floor ceil fabs (float) -> float`,
-//! `atan2`/`pow(float, float) -> float`.
+//! `int(float | int) -> int`, `str(int | float | bool | str) -> str`.
 
 use super::hir::{self, Builtin, FuncId, Type};
 use super::suggest::Kind;
 use super::{ItemRef, Sema};
 use crate::diag::Diagnostic;
+use crate::rtfns::{BuiltinSig, Ty};
 use crate::span::Span;
 use crate::syntax::ast;
 
@@ -166,20 +162,14 @@ impl Sema<'_> {
         })
     }
 
-    /// Types a builtin call; see the module doc for the signatures.
+    /// Types a builtin call: the arity and a fixed signature come from the
+    /// builtin's row of `rtfns::BUILTINS`; an overloaded builtin has its
+    /// rule below.
     fn builtin(&mut self, b: Builtin, args: &[ast::Expr], span: Span) -> Option<hir::Expr> {
         use Builtin::*;
-        let arity: Option<(usize, usize)> = match b {
-            Print | Write => None,
-            Args | Clock => Some((0, 0)),
-            Assert => Some((1, 2)),
-            Push | Atan2 | Pow | Fixed => Some((2, 2)),
-            Substr => Some((3, 3)),
-            _ => Some((1, 1)),
-        };
-        if let Some((lo, hi)) = arity
-            && (args.len() < lo || args.len() > hi)
-        {
+        let row = b.row();
+        let (lo, hi) = (row.min_args, row.max_args.unwrap_or(usize::MAX));
+        if args.len() < lo || args.len() > hi {
             let takes = if lo == hi {
                 count(lo)
             } else {
@@ -191,22 +181,13 @@ impl Sema<'_> {
             );
             return self.args_alone(args);
         }
-        let fixed = |params: &[Type], ret: Type| Some((params.to_vec(), ret));
-        let sig: Option<(Vec<Type>, Type)> = match b {
-            Args => fixed(&[], Type::Array(Box::new(Type::Str))),
-            Clock => fixed(&[], Type::Float),
-            Exit => fixed(&[Type::Int], Type::Void),
-            Assert => fixed(&[Type::Bool, Type::Str][..args.len()], Type::Void),
-            ParseInt => fixed(&[Type::Str], Type::Int),
-            ParseFloat => fixed(&[Type::Str], Type::Float),
-            Chr => fixed(&[Type::Int], Type::Str),
-            Substr => fixed(&[Type::Str, Type::Int, Type::Int], Type::Str),
-            Fixed => fixed(&[Type::Float, Type::Int], Type::Str),
-            Sqrt | Sin | Cos | Tan | Atan | Exp | Ln | Floor | Ceil | Fabs => {
-                fixed(&[Type::Float], Type::Float)
-            }
-            Atan2 | Pow => fixed(&[Type::Float, Type::Float], Type::Float),
-            _ => None,
+        let concrete = |t: &Ty| t.concrete().expect("a fixed builtin signature is concrete");
+        let sig: Option<(Vec<Type>, Type)> = match row.sig {
+            BuiltinSig::Fixed { params, ret } => Some((
+                params[..args.len()].iter().map(concrete).collect(),
+                concrete(&ret),
+            )),
+            BuiltinSig::Overloaded => None,
         };
         let mk = |args: Vec<hir::Expr>, ty: Type| hir::Expr {
             kind: hir::ExprKind::Builtin { builtin: b, args },

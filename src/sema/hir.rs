@@ -17,6 +17,7 @@
 //!   sub-expressions must be evaluated once.
 //! - Evaluation order is left to right, the order of the vectors here.
 
+pub use crate::rtfns::Builtin;
 use crate::span::Span;
 pub use crate::syntax::ast::{BinOp, UnOp};
 pub use crate::types::{FuncId, GlobalId, StructId, Type};
@@ -238,90 +239,4 @@ pub enum ExprKind {
         strukt: StructId,
         fields: Vec<(u32, Expr)>,
     },
-}
-
-/// The built-in functions of LANGUAGE.md. Which overload is meant follows
-/// from the argument types (`str(1)` vs `str(1.5)`, `len(s)` vs `len(a)`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Builtin {
-    Print,
-    Write,
-    Len,
-    Push,
-    Pop,
-    /// `float(x)`
-    ToFloat,
-    /// `int(x)`
-    ToInt,
-    /// `str(x)`
-    ToStr,
-    Args,
-    Clock,
-    Exit,
-    Assert,
-    ParseInt,
-    ParseFloat,
-    Chr,
-    Substr,
-    Fixed,
-    Sqrt,
-    Sin,
-    Cos,
-    Tan,
-    Atan,
-    Atan2,
-    Exp,
-    Ln,
-    Pow,
-    Floor,
-    Ceil,
-    Fabs,
-}
-
-impl Builtin {
-    pub fn name(self) -> &'static str {
-        use Builtin::*;
-        match self {
-            Print => "print",
-            Write => "write",
-            Len => "len",
-            Push => "push",
-            Pop => "pop",
-            ToFloat => "float",
-            ToInt => "int",
-            ToStr => "str",
-            Args => "args",
-            Clock => "clock",
-            Exit => "exit",
-            Assert => "assert",
-            ParseInt => "parse_int",
-            ParseFloat => "parse_float",
-            Chr => "chr",
-            Substr => "substr",
-            Fixed => "fixed",
-            Sqrt => "sqrt",
-            Sin => "sin",
-            Cos => "cos",
-            Tan => "tan",
-            Atan => "atan",
-            Atan2 => "atan2",
-            Exp => "exp",
-            Ln => "ln",
-            Pow => "pow",
-            Floor => "floor",
-            Ceil => "ceil",
-            Fabs => "fabs",
-        }
-    }
-    pub const ALL: [Builtin; 29] = {
-        use Builtin::*;
-        [
-            Print, Write, Len, Push, Pop, ToFloat, ToInt, ToStr, Args, Clock, Exit, Assert,
-            ParseInt, ParseFloat, Chr, Substr, Fixed, Sqrt, Sin, Cos, Tan, Atan, Atan2, Exp, Ln,
-            Pow, Floor, Ceil, Fabs,
-        ]
-    };
-    pub fn from_name(name: &str) -> Option<Builtin> {
-        Builtin::ALL.into_iter().find(|b| b.name() == name)
-    }
 }

@@ -96,7 +96,7 @@ impl Sema<'_> {
             );
         }
         if kind == Kind::Function {
-            candidates.extend(Builtin::ALL.iter().map(|b| b.name()));
+            candidates.extend(Builtin::all().map(|b| b.name()));
         }
         if kind == Kind::Type {
             candidates.extend(["int", "float", "bool", "str"]);

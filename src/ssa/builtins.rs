@@ -1,6 +1,8 @@
 //! The built-in functions of LANGUAGE.md, lowered to runtime calls, pure
-//! operations and explicit checks. Arguments are evaluated left to right
-//! before the operation (and before any check it makes).
+//! operations and explicit checks. A builtin with a fixed signature and one
+//! runtime function (`rtfns::BUILTINS`) needs no arm here. Arguments are
+//! evaluated left to right before the operation (and before any check it
+//! makes).
 use super::lower::FnLower;
 use super::lower_expr::conversion;
 use crate::ir::{BinaryOp, Cmp, Inst, Loc, Operand, RaiseKind, RuntimeFn, Type};
@@ -72,8 +74,6 @@ impl FnLower<'_> {
                 };
                 self.runtime(f, vec![arg(0)], Type::Str, span)
             }
-            Args => self.runtime(RuntimeFn::Args, Vec::new(), ty.clone(), span),
-            Clock => self.runtime(RuntimeFn::Clock, Vec::new(), Type::Float, span),
             Exit => {
                 self.exit_call(arg(0), span);
                 Operand::Int(0)
@@ -83,23 +83,12 @@ impl FnLower<'_> {
                 self.check(arg(0), RaiseKind::AssertionFailed, msg, span);
                 Operand::Int(0)
             }
-            ParseInt => self.runtime_may_throw(RuntimeFn::ParseInt, vals, Type::Int, span),
-            ParseFloat => self.runtime_may_throw(RuntimeFn::ParseFloat, vals, Type::Float, span),
-            Chr => self.runtime_may_throw(RuntimeFn::Chr, vals, Type::Str, span),
-            Substr => self.runtime_may_throw(RuntimeFn::Substr, vals, Type::Str, span),
-            Fixed => self.runtime(RuntimeFn::Fixed, vals, Type::Str, span),
-            Sqrt => self.runtime(RuntimeFn::Sqrt, vals, Type::Float, span),
-            Sin => self.runtime(RuntimeFn::Sin, vals, Type::Float, span),
-            Cos => self.runtime(RuntimeFn::Cos, vals, Type::Float, span),
-            Tan => self.runtime(RuntimeFn::Tan, vals, Type::Float, span),
-            Atan => self.runtime(RuntimeFn::Atan, vals, Type::Float, span),
-            Atan2 => self.runtime(RuntimeFn::Atan2, vals, Type::Float, span),
-            Exp => self.runtime(RuntimeFn::Exp, vals, Type::Float, span),
-            Ln => self.runtime(RuntimeFn::Ln, vals, Type::Float, span),
-            Pow => self.runtime(RuntimeFn::Pow, vals, Type::Float, span),
-            Floor => self.runtime(RuntimeFn::Floor, vals, Type::Float, span),
-            Ceil => self.runtime(RuntimeFn::Ceil, vals, Type::Float, span),
-            Fabs => self.runtime(RuntimeFn::Fabs, vals, Type::Float, span),
+            // The rest is one call of the builtin's runtime function
+            // (`rtfns::BUILTINS`: same arguments, same result type).
+            _ => match builtin.row().calls {
+                [f] => self.runtime(*f, vals, ty.clone(), span),
+                _ => unreachable!("builtin {builtin:?} has no generic lowering"),
+            },
         }
     }
 

@@ -212,28 +212,12 @@ impl FnLower<'_> {
                         {
                             return v;
                         }
-                        return self.emit(
-                            Inst::Runtime {
-                                func: RuntimeFn::FMod,
-                                args: vec![x, y],
-                            },
-                            T::Float,
-                            span,
-                            PURE,
-                        );
+                        return self.runtime(RuntimeFn::FMod, vec![x, y], T::Float, span);
                     }
                 };
                 self.b.binary(fop, x, y, T::Float, span)
             }
-            T::Str => self.emit(
-                Inst::Runtime {
-                    func: RuntimeFn::StrConcat,
-                    args: vec![x, y],
-                },
-                T::Str,
-                span,
-                PURE,
-            ),
+            T::Str => self.runtime(RuntimeFn::StrConcat, vec![x, y], T::Str, span),
             _ => {
                 let iop = match op {
                     BinOp::Add => BinaryOp::IAdd,
@@ -323,20 +307,13 @@ impl FnLower<'_> {
         }
     }
 
+    /// A runtime call; one that may throw (`rtfns::RUNTIME`) is followed
+    /// by its `NoException` check.
     pub fn runtime(&mut self, func: RuntimeFn, args: Vec<Operand>, ty: T, span: Span) -> Operand {
-        self.emit(Inst::Runtime { func, args }, ty, span, runtime_flags(func))
-    }
-
-    /// A runtime call that may throw, followed by its `NoException` check.
-    pub fn runtime_may_throw(
-        &mut self,
-        func: RuntimeFn,
-        args: Vec<Operand>,
-        ty: T,
-        span: Span,
-    ) -> Operand {
-        let v = self.emit(Inst::Runtime { func, args }, ty, span, Flags::default());
-        self.after_may_throw(span);
+        let v = self.emit(Inst::Runtime { func, args }, ty, span, runtime_flags(func));
+        if func.row().may_throw {
+            self.after_may_throw(span);
+        }
         v
     }
 
@@ -412,15 +389,16 @@ impl FnLower<'_> {
     }
 }
 
-/// Flags of a runtime call that cannot throw.
+/// The statement flags of a runtime call, from its row of `rtfns::RUNTIME`:
+/// `PURE` when it neither throws nor has an effect, `NOTHROW` when it
+/// cannot throw.
 pub fn runtime_flags(func: RuntimeFn) -> Flags {
-    use RuntimeFn::*;
-    match func {
-        Sqrt | Sin | Cos | Tan | Atan | Atan2 | Exp | Ln | Pow | Floor | Ceil | Fabs | FMod
-        | StrConcat | StrEq | StrCmp | StrLen | StrByte | StrOfInt | StrOfFloat | StrOfBool
-        | Fixed | Args => PURE,
-        Substr | Chr | ParseInt | ParseFloat => Flags::default(),
-        _ => Flags::NOTHROW,
+    if func.is_pure() {
+        PURE
+    } else if func.row().may_throw {
+        Flags::default()
+    } else {
+        Flags::NOTHROW
     }
 }
 

@@ -3,12 +3,12 @@
 //! A function may throw when, outside every `try` body of its own, it
 //! throws, runs a check that can fail (division by a non-constant or zero
 //! divisor, indexing, a field access, `[e; n]` with a non-literal or
-//! negative `n`, `pop`, `assert`, the runtime functions marked MAY THROW),
-//! or calls a function that may throw. Local facts are propagated to the
+//! negative `n`, a builtin that may throw: `Builtin::may_throw`, read from
+//! `rtfns`), or calls a function that may throw. Local facts are propagated to the
 //! callers over the reversed call graph with a worklist (a fixpoint that
 //! handles recursion), in linear time.
 use crate::sema::hir::{
-    BinOp, Block, Builtin, Expr, ExprKind, FuncId, Place, Program, Stmt, StmtKind, Type,
+    BinOp, Block, Expr, ExprKind, FuncId, Place, Program, Stmt, StmtKind, Type,
 };
 
 #[derive(Default)]
@@ -169,15 +169,7 @@ fn walk_expr(e: &Expr, in_try: bool, facts: &mut Facts) {
             for a in args {
                 walk_expr(a, in_try, facts);
             }
-            if matches!(
-                builtin,
-                Builtin::Pop
-                    | Builtin::Assert
-                    | Builtin::ParseInt
-                    | Builtin::ParseFloat
-                    | Builtin::Chr
-                    | Builtin::Substr
-            ) {
+            if builtin.may_throw() {
                 throws_here(in_try, facts);
             }
         }

@@ -17,5 +17,6 @@ mod ir;
 mod layering;
 mod memssa;
 mod opt;
+mod rtfns;
 mod ssa;
 mod syntax;
