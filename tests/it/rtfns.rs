@@ -1,13 +1,16 @@
 //! The table of runtime functions (`toyc::rtfns`) against the runtime and
 //! the back ends: every symbol resolves, the runtime exports nothing the
 //! table and codegen's own entry points do not name, codegen's machine
-//! signatures are the table's, and every function without a symbol is one
-//! codegen inlines.
+//! signatures are the table's, every function without a symbol is one
+//! codegen inlines, and SSA construction lowers each builtin to the runtime
+//! functions its row names, with an exception check exactly when the row
+//! says it may throw.
 
+use crate::memssa_support::{compile, func_index};
 use std::collections::BTreeSet;
 use toyc::codegen::rtfn::{self, Lowering, RtTy};
-use toyc::ir::RuntimeFn;
-use toyc::rtfns::{BUILTINS, RUNTIME, Ty};
+use toyc::ir::{Inst, RuntimeFn};
+use toyc::rtfns::{BUILTINS, Builtin, RUNTIME, Ty};
 
 /// The runtime's exported data symbols (not functions).
 const DATA_SYMBOLS: [&str; 2] = ["toy_pending", "toy_stack_limit"];
@@ -100,4 +103,66 @@ fn the_table_says_what_may_throw() {
             RuntimeFn::ParseFloat
         ]
     );
+}
+
+/// A call of `b` in the body of `f(i: int, x: float, b: bool, s: str, a: [int])`.
+fn call_of(b: Builtin) -> &'static str {
+    use Builtin::*;
+    match b {
+        Print => "print(i, x, b, s, a);",
+        Write => "write(i, x, b, s, a);",
+        Len => "let n = len(s);",
+        Push => "push(a, i);",
+        Pop => "let p = pop(a);",
+        ToFloat => "let y = float(i);",
+        ToInt => "let k = int(x);",
+        ToStr => "let t = str(i); let u = str(x); let v = str(b);",
+        Args => "let g = args();",
+        Clock => "let c = clock();",
+        Exit => "exit(i);",
+        Assert => "assert(b, s);",
+        ParseInt => "let v = parse_int(s);",
+        ParseFloat => "let v = parse_float(s);",
+        Chr => "let v = chr(i);",
+        Substr => "let v = substr(s, i, i);",
+        Fixed => "let v = fixed(x, i);",
+        Sqrt => "let v = sqrt(x);",
+        Sin => "let v = sin(x);",
+        Cos => "let v = cos(x);",
+        Tan => "let v = tan(x);",
+        Atan => "let v = atan(x);",
+        Atan2 => "let v = atan2(x, x);",
+        Exp => "let v = exp(x);",
+        Ln => "let v = ln(x);",
+        Pow => "let v = pow(x, x);",
+        Floor => "let v = floor(x);",
+        Ceil => "let v = ceil(x);",
+        Fabs => "let v = fabs(x);",
+    }
+}
+
+#[test]
+fn ssa_lowers_each_builtin_as_its_row_says() {
+    for b in Builtin::all() {
+        let src = format!(
+            "fn f(i: int, x: float, b: bool, s: str, a: [int]) {{\n    {}\n}}\n\
+             fn main() {{\n    f(1, 1.5, true, \"7\", [1, 2]);\n}}\n",
+            call_of(b)
+        );
+        let module = compile(&format!("builtin-{}", b.name()), &src);
+        let f = &module.funcs[func_index(&module, "f")];
+        let mut throws = false;
+        for inst in &f.stmts.inst {
+            match inst {
+                Inst::Runtime { func, .. } => assert!(
+                    b.row().calls.contains(func),
+                    "{} lowers to {func:?}, not in its row",
+                    b.name()
+                ),
+                Inst::NoException | Inst::Raise { .. } => throws = true,
+                _ => {}
+            }
+        }
+        assert_eq!(throws, b.may_throw(), "{}: may_throw", b.name());
+    }
 }
