@@ -250,7 +250,9 @@ pub enum Inst {
         func: FuncId,
         args: Vec<Operand>,
     },
-    /// A call of the runtime. Type: the runtime function's result type.
+    /// A call of the runtime. Operand and result types, may-throw and
+    /// memory effect are the function's row of `rtfns::RUNTIME` (a generic
+    /// `Elem` result is the array operand's element type).
     Runtime {
         func: RuntimeFn,
         args: Vec<Operand>,
