@@ -141,7 +141,9 @@ pub struct RtRow {
     /// after the call).
     pub may_throw: bool,
     pub effect: Effect,
-    /// May allocate heap objects (including an exception message).
+    /// May allocate heap memory (a new object, a grown array buffer or an
+    /// exception message): a function returning a string or an array, and
+    /// one that may throw, allocates.
     pub allocates: bool,
     /// The `extern "C"` symbol; `None` when there is no such function and
     /// codegen and the interpreter always inline it.
@@ -649,6 +651,14 @@ mod tests {
                 assert!(r.min_args <= params.len(), "{}", r.name);
                 assert_eq!(r.max_args, Some(params.len()), "{}", r.name);
             }
+        }
+    }
+
+    #[test]
+    fn made_strings_arrays_and_exceptions_allocate() {
+        for r in &RUNTIME {
+            let makes = matches!(r.ret, Ty::Str | Ty::StrArray) || r.may_throw;
+            assert!(!makes || r.allocates, "{:?}", r.func);
         }
     }
 
