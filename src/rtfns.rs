@@ -191,210 +191,49 @@ use Effect::{Io, Pure, ReadsReachable, UpdatesArray};
 use RuntimeFn as R;
 use Ty::{Array, Bool, Elem, Float, Int, Ref, Str, StrArray, Void};
 
-/// Every runtime function, in [`RuntimeFn`] order.
+/// Every runtime function, in [`RuntimeFn`] order: function, IR name,
+/// parameters, result, effect, symbol, then `throws()` (may throw),
+/// `allocates()`, `tag(..)` where they hold.
+#[rustfmt::skip]
 pub const RUNTIME: [RtRow; 38] = [
-    rt(
-        R::PrintInt,
-        "print_int",
-        &[Int],
-        Void,
-        Io,
-        Some("toy_print_int"),
-    ),
-    rt(
-        R::PrintFloat,
-        "print_float",
-        &[Float],
-        Void,
-        Io,
-        Some("toy_print_float"),
-    ),
-    rt(
-        R::PrintBool,
-        "print_bool",
-        &[Bool],
-        Void,
-        Io,
-        Some("toy_print_bool"),
-    ),
-    rt(
-        R::PrintStr,
-        "print_str",
-        &[Str],
-        Void,
-        Io,
-        Some("toy_print_str"),
-    ),
-    rt(
-        R::PrintValue,
-        "print_value",
-        &[Ref],
-        Void,
-        ReadsReachable,
-        Some("toy_print_value"),
-    )
-    .tag(TagArg::OfArg),
-    rt(
-        R::PrintSpace,
-        "print_space",
-        &[],
-        Void,
-        Io,
-        Some("toy_print_space"),
-    ),
-    rt(
-        R::PrintNewline,
-        "print_newline",
-        &[],
-        Void,
-        Io,
-        Some("toy_print_newline"),
-    ),
-    rt(R::Clock, "clock", &[], Float, Io, Some("toy_clock")),
-    rt(R::Exit, "exit", &[Int], Void, Io, Some("toy_exit")),
-    rt(R::Sqrt, "sqrt", &[Float], Float, Pure, Some("toy_sqrt")),
-    rt(R::Sin, "sin", &[Float], Float, Pure, Some("toy_sin")),
-    rt(R::Cos, "cos", &[Float], Float, Pure, Some("toy_cos")),
-    rt(R::Tan, "tan", &[Float], Float, Pure, Some("toy_tan")),
-    rt(R::Atan, "atan", &[Float], Float, Pure, Some("toy_atan")),
-    rt(
-        R::Atan2,
-        "atan2",
-        &[Float, Float],
-        Float,
-        Pure,
-        Some("toy_atan2"),
-    ),
-    rt(R::Exp, "exp", &[Float], Float, Pure, Some("toy_exp")),
-    rt(R::Ln, "ln", &[Float], Float, Pure, Some("toy_ln")),
-    rt(R::Pow, "pow", &[Float, Float], Float, Pure, Some("toy_pow")),
-    rt(R::Floor, "floor", &[Float], Float, Pure, Some("toy_floor")),
-    rt(R::Ceil, "ceil", &[Float], Float, Pure, Some("toy_ceil")),
-    rt(R::Fabs, "fabs", &[Float], Float, Pure, Some("toy_fabs")),
-    rt(
-        R::FMod,
-        "fmod",
-        &[Float, Float],
-        Float,
-        Pure,
-        Some("toy_fmod"),
-    ),
-    rt(
-        R::StrConcat,
-        "str_concat",
-        &[Str, Str],
-        Str,
-        Pure,
-        Some("toy_str_concat"),
-    )
-    .allocates(),
-    rt(
-        R::StrEq,
-        "str_eq",
-        &[Str, Str],
-        Bool,
-        Pure,
-        Some("toy_str_eq"),
-    ),
-    rt(
-        R::StrCmp,
-        "str_cmp",
-        &[Str, Str],
-        Int,
-        Pure,
-        Some("toy_str_cmp"),
-    ),
-    rt(R::StrLen, "str_len", &[Str], Int, Pure, None),
-    rt(R::StrByte, "str_byte", &[Str, Int], Int, Pure, None),
-    rt(
-        R::StrOfInt,
-        "str_of_int",
-        &[Int],
-        Str,
-        Pure,
-        Some("toy_str_of_int"),
-    )
-    .allocates(),
-    rt(
-        R::StrOfFloat,
-        "str_of_float",
-        &[Float],
-        Str,
-        Pure,
-        Some("toy_str_of_float"),
-    )
-    .allocates(),
-    rt(
-        R::StrOfBool,
-        "str_of_bool",
-        &[Bool],
-        Str,
-        Pure,
-        Some("toy_str_of_bool"),
-    )
-    .allocates(),
-    rt(
-        R::Substr,
-        "substr",
-        &[Str, Int, Int],
-        Str,
-        Pure,
-        Some("toy_substr"),
-    )
-    .throws()
-    .allocates(),
-    rt(R::Chr, "chr", &[Int], Str, Pure, Some("toy_chr"))
-        .throws()
-        .allocates(),
-    rt(
-        R::Fixed,
-        "fixed",
-        &[Float, Int],
-        Str,
-        Pure,
-        Some("toy_fixed"),
-    )
-    .allocates(),
-    rt(
-        R::ParseInt,
-        "parse_int",
-        &[Str],
-        Int,
-        Pure,
-        Some("toy_parse_int"),
-    )
-    .throws()
-    .allocates(),
-    rt(
-        R::ParseFloat,
-        "parse_float",
-        &[Str],
-        Float,
-        Pure,
-        Some("toy_parse_float"),
-    )
-    .throws()
-    .allocates(),
-    rt(
-        R::ArrayPush,
-        "array_push",
-        &[Array, Elem],
-        Void,
-        UpdatesArray,
-        Some("toy_array_push"),
-    )
-    .allocates(),
-    rt(
-        R::ArrayPop,
-        "array_pop",
-        &[Array],
-        Elem,
-        UpdatesArray,
-        Some("toy_array_pop"),
-    ),
-    rt(R::Args, "args", &[], StrArray, Pure, Some("toy_args"))
-        .allocates()
-        .tag(TagArg::OfResult),
+    rt(R::PrintInt,     "print_int",     &[Int],           Void,     Io,             Some("toy_print_int")),
+    rt(R::PrintFloat,   "print_float",   &[Float],         Void,     Io,             Some("toy_print_float")),
+    rt(R::PrintBool,    "print_bool",    &[Bool],          Void,     Io,             Some("toy_print_bool")),
+    rt(R::PrintStr,     "print_str",     &[Str],           Void,     Io,             Some("toy_print_str")),
+    rt(R::PrintValue,   "print_value",   &[Ref],           Void,     ReadsReachable, Some("toy_print_value")).tag(TagArg::OfArg),
+    rt(R::PrintSpace,   "print_space",   &[],              Void,     Io,             Some("toy_print_space")),
+    rt(R::PrintNewline, "print_newline", &[],              Void,     Io,             Some("toy_print_newline")),
+    rt(R::Clock,        "clock",         &[],              Float,    Io,             Some("toy_clock")),
+    rt(R::Exit,         "exit",          &[Int],           Void,     Io,             Some("toy_exit")),
+    rt(R::Sqrt,         "sqrt",          &[Float],         Float,    Pure,           Some("toy_sqrt")),
+    rt(R::Sin,          "sin",           &[Float],         Float,    Pure,           Some("toy_sin")),
+    rt(R::Cos,          "cos",           &[Float],         Float,    Pure,           Some("toy_cos")),
+    rt(R::Tan,          "tan",           &[Float],         Float,    Pure,           Some("toy_tan")),
+    rt(R::Atan,         "atan",          &[Float],         Float,    Pure,           Some("toy_atan")),
+    rt(R::Atan2,        "atan2",         &[Float, Float],  Float,    Pure,           Some("toy_atan2")),
+    rt(R::Exp,          "exp",           &[Float],         Float,    Pure,           Some("toy_exp")),
+    rt(R::Ln,           "ln",            &[Float],         Float,    Pure,           Some("toy_ln")),
+    rt(R::Pow,          "pow",           &[Float, Float],  Float,    Pure,           Some("toy_pow")),
+    rt(R::Floor,        "floor",         &[Float],         Float,    Pure,           Some("toy_floor")),
+    rt(R::Ceil,         "ceil",          &[Float],         Float,    Pure,           Some("toy_ceil")),
+    rt(R::Fabs,         "fabs",          &[Float],         Float,    Pure,           Some("toy_fabs")),
+    rt(R::FMod,         "fmod",          &[Float, Float],  Float,    Pure,           Some("toy_fmod")),
+    rt(R::StrConcat,    "str_concat",    &[Str, Str],      Str,      Pure,           Some("toy_str_concat")).allocates(),
+    rt(R::StrEq,        "str_eq",        &[Str, Str],      Bool,     Pure,           Some("toy_str_eq")),
+    rt(R::StrCmp,       "str_cmp",       &[Str, Str],      Int,      Pure,           Some("toy_str_cmp")),
+    rt(R::StrLen,       "str_len",       &[Str],           Int,      Pure,           None),
+    rt(R::StrByte,      "str_byte",      &[Str, Int],      Int,      Pure,           None),
+    rt(R::StrOfInt,     "str_of_int",    &[Int],           Str,      Pure,           Some("toy_str_of_int")).allocates(),
+    rt(R::StrOfFloat,   "str_of_float",  &[Float],         Str,      Pure,           Some("toy_str_of_float")).allocates(),
+    rt(R::StrOfBool,    "str_of_bool",   &[Bool],          Str,      Pure,           Some("toy_str_of_bool")).allocates(),
+    rt(R::Substr,       "substr",        &[Str, Int, Int], Str,      Pure,           Some("toy_substr")).throws().allocates(),
+    rt(R::Chr,          "chr",           &[Int],           Str,      Pure,           Some("toy_chr")).throws().allocates(),
+    rt(R::Fixed,        "fixed",         &[Float, Int],    Str,      Pure,           Some("toy_fixed")).allocates(),
+    rt(R::ParseInt,     "parse_int",     &[Str],           Int,      Pure,           Some("toy_parse_int")).throws().allocates(),
+    rt(R::ParseFloat,   "parse_float",   &[Str],           Float,    Pure,           Some("toy_parse_float")).throws().allocates(),
+    rt(R::ArrayPush,    "array_push",    &[Array, Elem],   Void,     UpdatesArray,   Some("toy_array_push")).allocates(),
+    rt(R::ArrayPop,     "array_pop",     &[Array],         Elem,     UpdatesArray,   Some("toy_array_pop")),
+    rt(R::Args,         "args",          &[],              StrArray, Pure,           Some("toy_args")).allocates().tag(TagArg::OfResult),
 ];
 
 impl RuntimeFn {
@@ -525,6 +364,11 @@ impl BuiltinRow {
         self.checks = true;
         self
     }
+    /// Trailing parameters may be left out down to `n` arguments.
+    const fn min_args(mut self, n: usize) -> BuiltinRow {
+        self.min_args = n;
+        self
+    }
 }
 
 use Builtin as B;
@@ -539,51 +383,41 @@ const PRINTS: &[RuntimeFn] = &[
     R::PrintNewline,
 ];
 
-/// Every builtin, in [`Builtin`] order.
+/// Every builtin, in [`Builtin`] order: `overloaded(builtin, name, arity
+/// (`None`: any), runtime functions)` or `fixed(builtin, name, parameters,
+/// result, runtime functions)`, then `checks()` (an explicit IR check may
+/// raise) where it holds.
+#[rustfmt::skip]
 pub const BUILTINS: [BuiltinRow; 29] = [
-    overloaded(B::Print, "print", None, PRINTS),
-    overloaded(B::Write, "write", None, PRINTS),
-    overloaded(B::Len, "len", Some(1), &[R::StrLen]),
-    overloaded(B::Push, "push", Some(2), &[R::ArrayPush]),
-    overloaded(B::Pop, "pop", Some(1), &[R::ArrayPop]).checks(),
-    overloaded(B::ToFloat, "float", Some(1), &[]),
-    overloaded(B::ToInt, "int", Some(1), &[]),
-    overloaded(
-        B::ToStr,
-        "str",
-        Some(1),
-        &[R::StrOfInt, R::StrOfFloat, R::StrOfBool],
-    ),
-    fixed(B::Args, "args", &[], StrArray, &[R::Args]),
-    fixed(B::Clock, "clock", &[], Float, &[R::Clock]),
-    fixed(B::Exit, "exit", &[Int], Void, &[R::Exit]),
-    BuiltinRow {
-        min_args: 1,
-        ..fixed(B::Assert, "assert", &[Bool, Str], Void, &[]).checks()
-    },
-    fixed(B::ParseInt, "parse_int", &[Str], Int, &[R::ParseInt]),
-    fixed(
-        B::ParseFloat,
-        "parse_float",
-        &[Str],
-        Float,
-        &[R::ParseFloat],
-    ),
-    fixed(B::Chr, "chr", &[Int], Str, &[R::Chr]),
-    fixed(B::Substr, "substr", &[Str, Int, Int], Str, &[R::Substr]),
-    fixed(B::Fixed, "fixed", &[Float, Int], Str, &[R::Fixed]),
-    fixed(B::Sqrt, "sqrt", &[Float], Float, &[R::Sqrt]),
-    fixed(B::Sin, "sin", &[Float], Float, &[R::Sin]),
-    fixed(B::Cos, "cos", &[Float], Float, &[R::Cos]),
-    fixed(B::Tan, "tan", &[Float], Float, &[R::Tan]),
-    fixed(B::Atan, "atan", &[Float], Float, &[R::Atan]),
-    fixed(B::Atan2, "atan2", &[Float, Float], Float, &[R::Atan2]),
-    fixed(B::Exp, "exp", &[Float], Float, &[R::Exp]),
-    fixed(B::Ln, "ln", &[Float], Float, &[R::Ln]),
-    fixed(B::Pow, "pow", &[Float, Float], Float, &[R::Pow]),
-    fixed(B::Floor, "floor", &[Float], Float, &[R::Floor]),
-    fixed(B::Ceil, "ceil", &[Float], Float, &[R::Ceil]),
-    fixed(B::Fabs, "fabs", &[Float], Float, &[R::Fabs]),
+    overloaded(B::Print,      "print",       None,            PRINTS),
+    overloaded(B::Write,      "write",       None,            PRINTS),
+    overloaded(B::Len,        "len",         Some(1),         &[R::StrLen]),
+    overloaded(B::Push,       "push",        Some(2),         &[R::ArrayPush]),
+    overloaded(B::Pop,        "pop",         Some(1),         &[R::ArrayPop]).checks(),
+    overloaded(B::ToFloat,    "float",       Some(1),         &[]),
+    overloaded(B::ToInt,      "int",         Some(1),         &[]),
+    overloaded(B::ToStr,      "str",         Some(1),         &[R::StrOfInt, R::StrOfFloat, R::StrOfBool]),
+    fixed(B::Args,       "args",        &[],                StrArray, &[R::Args]),
+    fixed(B::Clock,      "clock",       &[],                Float,    &[R::Clock]),
+    fixed(B::Exit,       "exit",        &[Int],             Void,     &[R::Exit]),
+    fixed(B::Assert,     "assert",      &[Bool, Str],       Void,     &[]).checks().min_args(1),
+    fixed(B::ParseInt,   "parse_int",   &[Str],             Int,      &[R::ParseInt]),
+    fixed(B::ParseFloat, "parse_float", &[Str],             Float,    &[R::ParseFloat]),
+    fixed(B::Chr,        "chr",         &[Int],             Str,      &[R::Chr]),
+    fixed(B::Substr,     "substr",      &[Str, Int, Int],   Str,      &[R::Substr]),
+    fixed(B::Fixed,      "fixed",       &[Float, Int],      Str,      &[R::Fixed]),
+    fixed(B::Sqrt,       "sqrt",        &[Float],           Float,    &[R::Sqrt]),
+    fixed(B::Sin,        "sin",         &[Float],           Float,    &[R::Sin]),
+    fixed(B::Cos,        "cos",         &[Float],           Float,    &[R::Cos]),
+    fixed(B::Tan,        "tan",         &[Float],           Float,    &[R::Tan]),
+    fixed(B::Atan,       "atan",        &[Float],           Float,    &[R::Atan]),
+    fixed(B::Atan2,      "atan2",       &[Float, Float],    Float,    &[R::Atan2]),
+    fixed(B::Exp,        "exp",         &[Float],           Float,    &[R::Exp]),
+    fixed(B::Ln,         "ln",          &[Float],           Float,    &[R::Ln]),
+    fixed(B::Pow,        "pow",         &[Float, Float],    Float,    &[R::Pow]),
+    fixed(B::Floor,      "floor",       &[Float],           Float,    &[R::Floor]),
+    fixed(B::Ceil,       "ceil",        &[Float],           Float,    &[R::Ceil]),
+    fixed(B::Fabs,       "fabs",        &[Float],           Float,    &[R::Fabs]),
 ];
 
 impl Builtin {
