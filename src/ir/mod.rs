@@ -44,6 +44,7 @@ pub mod fold;
 pub mod graph;
 pub mod handbuild;
 pub mod loops;
+pub mod parse;
 pub mod print;
 pub mod verify;
 
