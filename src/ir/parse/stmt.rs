@@ -224,12 +224,15 @@ fn inst(
         return Ok((Inst::StrConst(s.as_str().into()), None));
     }
     let err = c.err(format!("expected an instruction, found {}", c.found()));
+    let at = c.position();
     let name = c.name("an instruction").map_err(|_| err.clone())?;
     let inst = match name.as_str() {
         "load" | "store" => return memory(c, name == "store", program),
         "φ" | "phi" | "φᶜ" | "phic" | "ϒ" | "upsilon" | "π" | "pi" => ssa_node(c, &name)?,
         "goto" | "return" | "unwind" | "unreachable" => terminator(c, &name, head)?,
-        _ => call_like(c, &name, program).map_err(|e| if e.msg.is_empty() { err } else { e })?,
+        _ => {
+            call_like(c, &name, at, program).map_err(|e| if e.msg.is_empty() { err } else { e })?
+        }
     };
     Ok((inst, None))
 }
@@ -317,7 +320,23 @@ fn terminator(c: &mut Cursor, name: &str, head: &Head) -> Result<Inst, ParseErro
 
 /// Calls, allocations, raises, and the named pure operations. An error
 /// with an empty message means "not an instruction name".
-fn call_like(c: &mut Cursor, name: &str, program: &Program) -> Result<Inst, ParseError> {
+/// `at` is the position of the name, where arity errors point.
+fn call_like(
+    c: &mut Cursor,
+    name: &str,
+    at: (u32, u32),
+    program: &Program,
+) -> Result<Inst, ParseError> {
+    let arity = |n: &str| {
+        ParseError::new(
+            at.0,
+            at.1,
+            format!(
+                "`{name}` takes {n} operand{}",
+                if n == "one" { "" } else { "s" }
+            ),
+        )
+    };
     let unknown = |c: &Cursor, what: &str, n: &str| c.err(format!("unknown {what} `{n}`"));
     Ok(match name {
         "nothing" => Inst::Nothing,
@@ -362,13 +381,13 @@ fn call_like(c: &mut Cursor, name: &str, program: &Program) -> Result<Inst, Pars
             if let Some(op) = names::unary(name) {
                 let mut a = c.list(operand)?;
                 if a.len() != 1 {
-                    return Err(c.err(format!("`{name}` takes one operand")));
+                    return Err(arity("one"));
                 }
                 Inst::Unary(op, a.remove(0))
             } else if let Some(op) = names::binary(name) {
                 let a = c.list(operand)?;
                 let [x, y] = a[..] else {
-                    return Err(c.err(format!("`{name}` takes two operands")));
+                    return Err(arity("two"));
                 };
                 Inst::Binary(op, x, y)
             } else {
