@@ -46,6 +46,10 @@ pub enum Command {
         #[arg(long = "memssa", value_name = "MODE", num_args = 0..=1, default_missing_value = "plain",
               value_parser = ["plain", "walker"])]
         memssa: Option<String>,
+        /// Print each statement's flags where they differ from the defaults
+        /// of its instruction (`!flags(..)`), so `toyc opt` reads them back.
+        #[arg(long)]
+        flags: bool,
     },
     /// Differential fuzzing: generate random Toy programs, compute their
     /// expected output with an independent reference evaluator, and compare

@@ -108,6 +108,7 @@ fn run_command(cli: Cli) -> i32 {
             build,
             func,
             memssa,
+            flags,
         } => match build_ir(&build, &mut sources) {
             Ok(module) if !has_function(&module, func.as_deref()) => {
                 unknown_function(&module, func.as_deref())
@@ -125,7 +126,12 @@ fn run_command(cli: Cli) -> i32 {
                     ),
                     None => print!(
                         "{}",
-                        crate::ir::print::print_module(&module, &sources, func.as_deref())
+                        crate::ir::print::print_module_with(
+                            &module,
+                            Some(&sources),
+                            func.as_deref(),
+                            flags
+                        )
                     ),
                 }
                 0

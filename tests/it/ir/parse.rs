@@ -1,7 +1,8 @@
 //! The IR text parser (`toyc::ir::parse`): it reads back what the printer
 //! writes, for every function of every program in `lang-tests/` and
-//! `examples/` that compiles, at -O0 and after the -O2 pipeline; and it
-//! reports malformed input as errors with a position, never by panicking.
+//! `examples/` that compiles, at -O0 and after the -O2 pipeline (and -O2
+//! on the parsed -O0 text gives the IR -O2 gives); and it reports
+//! malformed input as errors with a position, never by panicking.
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use toyc::ir::parse::parse;
@@ -102,6 +103,18 @@ fn round_trip(m: &Module, what: &str) {
     assert_eq!(print_module_with(&back, None, None, false), plain, "{what}");
 }
 
+/// Runs the -O2 pipeline on `m` with the verifier.
+fn optimise(m: &mut Module, name: &str) {
+    let opts = toyc::opt::PipelineOptions {
+        passes: toyc::opt::default_passes(2),
+        verify: true,
+        ..Default::default()
+    };
+    let mut counters = toyc::opt::Counters::default();
+    toyc::opt::run_pipeline(m, &opts, &mut counters, &|_| String::new())
+        .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+}
+
 #[test]
 fn every_program_round_trips_at_o0_and_o2() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -113,15 +126,16 @@ fn every_program_round_trips_at_o0_and_o2() {
         let Some(mut m) = build(path) else { continue };
         let name = path.display().to_string();
         round_trip(&m, &format!("{name} at -O0"));
-        let opts = toyc::opt::PipelineOptions {
-            passes: toyc::opt::default_passes(2),
-            verify: true,
-            ..Default::default()
-        };
-        let mut counters = toyc::opt::Counters::default();
-        toyc::opt::run_pipeline(&mut m, &opts, &mut counters, &|_| String::new())
-            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        // What `toyc ir -O0 --flags` prints, optimised by `toyc opt`.
+        let mut parsed = parse(&print_module_with(&m, None, None, true)).expect("parses");
+        optimise(&mut m, &name);
+        optimise(&mut parsed, &name);
         round_trip(&m, &format!("{name} at -O2"));
+        assert_eq!(
+            print_module_with(&parsed, None, None, true),
+            print_module_with(&m, None, None, true),
+            "{name}: -O2 on the parsed -O0 text differs from -O2"
+        );
         checked += 1;
     }
     assert!(checked > 350, "only {checked} programs compiled");
