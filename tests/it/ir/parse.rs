@@ -225,3 +225,50 @@ fn malformed_input_never_panics() {
         }
     }
 }
+
+/// Every filetest input, mutated line by line (deleted, duplicated, moved
+/// to the front) and character by character (deleted), parses or fails
+/// with errors: the parser and the verifier it runs never panic.
+#[test]
+fn mutated_filetest_inputs_never_panic() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/filetests");
+    let mut texts = Vec::new();
+    for e in std::fs::read_dir(dir).expect("filetests") {
+        let text = std::fs::read_to_string(e.expect("entry").path()).expect("read");
+        let input = text
+            .split("; expect:")
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        texts.push(input);
+    }
+    let mut mutants = Vec::new();
+    for t in &texts {
+        let lines: Vec<&str> = t.lines().collect();
+        for i in 0..lines.len() {
+            let mut del = lines.clone();
+            del.remove(i);
+            let mut dup = lines.clone();
+            dup.insert(i, lines[i]);
+            let mut front = lines.clone();
+            let l = front.remove(i);
+            front.insert(0, l);
+            mutants.extend([del, dup, front].map(|ls| ls.join("\n")));
+        }
+        for (i, _) in t.char_indices() {
+            let mut s = t.clone();
+            s.remove(i);
+            mutants.push(s);
+        }
+    }
+    let panics: Vec<&String> = mutants
+        .iter()
+        .filter(|m| std::panic::catch_unwind(|| parse(m)).is_err())
+        .collect();
+    assert!(
+        panics.is_empty(),
+        "{} panics, the first:\n{}",
+        panics.len(),
+        panics[0]
+    );
+}
