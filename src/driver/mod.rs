@@ -185,9 +185,10 @@ fn run_command(cli: Cli) -> i32 {
     }
 }
 
-/// `toyc opt FILE --passes=..`: parses the IR text (syntax and verifier
-/// errors are compile errors, exit 1, as `FILE:line:col: message`), runs
-/// the named passes with the verifier after each, prints the module.
+/// `toyc opt FILE --passes=..`: parses the IR text (of a filetest: the
+/// part before `; expect:`; syntax and verifier errors are compile errors,
+/// exit 1, as `FILE:line:col: message`), runs the named passes with the
+/// verifier after each, prints the module.
 fn opt_command(file: &Path, passes: &str, flags: bool, stats: bool) -> i32 {
     let mut names = Vec::new();
     for name in passes.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -206,7 +207,9 @@ fn opt_command(file: &Path, passes: &str, flags: bool, stats: bool) -> i32 {
             return 1;
         }
     };
-    let mut module = match crate::ir::parse::parse(&text) {
+    // A filetest (tests/filetests) is its input up to `; expect:`.
+    let input = text.split("\n; expect:\n").next().unwrap_or_default();
+    let mut module = match crate::ir::parse::parse(input) {
         Ok(m) => m,
         Err(errors) => {
             for e in errors {

@@ -35,8 +35,11 @@ struct Parsed {
     inst: Inst,
     ty: Type,
     flags: Option<Flags>,
-    /// The field name of a `load`/`store` of `base.name`.
+    /// The field name of a `load`/`store` of `base.name` (or the global
+    /// name of `@name`), looked up by [`fill_loc`].
     field: Option<String>,
+    /// Whether it was written `%n = ...`.
+    named: bool,
     line: u32,
     col: u32,
 }
@@ -124,6 +127,7 @@ fn parse_line(
         ty,
         flags,
         field,
+        named: label.is_some(),
         line: line_no,
         col,
     });
@@ -230,9 +234,7 @@ fn inst(
         "load" | "store" => return memory(c, name == "store", program),
         "φ" | "phi" | "φᶜ" | "phic" | "ϒ" | "upsilon" | "π" | "pi" => ssa_node(c, &name)?,
         "goto" | "return" | "unwind" | "unreachable" => terminator(c, &name, head)?,
-        _ => {
-            call_like(c, &name, at, program).map_err(|e| if e.msg.is_empty() { err } else { e })?
-        }
+        _ => call_like(c, &name, at, program)?.ok_or(err)?,
     };
     Ok((inst, None))
 }
@@ -318,15 +320,15 @@ fn terminator(c: &mut Cursor, name: &str, head: &Head) -> Result<Inst, ParseErro
     })
 }
 
-/// Calls, allocations, raises, and the named pure operations. An error
-/// with an empty message means "not an instruction name".
-/// `at` is the position of the name, where arity errors point.
+/// Calls, allocations, raises, and the named pure operations; `None` when
+/// `name` names no instruction. `at` is the position of the name, where
+/// arity errors point.
 fn call_like(
     c: &mut Cursor,
     name: &str,
     at: (u32, u32),
     program: &Program,
-) -> Result<Inst, ParseError> {
+) -> Result<Option<Inst>, ParseError> {
     let arity = |n: &str| {
         ParseError::new(
             at.0,
@@ -338,7 +340,7 @@ fn call_like(
         )
     };
     let unknown = |c: &Cursor, what: &str, n: &str| c.err(format!("unknown {what} `{n}`"));
-    Ok(match name {
+    Ok(Some(match name {
         "nothing" => Inst::Nothing,
         "no_exception" | "take_exception" => {
             c.expect_punct("(")?;
@@ -391,10 +393,10 @@ fn call_like(
                 };
                 Inst::Binary(op, x, y)
             } else {
-                return Err(ParseError::new(0, 0, String::new()));
+                return Ok(None);
             }
         }
-    })
+    }))
 }
 
 /// `new [T](len a, fill b)` or `new Struct(a, b, ...)`.
@@ -513,7 +515,7 @@ fn resolve(mut body: Body, head: Head, program: &Program) -> Result<IrCode, Pars
     // An unnamed statement (a `ϒ`, which a `φᶜ` lists) is `%k` at
     // position k, as the printer numbers it, unless a label claims `%k`.
     for (k, p) in body.stmts.iter().enumerate() {
-        if p.ty == Type::Void {
+        if !p.named {
             body.values.entry(k as u32 + 1).or_insert(k as u32);
         }
     }

@@ -122,3 +122,13 @@ fn opt_reports_errors_with_file_line_and_column() {
     );
     assert_eq!(bad_pass.status.code(), Some(2));
 }
+
+#[test]
+fn opt_on_a_filetest_prints_its_expectation() {
+    let file = "tests/filetests/licm_invariant_load_and_arithmetic.ir";
+    let text = std::fs::read_to_string(file).expect("filetest");
+    let expected = text.split("\n; expect:\n").nth(1).expect("expectation");
+    let out = toyc(&["opt", file, "--passes=licm"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+}
