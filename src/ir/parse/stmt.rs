@@ -80,6 +80,13 @@ fn parse_line(
 ) -> Result<(), ParseError> {
     let mut c = Cursor::new(line);
     let pos = body.stmts.len() as u32;
+    if line
+        .iter()
+        .all(|t| matches!(t.tok, Tok::Cont | Tok::Int(_)))
+    {
+        // Only a margin (`│ ; MemoryUse(2)` of `toyc ir --memssa`).
+        return Ok(());
+    }
     if let Some(b) = margin_and_block(&mut c)? {
         if body.blocks.insert(b, body.starts.len() as u32).is_some() {
             return Err(c.err(format!("block #{b} is defined twice")));

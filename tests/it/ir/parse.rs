@@ -272,3 +272,26 @@ fn mutated_filetest_inputs_never_panic() {
         panics[0]
     );
 }
+
+#[test]
+fn memssa_output_of_every_example_parses_back() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    toy_files(&root.join("examples"), &mut files);
+    for path in &files {
+        let mut sources = SourceMap::new();
+        let Ok(program) = toyc::driver::check_file(path, &mut sources) else {
+            continue;
+        };
+        let mut m = toyc::ssa::build_module(Arc::new(program));
+        optimise(&mut m, &path.display().to_string());
+        let text = toyc::memssa::print::print_module(&m, &sources, None, true);
+        let back = parse(&text).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        assert_eq!(
+            print_module_with(&back, None, None, false),
+            print_module_with(&m, None, None, false),
+            "{}",
+            path.display()
+        );
+    }
+}
