@@ -80,6 +80,7 @@ pub fn parse(text: &str) -> Result<Module, Vec<ParseError>> {
     for (i, (f, (name, params, ret))) in fns.iter().zip(sigs).enumerate() {
         let head = stmt::Head {
             name,
+            at: (f.head[0].line, f.head[0].col),
             func: FuncId(i as u32),
             params,
             ret,

@@ -25,6 +25,8 @@ use std::collections::HashMap;
 /// A function's signature.
 pub struct Head {
     pub name: String,
+    /// The line and column of its `fn`.
+    pub at: (u32, u32),
     pub func: FuncId,
     pub params: Vec<Type>,
     pub ret: Type,
@@ -63,11 +65,8 @@ pub fn parse_body(head: Head, lines: &[&[Token]], program: &Program) -> Result<I
         parse_line(&mut body, line, &head, program)?;
     }
     if body.stmts.is_empty() {
-        return Err(ParseError::new(
-            0,
-            0,
-            format!("function `{}` has no statements", head.name),
-        ));
+        let msg = format!("function `{}` has no statements", head.name);
+        return Err(ParseError::new(head.at.0, head.at.1, msg));
     }
     resolve(body, head, program)
 }
@@ -80,10 +79,8 @@ fn parse_line(
 ) -> Result<(), ParseError> {
     let mut c = Cursor::new(line);
     let pos = body.stmts.len() as u32;
-    if line
-        .iter()
-        .all(|t| matches!(t.tok, Tok::Cont | Tok::Int(_)))
-    {
+    let margin = |t: &Token| matches!(t.tok, Tok::Cont | Tok::Int(_));
+    if line.iter().all(margin) && line.iter().any(|t| t.tok == Tok::Cont) {
         // Only a margin (`│ ; MemoryUse(2)` of `toyc ir --memssa`).
         return Ok(());
     }

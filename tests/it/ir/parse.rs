@@ -176,6 +176,10 @@ fn errors_name_line_and_column() {
         "2:10: unterminated string"
     );
     assert_eq!(
+        error("fn f()\n  │ ; only a comment\n"),
+        "1:1: function `f` has no statements"
+    );
+    assert_eq!(
         error("%1 = iadd(1, 2)::int\n"),
         "1:1: expected `struct`, `let`, `var` or `fn` (statements belong to a function)"
     );
