@@ -1,4 +1,6 @@
 //! `IrCode`: the flat, Julia-style SSA IR every pass and the backend see.
+//! [`print`] writes its text form and [`parse`] reads that text back
+//! (docs/ir.md has the grammar).
 //!
 //! Layout (after Julia's `IRCode`):
 //! - One [`InstructionStream`] of parallel vectors: `inst`, `ty`, `span`,
