@@ -46,6 +46,10 @@ pub enum Command {
         #[arg(long = "memssa", value_name = "MODE", num_args = 0..=1, default_missing_value = "plain",
               value_parser = ["plain", "walker"])]
         memssa: Option<String>,
+        /// Print each statement's flags where they differ from the defaults
+        /// of its instruction (`!flags(..)`), so `toyc opt` reads them back.
+        #[arg(long)]
+        flags: bool,
     },
     /// Differential fuzzing: generate random Toy programs, compute their
     /// expected output with an independent reference evaluator, and compare
@@ -67,6 +71,24 @@ pub enum Command {
     /// List the optimisation passes: name, lowest `-O` level (`-`: only
     /// with `--passes`), description; in default pipeline order.
     Passes,
+    /// Run IR passes on an IR text file (what `toyc ir` prints, or written
+    /// by hand; grammar in docs/ir.md) and print the result, like LLVM's
+    /// `opt`. The input is verified first; `--passes` runs exactly the
+    /// named passes in order, without the ordering rules of the pipeline.
+    Opt {
+        /// The `.ir` file.
+        file: PathBuf,
+        /// The passes to run, comma-separated (`toyc passes` lists them).
+        #[arg(long, value_name = "PASS,...")]
+        passes: String,
+        /// Print each statement's flags where they differ from the defaults
+        /// of its instruction (`!flags(..)`), so the output keeps them.
+        #[arg(long)]
+        flags: bool,
+        /// Print the passes' counters (`pass.counter: N`) to stderr.
+        #[arg(long)]
+        stats: bool,
+    },
     /// Print the Cranelift IR that toyc generates.
     Clif {
         #[command(flatten)]

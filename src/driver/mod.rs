@@ -65,9 +65,11 @@ fn run_cli(cli: Cli) -> i32 {
         Command::Run { build, .. } | Command::Ir { build, .. } | Command::Clif { build, .. } => {
             build.time_passes
         }
-        Command::Check { .. } | Command::Passes | Command::Fuzz(_) | Command::Bisect { .. } => {
-            false
-        }
+        Command::Check { .. }
+        | Command::Passes
+        | Command::Opt { .. }
+        | Command::Fuzz(_)
+        | Command::Bisect { .. } => false,
     };
     let code = run_command(cli);
     if time_passes {
@@ -106,6 +108,7 @@ fn run_command(cli: Cli) -> i32 {
             build,
             func,
             memssa,
+            flags,
         } => match build_ir(&build, &mut sources) {
             Ok(module) if !has_function(&module, func.as_deref()) => {
                 unknown_function(&module, func.as_deref())
@@ -123,13 +126,24 @@ fn run_command(cli: Cli) -> i32 {
                     ),
                     None => print!(
                         "{}",
-                        crate::ir::print::print_module(&module, &sources, func.as_deref())
+                        crate::ir::print::print_module_with(
+                            &module,
+                            Some(&sources),
+                            func.as_deref(),
+                            flags
+                        )
                     ),
                 }
                 0
             }
             Err(code) => code,
         },
+        Command::Opt {
+            file,
+            passes,
+            flags,
+            stats,
+        } => opt_command(&file, &passes, flags, stats),
         Command::Fuzz(args) => fuzz_command(&args),
         Command::Bisect {
             file,
@@ -169,6 +183,56 @@ fn run_command(cli: Cli) -> i32 {
             Err(code) => code,
         },
     }
+}
+
+/// `toyc opt FILE --passes=..`: parses the IR text (of a filetest: the
+/// part before `; expect:`; syntax and verifier errors are compile errors,
+/// exit 1, as `FILE:line:col: message`), runs the named passes with the
+/// verifier after each, prints the module.
+fn opt_command(file: &Path, passes: &str, flags: bool, stats: bool) -> i32 {
+    let mut names = Vec::new();
+    for name in passes.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match crate::opt::find_pass(name) {
+            Some(p) => names.push(p.name),
+            None => {
+                eprintln!("error: --passes: unknown pass `{name}` (`toyc passes` lists them)");
+                return 2;
+            }
+        }
+    }
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: cannot read `{}`: {e}", file.display());
+            return 1;
+        }
+    };
+    // A filetest (tests/filetests) is its input up to `; expect:`.
+    let input = text.split("\n; expect:\n").next().unwrap_or_default();
+    let mut module = match crate::ir::parse::parse(input) {
+        Ok(m) => m,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("error: {}:{e}", file.display());
+            }
+            return 1;
+        }
+    };
+    let opts = crate::opt::PipelineOptions {
+        passes: names,
+        verify: true,
+        ..Default::default()
+    };
+    let mut counters = crate::opt::Counters::default();
+    let printer = |m: &crate::ir::Module| crate::ir::print::print_module_with(m, None, None, flags);
+    if let Err(errors) = crate::opt::run_pipeline(&mut module, &opts, &mut counters, &printer) {
+        return report_verifier_failure("", errors);
+    }
+    if stats {
+        eprint!("{}", counters.render());
+    }
+    print!("{}", printer(&module));
+    0
 }
 
 /// `toyc fuzz`: the fuzzer runs this binary (or `--toyc PATH`) as a

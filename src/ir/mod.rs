@@ -1,4 +1,6 @@
 //! `IrCode`: the flat, Julia-style SSA IR every pass and the backend see.
+//! [`print`] writes its text form and [`parse`] reads that text back
+//! (docs/ir.md has the grammar).
 //!
 //! Layout (after Julia's `IRCode`):
 //! - One [`InstructionStream`] of parallel vectors: `inst`, `ty`, `span`,
@@ -45,6 +47,7 @@ pub mod fold;
 pub mod graph;
 pub mod handbuild;
 pub mod loops;
+pub mod parse;
 pub mod print;
 pub mod verify;
 

@@ -6,17 +6,29 @@
 //! instead of `─` for a block with several predecessors, `│` inside,
 //! `└──` at the last statement), then `%n = inst::type` (no `::type` for
 //! statements without a value). Values and blocks print 1-based.
+use crate::ir::edit::default_flags;
 use crate::ir::{
-    BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Module, Operand, RaiseKind, RuntimeFn, UnaryOp,
+    BinaryOp, Cmp, Fact, Flags, Inst, IrCode, Loc, Module, Operand, RaiseKind, RuntimeFn, UnaryOp,
 };
 use crate::sema::hir::Program;
 use crate::span::SourceMap;
 use crate::types::Type;
 use std::fmt::Write;
 
-/// Prints every function (or only the one named `only`).
+/// Prints the module header ([`print_header`]) and every function (or
+/// only the one named `only`).
 pub fn print_module(module: &Module, sources: &SourceMap, only: Option<&str>) -> String {
-    let mut out = String::new();
+    print_module_with(module, Some(sources), only, false)
+}
+
+/// [`print_module`] with the options of [`print_function_with`].
+pub fn print_module_with(
+    module: &Module,
+    sources: Option<&SourceMap>,
+    only: Option<&str>,
+    flags: bool,
+) -> String {
+    let mut out = print_header(module);
     let mut first = true;
     for f in &module.funcs {
         if only.is_some_and(|n| n != f.name) {
@@ -26,25 +38,67 @@ pub fn print_module(module: &Module, sources: &SourceMap, only: Option<&str>) ->
             out.push('\n');
         }
         first = false;
-        out.push_str(&print_function(f, &module.program, Some(sources)));
+        out.push_str(&print_function_with(f, &module.program, sources, flags));
+    }
+    out
+}
+
+/// The module header: one line per struct (`struct Point { x::float,
+/// y::float }`) and global (`let @LIMIT::int`, `var @count::int`) of the
+/// program, then an empty line; empty when there is neither. The IR parser
+/// (`ir::parse`) reads these tables back from it; the function table comes
+/// from the `fn` headers.
+pub fn print_header(module: &Module) -> String {
+    let program = &*module.program;
+    let mut out = String::new();
+    for s in &program.structs {
+        let fields: Vec<String> = s
+            .fields
+            .iter()
+            .map(|f| format!("{}::{}", f.name, program.type_name(&f.ty)))
+            .collect();
+        let _ = writeln!(out, "struct {} {{ {} }}", s.name, fields.join(", "));
+    }
+    for g in &program.globals {
+        let kw = if g.mutable { "var" } else { "let" };
+        let _ = writeln!(out, "{kw} @{}::{}", g.name, program.type_name(&g.ty));
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
+/// `fn name(_1::int, _2::float) -> int` (no arrow for a void function).
+fn signature(name: &str, params: &[Type], ret: &Type, program: &Program) -> String {
+    let params: Vec<String> = params
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("_{}::{}", i + 1, program.type_name(t)))
+        .collect();
+    let mut out = format!("fn {name}({})", params.join(", "));
+    if *ret != Type::Void {
+        let _ = write!(out, " -> {}", program.type_name(ret));
     }
     out
 }
 
 /// One function. Without `sources` the line margin stays empty.
 pub fn print_function(f: &IrCode, program: &Program, sources: Option<&SourceMap>) -> String {
+    print_function_with(f, program, sources, false)
+}
+
+/// One function; with `flags`, a statement whose flags differ from
+/// [`default_flags`] of its instruction ends in `!flags(...)` naming all of
+/// them (`!flags()` for none), so the text carries every flag.
+pub fn print_function_with(
+    f: &IrCode,
+    program: &Program,
+    sources: Option<&SourceMap>,
+    flags: bool,
+) -> String {
     let p = Printer { program };
-    let mut out = String::new();
-    let params: Vec<String> = f
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, t)| format!("_{}::{}", i + 1, program.type_name(t)))
-        .collect();
-    let _ = write!(out, "fn {}({})", f.name, params.join(", "));
-    if f.ret != Type::Void {
-        let _ = write!(out, " -> {}", program.type_name(&f.ret));
-    }
+    let mut out = signature(&f.name, &f.params, &f.ret, program);
     out.push('\n');
     // Robust to malformed IR (the verifier reports it): only whole rows.
     let n = f
@@ -97,14 +151,21 @@ pub fn print_function(f: &IrCode, program: &Program, sources: Option<&SourceMap>
             // A one-statement block shows its number, as Julia does.
             let ty = &f.stmts.ty[i];
             let inst = p.inst(&f.stmts.inst[i]);
+            let mut suffix = String::new();
+            if let Some(fl) = f.stmts.flags.get(i).filter(|_| flags)
+                && *fl != default_flags(&f.stmts.inst[i])
+            {
+                let _ = write!(suffix, " !flags({})", flag_names(*fl).join(", "));
+            }
             let body = if *ty == Type::Void {
-                format!("{:vw$}   {}", "", inst, vw = val_w)
+                format!("{:vw$}   {}{}", "", inst, suffix, vw = val_w)
             } else {
                 format!(
-                    "{:<vw$} = {}::{}",
+                    "{:<vw$} = {}::{}{}",
                     format!("%{}", i + 1),
                     inst,
                     program.type_name(ty),
+                    suffix,
                     vw = val_w
                 )
             };
@@ -113,6 +174,23 @@ pub fn print_function(f: &IrCode, program: &Program, sources: Option<&SourceMap>
     }
     out
 }
+
+/// The names of the flags in `f`, in bit order: `effect_free`, `nothrow`,
+/// `cold` (the IR parser reads them back).
+pub fn flag_names(f: Flags) -> Vec<&'static str> {
+    FLAG_NAMES
+        .iter()
+        .filter(|(_, bit)| f.contains(*bit))
+        .map(|(n, _)| *n)
+        .collect()
+}
+
+/// Every flag with its printed name.
+pub const FLAG_NAMES: &[(&str, Flags)] = &[
+    ("effect_free", Flags::EFFECT_FREE),
+    ("nothrow", Flags::NOTHROW),
+    ("cold", Flags::COLD),
+];
 
 struct Printer<'a> {
     program: &'a Program,
@@ -124,6 +202,9 @@ pub fn operand(op: &Operand) -> String {
         Operand::Value(v) => v.to_string(),
         Operand::Arg(a) => format!("_{}", a + 1),
         Operand::Int(i) => i.to_string(),
+        // A NaN keeps its sign (`0.0 / 0.0` folds to `-NaN` on x86), so
+        // the parser reads back the same bits for both common NaNs.
+        Operand::Float(x) if x.is_nan() && x.is_sign_negative() => "-NaN".into(),
         Operand::Float(x) => format!("{x:?}"),
         Operand::Bool(b) => b.to_string(),
         Operand::Nil => "nil".into(),
@@ -134,7 +215,7 @@ fn args(ops: &[Operand]) -> String {
     ops.iter().map(operand).collect::<Vec<_>>().join(", ")
 }
 
-fn cmp_name(c: Cmp) -> &'static str {
+pub fn cmp_name(c: Cmp) -> &'static str {
     match c {
         Cmp::Eq => "eq",
         Cmp::Ne => "ne",
@@ -146,7 +227,7 @@ fn cmp_name(c: Cmp) -> &'static str {
     }
 }
 
-fn binary_name(op: BinaryOp) -> String {
+pub fn binary_name(op: BinaryOp) -> String {
     use BinaryOp::*;
     match op {
         IAdd => "iadd".into(),
@@ -169,7 +250,7 @@ fn binary_name(op: BinaryOp) -> String {
     }
 }
 
-fn unary_name(op: UnaryOp) -> &'static str {
+pub fn unary_name(op: UnaryOp) -> &'static str {
     match op {
         UnaryOp::INeg => "ineg",
         UnaryOp::FNeg => "fneg",
@@ -185,7 +266,7 @@ pub fn runtime_name(f: RuntimeFn) -> &'static str {
     f.row().ir_name
 }
 
-fn raise_name(k: RaiseKind) -> &'static str {
+pub fn raise_name(k: RaiseKind) -> &'static str {
     match k {
         RaiseKind::Throw => "throw",
         RaiseKind::DivisionByZero => "division_by_zero",
@@ -213,12 +294,15 @@ impl Printer<'_> {
                 format!("{b}[{}]", index.as_ref().map(operand).unwrap_or_default())
             }
             Loc::Field { strukt, field } => {
-                let name = self
-                    .program
-                    .structs
-                    .get(strukt.0 as usize)
+                let def = self.program.structs.get(strukt.0 as usize);
+                let name = def
                     .and_then(|s| s.fields.get(*field as usize))
                     .map_or_else(|| format!("{field}"), |f| f.name.clone());
+                // A `nil` base (left by constant propagation on a path that
+                // raises before it) names its struct, which the field needs.
+                if let (Some(Operand::Nil), Some(def)) = (base, def) {
+                    return format!("(nil::{}).{name}", def.name);
+                }
                 format!("{b}.{name}")
             }
             Loc::Global(g) => {

@@ -113,8 +113,10 @@ pub fn print_function(
     out
 }
 
-/// [`print_function`] for every function of `module` (or only `only`),
-/// with the call summaries of the module in effect.
+/// The module header of the IR printer, then [`print_function`] for every
+/// function of `module` (or only `only`), with the call summaries of the
+/// module in effect. The MemorySSA lines are `;` comments, so the output
+/// is IR text `toyc opt` reads.
 pub fn print_module(
     module: &crate::ir::Module,
     sources: &SourceMap,
@@ -122,14 +124,16 @@ pub fn print_module(
     walker: bool,
 ) -> String {
     let sums = super::alias::compute_summaries(module);
-    let mut out = String::new();
+    let mut out = crate::ir::print::print_header(module);
+    let mut first = true;
     for f in &module.funcs {
         if only.is_some_and(|n| n != f.name) {
             continue;
         }
-        if !out.is_empty() {
+        if !first {
             out.push('\n');
         }
+        first = false;
         out.push_str(&print_function(
             f,
             &module.program,

@@ -62,6 +62,55 @@ impl Program {
             Type::Struct(s) => self.strukt(*s).name.clone(),
         }
     }
+
+    /// Adds a struct with these fields (for programs read from IR text,
+    /// which declare their tables instead of deriving them from source).
+    pub fn declare_struct(&mut self, name: &str, fields: Vec<(String, Type)>) -> StructId {
+        self.structs.push(StructDef {
+            name: name.to_string(),
+            fields: fields
+                .into_iter()
+                .map(|(name, ty)| FieldDef { name, ty })
+                .collect(),
+            span: Span::default(),
+        });
+        StructId(self.structs.len() as u32 - 1)
+    }
+
+    /// Adds a global (see [`Program::declare_struct`]).
+    pub fn declare_global(&mut self, name: &str, ty: Type, mutable: bool) -> GlobalId {
+        self.globals.push(GlobalDef {
+            name: name.to_string(),
+            ty,
+            mutable,
+            span: Span::default(),
+        });
+        GlobalId(self.globals.len() as u32 - 1)
+    }
+
+    /// Adds a function signature with an empty body: its parameters are
+    /// its first locals, named `_1`, `_2`, ... (see [`Program::declare_struct`]).
+    pub fn declare_function(&mut self, name: &str, params: Vec<Type>, ret: Type) -> FuncId {
+        let locals: Vec<LocalDef> = params
+            .into_iter()
+            .enumerate()
+            .map(|(i, ty)| LocalDef {
+                name: format!("_{}", i + 1),
+                ty,
+                mutable: false,
+                span: Span::default(),
+            })
+            .collect();
+        self.functions.push(Function {
+            name: name.to_string(),
+            params: (0..locals.len() as u32).map(LocalId).collect(),
+            ret,
+            locals,
+            body: Block::default(),
+            span: Span::default(),
+        });
+        FuncId(self.functions.len() as u32 - 1)
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -1,156 +1,57 @@
-//! The IR interpreter on hand-built modules: exact output, agreement with
-//! the JIT, exceptions, the dynamic instruction count, and the passes
-//! preserving behaviour.
+//! The IR interpreter on modules written as IR text: exact output,
+//! agreement with the JIT, exceptions, the dynamic instruction count, and
+//! the passes preserving behaviour.
 
-use std::sync::Arc;
 use toyc::codegen::CodegenOptions;
-use toyc::ir::handbuild::ir_from_blocks;
-use toyc::ir::{
-    BinaryOp, BlockId, Cmp, Inst, IrCode, Module, Operand, RaiseKind, RuntimeFn, Type, Value,
-};
-use toyc::sema::hir::{FuncId, Program};
+use toyc::ir::Module;
 use toyc::span::SourceMap;
 
-fn v(n: u32) -> Operand {
-    Operand::Value(Value(n - 1))
-}
-fn b(n: u32) -> BlockId {
-    BlockId(n - 1)
-}
-fn bin(op: BinaryOp, x: Operand, y: Operand, ty: Type) -> (Inst, Type) {
-    (Inst::Binary(op, x, y), ty)
-}
-fn rt(func: RuntimeFn, args: Vec<Operand>, ty: Type) -> (Inst, Type) {
-    (Inst::Runtime { func, args }, ty)
-}
-fn void(inst: Inst) -> (Inst, Type) {
-    (inst, Type::Void)
-}
+const EMPTY_INIT: &str = "fn <init>()\n1 ─ return\n";
 
-fn module(mut funcs: Vec<IrCode>, main: u32, init: u32) -> (Module, SourceMap) {
-    for (i, f) in funcs.iter_mut().enumerate() {
-        f.func = FuncId(i as u32);
-    }
-    let program = Program {
-        main: FuncId(main),
-        init: FuncId(init),
-        ..Program::default()
-    };
+/// The module of `text` (IR text, see docs/ir.md), with a source map
+/// for its runtime error positions.
+fn module(text: &str) -> (Module, SourceMap) {
+    let m = toyc::ir::parse::parse(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"));
     let mut sources = SourceMap::new();
     sources.add("test.toy".into(), None, "x".into());
-    (
-        Module {
-            funcs,
-            program: Arc::new(program),
-        },
-        sources,
-    )
-}
-
-fn empty_init() -> IrCode {
-    ir_from_blocks(
-        "<init>",
-        vec![],
-        Type::Void,
-        vec![vec![void(Inst::Return(None))]],
-    )
+    (m, sources)
 }
 
 /// fib (recursive calls), a float loop with φs, string concatenation.
 fn sample() -> (Module, SourceMap) {
-    let fib = ir_from_blocks(
-        "fib",
-        vec![Type::Int],
-        Type::Int,
-        vec![
-            vec![
-                bin(
-                    BinaryOp::ICmp(Cmp::Lt),
-                    Operand::Arg(0),
-                    Operand::Int(2),
-                    Type::Bool,
-                ),
-                void(Inst::GotoIfNot {
-                    cond: v(1),
-                    dest: b(3),
-                }),
-            ],
-            vec![void(Inst::Return(Some(Operand::Arg(0))))],
-            vec![
-                bin(BinaryOp::ISub, Operand::Arg(0), Operand::Int(1), Type::Int), // %4
-                (
-                    Inst::Call {
-                        func: FuncId(0),
-                        args: vec![v(4)],
-                    },
-                    Type::Int,
-                ), // %5
-                bin(BinaryOp::ISub, Operand::Arg(0), Operand::Int(2), Type::Int), // %6
-                (
-                    Inst::Call {
-                        func: FuncId(0),
-                        args: vec![v(6)],
-                    },
-                    Type::Int,
-                ), // %7
-                bin(BinaryOp::IAdd, v(5), v(7), Type::Int),                       // %8
-                void(Inst::Return(Some(v(8)))),
-            ],
-        ],
-    );
-    let main = ir_from_blocks(
-        "main",
-        vec![],
-        Type::Int,
-        vec![
-            vec![
-                (
-                    Inst::Call {
-                        func: FuncId(0),
-                        args: vec![Operand::Int(20)],
-                    },
-                    Type::Int,
-                ), // %1
-                rt(RuntimeFn::PrintInt, vec![v(1)], Type::Void), // %2
-                rt(RuntimeFn::PrintNewline, vec![], Type::Void), // %3
-            ],
-            vec![
-                (
-                    Inst::Phi {
-                        edges: vec![b(1), b(2)],
-                        values: vec![Operand::Int(0), v(6)],
-                    },
-                    Type::Int,
-                ), // %4 i
-                (
-                    Inst::Phi {
-                        edges: vec![b(1), b(2)],
-                        values: vec![Operand::Float(0.0), v(7)],
-                    },
-                    Type::Float,
-                ), // %5 acc
-                bin(BinaryOp::IAdd, v(4), Operand::Int(1), Type::Int), // %6
-                bin(BinaryOp::FAdd, v(5), Operand::Float(0.1), Type::Float), // %7
-                bin(BinaryOp::ICmp(Cmp::Ge), v(6), Operand::Int(10), Type::Bool), // %8
-                void(Inst::GotoIfNot {
-                    cond: v(8),
-                    dest: b(2),
-                }), // %9
-            ],
-            vec![
-                rt(RuntimeFn::PrintFloat, vec![v(7)], Type::Void), // %10
-                rt(RuntimeFn::PrintSpace, vec![], Type::Void),     // %11
-                (Inst::StrConst("ab".into()), Type::Str),          // %12
-                rt(RuntimeFn::StrOfInt, vec![v(6)], Type::Str),    // %13
-                rt(RuntimeFn::StrConcat, vec![v(12), v(13)], Type::Str), // %14
-                rt(RuntimeFn::PrintStr, vec![v(14)], Type::Void),  // %15
-                rt(RuntimeFn::PrintNewline, vec![], Type::Void),   // %16
-                bin(BinaryOp::IMul, Operand::Int(3), Operand::Int(4), Type::Int), // %17
-                void(Inst::Return(Some(v(17)))),
-            ],
-        ],
-    );
-    module(vec![fib, main, empty_init()], 1, 2)
+    module(&format!(
+        "fn fib(_1::int) -> int
+1 ─ %1 = ilt(_1, 2)::bool
+└──      goto #3 if not %1
+2 ─      return _1
+3 ─ %4 = isub(_1, 1)::int
+│   %5 = invoke fib(%4)::int
+│   %6 = isub(_1, 2)::int
+│   %7 = invoke fib(%6)::int
+│   %8 = iadd(%5, %7)::int
+└──      return %8
+
+fn main() -> int
+1 ─ %1 = invoke fib(20)::int
+│        runtime print_int(%1)
+└──      runtime print_newline()
+2 ┄ %4 = φ (#1 => 0, #2 => %6)::int
+│   %5 = φ (#1 => 0.0, #2 => %7)::float
+│   %6 = iadd(%4, 1)::int
+│   %7 = fadd(%5, 0.1)::float
+│   %8 = ige(%6, 10)::bool
+└──      goto #2 if not %8
+3 ─      runtime print_float(%7)
+│        runtime print_space()
+│   %12 = \"ab\"::str
+│   %13 = runtime str_of_int(%6)::str
+│   %14 = runtime str_concat(%12, %13)::str
+│        runtime print_str(%14)
+│        runtime print_newline()
+│   %17 = imul(3, 4)::int
+└──      return %17
+{EMPTY_INIT}"
+    ))
 }
 
 fn interp(m: &Module, s: &SourceMap) -> (i32, String) {
@@ -210,20 +111,11 @@ fn passes_preserve_behaviour() {
 
 #[test]
 fn uncaught_exception_exits_101_after_flushing() {
-    let main = ir_from_blocks(
-        "main",
-        vec![],
-        Type::Void,
-        vec![vec![
-            rt(RuntimeFn::PrintInt, vec![Operand::Int(7)], Type::Void),
-            void(Inst::Raise {
-                kind: RaiseKind::DivisionByZero,
-                args: vec![],
-            }),
-            void(Inst::Unwind),
-        ]],
-    );
-    let (m, s) = module(vec![main, empty_init()], 0, 1);
+    let (m, s) = module(&format!(
+        "fn main()\n\
+         1 ─ runtime print_int(7)\n  │   raise division_by_zero()\n  └── unwind\n\
+         {EMPTY_INIT}"
+    ));
     assert_eq!(interp(&m, &s), (101, "7".to_string()));
     assert_eq!(interp(&m, &s), jit(&m, &s));
 }
@@ -231,31 +123,16 @@ fn uncaught_exception_exits_101_after_flushing() {
 #[test]
 fn dynamic_instruction_count() {
     // A loop of 3 iterations: entry 1 stmt; each iteration φ + add + cmp + br = 4; exit return = 1.
-    let main = ir_from_blocks(
-        "main",
-        vec![],
-        Type::Int,
-        vec![
-            vec![rt(RuntimeFn::PrintSpace, vec![], Type::Void)],
-            vec![
-                (
-                    Inst::Phi {
-                        edges: vec![b(1), b(2)],
-                        values: vec![Operand::Int(0), v(3)],
-                    },
-                    Type::Int,
-                ),
-                bin(BinaryOp::IAdd, v(2), Operand::Int(1), Type::Int),
-                bin(BinaryOp::ICmp(Cmp::Ge), v(3), Operand::Int(3), Type::Bool),
-                void(Inst::GotoIfNot {
-                    cond: v(4),
-                    dest: b(2),
-                }),
-            ],
-            vec![void(Inst::Return(Some(v(3))))],
-        ],
-    );
-    let (m, s) = module(vec![main, empty_init()], 0, 1);
+    let (m, s) = module(&format!(
+        "fn main() -> int
+1 ─      runtime print_space()
+2 ┄ %2 = φ (#1 => 0, #2 => %3)::int
+│   %3 = iadd(%2, 1)::int
+│   %4 = ige(%3, 3)::bool
+└──      goto #2 if not %4
+3 ─      return %3
+{EMPTY_INIT}"
+    ));
     let (code, _, count) = toyc::interp::run(&m, &s, &[], false, true).expect("runs");
     assert_eq!(code, 3);
     // <init>: its return; main: 1 + 3 iterations of 4 + the return.
@@ -264,55 +141,22 @@ fn dynamic_instruction_count() {
 
 /// `depth(n) = n == 0 ? 0 : 1 + depth(n - 1)`; main prints depth(N).
 fn recursion(n: i64) -> (Module, SourceMap) {
-    let depth = ir_from_blocks(
-        "depth",
-        vec![Type::Int],
-        Type::Int,
-        vec![
-            vec![
-                bin(
-                    BinaryOp::ICmp(Cmp::Eq),
-                    Operand::Arg(0),
-                    Operand::Int(0),
-                    Type::Bool,
-                ),
-                void(Inst::GotoIfNot {
-                    cond: v(1),
-                    dest: b(3),
-                }),
-            ],
-            vec![void(Inst::Return(Some(Operand::Int(0))))],
-            vec![
-                bin(BinaryOp::ISub, Operand::Arg(0), Operand::Int(1), Type::Int),
-                (
-                    Inst::Call {
-                        func: FuncId(0),
-                        args: vec![v(4)],
-                    },
-                    Type::Int,
-                ),
-                bin(BinaryOp::IAdd, v(5), Operand::Int(1), Type::Int),
-                void(Inst::Return(Some(v(6)))),
-            ],
-        ],
-    );
-    let main = ir_from_blocks(
-        "main",
-        vec![],
-        Type::Void,
-        vec![vec![
-            (
-                Inst::Call {
-                    func: FuncId(0),
-                    args: vec![Operand::Int(n)],
-                },
-                Type::Int,
-            ),
-            rt(RuntimeFn::PrintInt, vec![v(1)], Type::Void),
-            void(Inst::Return(None)),
-        ]],
-    );
-    module(vec![depth, main, empty_init()], 1, 2)
+    module(&format!(
+        "fn depth(_1::int) -> int
+1 ─ %1 = ieq(_1, 0)::bool
+└──      goto #3 if not %1
+2 ─      return 0
+3 ─ %4 = isub(_1, 1)::int
+│   %5 = invoke depth(%4)::int
+│   %6 = iadd(%5, 1)::int
+└──      return %6
+
+fn main()
+1 ─ %1 = invoke depth({n})::int
+│        runtime print_int(%1)
+└──      return
+{EMPTY_INIT}"
+    ))
 }
 
 #[test]

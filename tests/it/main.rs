@@ -11,6 +11,7 @@ mod ssa_support;
 
 mod codegen;
 mod driver;
+mod filetests;
 mod fuzz;
 mod interp;
 mod ir;

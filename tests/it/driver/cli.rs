@@ -71,3 +71,64 @@ fn passes_none_runs_no_pass() {
     assert!(String::from_utf8_lossy(&with.stderr).contains("licm.hoisted:"));
     assert_eq!(String::from_utf8_lossy(&without.stderr), "");
 }
+
+/// Writes `text` to a fresh file in the temp directory, named for `test`.
+fn temp_file(test: &str, text: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("toyc-{}-{test}.ir", std::process::id()));
+    std::fs::write(&path, text).expect("write temp file");
+    path
+}
+
+#[test]
+fn opt_runs_passes_on_the_output_of_ir() {
+    // `toyc ir` of a whole module (header lines and all) is `toyc opt` input,
+    // and `toyc opt --passes=` with the -O2 list gives what `toyc ir` gives.
+    let o0 = toyc(&["ir", "-O0", "--flags", "examples/linked_list.toy"]);
+    let path = temp_file("roundtrip", &String::from_utf8_lossy(&o0.stdout));
+    let list = toyc::opt::default_passes(2).join(",");
+    let out = toyc(&[
+        "opt",
+        path.to_str().expect("utf-8"),
+        "--flags",
+        "--passes",
+        &list,
+    ]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with("struct Node { value::int, next::Node }\n"),
+        "{text}"
+    );
+    assert!(text.contains("fn reverse(_1::Node) -> Node\n"), "{text}");
+}
+
+#[test]
+fn opt_reports_errors_with_file_line_and_column() {
+    let path = temp_file("bad", "fn f() -> int\n1 ─ %1 = iadd(1)::int\n");
+    let p = path.to_str().expect("utf-8");
+    let out = toyc(&["opt", p, "--passes=dce"]);
+    let bad_pass = toyc(&["opt", p, "--passes=nosuch"]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("error: {p}:2:10: `iadd` takes two operands\n")
+    );
+    assert_eq!(bad_pass.status.code(), Some(2));
+}
+
+#[test]
+fn opt_on_a_filetest_prints_its_expectation() {
+    let file = "tests/filetests/licm_invariant_load_and_arithmetic.ir";
+    let text = std::fs::read_to_string(file).expect("filetest");
+    let expected = text.split("\n; expect:\n").nth(1).expect("expectation");
+    let out = toyc(&["opt", file, "--passes=licm"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+}

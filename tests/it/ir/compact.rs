@@ -1,12 +1,16 @@
 //! Julia-style editing (`insert_node`, copies, `nothing`) and compaction,
-//! on hand-built IrCode. Values and blocks below are written 1-based, as
-//! printed.
+//! on functions written as IR text. Values and blocks below are written
+//! 1-based, as printed.
 
 use toyc::ir::compact::{CompactStats, IncrementalCompact, compact, compact_only};
 use toyc::ir::edit::{NewNodes, delete, replace_uses};
 use toyc::ir::handbuild::ir_from_blocks;
-use toyc::ir::{BinaryOp, BlockId, Cmp, Inst, Operand, Type, Value};
+use toyc::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, Type, Value};
 
+/// The function of `text` (IR text, verified by the parser).
+fn ir(text: &str) -> IrCode {
+    toyc::ir::parse::parse_function(text).unwrap_or_else(|e| panic!("{e:?}\n{text}"))
+}
 fn v(n: u32) -> Operand {
     Operand::Value(Value(n - 1))
 }
@@ -16,44 +20,11 @@ fn val(n: u32) -> Value {
 fn b(n: u32) -> BlockId {
     BlockId(n - 1)
 }
-fn add(x: Operand, y: Operand) -> (Inst, Type) {
-    (Inst::Binary(BinaryOp::IAdd, x, y), Type::Int)
-}
-fn ret(x: Operand) -> (Inst, Type) {
-    (Inst::Return(Some(x)), Type::Void)
-}
-fn phi(pairs: &[(u32, Operand)]) -> (Inst, Type) {
-    (
-        Inst::Phi {
-            edges: pairs.iter().map(|p| b(p.0)).collect(),
-            values: pairs.iter().map(|p| p.1).collect(),
-        },
-        Type::Int,
-    )
-}
-fn br(cond: Operand, dest: u32) -> (Inst, Type) {
-    (
-        Inst::GotoIfNot {
-            cond,
-            dest: b(dest),
-        },
-        Type::Void,
-    )
-}
-fn goto(dest: u32) -> (Inst, Type) {
-    (Inst::Goto(b(dest)), Type::Void)
-}
-fn lt(x: Operand, y: Operand) -> (Inst, Type) {
-    (Inst::Binary(BinaryOp::ICmp(Cmp::Lt), x, y), Type::Bool)
-}
-fn print(x: Operand) -> (Inst, Type) {
-    (
-        Inst::Runtime {
-            func: toyc::ir::RuntimeFn::PrintInt,
-            args: vec![x],
-        },
-        Type::Void,
-    )
+fn print(x: Operand) -> Inst {
+    Inst::Runtime {
+        func: toyc::ir::RuntimeFn::PrintInt,
+        args: vec![x],
+    }
 }
 /// The dump of `ir` after checking it with the verifier.
 fn dump(ir: &toyc::ir::IrCode) -> String {
@@ -71,16 +42,11 @@ fn text(lines: &[&str]) -> String {
 
 #[test]
 fn insert_node_before_and_after_then_compact() {
-    let mut ir = ir_from_blocks(
-        "f",
-        vec![Type::Int],
-        Type::Int,
-        vec![vec![
-            add(Operand::Arg(0), Operand::Int(1)),
-            print(v(1)),
-            ret(v(1)),
-        ]],
-    );
+    let mut ir = ir("fn f(_1::int) -> int
+1 ─ %1 = iadd(_1, 1)::int
+│        runtime print_int(%1)
+└──      return %1
+");
     let mut new = NewNodes::new(&ir);
     // Numbered after the last statement; usable at once.
     let a = new.insert_node(
@@ -128,15 +94,13 @@ fn insert_node_before_and_after_then_compact() {
 
 #[test]
 fn insert_relative_to_a_new_node_keeps_its_place() {
-    let mut ir = ir_from_blocks(
-        "f",
-        vec![],
-        Type::Int,
-        vec![vec![print(Operand::Int(0)), ret(Operand::Int(0))]],
-    );
+    let mut ir = ir("fn f() -> int
+1 ─      runtime print_int(0)
+└──      return 0
+");
     let mut new = NewNodes::new(&ir);
     let a = new.insert_node(&ir, val(2), Inst::Copy(Operand::Int(7)), Type::Int, false);
-    let x = new.insert_node(&ir, a, print(Operand::Value(a)).0, Type::Void, false);
+    let x = new.insert_node(&ir, a, print(Operand::Value(a)), Type::Void, false);
     assert_eq!(x, Value(3));
     compact(&mut ir, new);
     assert_eq!(
@@ -152,20 +116,15 @@ fn insert_relative_to_a_new_node_keeps_its_place() {
 
 #[test]
 fn copies_forward_and_dead_chains_vanish() {
-    let mut ir = ir_from_blocks(
-        "f",
-        vec![Type::Int],
-        Type::Int,
-        vec![vec![
-            add(Operand::Arg(0), Operand::Int(1)), // %1
-            add(v(1), Operand::Int(2)),            // %2 dead chain head
-            add(v(2), Operand::Int(3)),            // %3 dead
-            add(v(1), v(1)),                       // %4 -> replaced by %1
-            print(v(4)),                           // %5
-            (Inst::Nothing, Type::Void),           // %6
-            ret(v(4)),                             // %7
-        ]],
-    );
+    let mut ir = ir("fn f(_1::int) -> int
+1 ─ %1 = iadd(_1, 1)::int
+│   %2 = iadd(%1, 2)::int           ; a dead chain
+│   %3 = iadd(%2, 3)::int
+│   %4 = iadd(%1, %1)::int          ; replaced by %1
+│        runtime print_int(%4)
+│        nothing
+└──      return %4
+");
     replace_uses(&mut ir, val(4), v(1));
     delete(&mut ir, val(6));
     let stats = compact_only(&mut ir);
@@ -184,21 +143,16 @@ fn copies_forward_and_dead_chains_vanish() {
 
 /// if _1 < 10 { x = 1 } else { x = 2 }; return x, with the condition
 /// replaced by a constant: the dead edge and its φ operand go, the φ folds.
-fn diamond() -> toyc::ir::IrCode {
-    ir_from_blocks(
-        "f",
-        vec![Type::Int],
-        Type::Int,
-        vec![
-            vec![lt(Operand::Arg(0), Operand::Int(10)), br(v(1), 3)], // #1
-            vec![print(Operand::Int(1)), goto(4)],                    // #2
-            vec![print(Operand::Int(2))],                             // #3
-            vec![
-                phi(&[(2, Operand::Int(1)), (3, Operand::Int(2))]),
-                ret(v(6)),
-            ], // #4
-        ],
-    )
+fn diamond() -> IrCode {
+    ir("fn f(_1::int) -> int
+1 ─ %1 = ilt(_1, 10)::bool
+└──      goto #3 if not %1
+2 ─      runtime print_int(1)
+└──      goto #4
+3 ─      runtime print_int(2)
+4 ┄ %6 = φ (#2 => 1, #3 => 2)::int
+└──      return %6
+")
 }
 
 #[test]
@@ -253,25 +207,16 @@ fn constant_branch_kills_the_true_edge() {
 fn phi_edges_renumbered_after_block_deletion() {
     // #1: br -> #4 or #2 ; #2 dead (after folding) ; #3 unreachable junk ;
     // #4 three-way join stays a φ with renumbered edges.
-    let mut ir = ir_from_blocks(
-        "f",
-        vec![Type::Int],
-        Type::Int,
-        vec![
-            vec![lt(Operand::Arg(0), Operand::Int(0)), br(v(1), 4)], // #1 %1 %2
-            vec![br(Operand::Bool(false), 5)],                       // #2 %3  (always -> #5)
-            vec![print(Operand::Int(3)), goto(5)],                   // #3 %4 %5 unreachable
-            vec![print(Operand::Int(4))],                            // #4 %6  falls into #5
-            vec![
-                phi(&[
-                    (2, Operand::Int(20)),
-                    (3, Operand::Int(30)),
-                    (4, Operand::Arg(0)),
-                ]),
-                ret(v(7)),
-            ], // #5
-        ],
-    );
+    let mut ir = ir("fn f(_1::int) -> int
+1 ─ %1 = ilt(_1, 0)::bool
+└──      goto #4 if not %1
+2 ─      goto #5 if not false
+3 ─      runtime print_int(3)
+└──      goto #5
+4 ─      runtime print_int(4)
+5 ┄ %7 = φ (#2 => 20, #3 => 30, #4 => _1)::int
+└──      return %7
+");
     let stats = compact_only(&mut ir);
     assert_eq!(
         dump(&ir),
@@ -294,18 +239,15 @@ fn phi_edges_renumbered_after_block_deletion() {
 
 #[test]
 fn chain_of_dead_blocks_goes_at_once() {
-    let mut ir = ir_from_blocks(
-        "f",
-        vec![],
-        Type::Int,
-        vec![
-            vec![goto(5)],                                        // #1
-            vec![print(Operand::Int(2)), goto(3)],                // #2 dead
-            vec![print(Operand::Int(3))],                         // #3 dead (falls into #4)
-            vec![add(Operand::Int(1), Operand::Int(2)), goto(2)], // #4 dead, loops back to #2
-            vec![ret(Operand::Int(0))],                           // #5
-        ],
-    );
+    let mut ir = ir("fn f() -> int
+1 ─      goto #5
+2 ┄      runtime print_int(2)   ; #2 to #4 are dead
+└──      goto #3
+3 ─      runtime print_int(3)
+4 ─ %6 = iadd(1, 2)::int
+└──      goto #2
+5 ─      return 0
+");
     let stats = compact_only(&mut ir);
     assert_eq!(
         dump(&ir),
@@ -323,20 +265,13 @@ fn chain_of_dead_blocks_goes_at_once() {
 fn killed_self_edge_of_the_current_block_leaves_no_stale_phi_operand() {
     // JuliaLang/julia#60660: the edge removed leads into the block being
     // compacted (a self loop); its φ must lose that operand.
-    let mut ir = ir_from_blocks(
-        "f",
-        vec![Type::Int],
-        Type::Int,
-        vec![
-            vec![print(Operand::Int(0))], // #1 %1
-            vec![
-                phi(&[(1, Operand::Arg(0)), (2, v(3))]),
-                add(v(2), Operand::Int(1)),
-                br(Operand::Bool(false), 2),
-            ], // #2 %2 %3 %4
-            vec![ret(Operand::Int(0))], // #3 (unreachable once the branch folds... it is the fallthrough)
-        ],
-    );
+    let mut ir = ir("fn f(_1::int) -> int
+1 ─      runtime print_int(0)
+2 ┄ %2 = φ (#1 => _1, #2 => %3)::int
+│   %3 = iadd(%2, 1)::int
+└──      goto #2 if not false
+3 ─      return 0
+");
     // Rewrite: the loop branch becomes "always exit": cond true falls through.
     ir.stmts.inst[3] = Inst::GotoIfNot {
         cond: Operand::Bool(true),
@@ -358,21 +293,14 @@ fn killed_self_edge_of_the_current_block_leaves_no_stale_phi_operand() {
 
 #[test]
 fn self_loop_kept_when_branch_is_not_constant() {
-    let mut ir = ir_from_blocks(
-        "f",
-        vec![Type::Int],
-        Type::Int,
-        vec![
-            vec![print(Operand::Int(0))],
-            vec![
-                phi(&[(1, Operand::Arg(0)), (2, v(3))]),
-                add(v(2), Operand::Int(1)),
-                lt(v(3), Operand::Int(9)),
-                br(v(4), 2),
-            ],
-            vec![ret(v(3))],
-        ],
-    );
+    let mut ir = ir("fn f(_1::int) -> int
+1 ─      runtime print_int(0)
+2 ┄ %2 = φ (#1 => _1, #2 => %3)::int
+│   %3 = iadd(%2, 1)::int
+│   %4 = ilt(%3, 9)::bool
+└──      goto #2 if not %4
+3 ─      return %3
+");
     let before = dump(&ir);
     let stats = compact_only(&mut ir);
     assert_eq!(dump(&ir), before);
@@ -383,21 +311,15 @@ fn self_loop_kept_when_branch_is_not_constant() {
 fn pending_node_at_the_end_of_the_previous_block_stays_there() {
     // JuliaLang/julia#52858: a new node attached after the last statement of
     // block n-1, then an edge into block n (with φs) is killed.
-    let mut ir = ir_from_blocks(
-        "f",
-        vec![Type::Int],
-        Type::Int,
-        vec![
-            vec![lt(Operand::Arg(0), Operand::Int(0)), br(v(1), 3)], // #1 %1 %2
-            vec![print(Operand::Int(5))],                            // #2 %3 falls into #3
-            vec![
-                phi(&[(1, Operand::Int(1)), (2, Operand::Int(2))]),
-                ret(v(4)),
-            ], // #3 %4 %5
-        ],
-    );
+    let mut ir = ir("fn f(_1::int) -> int
+1 ─ %1 = ilt(_1, 0)::bool
+└──      goto #3 if not %1
+2 ─      runtime print_int(5)
+3 ┄ %4 = φ (#1 => 1, #2 => 2)::int
+└──      return %4
+");
     let mut new = NewNodes::new(&ir);
-    new.insert_node(&ir, val(3), print(Operand::Int(6)).0, Type::Void, true);
+    new.insert_node(&ir, val(3), print(Operand::Int(6)), Type::Void, true);
     ir.stmts.inst[1] = Inst::GotoIfNot {
         cond: Operand::Bool(false),
         dest: b(3),
@@ -416,21 +338,15 @@ fn pending_node_at_the_end_of_the_previous_block_stays_there() {
 
 #[test]
 fn pending_node_in_previous_block_with_live_phi_block() {
-    let mut ir = ir_from_blocks(
-        "f",
-        vec![Type::Int],
-        Type::Int,
-        vec![
-            vec![lt(Operand::Arg(0), Operand::Int(0)), br(v(1), 3)],
-            vec![print(Operand::Int(5))],
-            vec![
-                phi(&[(1, Operand::Int(1)), (2, Operand::Int(2))]),
-                ret(v(4)),
-            ],
-        ],
-    );
+    let mut ir = ir("fn f(_1::int) -> int
+1 ─ %1 = ilt(_1, 0)::bool
+└──      goto #3 if not %1
+2 ─      runtime print_int(5)
+3 ┄ %4 = φ (#1 => 1, #2 => 2)::int
+└──      return %4
+");
     let mut new = NewNodes::new(&ir);
-    new.insert_node(&ir, val(3), print(Operand::Int(6)).0, Type::Void, true);
+    new.insert_node(&ir, val(3), print(Operand::Int(6)), Type::Void, true);
     ir.stmts.inst[1] = Inst::GotoIfNot {
         cond: Operand::Bool(true),
         dest: b(3),
@@ -453,23 +369,35 @@ fn pending_node_in_previous_block_with_live_phi_block() {
 #[test]
 fn nothing_before_phis_does_not_hang_edge_removal() {
     // JuliaLang/julia#62818: a `nothing` at the head of the target block.
-    let mut ir = ir_from_blocks(
-        "f",
-        vec![Type::Int],
-        Type::Int,
+    // Not valid IR (a φ after a non-φ), so not IR text: built directly.
+    let blocks = vec![
         vec![
-            vec![
-                lt(Operand::Arg(0), Operand::Int(0)),
-                br(Operand::Bool(false), 3),
-            ],
-            vec![print(Operand::Int(5))],
-            vec![
-                (Inst::Nothing, Type::Void),
-                phi(&[(1, Operand::Arg(0)), (2, Operand::Int(2))]),
-                ret(v(5)),
-            ],
+            (
+                Inst::Binary(BinaryOp::ICmp(Cmp::Lt), Operand::Arg(0), Operand::Int(0)),
+                Type::Bool,
+            ),
+            (
+                Inst::GotoIfNot {
+                    cond: Operand::Bool(false),
+                    dest: b(3),
+                },
+                Type::Void,
+            ),
         ],
-    );
+        vec![(print(Operand::Int(5)), Type::Void)],
+        vec![
+            (Inst::Nothing, Type::Void),
+            (
+                Inst::Phi {
+                    edges: vec![b(1), b(2)],
+                    values: vec![Operand::Arg(0), Operand::Int(2)],
+                },
+                Type::Int,
+            ),
+            (Inst::Return(Some(v(5))), Type::Void),
+        ],
+    ];
+    let mut ir = ir_from_blocks("f", vec![Type::Int], Type::Int, blocks);
     let stats = compact_only(&mut ir);
     assert_eq!(
         dump(&ir),
@@ -487,21 +415,14 @@ fn nothing_before_phis_does_not_hang_edge_removal() {
 fn loop_phis_fold_through_each_other() {
     // %2 = φ(#1 => _1, #2 => %2) is _1; then %3 = φ(#1 => _1, #2 => %2)
     // (visited first, not foldable then) is revisited as a user and folds.
-    let mut ir = ir_from_blocks(
-        "f",
-        vec![Type::Int],
-        Type::Int,
-        vec![
-            vec![print(Operand::Int(0))],
-            vec![
-                phi(&[(1, Operand::Arg(0)), (2, v(2))]),
-                phi(&[(1, Operand::Arg(0)), (2, v(2))]),
-                lt(v(2), Operand::Int(3)),
-                br(v(4), 2),
-            ],
-            vec![ret(v(3))],
-        ],
-    );
+    let mut ir = ir("fn f(_1::int) -> int
+1 ─      runtime print_int(0)
+2 ┄ %2 = φ (#1 => _1, #2 => %2)::int
+│   %3 = φ (#1 => _1, #2 => %2)::int
+│   %4 = ilt(%2, 3)::bool
+└──      goto #2 if not %4
+3 ─      return %3
+");
     let stats = compact_only(&mut ir);
     assert_eq!(stats.phis_folded, 2);
     assert_eq!(
@@ -520,26 +441,13 @@ fn loop_phis_fold_through_each_other() {
 
 #[test]
 fn float_phi_operands_compare_bitwise() {
-    let mut ir = ir_from_blocks(
-        "f",
-        vec![Type::Bool],
-        Type::Float,
-        vec![
-            vec![br(Operand::Arg(0), 3)],
-            vec![goto(4)],
-            vec![goto(4)],
-            vec![
-                (
-                    Inst::Phi {
-                        edges: vec![b(2), b(3)],
-                        values: vec![Operand::Float(0.0), Operand::Float(-0.0)],
-                    },
-                    Type::Float,
-                ),
-                ret(v(4)),
-            ],
-        ],
-    );
+    let mut ir = ir("fn f(_1::bool) -> float
+1 ─      goto #3 if not _1
+2 ─      goto #4
+3 ─      goto #4
+4 ┄ %4 = φ (#2 => 0.0, #3 => -0.0)::float
+└──      return %4
+");
     let stats = compact_only(&mut ir);
     assert_eq!(stats.phis_folded, 0);
 }

@@ -1,5 +1,6 @@
 //! The IR: compaction, the verifier (one test per invariant), printed snapshots.
 mod compact;
 mod compact_props;
+mod parse;
 mod snapshots;
 mod verify;

@@ -12,8 +12,7 @@
 use crate::memssa_support;
 
 use memssa_support::*;
-use toyc::ir::handbuild::ir_from_blocks;
-use toyc::ir::{BlockId, Inst, IrCode, Loc, Operand, Type, Value};
+use toyc::ir::{BlockId, Inst, IrCode, Loc, Value};
 use toyc::memssa::alias::{Summaries, compute_summaries};
 use toyc::memssa::verify::verify;
 use toyc::memssa::{AccessKind, LIVE_ON_ENTRY, MemorySsa};
@@ -315,44 +314,22 @@ fn write_of_the_same_class_is_never_skipped() {
     );
 }
 
-fn global_store(v: i64) -> (Inst, Type) {
-    (
-        Inst::Store {
-            loc: Loc::Global(toyc::sema::hir::GlobalId(0)),
-            base: None,
-            index: None,
-            value: Operand::Int(v),
-        },
-        Type::Void,
-    )
-}
-fn global_load() -> (Inst, Type) {
-    (
-        Inst::Load {
-            loc: Loc::Global(toyc::sema::hir::GlobalId(0)),
-            base: None,
-            index: None,
-        },
-        Type::Int,
-    )
+/// The one function of `text`, a module with the global `@g::int`.
+fn with_global(text: &str) -> IrCode {
+    let mut m =
+        toyc::ir::parse::parse(&format!("var @g::int\n{text}")).unwrap_or_else(|e| panic!("{e:?}"));
+    m.funcs.remove(0)
 }
 
 #[test]
 fn forward_unreachable_accesses_use_live_on_entry() {
     // #1 stores and jumps to #3; #2 is unreachable, stores, and jumps to
     // #3; #3 loads. No φ: the unreachable def does not count.
-    let f = ir_from_blocks(
-        "u",
-        vec![],
-        Type::Int,
-        vec![
-            vec![global_store(1), (Inst::Goto(BlockId(2)), Type::Void)],
-            vec![global_store(2), (Inst::Goto(BlockId(2)), Type::Void)],
-            vec![
-                global_load(),
-                (Inst::Return(Some(Operand::Value(Value(4)))), Type::Void),
-            ],
-        ],
+    let f = with_global(
+        "fn u() -> int\n\
+         1 ─      store @g = 1\n  └── goto #3\n\
+         2 ─      store @g = 2\n  └── goto #3\n\
+         3 ┄ %5 = load @g::int\n  └── return %5\n",
     );
     let mut m = MemorySsa::build(&f, &Summaries::default());
     verify(&m, &f, &Summaries::default()).expect("valid");
@@ -369,22 +346,10 @@ fn forward_unreachable_accesses_use_live_on_entry() {
 #[test]
 fn cache_is_invalidated_on_removal_and_move() {
     // #1: store g=1; store g=2; goto #2.  #2: load g; load g; return.
-    let f = ir_from_blocks(
-        "c",
-        vec![],
-        Type::Int,
-        vec![
-            vec![
-                global_store(1),
-                global_store(2),
-                (Inst::Goto(BlockId(1)), Type::Void),
-            ],
-            vec![
-                global_load(),
-                global_load(),
-                (Inst::Return(Some(Operand::Value(Value(3)))), Type::Void),
-            ],
-        ],
+    let f = with_global(
+        "fn c() -> int\n\
+         1 ─      store @g = 1\n  │   store @g = 2\n  └── goto #2\n\
+         2 ─ %4 = load @g::int\n  │   %5 = load @g::int\n  └── return %4\n",
     );
     let mut m = MemorySsa::build(&f, &Summaries::default());
     let (s1, s2) = (
@@ -420,25 +385,12 @@ fn cache_is_invalidated_on_removal_and_move() {
 #[test]
 fn inserting_a_def_places_phis_and_renames() {
     // #1: goto #3 if not _1 ; #2: goto #4 ; #3: goto #4; #4: load g; return.
-    let f = ir_from_blocks(
-        "d",
-        vec![Type::Bool],
-        Type::Int,
-        vec![
-            vec![(
-                Inst::GotoIfNot {
-                    cond: Operand::Arg(0),
-                    dest: BlockId(2),
-                },
-                Type::Void,
-            )],
-            vec![global_store(5), (Inst::Goto(BlockId(3)), Type::Void)],
-            vec![(Inst::Goto(BlockId(3)), Type::Void)],
-            vec![
-                global_load(),
-                (Inst::Return(Some(Operand::Value(Value(4)))), Type::Void),
-            ],
-        ],
+    let f = with_global(
+        "fn d(_1::bool) -> int\n\
+         1 ─      goto #3 if not _1\n\
+         2 ─      store @g = 5\n  └── goto #4\n\
+         3 ─      goto #4\n\
+         4 ┄ %5 = load @g::int\n  └── return %5\n",
     );
     let mut m = MemorySsa::build(&f, &Summaries::default());
     let load = m.access_for(Value(4)).expect("load");

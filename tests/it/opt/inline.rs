@@ -10,8 +10,6 @@ use crate::memssa_support;
 
 use memssa_support::*;
 use std::process::Command;
-use toyc::ir::handbuild::{dump, ir_from_blocks};
-use toyc::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type, Value};
 use toyc::opt::Counters;
 use toyc::opt::inline::{MAX_CALLEE_STMTS, MIN_GROWTH};
 
@@ -236,155 +234,59 @@ fn an_uncaught_exception_in_inlined_code_leaves_the_caller() {
     );
 }
 
-fn v(n: u32) -> Operand {
-    Operand::Value(Value(n - 1))
-}
-fn b(n: u32) -> BlockId {
-    BlockId(n - 1)
-}
-fn void(inst: Inst) -> (Inst, Type) {
-    (inst, Type::Void)
-}
+/// `g(x)` raises division by zero when `x > 7`, else returns `x + 1`;
+/// `f(x)` makes two checked calls of `g` whose exception target `#6` has
+/// a φ (10 from the first call's block, 20 from the second's), which
+/// prints it and unwinds; `main` prints `f(3)` and `f(6)`.
+const THROWING_CALLS: &str = "fn g(_1::int) -> int
+1 ─ %1 = igt(_1, 7)::bool
+└──      goto #3 if not %1
+2 ─      raise division_by_zero()
+└──      unwind
+3 ─ %5 = iadd(_1, 1)::int
+└──      return %5
 
-/// `g(x)`: raises division by zero when `x > 7`, else returns `x + 1`.
-fn hand_g() -> IrCode {
-    ir_from_blocks(
-        "g",
-        vec![Type::Int],
-        Type::Int,
-        vec![
-            vec![
-                (
-                    Inst::Binary(BinaryOp::ICmp(Cmp::Gt), Operand::Arg(0), Operand::Int(7)),
-                    Type::Bool,
-                ), // %1
-                void(Inst::GotoIfNot {
-                    cond: v(1),
-                    dest: b(3),
-                }),
-            ],
-            vec![
-                void(Inst::Raise {
-                    kind: RaiseKind::DivisionByZero,
-                    args: vec![],
-                }),
-                void(Inst::Unwind),
-            ],
-            vec![
-                (
-                    Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)),
-                    Type::Int,
-                ),
-                void(Inst::Return(Some(v(5)))),
-            ],
-        ],
-    )
-}
+fn f(_1::int) -> int
+1 ─ %1 = ilt(_1, 5)::bool
+└──      goto #4 if not %1
+2 ─ %3 = invoke g(_1)::int
+│   %4 = no_exception()::bool
+└──      goto #6 if not %4
+3 ─      goto #7
+4 ─ %7 = invoke g(100)::int
+│   %8 = no_exception()::bool
+└──      goto #6 if not %8
+5 ─      goto #7
+6 ┄ %11 = φ (#2 => 10, #4 => 20)::int
+│        runtime print_int(%11)
+│        runtime print_newline()
+└──      unwind
+7 ┄ %15 = φ (#3 => %3, #5 => %7)::int
+└──      return %15
 
-/// `f(x)`: two checked calls of `g` whose exception target `#6` has a φ
-/// (10 from the first call's block, 20 from the second's), which prints it
-/// and unwinds.
-fn hand_f() -> IrCode {
-    ir_from_blocks(
-        "f",
-        vec![Type::Int],
-        Type::Int,
-        vec![
-            vec![
-                (
-                    Inst::Binary(BinaryOp::ICmp(Cmp::Lt), Operand::Arg(0), Operand::Int(5)),
-                    Type::Bool,
-                ), // %1
-                void(Inst::GotoIfNot {
-                    cond: v(1),
-                    dest: b(4),
-                }), // %2
-            ],
-            vec![
-                (
-                    Inst::Call {
-                        func: toyc::sema::hir::FuncId(0),
-                        args: vec![Operand::Arg(0)],
-                    },
-                    Type::Int,
-                ), // %3
-                (Inst::NoException, Type::Bool), // %4
-                void(Inst::GotoIfNot {
-                    cond: v(4),
-                    dest: b(6),
-                }), // %5
-            ],
-            vec![void(Inst::Goto(b(7)))], // %6
-            vec![
-                (
-                    Inst::Call {
-                        func: toyc::sema::hir::FuncId(0),
-                        args: vec![Operand::Int(100)],
-                    },
-                    Type::Int,
-                ), // %7
-                (Inst::NoException, Type::Bool), // %8
-                void(Inst::GotoIfNot {
-                    cond: v(8),
-                    dest: b(6),
-                }), // %9
-            ],
-            vec![void(Inst::Goto(b(7)))], // %10
-            vec![
-                (
-                    Inst::Phi {
-                        edges: vec![b(2), b(4)],
-                        values: vec![Operand::Int(10), Operand::Int(20)],
-                    },
-                    Type::Int,
-                ), // %11
-                (
-                    Inst::Runtime {
-                        func: RuntimeFn::PrintInt,
-                        args: vec![v(11)],
-                    },
-                    Type::Void,
-                ), // %12
-                (
-                    Inst::Runtime {
-                        func: RuntimeFn::PrintNewline,
-                        args: vec![],
-                    },
-                    Type::Void,
-                ), // %13
-                void(Inst::Unwind), // %14
-            ],
-            vec![
-                (
-                    Inst::Phi {
-                        edges: vec![b(3), b(5)],
-                        values: vec![v(3), v(7)],
-                    },
-                    Type::Int,
-                ), // %15
-                void(Inst::Return(Some(v(15)))),
-            ],
-        ],
-    )
-}
+fn main()
+1 ─ %1 = invoke f(3)::int
+│   %2 = no_exception()::bool
+└──      goto #4 if not %2
+2 ─      runtime print_int(%1)
+│        runtime print_newline()
+│   %6 = invoke f(6)::int
+│   %7 = no_exception()::bool
+└──      goto #4 if not %7
+3 ─      runtime print_int(%6)
+│        runtime print_newline()
+└──      return
+4 ┄      unwind
+
+fn <init>()
+1 ─      return
+";
 
 #[test]
 fn a_phi_at_the_exception_target_gets_the_call_blocks_value_on_every_new_edge() {
-    // Signatures from source; bodies replaced by the hand-built ones.
-    let src = "fn g(x: int) -> int { return x; }\n\
-        fn f(x: int) -> int { return 10 / x; }\n\
-        fn main() { print(f(3)); print(f(6)); }\n";
-    let (mut m, sources) = compile_with_sources("i11", src);
-    let (gi, fi) = (func_index(&m, "g"), func_index(&m, "f"));
-    assert_eq!(gi, 0);
-    m.funcs[gi] = IrCode {
-        func: m.funcs[gi].func,
-        ..hand_g()
-    };
-    m.funcs[fi] = IrCode {
-        func: m.funcs[fi].func,
-        ..hand_f()
-    };
+    let mut m = toyc::ir::parse::parse(THROWING_CALLS).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut sources = toyc::span::SourceMap::new();
+    sources.add("i11.ir".into(), None, THROWING_CALLS.into());
     let (before, code0, _) = interp(&m, &sources);
     assert_eq!((before.as_str(), code0), ("4\n20\n", 101));
     let c = run_passes(&mut m, &["inline"]);
@@ -396,33 +298,23 @@ fn a_phi_at_the_exception_target_gets_the_call_blocks_value_on_every_new_edge() 
     // (10, 20) on the new edges from the copies' raise blocks #3 and #5.
     // The cleanup folded `100 > 7` (the second copy always raises) and
     // merged the split blocks; the join φs folded to the one return left.
-    let want = [
-        "#1 () -> (#2,#5)",
-        "  %1 = ICmp(Lt)(_1, 5)",
-        "  %2 = goto #5 if not %1",
-        "#2 (#1) -> (#3,#4)",
-        "  %3 = ICmp(Gt)(_1, 7)",
-        "  %4 = goto #4 if not %3",
-        "#3 (#2) -> (#6)",
-        "  %5 = raise DivisionByZero()",
-        "  %6 = goto #6",
-        "#4 (#2) -> ()",
-        "  %7 = IAdd(_1, 1)",
-        "  %8 = return %7",
-        "#5 (#1) -> (#6)",
-        "  %9 = raise DivisionByZero()",
-        "#6 (#3,#5) -> ()",
-        "  %10 = φ (#3 => 10, #5 => 20)",
-        "  %11 = PrintInt(%10)",
-        "  %12 = PrintNewline()",
-        "  %13 = unwind",
-    ];
-    let got = dump(&m.funcs[fi]);
-    assert_eq!(
-        got,
-        want.iter().map(|l| format!("{l}\n")).collect::<String>(),
-        "{got}"
-    );
+    let want = "fn f(_1::int) -> int
+ 1 ─ %1  = ilt(_1, 5)::bool
+ └──       goto #5 if not %1
+ 2 ─ %3  = igt(_1, 7)::bool
+ └──       goto #4 if not %3
+ 3 ─       raise division_by_zero()
+ └──       goto #6
+ 4 ─ %7  = iadd(_1, 1)::int
+ └──       return %7
+ 5 ─       raise division_by_zero()
+ 6 ┄ %10 = φ (#3 => 10, #5 => 20)::int
+ │         runtime print_int(%10)
+ │         runtime print_newline()
+ └──       unwind
+";
+    let got = toyc::ir::print::print_function(&m.funcs[1], &m.program, None);
+    assert_eq!(got, want, "{got}");
 }
 
 #[test]
