@@ -36,49 +36,10 @@ pub fn binary(name: &str) -> Option<BinaryOp> {
 }
 
 pub fn runtime(name: &str) -> Option<RuntimeFn> {
-    use RuntimeFn::*;
-    [
-        PrintInt,
-        PrintFloat,
-        PrintBool,
-        PrintStr,
-        PrintValue,
-        PrintSpace,
-        PrintNewline,
-        Clock,
-        Exit,
-        Sqrt,
-        Sin,
-        Cos,
-        Tan,
-        Atan,
-        Atan2,
-        Exp,
-        Ln,
-        Pow,
-        Floor,
-        Ceil,
-        Fabs,
-        FMod,
-        StrConcat,
-        StrEq,
-        StrCmp,
-        StrLen,
-        StrByte,
-        StrOfInt,
-        StrOfFloat,
-        StrOfBool,
-        Substr,
-        Chr,
-        Fixed,
-        ParseInt,
-        ParseFloat,
-        ArrayPush,
-        ArrayPop,
-        Args,
-    ]
-    .into_iter()
-    .find(|&f| runtime_name(f) == name)
+    crate::rtfns::RUNTIME
+        .iter()
+        .map(|row| row.func)
+        .find(|&f| runtime_name(f) == name)
 }
 
 pub fn raise(name: &str) -> Option<RaiseKind> {
