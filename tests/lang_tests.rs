@@ -27,26 +27,51 @@ use std::time::{Duration, Instant};
 struct Mode {
     name: &'static str,
     args: &'static [&'static str],
+    /// Environment variables set for the run.
+    env: &'static [(&'static str, &'static str)],
 }
 
 const RUN_MODES: &[Mode] = &[
     Mode {
         name: "O0",
         args: &["run", "-O0"],
+        env: &[],
     },
     Mode {
         name: "O2",
         args: &["run", "-O2"],
+        env: &[],
     },
     Mode {
         name: "interp",
         args: &["run", "--interp"],
+        env: &[],
+    },
+    Mode {
+        name: "O0-gc-stress",
+        args: &["run", "-O0"],
+        env: &[STRESS],
+    },
+    Mode {
+        name: "O2-gc-stress",
+        args: &["run", "-O2"],
+        env: &[STRESS],
+    },
+    Mode {
+        name: "interp-gc-stress",
+        args: &["run", "--interp"],
+        env: &[STRESS],
     },
 ];
+
+/// A collection at every safepoint: any missing root shows up as a wrong
+/// answer or a crash.
+const STRESS: (&str, &str) = ("TOYC_GC_STRESS", "1");
 
 const CHECK_MODE: Mode = Mode {
     name: "check",
     args: &["check"],
+    env: &[],
 };
 
 /// The folders holding tests, relative to the repository root, with the
@@ -55,6 +80,9 @@ const ROOTS: &[(&str, &str)] = &[("lang-tests", ""), ("examples", "examples/")];
 
 /// How long one run may take before it is killed and reported.
 const TIMEOUT: Duration = Duration::from_secs(20);
+/// The same for a stress-mode run of a `// gc-stress:` file (an ignored
+/// trial, run with `--ignored`).
+const SLOW_STRESS_TIMEOUT: Duration = Duration::from_secs(900);
 
 /// Exit code of `toyc` after compile errors.
 const EXIT_COMPILE_ERROR: i32 = 1;
@@ -90,6 +118,10 @@ struct Spec {
     exit: Option<i32>,
     args: Vec<String>,
     check_only: Option<String>,
+    /// `// gc-stress: REASON`: too slow for the stress modes in CI (a
+    /// collection per allocation over a large heap); they run with
+    /// `--ignored`.
+    gc_stress_slow: Option<String>,
     /// Exact expected stderr (`// stderr:` lines), for runnable tests.
     stderr: Option<String>,
 }
@@ -98,7 +130,7 @@ struct Spec {
 enum FileKind {
     /// `// module: not a test` — a helper imported by tests.
     Helper,
-    Test(Spec),
+    Test(Box<Spec>),
 }
 
 fn main() {
@@ -137,7 +169,7 @@ fn main() {
             };
             let spec = match parse_header(&text) {
                 Ok(FileKind::Helper) => continue,
-                Ok(FileKind::Test(spec)) => spec,
+                Ok(FileKind::Test(spec)) => *spec,
                 Err(msg) => {
                     let msg = format!("{rel_to_root}: bad test header: {msg}");
                     trials.push(Trial::test(format!("{name}::header"), move || {
@@ -163,7 +195,8 @@ fn main() {
                 }
             } else {
                 for mode in RUN_MODES {
-                    trials.push(case.trial(&name, mode, false));
+                    let slow = case.spec.gc_stress_slow.is_some() && !mode.env.is_empty();
+                    trials.push(case.trial(&name, mode, slow));
                 }
             }
         }
@@ -273,6 +306,12 @@ fn parse_header(text: &str) -> Result<FileKind, String> {
                 }
                 spec.check_only = Some(value.trim().to_string());
             }
+            "gc-stress" => {
+                if value.trim().is_empty() {
+                    return Err(bad("`// gc-stress:` needs a reason"));
+                }
+                spec.gc_stress_slow = Some(value.trim().to_string());
+            }
             other => return Err(bad(&format!("unknown directive `// {other}:`"))),
         }
     }
@@ -295,7 +334,7 @@ fn parse_header(text: &str) -> Result<FileKind, String> {
     if spec.stderr.is_some() && spec.runtime_error.is_some() {
         return Err("use either `// stderr:` or `// runtime-error:`, not both".into());
     }
-    Ok(FileKind::Test(spec))
+    Ok(FileKind::Test(Box::new(spec)))
 }
 
 /// Splits `" key: value"` into its key and value (the value loses exactly
@@ -439,8 +478,9 @@ impl Case {
             .iter()
             .map(|a| shell_quote(a))
             .collect();
+        let env: String = mode.env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
         format!(
-            "cd {} && NO_COLOR=1 {} {} </dev/null",
+            "cd {} && NO_COLOR=1 {env}{} {} </dev/null",
             shell_quote(&self.root.display().to_string()),
             exe,
             args.join(" ")
@@ -474,6 +514,10 @@ impl Case {
             .current_dir(&self.root)
             .env("NO_COLOR", "1")
             .env_remove("TOYC_VERIFY")
+            .env_remove("TOYC_GC")
+            .env_remove("TOYC_GC_STRESS")
+            .env_remove("TOYC_GC_STATS")
+            .envs(mode.env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -482,13 +526,18 @@ impl Case {
         let stdout = read_in_background(child.stdout.take());
         let stderr = read_in_background(child.stderr.take());
         let start = Instant::now();
+        let timeout = if self.spec.gc_stress_slow.is_some() && !mode.env.is_empty() {
+            SLOW_STRESS_TIMEOUT
+        } else {
+            TIMEOUT
+        };
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break status,
-                Ok(None) if start.elapsed() > TIMEOUT => {
+                Ok(None) if start.elapsed() > timeout => {
                     let _ = child.kill();
                     let _ = child.wait();
-                    return Err(format!("timed out after {} s (killed)", TIMEOUT.as_secs()));
+                    return Err(format!("timed out after {} s (killed)", timeout.as_secs()));
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(5)),
                 Err(e) => return Err(format!("cannot wait for toyc: {e}")),

@@ -12,6 +12,7 @@
 //! imported by symbol; string constants are read-only data objects in the
 //! runtime's string layout; each global is an 8-byte writable data object.
 
+pub mod gc;
 pub mod heap;
 pub mod ops;
 pub mod rotate;
@@ -48,6 +49,8 @@ pub struct CodegenOptions {
     pub regalloc: RegallocChoice,
     /// Print the machine code of every function to stderr.
     pub disasm: bool,
+    /// How the collector runs while the program does.
+    pub gc: crate::runtime::gc::GcConfig,
 }
 
 /// JIT-compiles `module`, runs `<init>` then `main` with `args`, and
@@ -107,6 +110,12 @@ pub(crate) struct Compiler<'a> {
     pub globals: Vec<DataId>,
     pub pending_data: DataId,
     pub stack_limit_data: DataId,
+    /// `toy_gc_exit`, where trampolines record the calling frame.
+    gc_exit_data: DataId,
+    /// The trampoline of each runtime function that may collect.
+    trampolines: HashMap<&'static str, ClFuncId>,
+    /// The stack maps of each compiled function.
+    stack_maps: Vec<gc::PendingMaps>,
     positions: Vec<String>,
     position_ids: HashMap<Span, u64>,
     pub types: Vec<TypeDesc>,
@@ -183,6 +192,8 @@ fn isa_for(
         if opts.optimize { "speed" } else { "none" },
     )?;
     set(&mut flags, "is_pic", "false")?;
+    // The collector walks compiled frames by their frame pointers.
+    set(&mut flags, "preserve_frame_pointers", "true")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
     set(&mut flags, "regalloc_algorithm", regalloc)?;
     set(
@@ -221,6 +232,9 @@ impl<'a> Compiler<'a> {
         let stack_limit_data = module
             .declare_data("toy_stack_limit", Linkage::Import, true, false)
             .map_err(me)?;
+        let gc_exit_data = module
+            .declare_data("toy_gc_exit", Linkage::Import, true, false)
+            .map_err(me)?;
         let mut globals = Vec::new();
         for _ in &ir.program.globals {
             let id = module.declare_anonymous_data(true, false).map_err(me)?;
@@ -240,6 +254,9 @@ impl<'a> Compiler<'a> {
             globals,
             pending_data,
             stack_limit_data,
+            gc_exit_data,
+            trampolines: HashMap::new(),
+            stack_maps: Vec::new(),
             positions: Vec::new(),
             position_ids: HashMap::new(),
             types: Vec::new(),
@@ -315,6 +332,7 @@ impl<'a> Compiler<'a> {
                 .map_err(|_| format!("Cranelift panicked while compiling `{}`", code.name))?;
                 record("cranelift", start.elapsed());
                 defined.map_err(|detail| format!("compiling `{}`: {detail}", code.name))?;
+                self.keep_stack_maps(id, &code.name, &ctx);
                 if let Some(text) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
                     eprintln!("; fn {} (machine code)\n{text}", code.name);
                 }
@@ -395,8 +413,19 @@ impl<'a> Compiler<'a> {
         )
     }
 
-    /// The declared id of a runtime function (declared on first use).
+    /// The function compiled code calls for a runtime function: the
+    /// import itself, or its trampoline when it may collect.
     pub fn runtime_func(&mut self, sig: rtfn::RtSig) -> Result<ClFuncId, String> {
+        let id = self.runtime_import(sig.clone())?;
+        if sig.collects {
+            self.trampoline(sig, id)
+        } else {
+            Ok(id)
+        }
+    }
+
+    /// The declared id of a runtime function (declared on first use).
+    fn runtime_import(&mut self, sig: rtfn::RtSig) -> Result<ClFuncId, String> {
         if let Some(id) = self.runtime.get(sig.symbol) {
             return Ok(*id);
         }

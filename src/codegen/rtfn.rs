@@ -30,6 +30,10 @@ pub struct RtSig {
     pub symbol: &'static str,
     pub params: Cow<'static, [RtTy]>,
     pub ret: Option<RtTy>,
+    /// The function may collect: it allocates (the table's `allocates`), so
+    /// it starts with a `gc::safepoint`. Compiled code calls it through its
+    /// trampoline, which records the calling frame for the collector.
+    pub collects: bool,
 }
 
 use RtTy::*;
@@ -39,6 +43,17 @@ const fn sig(symbol: &'static str, params: &'static [RtTy], ret: Option<RtTy>) -
         symbol,
         params: Cow::Borrowed(params),
         ret,
+        collects: false,
+    }
+}
+
+/// A runtime entry point that may collect (see [`RtSig::collects`]).
+const fn gc_sig(symbol: &'static str, params: &'static [RtTy], ret: Option<RtTy>) -> RtSig {
+    RtSig {
+        symbol,
+        params: Cow::Borrowed(params),
+        ret,
+        collects: true,
     }
 }
 
@@ -94,6 +109,7 @@ pub fn lowering(f: RuntimeFn) -> Lowering {
             symbol,
             params: Cow::Owned(params),
             ret: machine_ty(row.ret),
+            collects: row.allocates,
         },
     }
 }
@@ -144,18 +160,18 @@ impl FnTrans<'_, '_, '_> {
 pub mod internal {
     use super::*;
     pub const RAISE_THROW: RtSig = sig("toy_raise_throw", &[P, I], None);
-    pub const RAISE_DIV_ZERO: RtSig = sig("toy_raise_div_zero", &[I], None);
-    pub const RAISE_INDEX: RtSig = sig("toy_raise_index", &[I, I, I], None);
-    pub const RAISE_NIL: RtSig = sig("toy_raise_nil", &[I], None);
-    pub const RAISE_NEGATIVE_LENGTH: RtSig = sig("toy_raise_negative_length", &[I], None);
-    pub const RAISE_POP_EMPTY: RtSig = sig("toy_raise_pop_empty", &[I], None);
-    pub const RAISE_ASSERT: RtSig = sig("toy_raise_assert", &[I], None);
-    pub const RAISE_ASSERT_MSG: RtSig = sig("toy_raise_assert_msg", &[P, I], None);
+    pub const RAISE_DIV_ZERO: RtSig = gc_sig("toy_raise_div_zero", &[I], None);
+    pub const RAISE_INDEX: RtSig = gc_sig("toy_raise_index", &[I, I, I], None);
+    pub const RAISE_NIL: RtSig = gc_sig("toy_raise_nil", &[I], None);
+    pub const RAISE_NEGATIVE_LENGTH: RtSig = gc_sig("toy_raise_negative_length", &[I], None);
+    pub const RAISE_POP_EMPTY: RtSig = gc_sig("toy_raise_pop_empty", &[I], None);
+    pub const RAISE_ASSERT: RtSig = gc_sig("toy_raise_assert", &[I], None);
+    pub const RAISE_ASSERT_MSG: RtSig = gc_sig("toy_raise_assert_msg", &[P, I], None);
     pub const TAKE_EXCEPTION: RtSig = sig("toy_take_exception", &[], Some(P));
     pub const STACK_OVERFLOW: RtSig = sig("toy_stack_overflow", &[], None);
-    pub const ALLOC: RtSig = sig("toy_alloc", &[I, I], Some(P));
+    pub const ALLOC: RtSig = gc_sig("toy_alloc", &[I, I], Some(P));
     /// (tag, length, fill as a slot image, element size).
-    pub const ARRAY_NEW: RtSig = sig("toy_array_new", &[I, I, I, I], Some(P));
+    pub const ARRAY_NEW: RtSig = gc_sig("toy_array_new", &[I, I, I, I], Some(P));
     /// Every entry point above (for the symbol check in `tests/it/rtfns.rs`).
     pub const ALL: [RtSig; 12] = [
         RAISE_THROW,

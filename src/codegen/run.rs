@@ -45,8 +45,9 @@ pub fn run(
     let init_ptr = cx.module.get_finalized_function(cx.funcs[init_i]) as usize;
     let main_ptr = cx.module.get_finalized_function(cx.funcs[main_i]) as usize;
     let positions = cx.positions.clone();
-    runtime::reset(positions);
+    runtime::reset(positions, opts.gc);
     runtime::heap::install(cx.types.clone(), args.to_vec());
+    runtime::gc::roots::install_jit(Some(cx.jit_roots()));
     if capture {
         runtime::output::set_capture(true);
     }
@@ -83,6 +84,13 @@ fn program_thread(init_ptr: usize, main_ptr: usize, main_returns_int: bool) -> i
         Ordering::Relaxed,
     );
 
+    runtime::gc::begin_program();
+    let code = run_init_and_main(init_ptr, main_ptr, main_returns_int);
+    runtime::end_of_program();
+    code
+}
+
+fn run_init_and_main(init_ptr: usize, main_ptr: usize, main_returns_int: bool) -> i32 {
     // SAFETY: the pointers are finalized JIT functions with these signatures
     // (`<init>`: no params, no result; `main`: no params, int or no result),
     // compiled for the host's C calling convention.

@@ -89,6 +89,8 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     pub(super) vals: Vec<Option<cl::Value>>,
     params: Vec<cl::Value>,
     phic_slot: HashMap<u32, StackSlot>,
+    /// The `φᶜ` slots that hold references (listed in every stack map).
+    pub(super) ref_phic_slots: Vec<StackSlot>,
     upsilon_slots: HashMap<u32, Vec<StackSlot>>,
     func_refs: HashMap<ClFuncId, cl::FuncRef>,
     data_gvs: HashMap<DataId, cl::GlobalValue>,
@@ -138,6 +140,7 @@ pub(super) fn translate<'a>(
         vals: vec![None; code.stmts.len()],
         params: Vec::new(),
         phic_slot: HashMap::new(),
+        ref_phic_slots: Vec::new(),
         upsilon_slots: HashMap::new(),
         func_refs: HashMap::new(),
         data_gvs: HashMap::new(),
@@ -165,6 +168,15 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         let entry = self.b.create_block();
         self.b.append_block_params_for_function_params(entry);
         self.params = self.b.block_params(entry).to_vec();
+        let param_types: Vec<Type> = code
+            .params
+            .iter()
+            .filter(|t| cl_type(t).is_some())
+            .cloned()
+            .collect();
+        for (t, v) in param_types.iter().zip(self.params.clone()) {
+            self.track(t, v);
+        }
 
         for &bi in &order {
             let blk = self.b.create_block();
@@ -173,7 +185,9 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 match &code.stmts.inst[s as usize] {
                     Inst::Phi { .. } => {
                         if let Some(ty) = cl_type(&code.stmts.ty[s as usize]) {
-                            self.vals[s as usize] = Some(self.b.append_block_param(blk, ty));
+                            let v = self.b.append_block_param(blk, ty);
+                            self.track(&code.stmts.ty[s as usize], v);
+                            self.vals[s as usize] = Some(v);
                         }
                     }
                     Inst::PhiC { .. } | Inst::Nothing => {}
@@ -205,6 +219,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     let blk = self.block(target)?;
                     for &(phi, ty) in &phis {
                         let param = self.b.append_block_param(blk, ty);
+                        self.track(&code.stmts.ty[phi as usize], param);
                         self.extra.entry(target).or_default().push((phi, param));
                     }
                 }
@@ -219,14 +234,24 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     3,
                 ));
                 self.phic_slot.insert(s as u32, slot);
+                if crate::codegen::gc::is_reference(&code.stmts.ty[s]) {
+                    self.ref_phic_slots.push(slot);
+                }
                 for u in upsilons {
                     self.upsilon_slots.entry(u.0).or_default().push(slot);
                 }
             }
         }
 
-        // Entry: stack check (when the function calls Toy functions), then block 0.
+        // Entry: reference φᶜ slots zeroed (they are in every stack map),
+        // the stack check (when the function calls Toy functions), block 0.
         self.b.switch_to_block(entry);
+        if !self.ref_phic_slots.is_empty() {
+            let zero = self.b.ins().iconst(types::I64, 0);
+            for slot in self.ref_phic_slots.clone() {
+                self.b.ins().stack_store(types::I64, zero, slot, 0);
+            }
+        }
         let first = self.block(0)?;
         if code
             .stmts
@@ -530,9 +555,14 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         sig: RtSig,
         args: &[cl::Value],
     ) -> Result<Option<cl::Value>, String> {
+        let collects = sig.collects;
         let id = self.cx.runtime_func(sig)?;
         let f = self.func_ref(id);
-        let call = self.b.ins().call(f, args);
+        let call = if collects {
+            self.safepoint_call(f, args)
+        } else {
+            self.b.ins().call(f, args)
+        };
         Ok(self.b.inst_results(call).first().copied())
     }
 
@@ -547,7 +577,11 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     }
 
     fn set(&mut self, s: usize, v: Option<cl::Value>) {
-        if cl_type(&self.code.stmts.ty[s]).is_some() {
+        let code = self.code;
+        if cl_type(&code.stmts.ty[s]).is_some() {
+            if let Some(v) = v {
+                self.track(&code.stmts.ty[s], v);
+            }
             self.vals[s] = v;
         }
     }
@@ -617,7 +651,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     vals.push(self.operand(a)?);
                 }
                 let f = self.func_ref(id);
-                let call = self.b.ins().call(f, &vals);
+                let call = self.safepoint_call(f, &vals);
                 let r = self.b.inst_results(call).first().copied();
                 self.set(s, r);
             }

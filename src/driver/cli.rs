@@ -30,6 +30,10 @@ pub enum Command {
         /// With `--interp`: print `total_dyn_inst: N` (statements executed) to stderr.
         #[arg(long)]
         profile: bool,
+        /// Print the garbage collector's statistics to stderr at exit
+        /// (as `TOYC_GC_STATS=1` does).
+        #[arg(long = "gc-stats")]
+        gc_stats: bool,
         /// Arguments for the program (after `--`), returned by `args()`.
         #[arg(last = true)]
         args: Vec<String>,

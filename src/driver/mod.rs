@@ -93,14 +93,20 @@ fn run_command(cli: Cli) -> i32 {
             build,
             interp,
             profile,
+            gc_stats,
             args,
         } => match build_ir(&build, &mut sources) {
             Ok(module) if interp => crate::timing::time("interp", || {
-                crate::interp::run_module(&module, &sources, &args, profile)
+                let gc = gc_config(gc_stats);
+                crate::interp::run_module(&module, &sources, &args, profile, gc)
             }),
             // The backend records its own phases: clif, cranelift, jit, run.
             Ok(module) => {
-                crate::codegen::run_module(&module, &sources, &codegen_options(&build), &args)
+                let opts = crate::codegen::CodegenOptions {
+                    gc: gc_config(gc_stats),
+                    ..codegen_options(&build)
+                };
+                crate::codegen::run_module(&module, &sources, &opts, &args)
             }
             Err(code) => code,
         },
@@ -310,6 +316,19 @@ fn codegen_options(build: &BuildArgs) -> crate::codegen::CodegenOptions {
         ),
         // `TOYC_DISASM=1`: the machine code of every function on stderr.
         disasm: std::env::var_os("TOYC_DISASM").is_some_and(|v| v == "1"),
+        gc: crate::runtime::gc::GcConfig::default(),
+    }
+}
+
+/// The collector's configuration: `TOYC_GC=off` (no collection, for
+/// comparison), `TOYC_GC_STRESS=1` (a collection at every safepoint),
+/// `TOYC_GC_STATS=1` or `--gc-stats` (statistics on stderr at exit).
+fn gc_config(stats_flag: bool) -> crate::runtime::gc::GcConfig {
+    let var = |name: &str| std::env::var(name).ok();
+    crate::runtime::gc::GcConfig {
+        collect: var("TOYC_GC").as_deref() != Some("off"),
+        stress: var("TOYC_GC_STRESS").as_deref() == Some("1"),
+        stats: stats_flag || var("TOYC_GC_STATS").as_deref() == Some("1"),
     }
 }
 

@@ -6,6 +6,7 @@
 use super::Prepared;
 use crate::ir::fold;
 use crate::ir::{BinaryOp, Inst, Loc, Module, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
+use crate::runtime::gc::{self, roots::ShadowFrame};
 use crate::runtime::{self, heap, math, object, output, strings};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -62,6 +63,29 @@ fn internal(msg: &str) -> ! {
     std::process::exit(70);
 }
 
+/// A registered interpreter frame: the collector reads `slots[i]` for
+/// every `i` in `refs` until the guard is dropped.
+struct RootFrame;
+
+impl RootFrame {
+    /// Registers `slots` (which must stay valid and unmoved while the
+    /// guard lives) with the reference indices `refs`.
+    fn push(slots: *const u64, refs: &[u32]) -> RootFrame {
+        gc::push_frame(ShadowFrame {
+            slots,
+            refs: refs.as_ptr(),
+            nrefs: refs.len(),
+        });
+        RootFrame
+    }
+}
+
+impl Drop for RootFrame {
+    fn drop(&mut self) {
+        gc::pop_frame();
+    }
+}
+
 pub(crate) struct Machine<'a> {
     module: &'a Module,
     prep: &'a Prepared,
@@ -90,6 +114,8 @@ impl<'a> Machine<'a> {
         let marker = 0u8;
         let here = std::hint::black_box(&marker) as *const u8 as usize;
         self.stack_limit = here.saturating_sub(super::INTERP_STACK) + super::stack_margin();
+        let globals = self.globals.as_ptr();
+        let _globals_frame = RootFrame::push(globals, &self.prep.ref_globals);
         self.call(init, &[]);
         if let Some((msg, pos)) = runtime::pending() {
             return runtime::report_uncaught(&msg, &pos);
@@ -105,10 +131,11 @@ impl<'a> Machine<'a> {
     }
 
     fn str_const(&mut self, f: usize, s: u32, text: &str) -> u64 {
-        *self
-            .strs
-            .entry((f, s))
-            .or_insert_with(|| object::new_str(text.as_bytes()) as u64)
+        *self.strs.entry((f, s)).or_insert_with(|| {
+            let p = object::new_str(text.as_bytes()) as u64;
+            gc::pin(p);
+            p
+        })
     }
 
     /// Calls function `f`; the result image (0 for void or after `Unwind`).
@@ -124,6 +151,8 @@ impl<'a> Machine<'a> {
         };
         let insts = &code.stmts.inst;
         let mut vals = vec![0u64; insts.len()];
+        let _vals_frame = RootFrame::push(vals.as_ptr(), &self.prep.ref_stmts[f]);
+        let _args_frame = RootFrame::push(args.as_ptr(), &self.prep.ref_params[f]);
         let mut phis: Vec<(usize, u64)> = Vec::new();
         let nblocks = code.cfg.blocks.len();
         let mut b = 0usize;

@@ -18,6 +18,7 @@ mod exec;
 use crate::ir::{self, Inst, Type};
 use crate::rtfns::TagArg;
 use crate::runtime;
+use crate::runtime::gc::GcConfig;
 use crate::runtime::heap::TypeDesc;
 use crate::span::{SourceMap, Span};
 use std::collections::HashMap;
@@ -78,6 +79,25 @@ pub(crate) struct Prepared {
     pub tags: Vec<Vec<u64>>,
     /// Per function: for each `Upsilon` statement, the `PhiC`s listing it.
     pub upsilon_targets: Vec<HashMap<u32, Vec<u32>>>,
+    /// Per function: the statements whose values are references (roots of
+    /// the collector while the function runs).
+    pub ref_stmts: Vec<Vec<u32>>,
+    /// Per function: the parameters that are references.
+    pub ref_params: Vec<Vec<u32>>,
+    /// The globals that are references.
+    pub ref_globals: Vec<u32>,
+}
+
+fn is_reference(t: &Type) -> bool {
+    matches!(t, Type::Str | Type::Array(_) | Type::Struct(_))
+}
+
+fn reference_indices<'t>(types: impl Iterator<Item = &'t Type>) -> Vec<u32> {
+    types
+        .enumerate()
+        .filter(|(_, t)| is_reference(t))
+        .map(|(i, _)| i as u32)
+        .collect()
 }
 
 fn prepare(module: &ir::Module, sources: &SourceMap) -> (Prepared, Vec<String>, Vec<TypeDesc>) {
@@ -90,6 +110,9 @@ fn prepare(module: &ir::Module, sources: &SourceMap) -> (Prepared, Vec<String>, 
         pos_ids: Vec::new(),
         tags: Vec::new(),
         upsilon_targets: Vec::new(),
+        ref_stmts: Vec::new(),
+        ref_params: Vec::new(),
+        ref_globals: reference_indices(program.globals.iter().map(|g| &g.ty)),
     };
     for f in &module.funcs {
         let mut ids = Vec::with_capacity(f.stmts.len());
@@ -129,6 +152,10 @@ fn prepare(module: &ir::Module, sources: &SourceMap) -> (Prepared, Vec<String>, 
         prepared.pos_ids.push(ids);
         prepared.tags.push(tags);
         prepared.upsilon_targets.push(ups);
+        prepared
+            .ref_stmts
+            .push(reference_indices(f.stmts.ty.iter()));
+        prepared.ref_params.push(reference_indices(f.params.iter()));
     }
     (prepared, positions, types.descs)
 }
@@ -143,6 +170,18 @@ pub fn run(
     profile: bool,
     capture: bool,
 ) -> Result<(i32, Vec<u8>, u64), String> {
+    run_with_gc(module, sources, args, profile, capture, GcConfig::default())
+}
+
+/// [`run`] with the collector configured by `gc`.
+pub fn run_with_gc(
+    module: &ir::Module,
+    sources: &SourceMap,
+    args: &[String],
+    profile: bool,
+    capture: bool,
+    gc: GcConfig,
+) -> Result<(i32, Vec<u8>, u64), String> {
     let program = module.program.clone();
     let (init_i, main_i) = (program.init.0 as usize, program.main.0 as usize);
     if module.funcs.get(main_i).is_none() || module.funcs.get(init_i).is_none() {
@@ -150,8 +189,9 @@ pub fn run(
     }
     let _guard = runtime::run_lock();
     let (prepared, positions, types) = prepare(module, sources);
-    runtime::reset(positions);
+    runtime::reset(positions, gc);
     runtime::heap::install(types, args.to_vec());
+    runtime::gc::roots::install_jit(None);
     if capture {
         runtime::output::set_capture(true);
     }
@@ -160,8 +200,10 @@ pub fn run(
             .name("toy-interp".into())
             .stack_size(INTERP_STACK)
             .spawn_scoped(scope, || {
+                runtime::gc::begin_program();
                 let mut m = exec::Machine::new(module, &prepared, profile);
                 let code = m.run_program(init_i, main_i);
+                runtime::end_of_program();
                 (code, m.dyn_insts)
             })
             .map_err(|e| format!("cannot start the interpreter thread: {e}"))?
@@ -183,8 +225,14 @@ pub fn run(
 
 /// `toyc run --interp`: runs and returns the exit code (70 on an internal
 /// error, reported on stderr).
-pub fn run_module(module: &ir::Module, sources: &SourceMap, args: &[String], profile: bool) -> i32 {
-    match run(module, sources, args, profile, false) {
+pub fn run_module(
+    module: &ir::Module,
+    sources: &SourceMap,
+    args: &[String],
+    profile: bool,
+    gc: GcConfig,
+) -> i32 {
+    match run_with_gc(module, sources, args, profile, false, gc) {
         Ok((code, _, _)) => code,
         Err(e) => {
             runtime::output::flush();

@@ -91,6 +91,7 @@ static ARGS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Installs the type table and the program's arguments for a run.
 pub fn install(types: Vec<TypeDesc>, args: Vec<String>) {
+    super::gc::install_layouts(super::gc::mark::layouts(&types));
     *TYPES.lock().unwrap_or_else(|e| e.into_inner()) = types;
     *ARGS.lock().unwrap_or_else(|e| e.into_inner()) = args;
 }
@@ -106,15 +107,22 @@ fn elements(cap: usize, elem_size: i64) -> *mut u8 {
 }
 
 /// `[fill; len]` (`len >= 0`, checked by the IR) with elements of
-/// `elem_size` bytes ([`BOOL_ELEM_SIZE`] or [`SLOT_ELEM_SIZE`]).
+/// `elem_size` bytes ([`BOOL_ELEM_SIZE`] or [`SLOT_ELEM_SIZE`]). A
+/// safepoint.
 pub extern "C" fn toy_array_new(tag: u64, len: i64, fill: u64, elem_size: i64) -> *mut ArrayObj {
+    super::gc::safepoint_with_elem(&[], tag, fill);
+    array_new(tag, len, fill, elem_size)
+}
+
+/// As [`toy_array_new`], without a safepoint.
+fn array_new(tag: u64, len: i64, fill: u64, elem_size: i64) -> *mut ArrayObj {
     let len = len.max(0);
     let elem_size = if elem_size == BOOL_ELEM_SIZE {
         BOOL_ELEM_SIZE
     } else {
         SLOT_ELEM_SIZE
     };
-    let a = object::toy_alloc(std::mem::size_of::<ArrayObj>() as u64, tag) as *mut ArrayObj;
+    let a = object::alloc_object(std::mem::size_of::<ArrayObj>() as u64, tag) as *mut ArrayObj;
     let data = elements(len as usize, elem_size);
     // SAFETY: `a` is a fresh object of the array size; `data` has `len`
     // elements, already zero.
@@ -137,6 +145,7 @@ pub extern "C" fn toy_array_new(tag: u64, len: i64, fill: u64, elem_size: i64) -
 }
 
 /// Appends `x` (an element's slot image), growing the buffer when full.
+/// A safepoint.
 ///
 /// # Safety
 /// `a` must be a live array object made by [`toy_array_new`] or
@@ -144,6 +153,18 @@ pub extern "C" fn toy_array_new(tag: u64, len: i64, fill: u64, elem_size: i64) -
 /// array type, which the IR verifier checks.
 pub unsafe extern "C" fn toy_array_push(a: *mut ArrayObj, x: u64) {
     // SAFETY: compiled code passes a live, non-nil array.
+    let tag = unsafe { (*a).tag };
+    super::gc::safepoint_with_elem(&[a as u64], tag, x);
+    // SAFETY: as above.
+    unsafe { array_push(a, x) }
+}
+
+/// As [`toy_array_push`], without a safepoint.
+///
+/// # Safety
+/// As [`toy_array_push`].
+unsafe fn array_push(a: *mut ArrayObj, x: u64) {
+    // SAFETY: by the caller's contract.
     unsafe {
         let a = &mut *a;
         if a.len == a.cap {
@@ -178,11 +199,12 @@ pub unsafe extern "C" fn toy_array_pop(a: *mut ArrayObj) -> u64 {
 
 /// `args()`: the program's arguments as a new `[str]` with tag `tag`.
 pub extern "C" fn toy_args(tag: u64) -> *mut ArrayObj {
+    super::gc::safepoint(&[]);
     let args = ARGS.lock().unwrap_or_else(|e| e.into_inner()).clone();
-    let a = toy_array_new(tag, 0, 0, SLOT_ELEM_SIZE);
+    let a = array_new(tag, 0, 0, SLOT_ELEM_SIZE);
     for s in args {
         // SAFETY: `a` is the live array just made.
-        unsafe { toy_array_push(a, object::new_str(s.as_bytes()) as u64) };
+        unsafe { array_push(a, object::new_str(s.as_bytes()) as u64) };
     }
     a
 }
@@ -296,7 +318,7 @@ mod tests {
         out.clear();
         write_value(&mut out, &types, 3, s as u64, 0);
         assert_eq!(String::from_utf8_lossy(&out), "[\"a\\n\"]");
-        let p = object::toy_alloc(24, 4) as *mut u64;
+        let p = object::alloc_object(24, 4) as *mut u64;
         // SAFETY: a 3-slot object.
         unsafe {
             p.add(1).write(7);

@@ -17,6 +17,7 @@
 //! end (the driver's caller), `exit(n)`, an uncaught exception, a stack
 //! overflow.
 
+pub mod gc;
 pub mod heap;
 pub mod math;
 pub mod object;
@@ -46,8 +47,10 @@ pub fn run_lock() -> std::sync::MutexGuard<'static, ()> {
     RUN_LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Resets the runtime state for a new run and installs the position table.
-pub fn reset(positions: Vec<String>) {
+/// Resets the runtime state for a new run, installs the position table and
+/// the collector's configuration.
+pub fn reset(positions: Vec<String>, gc_config: gc::GcConfig) {
+    gc::configure(gc_config);
     PENDING.store(0, Ordering::Relaxed);
     PENDING_MSG.store(0, Ordering::Relaxed);
     PENDING_POS.store(0, Ordering::Relaxed);
@@ -75,6 +78,19 @@ pub fn pending() -> Option<(String, String)> {
     Some((text, position_text(PENDING_POS.load(Ordering::Relaxed))))
 }
 
+/// The pending exception's message (0 if none): a root of the collector.
+pub(crate) fn pending_message_root() -> u64 {
+    PENDING_MSG.load(Ordering::Relaxed) as u64
+}
+
+/// Ends the program's output: flushes stdout and prints the collector's
+/// statistics when asked. Every way a program ends calls it on the program
+/// thread.
+pub fn end_of_program() {
+    output::flush();
+    gc::report_stats();
+}
+
 /// Flushes stdout, prints the uncaught exception to stderr; returns 101.
 pub fn report_uncaught(msg: &str, pos: &str) -> i32 {
     output::flush();
@@ -98,24 +114,30 @@ pub extern "C" fn toy_raise_throw(msg: *const StrObj, pos: u64) {
     set_pending(msg, pos);
 }
 pub extern "C" fn toy_raise_div_zero(pos: u64) {
+    gc::safepoint(&[]);
     raise_text("division by zero", pos);
 }
 pub extern "C" fn toy_raise_index(index: i64, len: i64, pos: u64) {
+    gc::safepoint(&[]);
     raise_text(
         &format!("index out of bounds: index {index}, length {len}"),
         pos,
     );
 }
 pub extern "C" fn toy_raise_nil(pos: u64) {
+    gc::safepoint(&[]);
     raise_text("nil dereference", pos);
 }
 pub extern "C" fn toy_raise_negative_length(pos: u64) {
+    gc::safepoint(&[]);
     raise_text("negative array length", pos);
 }
 pub extern "C" fn toy_raise_pop_empty(pos: u64) {
+    gc::safepoint(&[]);
     raise_text("pop from empty array", pos);
 }
 pub extern "C" fn toy_raise_assert(pos: u64) {
+    gc::safepoint(&[]);
     raise_text("assertion failed", pos);
 }
 /// `assert(c, msg)` failed.
@@ -123,6 +145,7 @@ pub extern "C" fn toy_raise_assert(pos: u64) {
 /// # Safety
 /// `msg` must be a live string object (see [`strings`]'s contract).
 pub unsafe extern "C" fn toy_raise_assert_msg(msg: *const StrObj, pos: u64) {
+    gc::safepoint(&[msg as u64]);
     // SAFETY: compiled code passes a live string object.
     let m = unsafe { object::str_bytes(msg) };
     let mut text = b"assertion failed: ".to_vec();
@@ -149,14 +172,14 @@ pub extern "C" fn toy_take_exception() -> *const StrObj {
 
 /// Called by compiled code when the stack pointer passes [`STACK_LIMIT`].
 pub extern "C" fn toy_stack_overflow() -> ! {
-    output::flush();
+    end_of_program();
     eprintln!("error: stack overflow");
     std::process::exit(101);
 }
 
 /// `exit(code)`: flushes output and ends the process.
 pub extern "C" fn toy_exit(code: i64) -> ! {
-    output::flush();
+    end_of_program();
     std::process::exit(code as i32);
 }
 
@@ -165,6 +188,10 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     let mut v: Vec<(&'static str, *const u8)> = vec![
         ("toy_pending", PENDING.as_ptr() as *const u8),
         ("toy_stack_limit", STACK_LIMIT.as_ptr() as *const u8),
+        (
+            "toy_gc_exit",
+            &gc::roots::GC_EXIT as *const gc::roots::ExitFrame as *const u8,
+        ),
         ("toy_raise_throw", toy_raise_throw as *const u8),
         ("toy_raise_div_zero", toy_raise_div_zero as *const u8),
         ("toy_raise_index", toy_raise_index as *const u8),

@@ -38,12 +38,10 @@
 //!   len, data, bytes...]`, `data` relocated to point at its own bytes, see
 //!   [`str_const_image`]) and are never written.
 //!
-//! There is no collector yet: memory comes from a per-thread bump arena of
-//! large chunks, and all of a thread's chunks are freed together when the
-//! thread ends (a run's program thread ends with the run, and no object
-//! outlives it), so a process can run many programs.
-
-use std::cell::Cell;
+//! Memory comes from the collector ([`super::gc`]): every object and
+//! buffer is a block of its heap. [`toy_alloc`] is a safepoint (compiled
+//! code calls it through its trampoline); the other allocation functions
+//! here never collect.
 
 /// Type tag of strings.
 pub const TAG_STR: u64 = 0;
@@ -66,61 +64,8 @@ pub struct StrObj {
     pub data: *mut u8,
 }
 
-const CHUNK: usize = 1 << 20;
-
-thread_local! {
-    static ARENA: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
-    /// Bytes handed out by [`alloc_raw`] on this thread (after rounding).
-    static ALLOCATED: Cell<u64> = const { Cell::new(0) };
-    static CHUNKS: std::cell::RefCell<Chunks> = const { std::cell::RefCell::new(Chunks(Vec::new())) };
-}
-
-/// Every block `big_alloc` made on this thread, freed when the thread ends.
-struct Chunks(Vec<(*mut u8, std::alloc::Layout)>);
-
-impl Drop for Chunks {
-    fn drop(&mut self) {
-        for (p, layout) in self.0.drain(..) {
-            // SAFETY: `p` was allocated with `layout` and is freed once; the
-            // thread that used it is ending.
-            unsafe { std::alloc::dealloc(p, layout) };
-        }
-    }
-}
-
 fn alloc_raw(size: usize) -> *mut u8 {
-    let size = match size.checked_add(7) {
-        Some(s) => s & !7,
-        None => out_of_memory(),
-    };
-    ALLOCATED.with(|n| n.set(n.get() + size as u64));
-    if size > CHUNK / 4 {
-        return big_alloc(size);
-    }
-    ARENA.with(|a| {
-        let (mut next, mut end) = a.get();
-        if next == 0 || end - next < size {
-            next = big_alloc(CHUNK) as usize;
-            end = next + CHUNK;
-        }
-        a.set((next + size, end));
-        next as *mut u8
-    })
-}
-
-fn big_alloc(size: usize) -> *mut u8 {
-    let layout = match std::alloc::Layout::from_size_align(size.max(8), 8) {
-        Ok(l) => l,
-        Err(_) => out_of_memory(),
-    };
-    // SAFETY: the layout has a non-zero size.
-    let p = unsafe { std::alloc::alloc_zeroed(layout) };
-    if p.is_null() {
-        out_of_memory();
-    }
-    // If the thread is already tearing its locals down, the block leaks.
-    let _ = CHUNKS.try_with(|c| c.borrow_mut().0.push((p, layout)));
-    p
+    super::gc::alloc(size)
 }
 
 pub(crate) fn out_of_memory() -> ! {
@@ -129,9 +74,18 @@ pub(crate) fn out_of_memory() -> ! {
     std::process::exit(101);
 }
 
-/// The allocation entry point: `size` zeroed bytes (at least the header),
-/// 8-byte aligned, with `tag` written to the header word.
+/// The allocation entry point of compiled code (a safepoint): `size`
+/// zeroed bytes (at least the header), 8-byte aligned, with `tag` written
+/// to the header word.
 pub extern "C" fn toy_alloc(size: u64, tag: u64) -> *mut u8 {
+    let p = super::gc::safepoint_alloc((size as usize).max(8));
+    // SAFETY: p points to at least 8 writable, aligned bytes.
+    unsafe { (p as *mut u64).write(tag) };
+    p
+}
+
+/// As [`toy_alloc`], without a safepoint.
+pub(crate) fn alloc_object(size: u64, tag: u64) -> *mut u8 {
     let p = alloc_raw((size as usize).max(8));
     // SAFETY: p points to at least 8 writable, aligned bytes.
     unsafe { (p as *mut u64).write(tag) };
@@ -146,7 +100,7 @@ pub(crate) fn alloc_bytes(size: usize) -> *mut u8 {
 /// Bytes allocated so far on this thread (objects and buffers, rounded up
 /// to 8); for tests and measurements of allocation behaviour.
 pub fn allocated_bytes() -> u64 {
-    ALLOCATED.with(|n| n.get())
+    super::gc::allocated_bytes()
 }
 
 /// A new string object `[tag, len, data]` with `data` pointing at the bytes.
@@ -155,7 +109,7 @@ pub fn allocated_bytes() -> u64 {
 /// `data` must be the first byte of a string buffer holding at least `len`
 /// written bytes (see the module docs).
 pub(crate) unsafe fn new_str_obj(len: usize, data: *mut u8) -> *const StrObj {
-    let p = toy_alloc(STR_OBJ_SIZE as u64, TAG_STR) as *mut StrObj;
+    let p = alloc_object(STR_OBJ_SIZE as u64, TAG_STR) as *mut StrObj;
     // SAFETY: a fresh object of the string size.
     unsafe {
         (*p).len = len as i64;
@@ -210,7 +164,7 @@ pub fn new_str(bytes: &[u8]) -> *const StrObj {
         Some(s) if s < isize::MAX as usize / 2 => s,
         _ => out_of_memory(),
     };
-    let p = toy_alloc(size as u64, TAG_STR);
+    let p = alloc_object(size as u64, TAG_STR);
     // SAFETY: the block holds the object and `n` bytes.
     unsafe {
         let data = p.add(STR_OBJ_SIZE);

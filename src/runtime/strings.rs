@@ -106,12 +106,15 @@ pub unsafe extern "C" fn toy_str_cmp(a: *const StrObj, b: *const StrObj) -> i64 
     }
 }
 pub extern "C" fn toy_str_of_int(x: i64) -> *const StrObj {
+    super::gc::safepoint(&[]);
     object::new_str(x.to_string().as_bytes())
 }
 pub extern "C" fn toy_str_of_float(x: f64) -> *const StrObj {
+    super::gc::safepoint(&[]);
     object::new_str(format_float(x).as_bytes())
 }
 pub extern "C" fn toy_str_of_bool(x: u8) -> *const StrObj {
+    super::gc::safepoint(&[]);
     object::new_str(if x != 0 { b"true" } else { b"false" })
 }
 /// `substr(s, start, end)`: bytes `start..end`.
@@ -138,6 +141,7 @@ pub unsafe extern "C" fn toy_substr(
 }
 /// `chr(byte)`: a one-byte string.
 pub extern "C" fn toy_chr(byte: i64, pos: u64) -> *const StrObj {
+    super::gc::safepoint(&[]);
     if !(0..256).contains(&byte) {
         super::raise_msg(&format!("chr: byte out of range: {byte}"), pos);
         return object::new_str(b"");
@@ -147,6 +151,7 @@ pub extern "C" fn toy_chr(byte: i64, pos: u64) -> *const StrObj {
 /// `fixed(x, digits)`: C's `%.*f` (a negative precision means 6, as in C;
 /// NaN and infinities print as C prints them: `nan`, `inf`, `-inf`).
 pub extern "C" fn toy_fixed(x: f64, digits: i64) -> *const StrObj {
+    super::gc::safepoint(&[]);
     let d = if digits < 0 {
         6
     } else {
@@ -166,6 +171,7 @@ pub extern "C" fn toy_fixed(x: f64, digits: i64) -> *const StrObj {
 /// # Safety
 /// Pointer arguments are live string objects (the module's contract).
 pub unsafe extern "C" fn toy_parse_int(s: *const StrObj, pos: u64) -> i64 {
+    super::gc::safepoint(&[s as u64]);
     // SAFETY: a live string from compiled code.
     let b = unsafe { bytes(s) };
     match std::str::from_utf8(b)
@@ -188,6 +194,7 @@ pub unsafe extern "C" fn toy_parse_int(s: *const StrObj, pos: u64) -> i64 {
 /// # Safety
 /// Pointer arguments are live string objects (the module's contract).
 pub unsafe extern "C" fn toy_parse_float(s: *const StrObj, pos: u64) -> f64 {
+    super::gc::safepoint(&[s as u64]);
     // SAFETY: a live string from compiled code.
     let b = unsafe { bytes(s) };
     match std::str::from_utf8(b)

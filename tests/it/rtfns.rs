@@ -13,7 +13,7 @@ use toyc::ir::{Inst, RuntimeFn};
 use toyc::rtfns::{BUILTINS, Builtin, RUNTIME, Ty};
 
 /// The runtime's exported data symbols (not functions).
-const DATA_SYMBOLS: [&str; 2] = ["toy_pending", "toy_stack_limit"];
+const DATA_SYMBOLS: [&str; 3] = ["toy_pending", "toy_stack_limit", "toy_gc_exit"];
 
 fn exported() -> BTreeSet<&'static str> {
     toyc::runtime::symbols().iter().map(|(s, _)| *s).collect()

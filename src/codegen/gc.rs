@@ -1,0 +1,162 @@
+//! What compiled code does for the collector (`runtime::gc`).
+//!
+//! - Every Cranelift value of a reference type (`str`, arrays, structs) is
+//!   declared with `declare_value_needs_stack_map`; the frontend spills the
+//!   ones live across each call and records the slots in the call's stack
+//!   map (`toyc clif` prints them as `stack_map=[...]`).
+//! - A `φᶜ` slot of a reference type holds a value for the handler: it is
+//!   zeroed at entry and listed in the stack map of every call that may
+//!   collect ([`FnTrans::safepoint_call`]).
+//! - A runtime function that may collect (`RtSig::collects`) is called
+//!   through a trampoline ([`Compiler::trampoline`]) that stores its
+//!   caller's frame pointer and return address in `toy_gc_exit`, then calls
+//!   the function: the collector's walk starts from there.
+//! - After compilation, each function's stack maps are kept
+//!   ([`Compiler::keep_stack_maps`]); after finalization they become the
+//!   runtime's [`JitRoots`] with the functions' addresses and the globals
+//!   that hold references ([`Compiler::jit_roots`]).
+
+use super::Compiler;
+use super::rtfn::RtSig;
+use super::translate::{FnTrans, rt_signature};
+use crate::ir::Type;
+use crate::runtime::gc::roots::{FuncMaps, JitRoots, SafepointMap};
+use cranelift_codegen::ir::{self as cl, InstBuilder, MemFlagsData, UserStackMapEntry, types};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_module::{FuncId as ClFuncId, Linkage, Module};
+
+/// Whether values of this type are references the collector traces.
+pub fn is_reference(t: &Type) -> bool {
+    matches!(t, Type::Str | Type::Array(_) | Type::Struct(_))
+}
+
+/// One compiled function's stack maps, until its address is known.
+pub(super) struct PendingMaps {
+    pub id: ClFuncId,
+    pub name: String,
+    pub len: usize,
+    pub sites: Vec<SafepointMap>,
+}
+
+impl Compiler<'_> {
+    /// The trampoline of a runtime function that may collect (defined on
+    /// first use): same signature; records the caller's frame in
+    /// `toy_gc_exit`, then calls `real`.
+    pub(super) fn trampoline(&mut self, sig: RtSig, real: ClFuncId) -> Result<ClFuncId, String> {
+        if let Some(id) = self.trampolines.get(sig.symbol) {
+            return Ok(*id);
+        }
+        let me = |e: cranelift_module::ModuleError| e.to_string();
+        let s = rt_signature(&sig, self.module.isa().default_call_conv());
+        let id = self
+            .module
+            .declare_function(&format!("{}.gc", sig.symbol), Linkage::Local, &s)
+            .map_err(me)?;
+        let mut ctx = self.module.make_context();
+        ctx.func.signature = s;
+        let mut fbc = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let flags = MemFlagsData::trusted();
+        let fp = b.ins().get_frame_pointer(types::I64);
+        let caller_fp = b.ins().load(types::I64, flags, fp, 0);
+        let ret = b.ins().get_return_address(types::I64);
+        let gv = self.module.declare_data_in_func(self.gc_exit_data, b.func);
+        let exit = b.ins().symbol_value(types::I64, gv);
+        b.ins().store(flags, caller_fp, exit, 0);
+        b.ins().store(flags, ret, exit, 8);
+        let callee = self.module.declare_func_in_func(real, b.func);
+        let call = b.ins().call(callee, &params);
+        let results = b.inst_results(call).to_vec();
+        b.ins().return_(&results);
+        let config = self.module.isa().frontend_config();
+        b.finalize(config);
+        self.module.define_function(id, &mut ctx).map_err(me)?;
+        self.trampolines.insert(sig.symbol, id);
+        Ok(id)
+    }
+
+    /// Keeps the stack maps of the function `ctx` just compiled as `id`.
+    pub(super) fn keep_stack_maps(
+        &mut self,
+        id: ClFuncId,
+        name: &str,
+        ctx: &cranelift_codegen::Context,
+    ) {
+        let Some(code) = ctx.compiled_code() else {
+            return;
+        };
+        let sites = code
+            .buffer
+            .user_stack_maps()
+            .iter()
+            .map(|(ret, frame_size, map)| SafepointMap {
+                ret: *ret,
+                frame_size: *frame_size,
+                slots: map.entries().map(|(_, off)| off).collect(),
+            })
+            .collect();
+        self.stack_maps.push(PendingMaps {
+            id,
+            name: name.to_string(),
+            len: code.code_buffer().len(),
+            sites,
+        });
+    }
+
+    /// The collector's view of the finalized module.
+    pub(super) fn jit_roots(&self) -> JitRoots {
+        let mut funcs: Vec<FuncMaps> = self
+            .stack_maps
+            .iter()
+            .map(|p| FuncMaps {
+                name: p.name.clone(),
+                start: self.module.get_finalized_function(p.id) as usize,
+                len: p.len,
+                sites: p.sites.clone(),
+            })
+            .collect();
+        funcs.sort_by_key(|f| f.start);
+        let globals = self
+            .ir
+            .program
+            .globals
+            .iter()
+            .zip(&self.globals)
+            .filter(|(g, _)| is_reference(&g.ty))
+            .map(|(_, &id)| self.module.get_finalized_data(id).0 as usize)
+            .collect();
+        JitRoots { funcs, globals }
+    }
+}
+
+impl FnTrans<'_, '_, '_> {
+    /// Declares `v` (of IR type `t`) as needing a stack map if it is a
+    /// reference.
+    pub(super) fn track(&mut self, t: &Type, v: cl::Value) {
+        if is_reference(t) {
+            self.b.declare_value_needs_stack_map(v);
+        }
+    }
+
+    /// A call that may collect: adds the reference `φᶜ` slots to its stack
+    /// map.
+    pub(super) fn safepoint_call(&mut self, f: cl::FuncRef, args: &[cl::Value]) -> cl::Inst {
+        let call = self.b.ins().call(f, args);
+        for &slot in &self.ref_phic_slots {
+            self.b.func.dfg.append_user_stack_map_entry(
+                call,
+                UserStackMapEntry {
+                    ty: types::I64,
+                    slot,
+                    offset: 0,
+                },
+            );
+        }
+        call
+    }
+}
