@@ -1,8 +1,9 @@
 //! What compiled code does for the collector (`runtime::gc`).
 //!
-//! - Every Cranelift value of a reference type (`str`, arrays, structs) is
-//!   declared with `declare_value_needs_stack_map`; the frontend spills the
-//!   ones live across each call and records the slots in the call's stack
+//! - Every Cranelift value of a reference type (`str`, arrays, structs) and
+//!   every call that may collect (a Toy call, a trampoline) is recorded in
+//!   [`FrameRoots`]; after translation, `stack_maps::insert` spills the
+//!   values live across each such call and lists their slots in its stack
 //!   map (`toyc clif` prints them as `stack_map=[...]`).
 //! - A `φᶜ` slot of a reference type holds a value for the handler: it is
 //!   zeroed at entry and listed in the stack map of every call that may
@@ -28,6 +29,15 @@ use cranelift_module::{FuncId as ClFuncId, Linkage, Module};
 /// Whether values of this type are references the collector traces.
 pub fn is_reference(t: &Type) -> bool {
     matches!(t, Type::Str | Type::Array(_) | Type::Struct(_))
+}
+
+/// What the translation of one function records for its stack maps.
+#[derive(Default)]
+pub(super) struct FrameRoots {
+    /// The Cranelift values of reference type.
+    pub refs: Vec<cl::Value>,
+    /// The calls that may collect.
+    pub safepoints: Vec<cl::Inst>,
 }
 
 /// One compiled function's stack maps, until its address is known.
@@ -135,11 +145,11 @@ impl Compiler<'_> {
 }
 
 impl FnTrans<'_, '_, '_> {
-    /// Declares `v` (of IR type `t`) as needing a stack map if it is a
+    /// Records `v` (of IR type `t`) for the stack maps if it is a
     /// reference.
     pub(super) fn track(&mut self, t: &Type, v: cl::Value) {
         if is_reference(t) {
-            self.b.declare_value_needs_stack_map(v);
+            self.roots.refs.push(v);
         }
     }
 
@@ -147,6 +157,7 @@ impl FnTrans<'_, '_, '_> {
     /// map.
     pub(super) fn safepoint_call(&mut self, f: cl::FuncRef, args: &[cl::Value]) -> cl::Inst {
         let call = self.b.ins().call(f, args);
+        self.roots.safepoints.push(call);
         for &slot in &self.ref_phic_slots {
             self.b.func.dfg.append_user_stack_map_entry(
                 call,

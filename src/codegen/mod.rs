@@ -18,6 +18,7 @@ pub mod ops;
 pub mod rotate;
 pub mod rtfn;
 pub mod run;
+mod stack_maps;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -92,7 +93,9 @@ pub fn clif_text(
     let texts = cx.compile(false, |f| only.is_none_or(|n| n == f.name))?;
     let mut out = String::new();
     for (name, text) in texts {
-        out.push_str(&format!("; fn {name}\n{text}\n"));
+        out.push_str(&format!("; fn {name}\n{text}"));
+        out.push_str(&cx.callee_legend(&text));
+        out.push('\n');
     }
     Ok(out)
 }
@@ -305,8 +308,9 @@ impl<'a> Compiler<'a> {
             let b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
             let translated =
                 translate::translate(self, code, b).map_err(|e| format!("in `{}`: {e}", code.name));
+            let roots = translated?;
+            stack_maps::insert(&mut ctx.func, &roots);
             record("clif", start.elapsed());
-            translated?;
             if define {
                 let start = Instant::now();
                 let single_pass = match self.opts.regalloc {
@@ -436,6 +440,31 @@ impl<'a> Compiler<'a> {
             .map_err(|e| e.to_string())?;
         self.runtime.insert(sig.symbol, id);
         Ok(id)
+    }
+
+    /// One `; u0:N = NAME` line per function `text` (CLIF) refers to: the
+    /// Toy function, runtime symbol or trampoline (`SYMBOL.gc`) behind
+    /// each `u0:N`.
+    fn callee_legend(&self, text: &str) -> String {
+        let mut ids: Vec<u32> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("fn"))
+            .filter_map(|l| l.split("u0:").nth(1))
+            .filter_map(|rest| rest.split_whitespace().next()?.parse().ok())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut out = String::new();
+        for n in ids {
+            let id = ClFuncId::from_u32(n);
+            let decl = self.module.declarations().get_function_decl(id);
+            let name = match self.funcs.iter().position(|f| *f == id) {
+                Some(i) => self.ir.funcs[i].name.clone(),
+                None => decl.linkage_name(id).to_string(),
+            };
+            out.push_str(&format!("; u0:{n} = {name}\n"));
+        }
+        out
     }
 
     /// The read-only data object of a string constant (one per distinct text).

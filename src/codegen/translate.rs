@@ -91,6 +91,8 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     phic_slot: HashMap<u32, StackSlot>,
     /// The `φᶜ` slots that hold references (listed in every stack map).
     pub(super) ref_phic_slots: Vec<StackSlot>,
+    /// Reference values and calls that may collect, for the stack maps.
+    pub(super) roots: super::gc::FrameRoots,
     upsilon_slots: HashMap<u32, Vec<StackSlot>>,
     func_refs: HashMap<ClFuncId, cl::FuncRef>,
     data_gvs: HashMap<DataId, cl::GlobalValue>,
@@ -131,7 +133,7 @@ pub(super) fn translate<'a>(
     cx: &mut Compiler<'a>,
     code: &'a IrCode,
     b: FunctionBuilder<'_>,
-) -> Result<(), String> {
+) -> Result<super::gc::FrameRoots, String> {
     let mut t = FnTrans {
         cx,
         b,
@@ -141,6 +143,7 @@ pub(super) fn translate<'a>(
         params: Vec::new(),
         phic_slot: HashMap::new(),
         ref_phic_slots: Vec::new(),
+        roots: Default::default(),
         upsilon_slots: HashMap::new(),
         func_refs: HashMap::new(),
         data_gvs: HashMap::new(),
@@ -155,7 +158,7 @@ pub(super) fn translate<'a>(
     let config = t.cx.module.isa().frontend_config();
     t.b.seal_all_blocks();
     t.b.finalize(config);
-    Ok(())
+    Ok(t.roots)
 }
 
 impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {

@@ -7,6 +7,13 @@
 //!   before calling [`toy_stack_overflow`]; set when the program thread
 //!   starts and compared against the stack pointer in the prologue of every
 //!   function that calls Toy functions.
+//! - `toy_gc_exit` ([`gc::roots::GC_EXIT`]): the frame pointer and return
+//!   address of the compiled code that called a runtime function that may
+//!   collect, written by that function's trampoline.
+//!
+//! Memory is managed by the collector ([`gc`], docs/gc.md): a runtime
+//! function that allocates starts with a `gc::safepoint` and is marked
+//! `allocates` in `rtfns::RUNTIME`.
 //!
 //! The rest of the runtime state (output buffer, exception message, position
 //! table) is only touched through the `extern "C"` functions. One program
