@@ -37,6 +37,7 @@ const MIN_CAP: usize = 16;
 /// # Safety
 /// Pointer arguments are live string objects (the module's contract).
 pub unsafe extern "C" fn toy_str_concat(a: *const StrObj, b: *const StrObj) -> *const StrObj {
+    super::gc::safepoint(&[a as u64, b as u64]);
     // SAFETY: live strings from compiled code; their buffers follow the
     // invariants of `object`.
     unsafe {
@@ -127,6 +128,7 @@ pub unsafe extern "C" fn toy_substr(
     end: i64,
     pos: u64,
 ) -> *const StrObj {
+    super::gc::safepoint(&[s as u64]);
     // SAFETY: a live string from compiled code.
     let b = unsafe { bytes(s) };
     let len = b.len() as i64;

@@ -166,3 +166,65 @@ fn ssa_lowers_each_builtin_as_its_row_says() {
         assert_eq!(throws, b.may_throw(), "{}: may_throw", b.name());
     }
 }
+
+/// The body of `extern "C" fn NAME` in `src/runtime/`, up to its closing
+/// brace at column 0 (`None` for the math functions a macro defines).
+fn runtime_fn_body(name: &str) -> Option<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/runtime");
+    let mut files = vec![root.clone()];
+    let mut texts = Vec::new();
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            for e in std::fs::read_dir(&p).expect("runtime dir") {
+                files.push(e.expect("entry").path());
+            }
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            texts.push(std::fs::read_to_string(&p).expect("source"));
+        }
+    }
+    let head = format!("extern \"C\" fn {name}(");
+    for t in texts {
+        if let Some(i) = t.find(&head) {
+            let rest = &t[i..];
+            let end = rest.find("\n}\n").unwrap_or(rest.len());
+            return Some(rest[..end].to_string());
+        }
+    }
+    None
+}
+
+/// A runtime function may collect exactly when its row says it allocates
+/// (then codegen calls it through its trampoline): its body starts a
+/// safepoint, and no other function's does.
+#[test]
+fn functions_that_allocate_are_safepoints_and_no_others() {
+    let mut sigs: Vec<(&str, bool)> = RUNTIME
+        .iter()
+        .filter_map(|r| r.symbol.map(|s| (s, r.allocates)))
+        .collect();
+    sigs.extend(rtfn::internal::ALL.iter().map(|s| (s.symbol, s.collects)));
+    for (symbol, collects) in sigs {
+        let Some(body) = runtime_fn_body(symbol) else {
+            assert!(!collects, "{symbol}: no `extern \"C\" fn` found");
+            continue;
+        };
+        let after_signature = body.find("{\n").map_or(body.as_str(), |i| &body[i + 2..]);
+        let first_lines: String = after_signature
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .take(3)
+            .collect::<Vec<_>>()
+            .join("\n");
+        let polls = first_lines.contains("gc::safepoint");
+        assert_eq!(
+            polls, collects,
+            "{symbol}: a safepoint at entry must match the table (collects: {collects})\n{first_lines}"
+        );
+        if !collects {
+            assert!(
+                !body.contains("gc::safepoint"),
+                "{symbol} collects in its middle"
+            );
+        }
+    }
+}
