@@ -132,3 +132,76 @@ fn opt_on_a_filetest_prints_its_expectation() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
 }
+
+/// Runs `toyc ARGS` with `input` on its stdin.
+fn toyc_with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toyc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run toyc");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("wait for toyc");
+    writer.join().expect("writer");
+    out
+}
+
+#[test]
+fn stdin_longer_than_a_buffer_reads_line_by_line() {
+    // 100,000 numbers, then a line of 200,000 bytes: both cross the
+    // runtime's 64 KiB reads.
+    let mut input = String::new();
+    for i in 1..=100_000 {
+        input.push_str(&format!("{i}\n"));
+    }
+    input.push_str(&"x".repeat(200_000));
+    input.push_str("\nend");
+    let toy = std::env::temp_dir().join(format!("toyc-{}-stdin-sum.toy", std::process::id()));
+    std::fs::write(
+        &toy,
+        "fn main() {\n    var sum = 0;\n    var n = 0;\n    while n < 100000 {\n        \
+         sum += parse_int(read_line());\n        n += 1;\n    }\n    \
+         print(sum, len(read_line()), read_line(), at_eof());\n}\n",
+    )
+    .unwrap();
+    for mode in ["-O0", "-O2", "--interp"] {
+        let out = toyc_with_stdin(&["run", mode, toy.to_str().unwrap()], input.as_bytes());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "5000050000 200000 end true\n",
+            "{mode}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let _ = std::fs::remove_file(&toy);
+}
+
+#[test]
+fn write_file_then_read_file_round_trips() {
+    let dir = std::env::temp_dir().join(format!("toyc-{}-write-file", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let toy = dir.join("w.toy");
+    std::fs::write(
+        &toy,
+        "fn main() {\n    let p = args()[0];\n    write_file(p, \"one\\ntwo\");\n    \
+         write_file(p, read_file(p) + \"\\n\");\n    print(len(read_file(p)));\n}\n",
+    )
+    .unwrap();
+    for mode in ["-O0", "-O2", "--interp"] {
+        let data = dir.join(format!("data{mode}.txt"));
+        let d = data.to_str().unwrap();
+        let out = toyc(&["run", mode, toy.to_str().unwrap(), "--", d]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "8\n", "{mode}");
+        assert_eq!(std::fs::read(&data).unwrap(), b"one\ntwo\n", "{mode}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
