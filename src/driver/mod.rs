@@ -2,7 +2,8 @@
 //! with a large stack, rendering diagnostics, and exit codes.
 //!
 //! Exit codes (LANGUAGE.md): 0 success (or `main`'s int, or `exit(n)`),
-//! 1 compile error, 2 bad command line (clap), 70 internal compiler error
+//! 1 compile error, 2 bad command line (clap, or a flag combination
+//! checked here), 70 internal compiler error
 //! (a verifier failure or a panic, reported with `diag::ICE_HELP`), 101
 //! uncaught runtime error.
 
@@ -89,6 +90,17 @@ fn run_command(cli: Cli) -> i32 {
             Ok(_) => 0,
             Err(diags) => report(&sources, &diags),
         },
+        Command::Run {
+            profile: true,
+            interp: false,
+            ..
+        } => {
+            eprintln!(
+                "error: `--profile` counts the statements the IR interpreter executes, \
+                 so it needs `--interp`\n  hint: toyc run --interp --profile FILE"
+            );
+            2
+        }
         Command::Run {
             build,
             interp,
@@ -306,7 +318,7 @@ fn unknown_function(module: &crate::ir::Module, name: Option<&str>) -> i32 {
 
 fn codegen_options(build: &BuildArgs) -> crate::codegen::CodegenOptions {
     crate::codegen::CodegenOptions {
-        optimize: build.opt > 0,
+        optimize: build.opt.level > 0,
         // Cranelift's verifier runs whenever ours does.
         verify: verify_enabled(),
         // `TOYC_REGALLOC=single_pass|backtracking`: one allocator for all
@@ -342,6 +354,9 @@ pub fn verify_enabled() -> bool {
 /// On failure, diagnostics are printed and the exit code returned.
 pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir::Module, i32> {
     let opts = pipeline_options(build)?;
+    if let Some(note) = build.opt.note() {
+        eprintln!("{note}");
+    }
     let program = crate::timing::time("parse+check", || check_file(&build.file, sources))
         .map_err(|diags| report(sources, &diags))?;
     let mut module = crate::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
@@ -385,7 +400,7 @@ pub fn pipeline_options(build: &BuildArgs) -> Result<crate::opt::PipelineOptions
             eprintln!("error: --passes: {e}");
             2
         })?,
-        None => crate::opt::default_passes(build.opt),
+        None => crate::opt::default_passes(build.opt.level),
     };
     for sel in [&build.print_after, &build.print_before]
         .into_iter()
@@ -417,9 +432,23 @@ fn use_colour() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
 }
 
+/// Whether `path` is `-`, which names standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The name a program read from stdin (`toyc run -`) has in messages.
+pub const STDIN_NAME: &str = "<stdin>";
+
 /// Reads the main file into `sources`. A file that cannot be read or is not
 /// UTF-8 is an error with the reason; invalid UTF-8 names the byte offset.
+/// For `-`, the program is all of stdin, named [`STDIN_NAME`], with its
+/// imports beside it in the current directory; the runtime's input is then
+/// empty (the program's `read_line` sees the end of input).
 pub fn load_main_file(path: &Path, sources: &mut SourceMap) -> Result<FileId, String> {
+    if is_stdin(path) {
+        return load_stdin(sources);
+    }
     let bytes =
         std::fs::read(path).map_err(|e| format!("cannot read `{}`: {}", path.display(), e))?;
     let text = String::from_utf8(bytes).map_err(|e| {
@@ -431,6 +460,25 @@ pub fn load_main_file(path: &Path, sources: &mut SourceMap) -> Result<FileId, St
     })?;
     let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     Ok(sources.add(path.display().to_string(), Some(canonical), text))
+}
+
+/// [`load_main_file`] for `-`.
+fn load_stdin(sources: &mut SourceMap) -> Result<FileId, String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read the program from stdin: {e}"))?;
+    crate::runtime::io::set_input(Some(Vec::new()));
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "the program on stdin is not valid UTF-8 (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    // The path only places imports: nothing reads it.
+    let dir = std::env::current_dir().unwrap_or_default();
+    Ok(sources.add(STDIN_NAME.into(), Some(dir.join(STDIN_NAME)), text))
 }
 
 /// Parses and type-checks the program rooted at `path`. An unreadable main

@@ -205,3 +205,71 @@ fn write_file_then_read_file_round_trips() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn profile_without_interp_is_a_command_line_error_with_a_hint() {
+    let out = toyc(&["run", "--profile", "examples/hello.toy"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("`--profile`") && err.contains("needs `--interp`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("hint: toyc run --interp --profile FILE"),
+        "{err}"
+    );
+    let ok = toyc(&["run", "--interp", "--profile", "examples/hello.toy"]);
+    assert_eq!(ok.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&ok.stderr).starts_with("total_dyn_inst: "));
+}
+
+#[test]
+fn o3_os_and_oz_run_as_o2_with_a_note() {
+    for (flag, why) in [
+        ("-O3", "toyc's highest level"),
+        ("-Os", "toyc does not optimise for size"),
+        ("-Oz", "toyc does not optimise for size"),
+    ] {
+        let out = toyc(&["run", flag, "examples/hello.toy"]);
+        assert_eq!(out.status.code(), Some(0), "{flag}");
+        assert_eq!(out.stdout, b"Hello, world!\n", "{flag}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            err,
+            format!("note: {flag} is treated as -O2 ({why})\n"),
+            "{flag}"
+        );
+    }
+    let o2 = toyc(&["ir", "-O2", "examples/fib.toy"]);
+    let o3 = toyc(&["ir", "-O3", "examples/fib.toy"]);
+    assert_eq!(o2.stdout, o3.stdout);
+    let bad = toyc(&["run", "-O4", "examples/hello.toy"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected 0, 1 or 2"));
+}
+
+#[test]
+fn run_dash_reads_the_program_from_stdin_and_gives_it_empty_input() {
+    let prog =
+        "fn main() {\n    print(at_eof(), read_all() == \"\");\n    let l = read_line();\n}\n";
+    for mode in ["-O0", "-O2", "--interp"] {
+        let out = toyc_with_stdin(&["run", mode, "-"], prog.as_bytes());
+        assert_eq!(out.status.code(), Some(101), "{mode}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "true true\n",
+            "{mode}"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "error: end of input\n  at <stdin>:3:13\n",
+            "{mode}"
+        );
+    }
+    let bad = toyc_with_stdin(&["check", "-"], b"fn main() {\n    let x: int = 1.5;\n}\n");
+    assert_eq!(bad.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("<stdin>:2:18: mismatched types"), "{err}");
+}
