@@ -17,8 +17,14 @@ pub struct Cli {
 pub enum Command {
     /// Parse and type-check a program; print every error found.
     Check {
-        /// The `.toy` file to check.
+        /// The `.toy` file to check (`-`: read it from stdin).
         file: PathBuf,
+        /// `human`: ariadne reports on stderr; `json`: one JSON object per
+        /// diagnostic and line on stdout (file, line, col, end_line,
+        /// end_col, severity, message, label, notes), for editors and
+        /// graders. The exit code is the same.
+        #[arg(long, value_name = "FORMAT", default_value = "human", value_parser = ["human", "json"])]
+        format: String,
     },
     /// Compile a program with the JIT and run it. `toyc run -` reads the
     /// program from stdin (the program then gets an empty stdin).

@@ -86,7 +86,8 @@ fn run_command(cli: Cli) -> i32 {
             print!("{}", crate::opt::describe_passes());
             0
         }
-        Command::Check { file } => match check_file(&file, &mut sources) {
+        Command::Check { file, format } if format == "json" => check_json(&file),
+        Command::Check { file, .. } => match check_file(&file, &mut sources) {
             Ok(_) => 0,
             Err(diags) => report(&sources, &diags),
         },
@@ -200,6 +201,37 @@ fn run_command(cli: Cli) -> i32 {
             }
             Err(code) => code,
         },
+    }
+}
+
+/// `toyc check --format=json FILE`: the diagnostics as JSON Lines on
+/// stdout ([`diag::render_json`]); a main file that cannot be read is one
+/// object without a position (line and col 0). Exit codes as for `check`.
+fn check_json(file: &Path) -> i32 {
+    let mut sources = SourceMap::new();
+    let main = match load_main_file(file, &mut sources) {
+        Ok(id) => id,
+        Err(msg) => {
+            let name = file.display().to_string();
+            let d = diag::JsonDiag {
+                file: &name,
+                start: (0, 0),
+                end: (0, 0),
+                severity: "error",
+                message: &msg,
+                label: &msg,
+                notes: &[],
+            };
+            print!("{}", d.to_line());
+            return 1;
+        }
+    };
+    match crate::sema::analyze(&mut sources, main) {
+        Ok(_) => 0,
+        Err(diags) => {
+            print!("{}", diag::render_json(&sources, &diags));
+            1
+        }
     }
 }
 

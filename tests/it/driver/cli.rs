@@ -273,3 +273,35 @@ fn run_dash_reads_the_program_from_stdin_and_gives_it_empty_input() {
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("<stdin>:2:18: mismatched types"), "{err}");
 }
+
+#[test]
+fn check_format_json_writes_one_object_per_diagnostic() {
+    let src = "fn main() {\n    let x: int = \"a\\\"b\";\n    let y = zz;\n}\n";
+    let out = toyc_with_stdin(&["check", "--format=json", "-"], src.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stderr.is_empty());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with(
+            "{\"file\":\"<stdin>\",\"line\":2,\"col\":18,\"end_line\":2,\"end_col\":24,\
+             \"severity\":\"error\",\"message\":\"mismatched types: expected `int`, found `str`\""
+        ),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains("\"line\":3,\"col\":13,") && lines[1].ends_with("\"notes\":[]}"),
+        "{text}"
+    );
+    let ok = toyc(&["check", "--format=json", "examples/fib.toy"]);
+    assert_eq!((ok.status.code(), ok.stdout.len()), (Some(0), 0));
+    let missing = toyc(&["check", "--format=json", "no/such.toy"]);
+    assert_eq!(missing.status.code(), Some(1));
+    let m = String::from_utf8_lossy(&missing.stdout);
+    assert!(
+        m.starts_with("{\"file\":\"no/such.toy\",\"line\":0,\"col\":0,")
+            && m.contains("cannot read"),
+        "{m}"
+    );
+}
