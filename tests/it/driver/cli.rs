@@ -305,3 +305,49 @@ fn check_format_json_writes_one_object_per_diagnostic() {
         "{m}"
     );
 }
+
+#[test]
+fn a_prompt_is_written_before_the_program_waits_for_input() {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("toyc-{}-prompt", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let toy = dir.join("prompt.toy");
+    std::fs::write(
+        &toy,
+        "fn main() {\n    write(\"name? \");\n    print(\"hi \" + read_line());\n}\n",
+    )
+    .unwrap();
+    for mode in ["-O2", "--interp"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toyc"))
+            .args(["run", mode, toy.to_str().unwrap()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("run toyc");
+        let mut out = child.stdout.take().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // The answer is written only once the prompt has arrived; without
+        // the prompt within 20 s stdin is closed unanswered (so a missing
+        // flush fails below instead of hanging).
+        let (seen, wait) = std::sync::mpsc::channel::<()>();
+        let answer = std::thread::spawn(move || {
+            if wait
+                .recv_timeout(std::time::Duration::from_secs(20))
+                .is_ok()
+            {
+                stdin.write_all(b"Ada\n").unwrap();
+            }
+        });
+        let mut prompt = [0u8; 6];
+        out.read_exact(&mut prompt).expect("the prompt");
+        let _ = seen.send(());
+        answer.join().unwrap();
+        let mut rest = String::new();
+        out.read_to_string(&mut rest).unwrap();
+        assert_eq!(&prompt, b"name? ", "{mode}");
+        assert_eq!(rest, "hi Ada\n", "{mode}: the prompt came only at the end");
+        assert!(child.wait().unwrap().success(), "{mode}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
