@@ -2,7 +2,7 @@
 //!
 //! Every stage reports problems as [`Diagnostic`] values and keeps going;
 //! nothing prints directly. The driver renders them all, in order, with
-//! [`render`]. ariadne is configured with byte indices because every
+//! [`render`] (or, for `toyc check --format=json`, [`render_json`]). ariadne is configured with byte indices because every
 //! [`Span`] is a byte range.
 
 use crate::span::{SourceMap, Span};
@@ -108,3 +108,87 @@ pub fn render(map: &SourceMap, diags: &[Diagnostic], colour: bool) -> String {
 pub const ICE_HELP: &str = "help: this is a bug in toyc; please report the program. \
 `toyc run --passes=none FILE` runs it without toyc's passes, and \
 `toyc bisect FILE` names the first pass after which its behaviour changes";
+
+/// One diagnostic as a JSON object on one line (the `--format=json`
+/// schema, docs/diagnostics.md): `file`, `line`, `col`, `end_line`,
+/// `end_col` (1-based, columns in characters; 0 when there is no position),
+/// `severity`, `message`, `label`, `notes`.
+pub struct JsonDiag<'a> {
+    pub file: &'a str,
+    pub start: (u32, u32),
+    pub end: (u32, u32),
+    pub severity: &'a str,
+    pub message: &'a str,
+    pub label: &'a str,
+    pub notes: &'a [String],
+}
+
+impl JsonDiag<'_> {
+    pub fn to_line(&self) -> String {
+        let notes: Vec<String> = self.notes.iter().map(|n| json_str(n)).collect();
+        format!(
+            "{{\"file\":{},\"line\":{},\"col\":{},\"end_line\":{},\"end_col\":{},\
+             \"severity\":{},\"message\":{},\"label\":{},\"notes\":[{}]}}\n",
+            json_str(self.file),
+            self.start.0,
+            self.start.1,
+            self.end.0,
+            self.end.1,
+            json_str(self.severity),
+            json_str(self.message),
+            json_str(self.label),
+            notes.join(",")
+        )
+    }
+}
+
+/// Renders diagnostics as JSON Lines: one [`JsonDiag`] object per line, in
+/// the order given.
+pub fn render_json(map: &SourceMap, diags: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diags {
+        let file = map.get(d.span.file);
+        out.push_str(
+            &JsonDiag {
+                file: &file.name,
+                start: file.line_col(d.span.start),
+                end: file.line_col(d.span.end),
+                severity: "error",
+                message: &d.message,
+                label: &d.label,
+                notes: &d.notes,
+            }
+            .to_line(),
+        );
+    }
+    out
+}
+
+/// `s` as a JSON string literal.
+pub fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_strings_escape_quotes_backslashes_and_controls() {
+        assert_eq!(json_str("a\"b\\c\nd\u{1}é"), "\"a\\\"b\\\\c\\nd\\u0001é\"");
+    }
+}

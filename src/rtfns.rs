@@ -125,6 +125,11 @@ pub enum RuntimeFn {
     ArrayPush,
     ArrayPop,
     Args,
+    ReadLine,
+    AtEof,
+    ReadAll,
+    ReadFile,
+    WriteFile,
 }
 
 /// One runtime function. The machine-level call (codegen and the
@@ -195,7 +200,7 @@ use Ty::{Array, Bool, Elem, Float, Int, Ref, Str, StrArray, Void};
 /// parameters, result, effect, symbol, then `throws()` (may throw),
 /// `allocates()`, `tag(..)` where they hold.
 #[rustfmt::skip]
-pub const RUNTIME: [RtRow; 38] = [
+pub const RUNTIME: [RtRow; 43] = [
     rt(R::PrintInt,     "print_int",     &[Int],           Void,     Io,             Some("toy_print_int")),
     rt(R::PrintFloat,   "print_float",   &[Float],         Void,     Io,             Some("toy_print_float")),
     rt(R::PrintBool,    "print_bool",    &[Bool],          Void,     Io,             Some("toy_print_bool")),
@@ -234,6 +239,11 @@ pub const RUNTIME: [RtRow; 38] = [
     rt(R::ArrayPush,    "array_push",    &[Array, Elem],   Void,     UpdatesArray,   Some("toy_array_push")).allocates(),
     rt(R::ArrayPop,     "array_pop",     &[Array],         Elem,     UpdatesArray,   Some("toy_array_pop")),
     rt(R::Args,         "args",          &[],              StrArray, Pure,           Some("toy_args")).allocates().tag(TagArg::OfResult),
+    rt(R::ReadLine,     "read_line",     &[],              Str,      Io,             Some("toy_read_line")).throws().allocates(),
+    rt(R::AtEof,        "at_eof",        &[],              Bool,     Io,             Some("toy_at_eof")),
+    rt(R::ReadAll,      "read_all",      &[],              Str,      Io,             Some("toy_read_all")).allocates(),
+    rt(R::ReadFile,     "read_file",     &[Str],           Str,      Io,             Some("toy_read_file")).throws().allocates(),
+    rt(R::WriteFile,    "write_file",    &[Str, Str],      Void,     Io,             Some("toy_write_file")).throws().allocates(),
 ];
 
 impl RuntimeFn {
@@ -291,6 +301,11 @@ pub enum Builtin {
     Floor,
     Ceil,
     Fabs,
+    ReadLine,
+    AtEof,
+    ReadAll,
+    ReadFile,
+    WriteFile,
 }
 
 /// How sema types a builtin call.
@@ -388,7 +403,7 @@ const PRINTS: &[RuntimeFn] = &[
 /// result, runtime functions)`, then `checks()` (an explicit IR check may
 /// raise) where it holds.
 #[rustfmt::skip]
-pub const BUILTINS: [BuiltinRow; 29] = [
+pub const BUILTINS: [BuiltinRow; 34] = [
     overloaded(B::Print,      "print",       None,            PRINTS),
     overloaded(B::Write,      "write",       None,            PRINTS),
     overloaded(B::Len,        "len",         Some(1),         &[R::StrLen]),
@@ -418,6 +433,11 @@ pub const BUILTINS: [BuiltinRow; 29] = [
     fixed(B::Floor,      "floor",       &[Float],           Float,    &[R::Floor]),
     fixed(B::Ceil,       "ceil",        &[Float],           Float,    &[R::Ceil]),
     fixed(B::Fabs,       "fabs",        &[Float],           Float,    &[R::Fabs]),
+    fixed(B::ReadLine,   "read_line",   &[],                Str,      &[R::ReadLine]),
+    fixed(B::AtEof,      "at_eof",      &[],                Bool,     &[R::AtEof]),
+    fixed(B::ReadAll,    "read_all",    &[],                Str,      &[R::ReadAll]),
+    fixed(B::ReadFile,   "read_file",   &[Str],             Str,      &[R::ReadFile]),
+    fixed(B::WriteFile,  "write_file",  &[Str, Str],        Void,     &[R::WriteFile]),
 ];
 
 impl Builtin {

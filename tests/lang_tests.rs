@@ -5,8 +5,9 @@
 //! Each (file × mode) pair is one libtest trial named `PATH::MODE`, where
 //! PATH is relative to `lang-tests/` (or starts with `examples/`), so
 //! `cargo test --test lang_tests wrapping` filters by name and trials run in
-//! parallel. A trial runs the freshly built `toyc` binary with stdin closed,
-//! `NO_COLOR=1`, and a timeout, from the repository root.
+//! parallel. A trial runs the freshly built `toyc` binary with stdin closed
+//! (or fed the file's `// stdin:` text), `NO_COLOR=1`, and a timeout, from
+//! the repository root.
 //!
 //! Which modes a file gets:
 //! - a compile-error test (`// error:`) or a check-only test
@@ -124,6 +125,9 @@ struct Spec {
     gc_stress_slow: Option<String>,
     /// Exact expected stderr (`// stderr:` lines), for runnable tests.
     stderr: Option<String>,
+    /// The program's stdin (`// stdin:` and `// stdin-raw:`); `None`:
+    /// stdin is closed.
+    stdin: Option<String>,
 }
 
 /// What the harness found in a file.
@@ -271,6 +275,15 @@ fn parse_header(text: &str) -> Result<FileKind, String> {
                 spec.stdout.push('\n');
             }
             "stdout-raw" => spec.stdout.push_str(&unescape(value).map_err(|e| bad(&e))?),
+            "stdin" => {
+                let s = spec.stdin.get_or_insert_with(String::new);
+                s.push_str(value);
+                s.push('\n');
+            }
+            "stdin-raw" => spec
+                .stdin
+                .get_or_insert_with(String::new)
+                .push_str(&unescape(value).map_err(|e| bad(&e))?),
             "stderr" => {
                 let s = stderr_lines.get_or_insert_with(String::new);
                 s.push_str(value);
@@ -323,6 +336,7 @@ fn parse_header(text: &str) -> Result<FileKind, String> {
             || spec.exit.is_some()
             || spec.check_only.is_some()
             || spec.stderr.is_some()
+            || spec.stdin.is_some()
             || !spec.args.is_empty();
         if conflicting {
             return Err("a compile-error test (`// error:`) takes no other directives".into());
@@ -350,7 +364,8 @@ fn directive(comment: &str) -> Option<(&str, &str)> {
     Some((key, value.strip_prefix(' ').unwrap_or(value)))
 }
 
-/// Decodes `\n \t \r \0 \\ \s` (a space) in a `// stdout-raw:` value.
+/// Decodes `\n \t \r \0 \\ \s` (a space) in a `// stdout-raw:` or
+/// `// stdin-raw:` value.
 fn unescape(s: &str) -> Result<String, String> {
     let mut out = String::new();
     let mut chars = s.chars();
@@ -368,7 +383,7 @@ fn unescape(s: &str) -> Result<String, String> {
             Some('\\') => out.push('\\'),
             other => {
                 return Err(format!(
-                    "bad escape `\\{}` in `// stdout-raw:`",
+                    "bad escape `\\{}` in a `-raw:` directive",
                     other.map(String::from).unwrap_or_default()
                 ));
             }
@@ -479,8 +494,12 @@ impl Case {
             .map(|a| shell_quote(a))
             .collect();
         let env: String = mode.env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
+        let (feed, redirect) = match &self.spec.stdin {
+            Some(text) => (format!("printf %s {} | ", shell_quote(text)), ""),
+            None => (String::new(), " </dev/null"),
+        };
         format!(
-            "cd {} && NO_COLOR=1 {env}{} {} </dev/null",
+            "cd {} && {feed}NO_COLOR=1 {env}{} {}{redirect}",
             shell_quote(&self.root.display().to_string()),
             exe,
             args.join(" ")
@@ -518,11 +537,15 @@ impl Case {
             .env_remove("TOYC_GC_STRESS")
             .env_remove("TOYC_GC_STATS")
             .envs(mode.env.iter().copied())
-            .stdin(Stdio::null())
+            .stdin(match self.spec.stdin {
+                Some(_) => Stdio::piped(),
+                None => Stdio::null(),
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", self.toyc.display()))?;
+        write_in_background(child.stdin.take(), self.spec.stdin.clone());
         let stdout = read_in_background(child.stdout.take());
         let stderr = read_in_background(child.stderr.take());
         let start = Instant::now();
@@ -844,6 +867,17 @@ fn read_in_background<R: Read + Send + 'static>(
         }
         String::from_utf8_lossy(&buf).into_owned()
     })
+}
+
+/// Feeds `text` to the child's stdin and closes it (a program that stops
+/// reading early makes the write fail, which is not an error).
+fn write_in_background(pipe: Option<std::process::ChildStdin>, text: Option<String>) {
+    if let (Some(mut p), Some(t)) = (pipe, text) {
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = p.write_all(t.as_bytes());
+        });
+    }
 }
 
 fn show_code(code: Option<i32>) -> String {

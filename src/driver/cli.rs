@@ -17,17 +17,25 @@ pub struct Cli {
 pub enum Command {
     /// Parse and type-check a program; print every error found.
     Check {
-        /// The `.toy` file to check.
+        /// The `.toy` file to check (`-`: read it from stdin).
         file: PathBuf,
+        /// `human`: ariadne reports on stderr; `json`: one JSON object per
+        /// diagnostic and line on stdout (file, line, col, end_line,
+        /// end_col, severity, message, label, notes), for editors and
+        /// graders. The exit code is the same.
+        #[arg(long, value_name = "FORMAT", default_value = "human", value_parser = ["human", "json"])]
+        format: String,
     },
-    /// Compile a program with the JIT and run it.
+    /// Compile a program with the JIT and run it. `toyc run -` reads the
+    /// program from stdin (the program then gets an empty stdin).
     Run {
         #[command(flatten)]
         build: BuildArgs,
         /// Execute the IR with the interpreter instead of the JIT.
         #[arg(long)]
         interp: bool,
-        /// With `--interp`: print `total_dyn_inst: N` (statements executed) to stderr.
+        /// With `--interp`: print `total_dyn_inst: N` (statements executed)
+        /// to stderr. Without `--interp` it is an error (exit 2).
         #[arg(long)]
         profile: bool,
         /// Print the garbage collector's statistics to stderr at exit
@@ -106,11 +114,12 @@ pub enum Command {
 /// Options shared by the commands that compile.
 #[derive(Args, Debug, Clone)]
 pub struct BuildArgs {
-    /// The `.toy` file.
+    /// The `.toy` file; `-` reads the program from stdin.
     pub file: PathBuf,
-    /// Optimization level: `-O0` (no passes, Cranelift `none`), `-O1` or `-O2`.
-    #[arg(short = 'O', default_value = "2", value_parser = clap::value_parser!(u8).range(0..=2))]
-    pub opt: u8,
+    /// Optimization level: `-O0` (no passes, Cranelift `none`), `-O1` or
+    /// `-O2`; `-O3`, `-Os` and `-Oz` mean `-O2` (with a note on stderr).
+    #[arg(short = 'O', default_value = "2", value_parser = parse_opt_level)]
+    pub opt: OptLevel,
     /// Run exactly these IR passes, in this order (comma-separated), instead
     /// of the `-O` level's pipeline; `none` runs no pass of ours.
     #[arg(long, value_name = "PASS,...")]
@@ -127,6 +136,44 @@ pub struct BuildArgs {
     /// Print the time of each phase (`time.PHASE: N ms`) to stderr.
     #[arg(long = "time-passes")]
     pub time_passes: bool,
+}
+
+/// An `-O` level: `level` is what toyc runs (0 to 2); `typed` is the level
+/// as written when it is one gcc and clang users type by habit (`3`, `s`,
+/// `z`), which toyc runs as 2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OptLevel {
+    pub level: u8,
+    pub typed: Option<char>,
+}
+
+impl OptLevel {
+    /// The note for a level given as another one, e.g. for `-O3`.
+    pub fn note(self) -> Option<String> {
+        let why = match self.typed? {
+            '3' => "toyc's highest level",
+            _ => "toyc does not optimise for size",
+        };
+        Some(format!(
+            "note: -O{} is treated as -O{} ({why})",
+            self.typed?, self.level
+        ))
+    }
+}
+
+/// Parses the value of `-O`: `0`, `1`, `2`, or `3`/`s`/`z` as 2.
+pub fn parse_opt_level(s: &str) -> Result<OptLevel, String> {
+    match s {
+        "0" | "1" | "2" => Ok(OptLevel {
+            level: s.as_bytes()[0] - b'0',
+            typed: None,
+        }),
+        "3" | "s" | "z" => Ok(OptLevel {
+            level: 2,
+            typed: s.chars().next(),
+        }),
+        _ => Err("expected 0, 1 or 2 (3, s and z mean 2)".into()),
+    }
 }
 
 /// Options of `toyc fuzz`.

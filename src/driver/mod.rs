@@ -2,7 +2,8 @@
 //! with a large stack, rendering diagnostics, and exit codes.
 //!
 //! Exit codes (LANGUAGE.md): 0 success (or `main`'s int, or `exit(n)`),
-//! 1 compile error, 2 bad command line (clap), 70 internal compiler error
+//! 1 compile error, 2 bad command line (clap, or a flag combination
+//! checked here), 70 internal compiler error
 //! (a verifier failure or a panic, reported with `diag::ICE_HELP`), 101
 //! uncaught runtime error.
 
@@ -85,10 +86,22 @@ fn run_command(cli: Cli) -> i32 {
             print!("{}", crate::opt::describe_passes());
             0
         }
-        Command::Check { file } => match check_file(&file, &mut sources) {
+        Command::Check { file, format } if format == "json" => check_json(&file),
+        Command::Check { file, .. } => match check_file(&file, &mut sources) {
             Ok(_) => 0,
             Err(diags) => report(&sources, &diags),
         },
+        Command::Run {
+            profile: true,
+            interp: false,
+            ..
+        } => {
+            eprintln!(
+                "error: `--profile` counts the statements the IR interpreter executes, \
+                 so it needs `--interp`\n  hint: toyc run --interp --profile FILE"
+            );
+            2
+        }
         Command::Run {
             build,
             interp,
@@ -188,6 +201,37 @@ fn run_command(cli: Cli) -> i32 {
             }
             Err(code) => code,
         },
+    }
+}
+
+/// `toyc check --format=json FILE`: the diagnostics as JSON Lines on
+/// stdout ([`diag::render_json`]); a main file that cannot be read is one
+/// object without a position (line and col 0). Exit codes as for `check`.
+fn check_json(file: &Path) -> i32 {
+    let mut sources = SourceMap::new();
+    let main = match load_main_file(file, &mut sources) {
+        Ok(id) => id,
+        Err(msg) => {
+            let name = file.display().to_string();
+            let d = diag::JsonDiag {
+                file: &name,
+                start: (0, 0),
+                end: (0, 0),
+                severity: "error",
+                message: &msg,
+                label: &msg,
+                notes: &[],
+            };
+            print!("{}", d.to_line());
+            return 1;
+        }
+    };
+    match crate::sema::analyze(&mut sources, main) {
+        Ok(_) => 0,
+        Err(diags) => {
+            print!("{}", diag::render_json(&sources, &diags));
+            1
+        }
     }
 }
 
@@ -306,7 +350,7 @@ fn unknown_function(module: &crate::ir::Module, name: Option<&str>) -> i32 {
 
 fn codegen_options(build: &BuildArgs) -> crate::codegen::CodegenOptions {
     crate::codegen::CodegenOptions {
-        optimize: build.opt > 0,
+        optimize: build.opt.level > 0,
         // Cranelift's verifier runs whenever ours does.
         verify: verify_enabled(),
         // `TOYC_REGALLOC=single_pass|backtracking`: one allocator for all
@@ -342,6 +386,9 @@ pub fn verify_enabled() -> bool {
 /// On failure, diagnostics are printed and the exit code returned.
 pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir::Module, i32> {
     let opts = pipeline_options(build)?;
+    if let Some(note) = build.opt.note() {
+        eprintln!("{note}");
+    }
     let program = crate::timing::time("parse+check", || check_file(&build.file, sources))
         .map_err(|diags| report(sources, &diags))?;
     let mut module = crate::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
@@ -385,7 +432,7 @@ pub fn pipeline_options(build: &BuildArgs) -> Result<crate::opt::PipelineOptions
             eprintln!("error: --passes: {e}");
             2
         })?,
-        None => crate::opt::default_passes(build.opt),
+        None => crate::opt::default_passes(build.opt.level),
     };
     for sel in [&build.print_after, &build.print_before]
         .into_iter()
@@ -417,9 +464,23 @@ fn use_colour() -> bool {
     std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
 }
 
+/// Whether `path` is `-`, which names standard input.
+pub fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The name a program read from stdin (`toyc run -`) has in messages.
+pub const STDIN_NAME: &str = "<stdin>";
+
 /// Reads the main file into `sources`. A file that cannot be read or is not
 /// UTF-8 is an error with the reason; invalid UTF-8 names the byte offset.
+/// For `-`, the program is all of stdin, named [`STDIN_NAME`], with its
+/// imports beside it in the current directory; the runtime's input is then
+/// empty (the program's `read_line` sees the end of input).
 pub fn load_main_file(path: &Path, sources: &mut SourceMap) -> Result<FileId, String> {
+    if is_stdin(path) {
+        return load_stdin(sources);
+    }
     let bytes =
         std::fs::read(path).map_err(|e| format!("cannot read `{}`: {}", path.display(), e))?;
     let text = String::from_utf8(bytes).map_err(|e| {
@@ -431,6 +492,25 @@ pub fn load_main_file(path: &Path, sources: &mut SourceMap) -> Result<FileId, St
     })?;
     let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     Ok(sources.add(path.display().to_string(), Some(canonical), text))
+}
+
+/// [`load_main_file`] for `-`.
+fn load_stdin(sources: &mut SourceMap) -> Result<FileId, String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read the program from stdin: {e}"))?;
+    crate::runtime::io::set_input(Some(Vec::new()));
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "the program on stdin is not valid UTF-8 (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    // The path only places imports: nothing reads it.
+    let dir = std::env::current_dir().unwrap_or_default();
+    Ok(sources.add(STDIN_NAME.into(), Some(dir.join(STDIN_NAME)), text))
 }
 
 /// Parses and type-checks the program rooted at `path`. An unreadable main

@@ -7,7 +7,7 @@ use super::Prepared;
 use crate::ir::fold;
 use crate::ir::{BinaryOp, Inst, Loc, Module, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
 use crate::runtime::gc::{self, roots::ShadowFrame};
-use crate::runtime::{self, heap, math, object, output, strings};
+use crate::runtime::{self, heap, io, math, object, output, strings};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
@@ -431,6 +431,13 @@ impl<'a> Machine<'a> {
                 return unsafe { heap::toy_array_pop(x(0) as *mut heap::ArrayObj) };
             }
             RuntimeFn::Args => return heap::toy_args(tag) as u64,
+            RuntimeFn::ReadLine => return io::toy_read_line(pos) as u64,
+            RuntimeFn::AtEof => return (io::toy_at_eof() != 0) as u64,
+            RuntimeFn::ReadAll => return io::toy_read_all() as u64,
+            // SAFETY: `str` operands are live string objects (IR type check).
+            RuntimeFn::ReadFile => return unsafe { io::toy_read_file(sp(0), pos) } as u64,
+            // SAFETY: as for `ReadFile`.
+            RuntimeFn::WriteFile => unsafe { io::toy_write_file(sp(0), sp(1), pos) },
         }
         0
     }

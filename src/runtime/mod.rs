@@ -26,6 +26,7 @@
 
 pub mod gc;
 pub mod heap;
+pub mod io;
 pub mod math;
 pub mod object;
 pub mod output;
@@ -218,5 +219,6 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     v.extend(math::symbols());
     v.extend(strings::symbols());
     v.extend(heap::symbols());
+    v.extend(io::symbols());
     v
 }

@@ -91,7 +91,17 @@ fn the_table_says_what_may_throw() {
         .collect();
     assert_eq!(
         throwing,
-        ["pop", "assert", "parse_int", "parse_float", "chr", "substr"]
+        [
+            "pop",
+            "assert",
+            "parse_int",
+            "parse_float",
+            "chr",
+            "substr",
+            "read_line",
+            "read_file",
+            "write_file"
+        ]
     );
     let t: Vec<RuntimeFn> = RuntimeFn::all().filter(|f| f.row().may_throw).collect();
     assert_eq!(
@@ -100,7 +110,10 @@ fn the_table_says_what_may_throw() {
             RuntimeFn::Substr,
             RuntimeFn::Chr,
             RuntimeFn::ParseInt,
-            RuntimeFn::ParseFloat
+            RuntimeFn::ParseFloat,
+            RuntimeFn::ReadLine,
+            RuntimeFn::ReadFile,
+            RuntimeFn::WriteFile
         ]
     );
 }
@@ -138,6 +151,11 @@ fn call_of(b: Builtin) -> &'static str {
         Floor => "let v = floor(x);",
         Ceil => "let v = ceil(x);",
         Fabs => "let v = fabs(x);",
+        ReadLine => "let v = read_line();",
+        AtEof => "let v = at_eof();",
+        ReadAll => "let v = read_all();",
+        ReadFile => "let v = read_file(s);",
+        WriteFile => "write_file(s, s);",
     }
 }
 

@@ -132,3 +132,222 @@ fn opt_on_a_filetest_prints_its_expectation() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
 }
+
+/// Runs `toyc ARGS` with `input` on its stdin.
+fn toyc_with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toyc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run toyc");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("wait for toyc");
+    writer.join().expect("writer");
+    out
+}
+
+#[test]
+fn stdin_longer_than_a_buffer_reads_line_by_line() {
+    // 100,000 numbers, then a line of 200,000 bytes: both cross the
+    // runtime's 64 KiB reads.
+    let mut input = String::new();
+    for i in 1..=100_000 {
+        input.push_str(&format!("{i}\n"));
+    }
+    input.push_str(&"x".repeat(200_000));
+    input.push_str("\nend");
+    let toy = std::env::temp_dir().join(format!("toyc-{}-stdin-sum.toy", std::process::id()));
+    std::fs::write(
+        &toy,
+        "fn main() {\n    var sum = 0;\n    var n = 0;\n    while n < 100000 {\n        \
+         sum += parse_int(read_line());\n        n += 1;\n    }\n    \
+         print(sum, len(read_line()), read_line(), at_eof());\n}\n",
+    )
+    .unwrap();
+    for mode in ["-O0", "-O2", "--interp"] {
+        let out = toyc_with_stdin(&["run", mode, toy.to_str().unwrap()], input.as_bytes());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "5000050000 200000 end true\n",
+            "{mode}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let _ = std::fs::remove_file(&toy);
+}
+
+#[test]
+fn write_file_then_read_file_round_trips() {
+    let dir = std::env::temp_dir().join(format!("toyc-{}-write-file", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let toy = dir.join("w.toy");
+    std::fs::write(
+        &toy,
+        "fn main() {\n    let p = args()[0];\n    write_file(p, \"one\\ntwo\");\n    \
+         write_file(p, read_file(p) + \"\\n\");\n    print(len(read_file(p)));\n}\n",
+    )
+    .unwrap();
+    for mode in ["-O0", "-O2", "--interp"] {
+        let data = dir.join(format!("data{mode}.txt"));
+        let d = data.to_str().unwrap();
+        let out = toyc(&["run", mode, toy.to_str().unwrap(), "--", d]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "8\n", "{mode}");
+        assert_eq!(std::fs::read(&data).unwrap(), b"one\ntwo\n", "{mode}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn profile_without_interp_is_a_command_line_error_with_a_hint() {
+    let out = toyc(&["run", "--profile", "examples/hello.toy"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("`--profile`") && err.contains("needs `--interp`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("hint: toyc run --interp --profile FILE"),
+        "{err}"
+    );
+    let ok = toyc(&["run", "--interp", "--profile", "examples/hello.toy"]);
+    assert_eq!(ok.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&ok.stderr).starts_with("total_dyn_inst: "));
+}
+
+#[test]
+fn o3_os_and_oz_run_as_o2_with_a_note() {
+    for (flag, why) in [
+        ("-O3", "toyc's highest level"),
+        ("-Os", "toyc does not optimise for size"),
+        ("-Oz", "toyc does not optimise for size"),
+    ] {
+        let out = toyc(&["run", flag, "examples/hello.toy"]);
+        assert_eq!(out.status.code(), Some(0), "{flag}");
+        assert_eq!(out.stdout, b"Hello, world!\n", "{flag}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            err,
+            format!("note: {flag} is treated as -O2 ({why})\n"),
+            "{flag}"
+        );
+    }
+    let o2 = toyc(&["ir", "-O2", "examples/fib.toy"]);
+    let o3 = toyc(&["ir", "-O3", "examples/fib.toy"]);
+    assert_eq!(o2.stdout, o3.stdout);
+    let bad = toyc(&["run", "-O4", "examples/hello.toy"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected 0, 1 or 2"));
+}
+
+#[test]
+fn run_dash_reads_the_program_from_stdin_and_gives_it_empty_input() {
+    let prog =
+        "fn main() {\n    print(at_eof(), read_all() == \"\");\n    let l = read_line();\n}\n";
+    for mode in ["-O0", "-O2", "--interp"] {
+        let out = toyc_with_stdin(&["run", mode, "-"], prog.as_bytes());
+        assert_eq!(out.status.code(), Some(101), "{mode}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "true true\n",
+            "{mode}"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "error: end of input\n  at <stdin>:3:13\n",
+            "{mode}"
+        );
+    }
+    let bad = toyc_with_stdin(&["check", "-"], b"fn main() {\n    let x: int = 1.5;\n}\n");
+    assert_eq!(bad.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("<stdin>:2:18: mismatched types"), "{err}");
+}
+
+#[test]
+fn check_format_json_writes_one_object_per_diagnostic() {
+    let src = "fn main() {\n    let x: int = \"a\\\"b\";\n    let y = zz;\n}\n";
+    let out = toyc_with_stdin(&["check", "--format=json", "-"], src.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stderr.is_empty());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].starts_with(
+            "{\"file\":\"<stdin>\",\"line\":2,\"col\":18,\"end_line\":2,\"end_col\":24,\
+             \"severity\":\"error\",\"message\":\"mismatched types: expected `int`, found `str`\""
+        ),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains("\"line\":3,\"col\":13,") && lines[1].ends_with("\"notes\":[]}"),
+        "{text}"
+    );
+    let ok = toyc(&["check", "--format=json", "examples/fib.toy"]);
+    assert_eq!((ok.status.code(), ok.stdout.len()), (Some(0), 0));
+    let missing = toyc(&["check", "--format=json", "no/such.toy"]);
+    assert_eq!(missing.status.code(), Some(1));
+    let m = String::from_utf8_lossy(&missing.stdout);
+    assert!(
+        m.starts_with("{\"file\":\"no/such.toy\",\"line\":0,\"col\":0,")
+            && m.contains("cannot read"),
+        "{m}"
+    );
+}
+
+#[test]
+fn a_prompt_is_written_before_the_program_waits_for_input() {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("toyc-{}-prompt", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let toy = dir.join("prompt.toy");
+    std::fs::write(
+        &toy,
+        "fn main() {\n    write(\"name? \");\n    print(\"hi \" + read_line());\n}\n",
+    )
+    .unwrap();
+    for mode in ["-O2", "--interp"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toyc"))
+            .args(["run", mode, toy.to_str().unwrap()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("run toyc");
+        let mut out = child.stdout.take().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // The answer is written only once the prompt has arrived; without
+        // the prompt within 20 s stdin is closed unanswered (so a missing
+        // flush fails below instead of hanging).
+        let (seen, wait) = std::sync::mpsc::channel::<()>();
+        let answer = std::thread::spawn(move || {
+            if wait
+                .recv_timeout(std::time::Duration::from_secs(20))
+                .is_ok()
+            {
+                stdin.write_all(b"Ada\n").unwrap();
+            }
+        });
+        let mut prompt = [0u8; 6];
+        out.read_exact(&mut prompt).expect("the prompt");
+        let _ = seen.send(());
+        answer.join().unwrap();
+        let mut rest = String::new();
+        out.read_to_string(&mut rest).unwrap();
+        assert_eq!(&prompt, b"name? ", "{mode}");
+        assert_eq!(rest, "hi Ada\n", "{mode}: the prompt came only at the end");
+        assert!(child.wait().unwrap().success(), "{mode}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
