@@ -438,8 +438,19 @@ pub fn pipeline_options(build: &BuildArgs) -> Result<crate::opt::PipelineOptions
         .into_iter()
         .flatten()
     {
-        if sel != "all" && crate::opt::find_pass(sel).is_none() {
-            eprintln!("error: unknown pass `{sel}` in --print-after/--print-before");
+        let is_step = crate::opt::STEPS.contains(&sel.as_str());
+        if is_step && build.print_before.as_ref() == Some(sel) {
+            eprintln!(
+                "error: --print-before: `{sel}` is a step inside a pass; --print-after prints after it"
+            );
+            return Err(2);
+        }
+        if sel != "all" && !is_step && crate::opt::find_pass(sel).is_none() {
+            eprintln!(
+                "error: unknown pass `{sel}` in --print-after/--print-before (`toyc passes` lists them; \
+                 the steps inside passes are {})",
+                crate::opt::STEPS.join(", ")
+            );
             return Err(2);
         }
     }

@@ -71,6 +71,34 @@ pub struct PassCtx {
     /// or of the IR after one of its steps), each naming the function and
     /// what failed; the pipeline reports them after the pass.
     pub errors: Vec<String>,
+    /// The inner step `--print-after` names (`OUTER.STEP`, one of
+    /// [`STEPS`]), printed after it runs.
+    pub print_step: Option<StepPrint>,
+}
+
+/// The steps passes run inside themselves with [`PassCtx::run_step`], as
+/// `OUTER.STEP`: what `--print-after` accepts besides pass rows, and the
+/// prefixes of their counters.
+pub const STEPS: [&str; 5] = [
+    "checks.simplifycfg",
+    "checks.loops",
+    "inline.sccp",
+    "inline.simplifycfg",
+    "rotate.loops",
+];
+
+/// An inner step to print (`step`, one of [`STEPS`]) and how to print a
+/// function of the module.
+#[derive(Clone)]
+pub struct StepPrint {
+    pub step: String,
+    pub print: std::sync::Arc<dyn Fn(&IrCode) -> String + Send + Sync>,
+}
+
+impl std::fmt::Debug for StepPrint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StepPrint({})", self.step)
+    }
 }
 
 impl PassCtx {
@@ -121,6 +149,16 @@ impl PassCtx {
     ) {
         let mut local = PassCtx::for_function(self.verify);
         step(ir, &mut local);
+        if let Some(p) = &self.print_step
+            && p.step.strip_prefix(outer).and_then(|s| s.strip_prefix('.')) == Some(step_name)
+        {
+            eprint!(
+                "*** IR after {} (fn {}) ***\n{}",
+                p.step,
+                ir.name,
+                (p.print)(ir)
+            );
+        }
         for (name, n) in &local.counters.0 {
             self.counters.add(&format!("{outer}.{name}"), *n);
         }
@@ -400,9 +438,22 @@ pub fn run_pipeline(
     counters: &mut Counters,
     print: &dyn Fn(&Module) -> String,
 ) -> Result<(), Vec<String>> {
+    let print_step = match &opts.print_after {
+        PrintSel::Pass(p) if STEPS.contains(&p.as_str()) => {
+            let program = module.program.clone();
+            Some(StepPrint {
+                step: p.clone(),
+                print: std::sync::Arc::new(move |f: &IrCode| {
+                    crate::ir::print::print_function(f, &program, None)
+                }),
+            })
+        }
+        _ => None,
+    };
     let mut ctx = PassCtx {
         verify: opts.verify,
         counters: std::mem::take(counters),
+        print_step,
         ..PassCtx::default()
     };
     let result = run_passes(module, opts, &mut ctx, print);

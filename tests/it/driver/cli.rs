@@ -351,3 +351,33 @@ fn a_prompt_is_written_before_the_program_waits_for_input() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An inner step of a pass (`checks` restores loop shape with
+/// `simplifycfg`) is printable with `--print-after=OUTER.STEP`, after
+/// each run of that step, naming the function.
+#[test]
+fn print_after_names_a_step_inside_a_pass() {
+    let out = toyc(&[
+        "ir",
+        "--print-after=checks.simplifycfg",
+        "lang-tests/loops-opt/first_check_wins.toy",
+    ]);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let heads: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("*** IR after"))
+        .collect();
+    assert_eq!(
+        heads,
+        ["*** IR after checks.simplifycfg (fn main) ***"],
+        "{stderr}"
+    );
+    let bad = toyc(&["ir", "--print-after=checks.nothing", "examples/hello.toy"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let msg = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        msg.contains("checks.simplifycfg, checks.loops, inline.sccp"),
+        "{msg}"
+    );
+}
