@@ -62,6 +62,19 @@ pub enum Command {
         /// of its instruction (`!flags(..)`), so `toyc opt` reads them back.
         #[arg(long)]
         flags: bool,
+        /// Print each function's CFG as Graphviz DOT instead (as `toyc cfg`).
+        #[arg(long)]
+        dot: bool,
+    },
+    /// Print the control-flow graph of each function (or of `--fn NAME`)
+    /// as Graphviz DOT, statements in the blocks:
+    /// `toyc cfg prog.toy --fn main | dot -Tsvg > main.svg`.
+    Cfg {
+        #[command(flatten)]
+        build: BuildArgs,
+        /// Print only this function.
+        #[arg(long = "fn", value_name = "NAME")]
+        func: Option<String>,
     },
     /// Differential fuzzing: generate random Toy programs, compute their
     /// expected output with an independent reference evaluator, and compare

@@ -63,9 +63,10 @@ fn report_panic(info: &std::panic::PanicHookInfo<'_>) {
 
 fn run_cli(cli: Cli) -> i32 {
     let time_passes = match &cli.command {
-        Command::Run { build, .. } | Command::Ir { build, .. } | Command::Clif { build, .. } => {
-            build.time_passes
-        }
+        Command::Run { build, .. }
+        | Command::Ir { build, .. }
+        | Command::Cfg { build, .. }
+        | Command::Clif { build, .. } => build.time_passes,
         Command::Check { .. }
         | Command::Passes
         | Command::Opt { .. }
@@ -126,8 +127,29 @@ fn run_command(cli: Cli) -> i32 {
         Command::Ir {
             build,
             func,
+            dot: true,
+            ..
+        }
+        | Command::Cfg { build, func } => match build_ir(&build, &mut sources) {
+            Ok(module) if !has_function(&module, func.as_deref()) => {
+                unknown_function(&module, func.as_deref())
+            }
+            Ok(module) => {
+                for f in &module.funcs {
+                    if func.as_deref().is_none_or(|n| n == f.name) {
+                        print!("{}", crate::ir::dot::function_dot(f, &module.program));
+                    }
+                }
+                0
+            }
+            Err(code) => code,
+        },
+        Command::Ir {
+            build,
+            func,
             memssa,
             flags,
+            ..
         } => match build_ir(&build, &mut sources) {
             Ok(module) if !has_function(&module, func.as_deref()) => {
                 unknown_function(&module, func.as_deref())

@@ -42,6 +42,7 @@ pub mod blocks;
 pub mod budget;
 pub mod compact;
 pub mod dom;
+pub mod dot;
 pub mod edit;
 pub mod fold;
 pub mod graph;

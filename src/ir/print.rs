@@ -175,6 +175,20 @@ pub fn print_function_with(
     out
 }
 
+/// Statement `i` of `f` as one line without margin or block marker:
+/// `%3 = iadd(%1, %2)::int`, or the instruction alone for a void one.
+pub fn statement(f: &IrCode, program: &Program, i: usize) -> String {
+    let p = Printer { program };
+    let (Some(inst), Some(ty)) = (f.stmts.inst.get(i), f.stmts.ty.get(i)) else {
+        return String::new();
+    };
+    if *ty == Type::Void {
+        p.inst(inst)
+    } else {
+        format!("%{} = {}::{}", i + 1, p.inst(inst), program.type_name(ty))
+    }
+}
+
 /// The names of the flags in `f`, in bit order: `effect_free`, `nothrow`,
 /// `cold` (the IR parser reads them back).
 pub fn flag_names(f: Flags) -> Vec<&'static str> {

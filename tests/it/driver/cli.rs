@@ -381,3 +381,24 @@ fn print_after_names_a_step_inside_a_pass() {
         "{msg}"
     );
 }
+
+/// `toyc cfg` (and `toyc ir --dot`) prints the CFG as Graphviz DOT: one box
+/// per block with its statements, `true`/`false` on the two edges of a
+/// conditional branch.
+#[test]
+fn cfg_prints_graphviz_dot() {
+    let out = toyc(&["cfg", "--fn", "fib", "examples/fib.toy"]);
+    assert!(out.status.success());
+    let dot = String::from_utf8_lossy(&out.stdout);
+    assert!(dot.starts_with("digraph \"fib\" {\n"), "{dot}");
+    assert!(dot.trim_end().ends_with('}'), "{dot}");
+    let blocks = dot.lines().filter(|l| l.contains(" [label=\"#")).count();
+    let edges: Vec<&str> = dot.lines().filter(|l| l.contains(" -> ")).collect();
+    assert_eq!(blocks, 5, "{dot}");
+    assert_eq!(edges.len(), 6, "{dot}");
+    assert_eq!(edges.iter().filter(|e| e.contains("\"true\"")).count(), 2);
+    assert_eq!(edges.iter().filter(|e| e.contains("\"false\"")).count(), 2);
+    assert!(dot.contains("return %"), "{dot}");
+    let ir_dot = toyc(&["ir", "--dot", "--fn", "fib", "examples/fib.toy"]);
+    assert_eq!(ir_dot.stdout, out.stdout);
+}
