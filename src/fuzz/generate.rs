@@ -421,6 +421,7 @@ impl Gen {
                 Some(k) => k,
                 None => self.gen_print(),
             },
+            5 if self.rng.chance(50) => self.gen_lib_stmt(),
             5 => {
                 let ty = Ty::Arr(Box::new(self.pick_ty(1)));
                 let a = self.typed_expr(&ty, 1);
