@@ -53,8 +53,8 @@ fn throws(b: Builtin) -> bool {
 }
 
 impl Gen {
-    /// A call of a new builtin or a stdlib function with result type `ty`,
-    /// if there is one.
+    /// A call of a new builtin or (in a program that uses the standard
+    /// library) a stdlib function with result type `ty`, if there is one.
     pub fn gen_lib_expr(&mut self, ty: &Ty, depth: u32) -> Option<Expr> {
         let mut cands: Vec<Callee> = BUILTINS
             .iter()
@@ -63,7 +63,7 @@ impl Gen {
             .collect();
         cands.extend(
             ALL.iter()
-                .filter(|f| f.sig().1.as_ref() == Some(ty))
+                .filter(|f| self.lib && f.sig().1.as_ref() == Some(ty))
                 .map(|&f| Callee::L(f)),
         );
         if cands.is_empty() {
