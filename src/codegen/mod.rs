@@ -52,6 +52,10 @@ pub struct CodegenOptions {
     pub disasm: bool,
     /// How the collector runs while the program does.
     pub gc: crate::runtime::gc::GcConfig,
+    /// Tests only (`TOYC_TEST_CODEGEN_PANIC=NAME`): panic inside the
+    /// `catch_unwind` around Cranelift's compilation of function `NAME`, to
+    /// exercise the internal-error path (`tests/it/codegen/ice.rs`).
+    pub panic_in: Option<String>,
 }
 
 /// JIT-compiles `module`, runs `<init>` then `main` with `args`, and
@@ -323,6 +327,9 @@ impl<'a> Compiler<'a> {
                 // module is used after an `Err`.
                 let id = self.funcs[i];
                 let defined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    if self.opts.panic_in.as_deref() == Some(code.name.as_str()) {
+                        panic!("TOYC_TEST_CODEGEN_PANIC: a deliberate panic (tests only)");
+                    }
                     let r = if single_pass {
                         self.define_large(id, &mut ctx)
                     } else {

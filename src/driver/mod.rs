@@ -383,6 +383,8 @@ fn codegen_options(build: &BuildArgs) -> crate::codegen::CodegenOptions {
         // `TOYC_DISASM=1`: the machine code of every function on stderr.
         disasm: std::env::var_os("TOYC_DISASM").is_some_and(|v| v == "1"),
         gc: crate::runtime::gc::GcConfig::default(),
+        // Tests only: see `CodegenOptions::panic_in`.
+        panic_in: std::env::var("TOYC_TEST_CODEGEN_PANIC").ok(),
     }
 }
 

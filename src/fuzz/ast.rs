@@ -82,6 +82,8 @@ impl BinOp {
     }
 }
 
+pub use super::stdlib::LibFn;
+
 /// The builtins the generator uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {
@@ -98,6 +100,20 @@ pub enum Builtin {
     Ceil,
     Fabs,
     ParseInt,
+    ParseFloat,
+    Chr,
+    Substr,
+    Fixed,
+    Sin,
+    Cos,
+    Tan,
+    Atan,
+    Atan2,
+    Exp,
+    Ln,
+    Pow,
+    /// `args()`: always `[]` (the fuzzer passes no arguments).
+    Args,
 }
 
 impl Builtin {
@@ -113,6 +129,19 @@ impl Builtin {
             Builtin::Ceil => "ceil",
             Builtin::Fabs => "fabs",
             Builtin::ParseInt => "parse_int",
+            Builtin::ParseFloat => "parse_float",
+            Builtin::Chr => "chr",
+            Builtin::Substr => "substr",
+            Builtin::Fixed => "fixed",
+            Builtin::Sin => "sin",
+            Builtin::Cos => "cos",
+            Builtin::Tan => "tan",
+            Builtin::Atan => "atan",
+            Builtin::Atan2 => "atan2",
+            Builtin::Exp => "exp",
+            Builtin::Ln => "ln",
+            Builtin::Pow => "pow",
+            Builtin::Args => "args",
         }
     }
 }
@@ -139,6 +168,9 @@ pub enum ExprKind {
     /// A call of `Program::funcs[i]`.
     Call(usize, Vec<Expr>),
     Builtin(Builtin, Vec<Expr>),
+    /// A function or constant of a standard library module
+    /// (`math.gcd(a, b)`, `math.PI`); the printer adds the `import`.
+    Lib(LibFn, Vec<Expr>),
     /// `a[i]` on an array or a str.
     Index(Box<Expr>, Box<Expr>),
     /// `p.f`: the struct and the field index.

@@ -51,6 +51,14 @@ const FLOATS: &[f64] = &[
     1e300,
     1.5e10,
     123456789.0,
+    5e-324,
+    f64::MAX,
+    0.30000000000000004,
+    1e-7,
+    4.5,
+    0.125,
+    2.675,
+    std::f64::consts::TAU,
     f64::NAN,
     f64::INFINITY,
     f64::NEG_INFINITY,
@@ -131,18 +139,28 @@ impl Gen {
 
     /// A variable of type `ty` or a literal.
     fn var_or_leaf(&mut self, ty: &Ty) -> Expr {
-        if !self.safe && self.rng.chance(65) {
-            let vars: Vec<String> = self
-                .visible()
-                .into_iter()
-                .filter(|v| &v.ty == ty)
-                .map(|v| v.name)
-                .collect();
-            if !vars.is_empty() {
-                return Expr::new(ExprKind::Var(self.rng.pick(&vars).clone()));
-            }
+        if let Some(v) = self.some_var(ty, 65) {
+            return v;
         }
         self.leaf(ty)
+    }
+
+    /// With `pct`% probability (never in `safe` mode) a visible variable
+    /// of type `ty`, if there is one.
+    pub fn some_var(&mut self, ty: &Ty, pct: u32) -> Option<Expr> {
+        if self.safe || !self.rng.chance(pct) {
+            return None;
+        }
+        let vars: Vec<String> = self
+            .visible()
+            .into_iter()
+            .filter(|v| &v.ty == ty)
+            .map(|v| v.name)
+            .collect();
+        if vars.is_empty() {
+            return None;
+        }
+        Some(Expr::new(ExprKind::Var(self.rng.pick(&vars).clone())))
     }
 
     /// An expression of type `ty`.
@@ -153,6 +171,12 @@ impl Gen {
         if !self.safe
             && self.rng.chance(18)
             && let Some(e) = self.gen_access(ty, depth)
+        {
+            return e;
+        }
+        // Stdlib calls and the builtins of `gen_lib.rs`.
+        if self.rng.chance(10)
+            && let Some(e) = self.gen_lib_expr(ty, depth)
         {
             return e;
         }

@@ -51,6 +51,9 @@ pub struct Gen {
     pub safe: bool,
     /// Variables of the enclosing `for i in a..b` loops (favoured as indices).
     pub loop_vars: Vec<String>,
+    /// Whether this program calls the standard library (about a third do:
+    /// importing the modules makes every run of toyc slower).
+    pub lib: bool,
 }
 
 /// Generates the program of `seed`.
@@ -71,7 +74,9 @@ pub fn generate(seed: u64) -> Program {
         in_foreach: 0,
         safe: false,
         loop_vars: Vec::new(),
+        lib: false,
     };
+    g.lib = g.rng.chance(35);
     g.gen_structs();
     g.gen_globals();
     g.gen_signatures();
@@ -421,6 +426,7 @@ impl Gen {
                 Some(k) => k,
                 None => self.gen_print(),
             },
+            5 if self.lib && self.rng.chance(50) => self.gen_lib_stmt(),
             5 => {
                 let ty = Ty::Arr(Box::new(self.pick_ty(1)));
                 let a = self.typed_expr(&ty, 1);

@@ -12,13 +12,16 @@
 
 pub mod ast;
 pub mod bisect;
+pub mod builtins;
 pub mod exec;
 mod gen_expr;
+mod gen_lib;
 pub mod generate;
 pub mod oracle;
 pub mod print;
 pub mod rng;
 pub mod shrink;
+pub mod stdlib;
 pub mod value;
 
 use exec::{RunResult, run_toyc};

@@ -28,6 +28,10 @@ pub fn print_program(p: &mut Program) -> String {
         indent: 0,
         names,
     };
+    for m in super::stdlib::modules_used(p) {
+        pr.put(&format!("import {};", m.name()));
+        pr.newline();
+    }
     let structs = p.structs.clone();
     for s in &structs {
         let fields: Vec<String> = s
@@ -311,6 +315,7 @@ impl Printer {
             ExprKind::Var(_)
                 | ExprKind::Call(..)
                 | ExprKind::Builtin(..)
+                | ExprKind::Lib(..)
                 | ExprKind::Index(..)
                 | ExprKind::Field(..)
         );
@@ -364,6 +369,14 @@ impl Printer {
             }
             ExprKind::Builtin(b, args) => {
                 self.put(&format!("{}(", b.name()));
+                self.args(st, args);
+                self.put(")");
+            }
+            ExprKind::Lib(f, _) if f.is_const() => {
+                self.put(&format!("{}.{}", f.module().name(), f.name()))
+            }
+            ExprKind::Lib(f, args) => {
+                self.put(&format!("{}.{}(", f.module().name(), f.name()));
                 self.args(st, args);
                 self.put(")");
             }

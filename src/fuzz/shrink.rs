@@ -297,9 +297,10 @@ fn children_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
             f(l);
             f(r);
         }
-        ExprKind::Call(_, xs) | ExprKind::Builtin(_, xs) | ExprKind::ArrayLit(_, xs) => {
-            xs.iter_mut().for_each(f)
-        }
+        ExprKind::Call(_, xs)
+        | ExprKind::Builtin(_, xs)
+        | ExprKind::Lib(_, xs)
+        | ExprKind::ArrayLit(_, xs) => xs.iter_mut().for_each(f),
         ExprKind::StructLit(_, fs) => fs.iter_mut().for_each(|(_, x)| f(x)),
         _ => {}
     }
@@ -365,13 +366,15 @@ fn sub_blocks(s: &mut Stmt) -> Vec<&mut Vec<Stmt>> {
     }
 }
 
-fn walk_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+/// Calls `f` on `e` and every expression inside it (pre-order).
+pub fn walk_expr(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     f(e);
     let mut c = e.clone();
     children_mut(&mut c, &mut |x| walk_expr(x, f));
 }
 
-fn walk_exprs_in(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
+/// Calls `f` on every expression in `body`, sub-blocks included.
+pub fn walk_exprs_in(body: &[Stmt], f: &mut dyn FnMut(&Expr)) {
     for s in body {
         let mut s = s.clone();
         stmt_exprs_deep(&mut s, &mut |e| walk_expr(e, f));

@@ -7,19 +7,19 @@ use std::process::Command;
 use toyc::fuzz::ast::*;
 use toyc::fuzz::{oracle, print, shrink};
 
-fn e(kind: ExprKind) -> Expr {
+pub(crate) fn e(kind: ExprKind) -> Expr {
     Expr::new(kind)
 }
-fn int(v: i64) -> Expr {
+pub(crate) fn int(v: i64) -> Expr {
     e(ExprKind::Int(v))
 }
-fn flt(v: f64) -> Expr {
+pub(crate) fn flt(v: f64) -> Expr {
     e(ExprKind::Float(v))
 }
-fn s(v: &str) -> Expr {
+pub(crate) fn s(v: &str) -> Expr {
     e(ExprKind::Str(v.into()))
 }
-fn var(n: &str) -> Expr {
+pub(crate) fn var(n: &str) -> Expr {
     e(ExprKind::Var(n.into()))
 }
 fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
@@ -40,7 +40,7 @@ fn let_(name: &str, init: Expr) -> Stmt {
         init,
     })
 }
-fn main_prog(body: Vec<Stmt>) -> Program {
+pub(crate) fn main_prog(body: Vec<Stmt>) -> Program {
     Program {
         structs: vec![StructDef {
             name: "P".into(),

@@ -13,6 +13,7 @@ mod codegen;
 mod driver;
 mod filetests;
 mod fuzz;
+mod fuzz_lib;
 mod gc;
 mod interp;
 mod ir;

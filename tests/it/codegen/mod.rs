@@ -1,4 +1,5 @@
 //! The Cranelift backend and the JIT.
+mod ice;
 mod jit;
 mod jit_hir;
 mod jit_many;
