@@ -58,6 +58,8 @@ pub struct Value(pub u32);
 /// A basic block index. Printed `#{n+1}`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BlockId(pub u32);
+cranelift_entity::entity_impl!(Value);
+cranelift_entity::entity_impl!(BlockId);
 
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

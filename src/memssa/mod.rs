@@ -37,6 +37,7 @@ use std::collections::{HashMap, HashSet};
 /// An access, indexed in [`MemorySsa::accesses`]. `AccessId(0)` is `liveOnEntry`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct AccessId(pub u32);
+cranelift_entity::entity_impl!(AccessId);
 
 pub const LIVE_ON_ENTRY: AccessId = AccessId(0);
 

@@ -119,7 +119,7 @@ impl MemorySsa {
 
     /// Explores every path above φ `p`; the common clobber or `p`.
     fn walk_phi(&mut self, ir: &IrCode, p: AccessId, loc: &Effect, steps: &mut u32) -> AccessId {
-        let mut seen: HashSet<(AccessId, String)> = HashSet::new();
+        let mut seen: HashSet<(AccessId, Effect, bool)> = HashSet::new();
         let mut found: Option<AccessId> = None;
         let mut work: Vec<(AccessId, Effect, bool)> = vec![(p, loc.clone(), false)];
         while let Some((mut cur, l, imprecise)) = work.pop() {
@@ -153,7 +153,7 @@ impl MemorySsa {
                         }
                     }
                     AccessKind::Phi { incoming } => {
-                        if !seen.insert((cur, format!("{l:?}{imprecise}"))) {
+                        if !seen.insert((cur, l.clone(), imprecise)) {
                             break;
                         }
                         let incoming = incoming.clone();

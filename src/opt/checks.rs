@@ -20,7 +20,7 @@
 
 use crate::ir::dom::DomTree;
 use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type};
-use crate::memssa::alias::{Class, Effect, Summaries, TypeKey, inst_effect};
+use crate::memssa::alias::{Class, Effect, Summaries, inst_effect};
 use crate::opt::PassCtx;
 use crate::opt::pi_insert;
 use std::collections::{BTreeSet, HashMap};
@@ -31,7 +31,7 @@ const MAX_DEPTH: u32 = 24;
 /// Which array lengths may change in the function.
 struct Unstable {
     all: bool,
-    elems: BTreeSet<TypeKey>,
+    elems: BTreeSet<Type>,
 }
 
 impl Unstable {
@@ -75,7 +75,7 @@ impl Unstable {
             return false;
         }
         match ir.operand_type(array) {
-            Some(Type::Array(e)) => !self.elems.contains(&TypeKey::of(&e)),
+            Some(Type::Array(e)) => !self.elems.contains(&e),
             _ => false,
         }
     }

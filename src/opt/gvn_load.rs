@@ -59,7 +59,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         .filter(|v| m.block_of(*v).is_some_and(|b| m.dom.reachable(b.0)))
         .collect();
     // Loads by clobber, for the redundancy check.
-    let mut by_clobber: HashMap<(AccessId, String), Vec<(Value, AccessId)>> = HashMap::new();
+    let mut by_clobber: HashMap<(AccessId, Effect), Vec<(Value, AccessId)>> = HashMap::new();
     let mut changed = false;
     // Statement order: a dominating load usually comes first (one that does
     // not is only a missed opportunity).
@@ -84,7 +84,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
             }
         }
         if with.is_none() {
-            let list = by_clobber.entry((c, format!("{eff:?}"))).or_default();
+            let list = by_clobber.entry((c, eff.clone())).or_default();
             // The most recent candidates only (bounded work per load).
             for &(w, wa) in list.iter().rev().take(16) {
                 if m.dominates(wa, a) && same_loc(&m, ir, &m.access(wa).effect, &eff) {
@@ -100,10 +100,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
                 ctx.counters.add(counter, 1);
                 changed = true;
             }
-            None => by_clobber
-                .entry((c, format!("{eff:?}")))
-                .or_default()
-                .push((v, a)),
+            None => by_clobber.entry((c, eff)).or_default().push((v, a)),
         }
     }
     ctx.check_memssa(&m, ir);

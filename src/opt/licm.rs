@@ -28,7 +28,7 @@ use crate::ir::compact::compact;
 use crate::ir::edit::{NewNodes, for_each_operand, is_pure, replace_uses};
 use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RuntimeFn, Type, Value};
-use crate::memssa::alias::{Class, Effect, Summaries, TypeKey, inst_effect};
+use crate::memssa::alias::{Class, Effect, Summaries, inst_effect};
 use crate::memssa::{LIVE_ON_ENTRY, MemorySsa};
 use crate::opt::{Counters, PassCtx};
 use std::collections::{HashMap, HashSet};
@@ -138,7 +138,7 @@ pub(crate) struct BoundsFacts {
     /// Block `F` ↦ the `(i, n)` of every `goto … if not iult(i, n)` that
     /// falls through to `F`, `F`'s only predecessor (so `0 <= i < n` in `F`).
     guards: HashMap<u32, Vec<(Operand, Operand)>>,
-    shrinking: Option<HashSet<TypeKey>>,
+    shrinking: Option<HashSet<Type>>,
 }
 
 pub(crate) fn bounds_facts(ir: &IrCode, sums: &Summaries) -> BoundsFacts {
@@ -246,11 +246,7 @@ pub(crate) fn known_inbounds(
     let Some(Type::Array(elem)) = ir.operand_type(base) else {
         return false;
     };
-    if facts
-        .shrinking
-        .as_ref()
-        .is_none_or(|s| s.contains(&TypeKey::of(&elem)))
-    {
+    if facts.shrinking.as_ref().is_none_or(|s| s.contains(&elem)) {
         return false;
     }
     if let (Operand::Int(c), Operand::Value(b)) = (index, base)
