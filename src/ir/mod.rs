@@ -35,6 +35,7 @@ pub use crate::rtfns::RuntimeFn;
 use crate::span::Span;
 pub use crate::types::Type;
 use crate::types::{FuncId, GlobalId, StructId};
+use cranelift_entity::EntityRef;
 use std::fmt;
 use std::ops::Range;
 
@@ -60,6 +61,14 @@ pub struct Value(pub u32);
 pub struct BlockId(pub u32);
 cranelift_entity::entity_impl!(Value);
 cranelift_entity::entity_impl!(BlockId);
+
+impl BlockId {
+    /// The block after this one in layout order: where a block without a
+    /// terminator, or a `GotoIfNot` whose condition holds, continues.
+    pub fn next(self) -> BlockId {
+        BlockId(self.0 + 1)
+    }
+}
 
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -390,9 +399,9 @@ impl Cfg {
     /// The blocks reachable from the entry, in the reverse postorder of a
     /// depth-first search entering `succs` in order (fallthrough first):
     /// the order the dominator tree is computed in ([`graph::reverse_postorder`]).
-    pub fn rpo(&self) -> Vec<u32> {
-        graph::reverse_postorder(self.blocks.len(), |b| {
-            self.blocks[b as usize].succs.iter().map(|s| s.0)
+    pub fn rpo(&self) -> Vec<BlockId> {
+        graph::reverse_postorder(self.blocks.len(), |b: BlockId| {
+            self.blocks[b.index()].succs.iter().copied()
         })
     }
 }

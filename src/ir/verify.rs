@@ -309,10 +309,10 @@ fn check_operands(f: &IrCode, errs: &mut Vec<String>) {
     let name = &f.name;
     let s = &f.stmts;
     let n = s.inst.len();
-    let mut block_of = vec![0u32; n];
+    let mut block_of = vec![BlockId(0); n];
     for (b, blk) in f.cfg.blocks.iter().enumerate() {
         for i in blk.stmts.clone() {
-            block_of[i as usize] = b as u32;
+            block_of[i as usize] = BlockId(b as u32);
         }
     }
     let dom = DomTree::new(&f.cfg);
@@ -365,7 +365,7 @@ fn check_operands(f: &IrCode, errs: &mut Vec<String>) {
                     }
                     let db = block_of[d];
                     let ok = match edge {
-                        Some(e) => db == e.0 || dom.dominates(db, e.0),
+                        Some(e) => db == e || dom.dominates(db, e),
                         None if db == b => d < i,
                         None => dom.dominates(db, b),
                     };

@@ -25,7 +25,8 @@ use crate::ir::dom::DomTree;
 use crate::ir::{BinaryOp, BlockId, Inst, IrCode, Loc, Module, Operand, RuntimeFn, Type, Value};
 use crate::rtfns::Effect as RtEffect;
 use crate::types::{FuncId, GlobalId, StructId};
-use std::collections::{BTreeSet, HashMap};
+use cranelift_entity::SecondaryMap;
+use std::collections::BTreeSet;
 
 /// A location class: what a location is, ignoring which object.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -401,7 +402,7 @@ pub enum AliasResult {
 pub struct AliasCtx<'a> {
     pub ir: &'a IrCode,
     pub dom: &'a DomTree,
-    pub block_of: &'a HashMap<Value, BlockId>,
+    pub block_of: &'a SecondaryMap<Value, Option<BlockId>>,
 }
 
 fn is_alloc(ir: &IrCode, op: &Operand) -> Option<Value> {
@@ -424,7 +425,7 @@ impl AliasCtx<'_> {
     fn value_before(&self, a: &Operand, b: Value) -> bool {
         match a {
             Operand::Value(a) => {
-                let (Some(ba), Some(bb)) = (self.block_of.get(a), self.block_of.get(&b)) else {
+                let (Some(ba), Some(bb)) = (self.block_of[*a], self.block_of[b]) else {
                     return false;
                 };
                 let n = self.ir.stmts.len() as u32;
@@ -434,9 +435,7 @@ impl AliasCtx<'_> {
                 if ba == bb {
                     a.0 < b.0
                 } else {
-                    self.dom.reachable(ba.0)
-                        && self.dom.reachable(bb.0)
-                        && self.dom.dominates(ba.0, bb.0)
+                    self.dom.dominates_reachable(ba, bb)
                 }
             }
             Operand::Arg(_) => true,

@@ -185,20 +185,20 @@ impl MemorySsa {
         let Effect::Locs(locs) = loc else {
             return (loc.clone(), imprecise);
         };
-        let back_edge = self.dom.reachable(pred.0) && self.dom.dominates(block.0, pred.0);
+        let back_edge = self.dom.reachable(pred) && self.dom.dominates(block, pred);
         let mut imp = imprecise;
         let mut tr = |op: &Option<Operand>| -> Option<Operand> {
             let o = (*op)?;
             let Operand::Value(v) = o else { return Some(o) };
-            if self.block_of.get(&v) == Some(&block)
+            if self.block_of[v] == Some(block)
                 && let Some(Inst::Phi { edges, values }) = ir.stmts.inst.get(v.0 as usize)
                 && let Some(i) = edges.iter().position(|e| *e == pred)
             {
                 return values.get(i).copied();
             }
             if back_edge {
-                let outside = self.block_of.get(&v).is_some_and(|&b| {
-                    b != block && self.dom.reachable(b.0) && self.dom.dominates(b.0, block.0)
+                let outside = self.block_of[v].is_some_and(|b| {
+                    b != block && self.dom.reachable(b) && self.dom.dominates(b, block)
                 });
                 if !outside {
                     imp = true;

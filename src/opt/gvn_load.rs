@@ -56,7 +56,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let loads: Vec<Value> = (0..ir.stmts.len() as u32)
         .map(Value)
         .filter(|v| matches!(ir.stmts.inst[v.0 as usize], Inst::Load { .. }))
-        .filter(|v| m.block_of(*v).is_some_and(|b| m.dom.reachable(b.0)))
+        .filter(|v| m.block_of(*v).is_some_and(|b| m.dom.reachable(b)))
         .collect();
     // Loads by clobber, for the redundancy check.
     let mut by_clobber: HashMap<(AccessId, Effect), Vec<(Value, AccessId)>> = HashMap::new();
