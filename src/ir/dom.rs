@@ -19,6 +19,8 @@ use cranelift_entity::{EntityRef, SecondaryMap};
 /// blocks). Every table is indexed by the node; nodes beyond the graph read
 /// as unreachable.
 pub struct DomTree<N: EntityRef = BlockId> {
+    /// The number of nodes of the graph.
+    len: usize,
     /// Immediate dominator; the entry is its own; `None` if unreachable.
     idom: SecondaryMap<N, Option<N>>,
     /// Dominator-tree children of each node, in increasing order (the entry
@@ -85,6 +87,7 @@ impl<N: EntityRef> DomTree<N> {
             }
         }
         DomTree {
+            len: n,
             idom,
             children,
             pre,
@@ -96,6 +99,15 @@ impl<N: EntityRef> DomTree<N> {
     /// `b` is unreachable.
     pub fn idom(&self, b: N) -> Option<N> {
         self.idom[b]
+    }
+
+    /// The number of nodes of the graph (reachable or not).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     pub fn reachable(&self, b: N) -> bool {

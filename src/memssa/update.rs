@@ -34,7 +34,7 @@ impl MemorySsa {
                 }
             }
             match self.dom.idom(b) {
-                Some(d) if d != b && guard <= self.lists.capacity() => {
+                Some(d) if d != b && guard <= self.dom.len() => {
                     guard += 1;
                     b = d;
                     end = usize::MAX;
