@@ -161,11 +161,6 @@ impl<'a> IncrementalCompact<'a> {
         }
     }
 
-    /// The original block of the statement last returned by `next_value`.
-    pub fn current_block(&self) -> BlockId {
-        BlockId(self.cur_block as u32)
-    }
-
     pub fn inst(&self, v: Value) -> &Inst {
         self.insts.get(v.0 as usize).unwrap_or(&Inst::Nothing)
     }

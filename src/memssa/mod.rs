@@ -147,10 +147,6 @@ impl MemorySsa {
         self.users[a].contains(&u)
     }
 
-    pub fn is_def_or_phi(&self, a: AccessId) -> bool {
-        !matches!(self.access(a).kind, AccessKind::Use { .. })
-    }
-
     pub fn inst_of(&self, a: AccessId) -> Option<Value> {
         match self.access(a).kind {
             AccessKind::Def { inst } | AccessKind::Use { inst } => Some(inst),

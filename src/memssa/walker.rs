@@ -42,42 +42,6 @@ impl MemorySsa {
         c
     }
 
-    /// The clobber of `loc` as of just after `a` (`a` itself if it writes
-    /// `loc`). Not cached.
-    pub fn clobbering_access_for_location(
-        &mut self,
-        ir: &IrCode,
-        a: AccessId,
-        loc: &Effect,
-    ) -> AccessId {
-        self.stats.queries += 1;
-        let start = match self.access(a).kind {
-            AccessKind::Use { .. } => match self.access(a).defining {
-                Some(d) => d,
-                None => return LIVE_ON_ENTRY,
-            },
-            _ => a,
-        };
-        self.walk(ir, start, loc)
-    }
-
-    /// The clobber of `loc` above `a`, skipping `a` itself. Not cached.
-    pub fn clobbering_access_skip_self(
-        &mut self,
-        ir: &IrCode,
-        a: AccessId,
-        loc: &Effect,
-    ) -> AccessId {
-        self.stats.queries += 1;
-        match self.access(a).kind {
-            AccessKind::Phi { .. } | AccessKind::LiveOnEntry => self.walk(ir, a, loc),
-            _ => match self.access(a).defining {
-                Some(d) => self.walk(ir, d, loc),
-                None => LIVE_ON_ENTRY,
-            },
-        }
-    }
-
     fn clobbers(&self, ir: &IrCode, def: AccessId, loc: &Effect, imprecise: bool) -> bool {
         let ctx = AliasCtx {
             ir,
