@@ -380,6 +380,24 @@ impl InstructionStream {
         self.flags.push(flags);
         Value(self.inst.len() as u32 - 1)
     }
+    /// The instruction of statement `v`, if `v` is in the stream.
+    pub fn get(&self, v: Value) -> Option<&Inst> {
+        self.inst.get(v.index())
+    }
+}
+
+/// `stmts[v]`: the instruction of statement `v` (which must exist).
+impl std::ops::Index<Value> for InstructionStream {
+    type Output = Inst;
+    fn index(&self, v: Value) -> &Inst {
+        &self.inst[v.index()]
+    }
+}
+
+impl std::ops::IndexMut<Value> for InstructionStream {
+    fn index_mut(&mut self, v: Value) -> &mut Inst {
+        &mut self.inst[v.index()]
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -446,9 +464,7 @@ impl IrCode {
     /// statement type, an argument's parameter type, a constant's own;
     /// `None` for `nil` or an out-of-range value or argument.
     pub fn operand_type(&self, op: &Operand) -> Option<Type> {
-        operand_type_with(op, &self.params, |v| {
-            self.stmts.ty.get(v.0 as usize).cloned()
-        })
+        operand_type_with(op, &self.params, |v| self.stmts.ty.get(v.index()).cloned())
     }
 }
 

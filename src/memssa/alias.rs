@@ -25,7 +25,7 @@ use crate::ir::dom::DomTree;
 use crate::ir::{BinaryOp, BlockId, Inst, IrCode, Loc, Module, Operand, RuntimeFn, Type, Value};
 use crate::rtfns::Effect as RtEffect;
 use crate::types::{FuncId, GlobalId, StructId};
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use std::collections::BTreeSet;
 
 /// A location class: what a location is, ignoring which object.
@@ -123,7 +123,7 @@ pub struct Summaries(pub Vec<Summary>);
 impl Summaries {
     /// The summary of function `f`, if known.
     pub fn get(&self, f: FuncId) -> Option<&Summary> {
-        self.0.get(f.0 as usize)
+        self.0.get(f.index())
     }
 }
 
@@ -372,7 +372,7 @@ pub fn decompose(ir: &IrCode, op: &Operand) -> (Option<Operand>, i64) {
     for _ in 0..8 {
         match cur {
             Operand::Int(c) => return (None, off.wrapping_add(c)),
-            Operand::Value(v) => match ir.stmts.inst.get(v.0 as usize) {
+            Operand::Value(v) => match ir.stmts.get(v) {
                 Some(Inst::Binary(BinaryOp::IAdd, x, Operand::Int(c)))
                 | Some(Inst::Binary(BinaryOp::IAdd, Operand::Int(c), x)) => {
                     off = off.wrapping_add(*c);
@@ -407,7 +407,7 @@ pub struct AliasCtx<'a> {
 
 fn is_alloc(ir: &IrCode, op: &Operand) -> Option<Value> {
     match op {
-        Operand::Value(v) => match ir.stmts.inst.get(v.0 as usize) {
+        Operand::Value(v) => match ir.stmts.get(*v) {
             Some(Inst::NewArray { .. } | Inst::NewStruct { .. }) => Some(*v),
             _ => None,
         },

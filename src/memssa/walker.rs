@@ -155,7 +155,7 @@ impl MemorySsa {
             let o = (*op)?;
             let Operand::Value(v) = o else { return Some(o) };
             if self.block_of[v] == Some(block)
-                && let Some(Inst::Phi { edges, values }) = ir.stmts.inst.get(v.0 as usize)
+                && let Some(Inst::Phi { edges, values }) = ir.stmts.get(v)
                 && let Some(i) = edges.iter().position(|e| *e == pred)
             {
                 return values.get(i).copied();

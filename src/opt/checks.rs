@@ -98,7 +98,7 @@ struct Facts<'a> {
 impl<'a> Facts<'a> {
     fn inst(&self, o: &Operand) -> Option<&'a Inst> {
         match o {
-            Operand::Value(v) => self.ir.stmts.inst.get(v.0 as usize),
+            Operand::Value(v) => self.ir.stmts.get(*v),
             _ => None,
         }
     }

@@ -111,7 +111,7 @@ impl Scope {
             let mut inst = std::mem::replace(&mut ir.stmts.inst[s as usize], Inst::Nothing);
             for_each_operand_mut(&mut inst, |op| {
                 if let Operand::Value(v) = op
-                    && let Some(Inst::Copy(r)) = ir.stmts.inst.get(v.0 as usize)
+                    && let Some(Inst::Copy(r)) = ir.stmts.get(*v)
                 {
                     *op = *r;
                 }

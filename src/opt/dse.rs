@@ -234,7 +234,7 @@ impl Ctx<'_> {
     /// Whether def `d` (statement `k`) is a store that completely
     /// overwrites `loc`.
     fn kills(&self, d: AccessId, k: Value, loc: &MemLoc, imprecise: bool) -> bool {
-        let Inst::Store { .. } = &self.ir.stmts.inst[k.0 as usize] else {
+        let Inst::Store { .. } = &self.ir.stmts[k] else {
             return false;
         };
         let Effect::Locs(ls) = &self.m.access(d).effect else {
@@ -423,7 +423,7 @@ impl Dead {
 
 /// Judges store `s` (see the module doc).
 fn judge(cx: &Ctx, s: Value, counters: &mut Counters) -> Option<Dead> {
-    let inst = &cx.ir.stmts.inst[s.0 as usize];
+    let inst = &cx.ir.stmts[s];
     let Some(Effect::Locs(ls)) = inst_effect(cx.ir, s, inst, cx.sums).map(|e| e.writes) else {
         return None;
     };

@@ -39,7 +39,7 @@ fn initial_value(ir: &IrCode, alloc: Value, loc: &Loc, base: &Option<Operand>) -
     if *base != Some(Operand::Value(alloc)) {
         return None;
     }
-    match (ir.stmts.inst.get(alloc.0 as usize)?, loc) {
+    match (ir.stmts.get(alloc)?, loc) {
         (Inst::NewStruct { strukt, fields }, Loc::Field { strukt: s, field }) if s == strukt => {
             fields.get(*field as usize).copied()
         }
@@ -55,7 +55,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     crate::timing::time("memssa.walk", || m.ensure_optimized_uses(ir));
     let loads: Vec<Value> = (0..ir.stmts.len() as u32)
         .map(Value)
-        .filter(|v| matches!(ir.stmts.inst[v.0 as usize], Inst::Load { .. }))
+        .filter(|v| matches!(ir.stmts[*v], Inst::Load { .. }))
         .filter(|v| m.block_of(*v).is_some_and(|b| m.dom.reachable(b)))
         .collect();
     // Loads by clobber, for the redundancy check.
@@ -66,13 +66,13 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     for v in loads {
         let Some(a) = m.access_for(v) else { continue };
         let c = m.clobbering_access(ir, a);
-        let Some(Inst::Load { loc, base, .. }) = ir.stmts.inst.get(v.0 as usize).cloned() else {
+        let Some(Inst::Load { loc, base, .. }) = ir.stmts.get(v).cloned() else {
             continue;
         };
         let eff = m.access(a).effect.clone();
         let mut with: Option<(Operand, &str)> = None;
         if let AccessKind::Def { inst: d } = m.access(c).kind {
-            match ir.stmts.inst.get(d.0 as usize) {
+            match ir.stmts.get(d) {
                 Some(Inst::Store { value, .. }) if same_loc(&m, ir, &m.access(c).effect, &eff) => {
                     with = Some((*value, "gvn_load.forwarded"));
                 }

@@ -36,16 +36,16 @@ use std::collections::{HashMap, HashSet};
 
 /// The instruction of `v`, original or new.
 fn inst_of<'a>(ir: &'a IrCode, new: &'a NewNodes, v: Value) -> Option<&'a Inst> {
-    if (v.0 as usize) < ir.stmts.len() {
-        ir.stmts.inst.get(v.0 as usize)
+    if (v.index()) < ir.stmts.len() {
+        ir.stmts.get(v)
     } else {
         new.nodes.get((v.0 - new.base) as usize).map(|n| &n.inst)
     }
 }
 
 fn ty_of(ir: &IrCode, new: &NewNodes, v: Value) -> Type {
-    if (v.0 as usize) < ir.stmts.len() {
-        ir.stmts.ty[v.0 as usize].clone()
+    if (v.index()) < ir.stmts.len() {
+        ir.stmts.ty[v.index()].clone()
     } else {
         new.nodes
             .get((v.0 - new.base) as usize)
@@ -78,7 +78,7 @@ pub(crate) fn nonnil_guards(ir: &IrCode) -> Guards {
         else {
             continue;
         };
-        let (x, f) = match ir.stmts.inst.get(c.0 as usize) {
+        let (x, f) = match ir.stmts.get(*c) {
             Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), x, Operand::Nil))
             | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), Operand::Nil, x)) => (*x, b.next()),
             Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), x, Operand::Nil))
@@ -157,8 +157,7 @@ pub(crate) fn bounds_facts(ir: &IrCode, sums: &Summaries) -> BoundsFacts {
         else {
             continue;
         };
-        let Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ult), i, n)) = ir.stmts.inst.get(c.0 as usize)
-        else {
+        let Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ult), i, n)) = ir.stmts.get(*c) else {
             continue;
         };
         let b = BlockId::new(b);
@@ -389,12 +388,12 @@ fn hoist_loop(
         return false;
     };
     // A preheader ends in `goto` or falls through into the header.
-    let after = !matches!(ir.stmts.inst.get(ph_term.0 as usize), Some(Inst::Goto(_)));
+    let after = !matches!(ir.stmts.get(ph_term), Some(Inst::Goto(_)));
     if after
         && ir
             .stmts
             .inst
-            .get(ph_term.0 as usize)
+            .get(ph_term.index())
             .is_none_or(Inst::is_terminator)
     {
         return false;
@@ -470,7 +469,7 @@ fn try_hoist(
     let ty = ty_of(ir, &st.new, v);
     let feeds_check = matches!(inst, Inst::Binary(BinaryOp::ICmp(_), ..));
     let nv = st.new.insert_node(ir, ph_term, inst, ty, after);
-    if (v.0 as usize) < ir.stmts.len() {
+    if (v.index()) < ir.stmts.len() {
         replace_uses(ir, v, Operand::Value(nv));
     } else if let Some(n) = st.new.nodes.get_mut((v.0 - st.new.base) as usize) {
         n.inst = Inst::Copy(Operand::Value(nv));

@@ -39,7 +39,7 @@ fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
     let Operand::Value(c) = cond else {
         return (t, f);
     };
-    let Some(Inst::Binary(BinaryOp::ICmp(cmp), x, y)) = ir.stmts.inst.get(c.0 as usize) else {
+    let Some(Inst::Binary(BinaryOp::ICmp(cmp), x, y)) = ir.stmts.get(*c) else {
         return (t, f);
     };
     let cmp = *cmp;

@@ -284,7 +284,7 @@ fn distinct_objects(
     };
     let alloc = |o: &Operand| match o {
         Operand::Value(v) => matches!(
-            ir.stmts.inst.get(v.0 as usize),
+            ir.stmts.get(*v),
             Some(Inst::NewArray { .. } | Inst::NewStruct { .. })
         ),
         _ => false,
@@ -324,12 +324,12 @@ fn promote_loop(
     else {
         return 0;
     };
-    let after = !matches!(ir.stmts.inst.get(ph_term.0 as usize), Some(Inst::Goto(_)));
+    let after = !matches!(ir.stmts.get(ph_term), Some(Inst::Goto(_)));
     if after
         && ir
             .stmts
             .inst
-            .get(ph_term.0 as usize)
+            .get(ph_term.index())
             .is_none_or(Inst::is_terminator)
     {
         return 0;
@@ -354,7 +354,7 @@ fn promote_loop(
     // Candidate locations: stored in the loop.
     let mut cands: Vec<Key> = Vec::new();
     for &(_, v) in &stmts {
-        let Some(inst @ Inst::Store { .. }) = ir.stmts.inst.get(v.0 as usize) else {
+        let Some(inst @ Inst::Store { .. }) = ir.stmts.get(v) else {
             continue;
         };
         if let Some(c) = loc_of(inst)
@@ -374,7 +374,7 @@ fn promote_loop(
         if let Some(e) = ir
             .stmts
             .inst
-            .get(v.0 as usize)
+            .get(v.index())
             .and_then(|i| inst_effect(ir, v, i, guards.2))
         {
             effects.push((v, e));
@@ -486,7 +486,7 @@ fn promote_one(
 ) -> Option<HashSet<Value>> {
     let outside = |o: &Operand| match o {
         Operand::Value(v) => {
-            (v.0 as usize) < ir.stmts.len() && m.block_of(*v).is_some_and(|bb| !site.l.contains(bb))
+            (v.index()) < ir.stmts.len() && m.block_of(*v).is_some_and(|bb| !site.l.contains(bb))
         }
         _ => true,
     };
@@ -561,7 +561,7 @@ fn accesses_of(
     let mut mine: HashSet<Value> = HashSet::new();
     let mut ty: Option<Type> = None;
     for &(v, ref e) in effects {
-        let Some(inst) = ir.stmts.inst.get(v.0 as usize) else {
+        let Some(inst) = ir.stmts.get(v) else {
             continue;
         };
         if !overlaps(&e.reads, false) && !overlaps(&e.writes, true) {
@@ -575,7 +575,7 @@ fn accesses_of(
             {
                 mine.insert(v);
                 match inst {
-                    Inst::Load { .. } => ty = Some(ir.stmts.ty[v.0 as usize].clone()),
+                    Inst::Load { .. } => ty = Some(ir.stmts.ty[v.index()].clone()),
                     Inst::Store { value, .. } if ty.is_none() => ty = ir.operand_type(value),
                     _ => {}
                 }

@@ -372,7 +372,7 @@ impl Renamer<'_> {
             values,
         };
         let flags = default_flags(&inst);
-        let span = self.ir.stmts.span[v.0 as usize];
+        let span = self.ir.stmts.span[v.index()];
         self.new_phis.entry(y).or_default().push(BStmt {
             id,
             inst,
@@ -535,7 +535,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         }
         let inst = Inst::Phi { edges, values };
         let flags = default_flags(&inst);
-        let span = ir.stmts.span[v.0 as usize];
+        let span = ir.stmts.span[v.index()];
         rn.new_phis
             .entry(if in_x { p.x } else { p.b })
             .or_default()
