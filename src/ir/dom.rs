@@ -7,7 +7,7 @@
 //! The one implementation for every client: [`DomTree::new`] for an
 //! IrCode's CFG, [`DomTree::from_graph`] for any graph given by successor
 //! and predecessor lists (the block view of `opt/loops.rs`, a reversed CFG).
-//! Block 0 is the entry.
+//! Node 0 (block 0) is the entry.
 //!
 //! Blocks unreachable from the entry have no dominator; `dominates` answers
 //! `true` for any query involving one (their code never runs); callers that
