@@ -7,7 +7,7 @@
 //! - Line and column numbers shown to users are 1-based; the column counts
 //!   Unicode scalar values from the start of the line (what editors show).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Index of a file in the [`SourceMap`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -116,13 +116,5 @@ impl SourceMap {
         let f = self.get(span.file);
         let (l, c) = f.line_col(span.start);
         format!("{}:{}:{}", f.name, l, c)
-    }
-
-    /// Finds a file by the path it was loaded from.
-    pub fn find_path(&self, path: &Path) -> Option<FileId> {
-        self.files
-            .iter()
-            .position(|f| f.path.as_deref() == Some(path))
-            .map(|i| FileId(i as u32))
     }
 }

@@ -1,6 +1,7 @@
 //! The types and ids every stage shares: the front end assigns them, the IR
 //! and the back ends read them. A base module: it imports nothing of the
-//! compiler.
+//! compiler. The ids are `cranelift_entity::EntityRef`s, so per-id data can
+//! live in a `PrimaryMap`/`SecondaryMap` indexed by the id itself.
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct FuncId(pub u32);
@@ -8,9 +9,13 @@ pub struct FuncId(pub u32);
 pub struct GlobalId(pub u32);
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StructId(pub u32);
+cranelift_entity::entity_impl!(FuncId);
+cranelift_entity::entity_impl!(GlobalId);
+cranelift_entity::entity_impl!(StructId);
 
 /// A Toy type. `Void` is the "type" of a call to a function without `-> T`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// Ordered (by variant, then contents) so sets of types can be sorted.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Type {
     Void,
     Int,

@@ -29,7 +29,7 @@
 use super::translate::{FnTrans, cl_type};
 use crate::ir::dom::DomTree;
 use crate::ir::edit::for_each_executed_operand;
-use crate::ir::{Inst, IrCode, Operand};
+use crate::ir::{BlockId, Inst, IrCode, Operand};
 use cranelift_codegen::ir as cl;
 
 /// Most statements of a header test that are copied to each latch.
@@ -50,7 +50,7 @@ impl Plan {
     /// Whether `a` dominates `b`, both reachable (O(1)).
     pub fn dominates(&self, a: usize, b: usize) -> bool {
         match (u32::try_from(a), u32::try_from(b)) {
-            (Ok(a), Ok(b)) => self.dom.dominates_reachable(a, b),
+            (Ok(a), Ok(b)) => self.dom.dominates_reachable(BlockId(a), BlockId(b)),
             _ => false,
         }
     }
@@ -72,8 +72,8 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
     let dom = DomTree::new(&code.cfg);
     let mut children = vec![Vec::new(); n];
     for &b in order.iter().skip(1) {
-        if let Some(p) = dom.idom.get(b).copied().flatten() {
-            children[p as usize].push(b);
+        if let Some(p) = dom.idom(BlockId(b as u32)) {
+            children[p.0 as usize].push(b);
         }
     }
     let mut p = Plan {
@@ -157,7 +157,7 @@ pub fn plan(code: &IrCode, order: &[usize]) -> Plan {
             continue;
         }
         if preds[b] != [h]
-            || p.dom.idom[x] != Some(h as u32)
+            || p.dom.idom(BlockId(x as u32)) != Some(BlockId(h as u32))
             || !preds[x].iter().all(|&q| p.dominates(h, q))
         {
             continue;

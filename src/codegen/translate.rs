@@ -73,11 +73,11 @@ pub fn rt_signature(sig: &RtSig, call_conv: cranelift_codegen::isa::CallConv) ->
 /// after it: the order blocks are translated (and Cranelift lays them out) in.
 pub fn reverse_postorder(code: &IrCode) -> Vec<usize> {
     let blocks = &code.cfg.blocks;
-    crate::ir::graph::reverse_postorder(blocks.len(), |b| {
-        blocks[b as usize].succs.iter().rev().map(|s| s.0)
+    crate::ir::graph::reverse_postorder(blocks.len(), |b: crate::ir::BlockId| {
+        blocks[b.0 as usize].succs.iter().rev().copied()
     })
     .into_iter()
-    .map(|b| b as usize)
+    .map(|b| b.0 as usize)
     .collect()
 }
 

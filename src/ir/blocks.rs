@@ -22,6 +22,7 @@ use crate::ir::compact::cfg_from_ranges;
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{BlockId, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value};
 use crate::span::Span;
+use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
 /// A label: a block's name that survives reordering.
@@ -293,7 +294,7 @@ impl BlockIr {
         for (bi, block) in self.blocks.iter_mut().enumerate() {
             let start = out.len() as u32;
             for s in block.stmts.drain(..) {
-                if let Some(r) = renumber.get_mut(s.id.0 as usize) {
+                if let Some(r) = renumber.get_mut(s.id.index()) {
                     *r = Some(out.len() as u32);
                 }
                 let mut inst = s.inst;
@@ -336,7 +337,7 @@ impl BlockIr {
         for inst in &mut out.inst {
             let map = |v: Value| {
                 renumber
-                    .get(v.0 as usize)
+                    .get(v.index())
                     .copied()
                     .flatten()
                     .map_or(Value(u32::MAX - 1), Value)

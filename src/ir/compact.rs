@@ -30,6 +30,7 @@ use crate::ir::{
     BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value,
 };
 use crate::span::Span;
+use cranelift_entity::EntityRef;
 
 /// What a compaction did (the `compact.*` counters).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -161,23 +162,18 @@ impl<'a> IncrementalCompact<'a> {
         }
     }
 
-    /// The original block of the statement last returned by `next_value`.
-    pub fn current_block(&self) -> BlockId {
-        BlockId(self.cur_block as u32)
-    }
-
     pub fn inst(&self, v: Value) -> &Inst {
-        self.insts.get(v.0 as usize).unwrap_or(&Inst::Nothing)
+        self.insts.get(v.index()).unwrap_or(&Inst::Nothing)
     }
 
     /// The instruction of `v`, to rewrite (`Copy(x)` replaces all uses,
     /// `Nothing` deletes).
     pub fn inst_mut(&mut self, v: Value) -> Option<&mut Inst> {
-        self.insts.get_mut(v.0 as usize)
+        self.insts.get_mut(v.index())
     }
 
     pub fn ty(&self, v: Value) -> &Type {
-        self.tys.get(v.0 as usize).unwrap_or(&Type::Void)
+        self.tys.get(v.index()).unwrap_or(&Type::Void)
     }
 
     /// Resolves `op` through the copies recorded so far.
@@ -303,7 +299,7 @@ impl<'a> IncrementalCompact<'a> {
                     let mut ne = Vec::with_capacity(edges.len());
                     let mut nv = Vec::with_capacity(values.len());
                     for (e, val) in edges.iter().zip(values.iter()) {
-                        let p = e.0 as usize;
+                        let p = e.index();
                         if reach.live.get(p) == Some(&true) && reach.succs[p].contains(&(b as u32))
                         {
                             ne.push(*e);
@@ -327,7 +323,7 @@ impl<'a> IncrementalCompact<'a> {
             if let Inst::Phi { values, .. } = &self.insts[p as usize] {
                 for val in values {
                     if let Operand::Value(w) = val
-                        && let Some(list) = phi_users.get_mut(w.0 as usize)
+                        && let Some(list) = phi_users.get_mut(w.index())
                     {
                         list.push(p);
                     }
@@ -406,7 +402,7 @@ impl<'a> IncrementalCompact<'a> {
         for v in 0..n {
             if self.alive(reach, v) {
                 for w in self.operands_of(v) {
-                    if let Some(c) = counts.get_mut(w.0 as usize) {
+                    if let Some(c) = counts.get_mut(w.index()) {
                         *c += 1;
                     }
                 }
@@ -427,7 +423,7 @@ impl<'a> IncrementalCompact<'a> {
             }
             dead[v] = true;
             for w in self.operands_of(v) {
-                let w = w.0 as usize;
+                let w = w.index();
                 if let Some(c) = counts.get_mut(w) {
                     *c = c.saturating_sub(1);
                     if *c == 0 && !dead[w] && can_die(self, w) {
@@ -462,7 +458,7 @@ impl<'a> IncrementalCompact<'a> {
             BlockId(
                 reach
                     .new_id
-                    .get(b.0 as usize)
+                    .get(b.index())
                     .copied()
                     .flatten()
                     .unwrap_or(u32::MAX - 1),
@@ -535,9 +531,9 @@ impl<'a> IncrementalCompact<'a> {
     ) {
         for inst in &mut out.inst {
             if let Inst::PhiC { upsilons } = inst {
-                upsilons.retain(|u| renumber.get(u.0 as usize).copied().flatten().is_some());
+                upsilons.retain(|u| renumber.get(u.index()).copied().flatten().is_some());
                 for u in upsilons.iter_mut() {
-                    *u = renumber[u.0 as usize].map_or(DANGLING, Value);
+                    *u = renumber[u.index()].map_or(DANGLING, Value);
                 }
                 continue;
             }
@@ -547,7 +543,7 @@ impl<'a> IncrementalCompact<'a> {
                     *op = match resolve(subst, *op) {
                         Operand::Value(w) => Operand::Value(
                             renumber
-                                .get(w.0 as usize)
+                                .get(w.index())
                                 .copied()
                                 .flatten()
                                 .map_or(DANGLING, Value),
@@ -583,7 +579,7 @@ pub(crate) fn resolve(subst: &mut [Option<Operand>], op: Operand) -> Operand {
     let mut cur = op;
     let mut steps = 0usize;
     while let Operand::Value(v) = cur {
-        match subst.get(v.0 as usize).copied().flatten() {
+        match subst.get(v.index()).copied().flatten() {
             Some(next) => {
                 cur = next;
                 steps += 1;
@@ -595,7 +591,7 @@ pub(crate) fn resolve(subst: &mut [Option<Operand>], op: Operand) -> Operand {
         }
     }
     if let (Operand::Value(v), true) = (op, steps > 1) {
-        subst[v.0 as usize] = Some(cur);
+        subst[v.index()] = Some(cur);
     }
     cur
 }
@@ -648,7 +644,7 @@ pub fn cfg_from_ranges(insts: &[Inst], ranges: Vec<std::ops::Range<u32>>) -> Cfg
         .collect();
     for b in 0..blocks.len() {
         for s in blocks[b].succs.clone() {
-            blocks[s.0 as usize].preds.push(BlockId(b as u32));
+            blocks[s.index()].preds.push(BlockId(b as u32));
         }
     }
     Cfg { blocks }

@@ -7,25 +7,30 @@
 //! The one implementation for every client: [`DomTree::new`] for an
 //! IrCode's CFG, [`DomTree::from_graph`] for any graph given by successor
 //! and predecessor lists (the block view of `opt/loops.rs`, a reversed CFG).
-//! Block 0 is the entry.
+//! Node 0 (block 0) is the entry.
 //!
 //! Blocks unreachable from the entry have no dominator; `dominates` answers
 //! `true` for any query involving one (their code never runs); callers that
 //! must not treat them so check [`DomTree::reachable`] first.
-use crate::ir::Cfg;
+use crate::ir::{BlockId, Cfg};
+use cranelift_entity::{EntityRef, SecondaryMap};
 
-pub struct DomTree {
+/// A dominator tree over the nodes `N` of a graph (by default an IrCode's
+/// blocks). Every table is indexed by the node; nodes beyond the graph read
+/// as unreachable.
+pub struct DomTree<N: EntityRef = BlockId> {
+    /// The number of nodes of the graph.
+    len: usize,
     /// Immediate dominator; the entry is its own; `None` if unreachable.
-    pub idom: Vec<Option<u32>>,
-    /// Dominator-tree children of each block, in increasing block order
-    /// (the entry is not its own child; unreachable blocks have none and
-    /// are nobody's).
-    children: Vec<Vec<u32>>,
+    idom: SecondaryMap<N, Option<N>>,
+    /// Dominator-tree children of each node, in increasing order (the entry
+    /// is not its own child; unreachable nodes have none and are nobody's).
+    children: SecondaryMap<N, Vec<N>>,
     /// Preorder and postorder numbers in the dominator tree (`u32::MAX`:
     /// unreachable): `a` dominates `b` iff `pre[a] <= pre[b]` and
     /// `post[b] <= post[a]`.
-    pre: Vec<u32>,
-    post: Vec<u32>,
+    pre: SecondaryMap<N, u32>,
+    post: SecondaryMap<N, u32>,
 }
 
 impl DomTree {
@@ -34,82 +39,55 @@ impl DomTree {
         let blocks = &cfg.blocks;
         DomTree::from_graph(
             blocks.len(),
-            |b| blocks[b as usize].succs.iter().map(|s| s.0),
-            |b| blocks[b as usize].preds.iter().map(|p| p.0),
+            |b: BlockId| blocks[b.index()].succs.iter().copied(),
+            |b| blocks[b.index()].preds.iter().copied(),
         )
     }
+}
 
+impl<N: EntityRef> DomTree<N> {
     /// The dominator tree of the graph of `n` nodes rooted at node 0 whose
     /// edges `succs` lists and `preds` lists backwards (the two must agree;
     /// out-of-range nodes are ignored).
-    pub fn from_graph<S, P>(n: usize, succs: impl Fn(u32) -> S, preds: impl Fn(u32) -> P) -> DomTree
+    pub fn from_graph<S, P>(n: usize, succs: impl Fn(N) -> S, preds: impl Fn(N) -> P) -> DomTree<N>
     where
-        S: IntoIterator<Item = u32>,
-        P: IntoIterator<Item = u32>,
+        S: IntoIterator<Item = N>,
+        P: IntoIterator<Item = N>,
     {
         let rpo = crate::ir::graph::reverse_postorder(n, &succs);
-        let mut rpo_num = vec![u32::MAX; n];
-        for (i, &b) in rpo.iter().enumerate() {
-            rpo_num[b as usize] = i as u32;
-        }
-        let mut idom: Vec<Option<u32>> = vec![None; n];
-        if n > 0 {
-            idom[0] = Some(0);
-        }
-        // Cooper, Harvey and Kennedy: at most (loop connectedness + 3)
-        // rounds in reverse postorder, and loop connectedness is below n.
-        let mut rounds = crate::ir::budget::Budget::new("the dominator iteration", n as u64 + 3);
-        let mut changed = true;
-        while changed {
-            rounds.step();
-            changed = false;
-            for &b in rpo.iter().skip(1) {
-                let mut new: Option<u32> = None;
-                for p in preds(b) {
-                    if (p as usize) >= n || idom[p as usize].is_none() {
-                        continue;
-                    }
-                    new = Some(match new {
-                        None => p,
-                        Some(x) => intersect(&idom, &rpo_num, p, x),
-                    });
-                }
-                if new.is_some() && idom[b as usize] != new {
-                    idom[b as usize] = new;
-                    changed = true;
-                }
-            }
-        }
-        let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (b, d) in idom.iter().enumerate().skip(1) {
+        let idom = immediate_dominators(n, &rpo, preds);
+        let mut children: SecondaryMap<N, Vec<N>> = SecondaryMap::with_capacity(n);
+        for (b, d) in idom.iter().skip(1) {
             if let Some(d) = *d
-                && d as usize != b
+                && d != b
             {
-                children[d as usize].push(b as u32);
+                children[d].push(b);
             }
         }
-        let mut pre = vec![u32::MAX; n];
-        let mut post = vec![u32::MAX; n];
+        let mut pre = SecondaryMap::with_default(u32::MAX);
+        let mut post = SecondaryMap::with_default(u32::MAX);
         if n > 0 {
+            let root = N::new(0);
             let mut clock = 0u32;
-            let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
-            pre[0] = clock;
+            let mut stack: Vec<(N, usize)> = vec![(root, 0)];
+            pre[root] = clock;
             clock += 1;
             while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-                if *i < children[b as usize].len() {
-                    let c = children[b as usize][*i];
+                if *i < children[b].len() {
+                    let c = children[b][*i];
                     *i += 1;
-                    pre[c as usize] = clock;
+                    pre[c] = clock;
                     clock += 1;
                     stack.push((c, 0));
                 } else {
-                    post[b as usize] = clock;
+                    post[b] = clock;
                     clock += 1;
                     stack.pop();
                 }
             }
         }
         DomTree {
+            len: n,
             idom,
             children,
             pre,
@@ -117,62 +95,141 @@ impl DomTree {
         }
     }
 
-    pub fn reachable(&self, b: u32) -> bool {
-        self.idom.get(b as usize).is_some_and(|d| d.is_some())
+    /// The immediate dominator of `b` (the entry's is itself); `None` if
+    /// `b` is unreachable.
+    pub fn idom(&self, b: N) -> Option<N> {
+        self.idom[b]
     }
 
-    /// The dominator-tree children of `b`, in increasing block order.
-    pub fn children(&self, b: u32) -> &[u32] {
-        self.children.get(b as usize).map_or(&[], |c| c.as_slice())
+    /// The number of nodes of the graph (reachable or not).
+    pub fn len(&self) -> usize {
+        self.len
     }
 
-    /// Whether block `a` dominates block `b` (reflexive).
-    pub fn dominates(&self, a: u32, b: u32) -> bool {
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn reachable(&self, b: N) -> bool {
+        self.idom[b].is_some()
+    }
+
+    /// The dominator-tree children of `b`, in increasing order.
+    pub fn children(&self, b: N) -> &[N] {
+        &self.children[b]
+    }
+
+    /// Whether node `a` dominates node `b` (reflexive).
+    pub fn dominates(&self, a: N, b: N) -> bool {
         if !self.reachable(a) || !self.reachable(b) {
             return true;
         }
-        self.pre[a as usize] <= self.pre[b as usize]
-            && self.post[b as usize] <= self.post[a as usize]
+        self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
     }
 
-    /// The nearest block dominating both `a` and `b` (the entry at worst);
+    /// The nearest node dominating both `a` and `b` (the entry at worst);
     /// `None` if either is unreachable. O(depth of `a`) with O(1) tests.
-    pub fn nearest_common(&self, a: u32, b: u32) -> Option<u32> {
+    pub fn nearest_common(&self, a: N, b: N) -> Option<N> {
         if !self.reachable(a) || !self.reachable(b) {
             return None;
         }
         let mut x = a;
         while !self.dominates(x, b) {
-            x = self.idom[x as usize].filter(|&d| d != x)?;
+            x = self.idom[x].filter(|&d| d != x)?;
         }
         Some(x)
     }
 
     /// Whether `a` dominates `b` and both are reachable.
-    pub fn dominates_reachable(&self, a: u32, b: u32) -> bool {
+    pub fn dominates_reachable(&self, a: N, b: N) -> bool {
         self.reachable(a) && self.reachable(b) && self.dominates(a, b)
     }
 }
 
-fn intersect(idom: &[Option<u32>], rpo_num: &[u32], a: u32, b: u32) -> u32 {
+/// Cooper, Harvey and Kennedy's iteration over the reverse postorder `rpo`
+/// of an `n`-node graph: at most (loop connectedness + 3) rounds, and loop
+/// connectedness is below `n`.
+fn immediate_dominators<N: EntityRef, P: IntoIterator<Item = N>>(
+    n: usize,
+    rpo: &[N],
+    preds: impl Fn(N) -> P,
+) -> SecondaryMap<N, Option<N>> {
+    let mut rpo_num: SecondaryMap<N, u32> = SecondaryMap::with_default(u32::MAX);
+    for (i, &b) in rpo.iter().enumerate() {
+        rpo_num[b] = i as u32;
+    }
+    let mut idom: SecondaryMap<N, Option<N>> = SecondaryMap::with_capacity(n);
+    if n > 0 {
+        idom[N::new(0)] = Some(N::new(0));
+    }
+    let mut rounds = crate::ir::budget::Budget::new("the dominator iteration", n as u64 + 3);
+    let mut changed = true;
+    while changed {
+        rounds.step();
+        changed = false;
+        for &b in rpo.iter().skip(1) {
+            let mut new: Option<N> = None;
+            for p in preds(b) {
+                if p.index() >= n || idom[p].is_none() {
+                    continue;
+                }
+                new = Some(match new {
+                    None => p,
+                    Some(x) => intersect(&idom, &rpo_num, 4 * n + 4, p, x),
+                });
+            }
+            if new.is_some() && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    idom
+}
+
+fn intersect<N: EntityRef>(
+    idom: &SecondaryMap<N, Option<N>>,
+    rpo_num: &SecondaryMap<N, u32>,
+    limit: usize,
+    a: N,
+    b: N,
+) -> N {
+    let root = N::new(0);
     let (mut x, mut y) = (a, b);
     let mut guard = 0usize;
-    while x != y && guard < 4 * idom.len() + 4 {
+    while x != y && guard < limit {
         guard += 1;
-        while rpo_num[x as usize] > rpo_num[y as usize] {
-            x = idom[x as usize].unwrap_or(0);
+        while rpo_num[x] > rpo_num[y] {
+            x = idom[x].unwrap_or(root);
         }
-        while rpo_num[y as usize] > rpo_num[x as usize] {
-            y = idom[y as usize].unwrap_or(0);
+        while rpo_num[y] > rpo_num[x] {
+            y = idom[y].unwrap_or(root);
         }
     }
     x
 }
 
+/// A node of the reversed CFG of a [`PostDomTree`]: node 0 is the virtual
+/// exit, node `b + 1` is block `b`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct RevNode(u32);
+cranelift_entity::entity_impl!(RevNode);
+
+const VIRTUAL_EXIT: RevNode = RevNode(0);
+
+impl RevNode {
+    /// The node of block `b` (out-of-range blocks stay out of range).
+    fn of(b: BlockId) -> RevNode {
+        RevNode(b.0.saturating_add(1))
+    }
+    fn block(self) -> Option<BlockId> {
+        self.0.checked_sub(1).map(BlockId)
+    }
+}
+
 /// Post-dominators: the [`DomTree`] of the reversed CFG rooted at a
 /// virtual exit whose successors (in the reversed graph) are the blocks
-/// `is_exit` selects. In that graph node 0 is the virtual exit and node
-/// `b + 1` is block `b`.
+/// `is_exit` selects.
 ///
 /// Block `a` post-dominates block `b` when every path from the start of `b`
 /// to an exit block's end passes through `a`. Blocks from which no exit
@@ -180,78 +237,76 @@ fn intersect(idom: &[Option<u32>], rpo_num: &[u32], a: u32, b: u32) -> u32 {
 /// tree: [`PostDomTree::reaches_exit`] is false for them and every query
 /// involving one answers `false` / `None`.
 pub struct PostDomTree {
-    /// Immediate post-dominator; `Some(VIRTUAL)` (= the block count) for
-    /// blocks whose only post-dominator is the virtual exit; `None` for
-    /// blocks that reach no exit.
-    pub ipdom: Vec<Option<u32>>,
-    /// The dominator tree of the reversed graph (node `b + 1`: block `b`).
-    tree: DomTree,
+    tree: DomTree<RevNode>,
 }
 
 impl PostDomTree {
     /// `is_exit(b)`: control leaves the function at the end of block `b`.
-    pub fn new(cfg: &Cfg, is_exit: impl Fn(u32) -> bool) -> PostDomTree {
+    pub fn new(cfg: &Cfg, is_exit: impl Fn(BlockId) -> bool) -> PostDomTree {
         let n = cfg.blocks.len();
-        let exits: Vec<u32> = (0..n as u32).filter(|&b| is_exit(b)).collect();
-        let mut is_exit_v = vec![false; n];
-        for &e in &exits {
-            is_exit_v[e as usize] = true;
+        let mut is_exit_v: SecondaryMap<BlockId, bool> = SecondaryMap::with_capacity(n);
+        let mut exits: Vec<RevNode> = Vec::new();
+        for b in (0..n).map(BlockId::new) {
+            if is_exit(b) {
+                is_exit_v[b] = true;
+                exits.push(RevNode::of(b));
+            }
         }
-        // Out-of-range block numbers stay out of range (and are ignored).
-        let node = |b: u32| b.saturating_add(1);
-        let empty: &[crate::ir::BlockId] = &[];
+        let empty: &[BlockId] = &[];
+        let block = |v: RevNode| v.block().and_then(|b| cfg.blocks.get(b.index()));
         let tree = DomTree::from_graph(
             n + 1,
             // Reversed successors: the exits for the virtual exit, else the
             // CFG predecessors.
             |v| {
-                let (roots, preds) = match v.checked_sub(1) {
-                    None => (&exits[..], empty),
-                    Some(b) => (
-                        &[][..],
-                        cfg.blocks.get(b as usize).map_or(empty, |bb| &bb.preds[..]),
-                    ),
-                };
+                let roots = if v == VIRTUAL_EXIT { &exits[..] } else { &[] };
+                let preds = block(v).map_or(empty, |bb| &bb.preds[..]);
                 roots
                     .iter()
-                    .map(|&e| node(e))
-                    .chain(preds.iter().map(|p| node(p.0)))
+                    .copied()
+                    .chain(preds.iter().map(|&p| RevNode::of(p)))
             },
             // Reversed predecessors: the CFG successors, and the virtual
             // exit for an exit block.
             |v| {
-                let b = v.checked_sub(1).filter(|&b| (b as usize) < n);
-                let virt = b.filter(|&b| is_exit_v[b as usize]).map(|_| 0);
-                let succs = b.map_or(empty, |b| &cfg.blocks[b as usize].succs[..]);
-                virt.into_iter().chain(succs.iter().map(|s| node(s.0)))
+                let virt = v.block().filter(|&b| is_exit_v[b]).map(|_| VIRTUAL_EXIT);
+                let succs = block(v).map_or(empty, |bb| &bb.succs[..]);
+                virt.into_iter()
+                    .chain(succs.iter().map(|&s| RevNode::of(s)))
             },
         );
-        let ipdom = (0..n)
-            .map(|b| tree.idom[b + 1].map(|d| if d == 0 { n as u32 } else { d - 1 }))
-            .collect();
-        PostDomTree { ipdom, tree }
+        PostDomTree { tree }
+    }
+
+    /// The immediate post-dominator of `b`: `Some(None)` when only the
+    /// virtual exit post-dominates it, `None` when `b` reaches no exit.
+    #[cfg(test)]
+    fn ipdom(&self, b: BlockId) -> Option<Option<BlockId>> {
+        self.tree.idom(RevNode::of(b)).map(RevNode::block)
     }
 
     /// Whether an exit block is reachable from block `b`.
-    pub fn reaches_exit(&self, b: u32) -> bool {
-        self.ipdom.get(b as usize).is_some_and(|d| d.is_some())
+    pub fn reaches_exit(&self, b: BlockId) -> bool {
+        self.tree.reachable(RevNode::of(b))
     }
 
     /// Whether block `a` post-dominates block `b` (reflexive); `false` if
     /// either reaches no exit.
-    pub fn post_dominates(&self, a: u32, b: u32) -> bool {
-        self.reaches_exit(a) && self.reaches_exit(b) && self.tree.dominates(a + 1, b + 1)
+    pub fn post_dominates(&self, a: BlockId, b: BlockId) -> bool {
+        self.reaches_exit(a)
+            && self.reaches_exit(b)
+            && self.tree.dominates(RevNode::of(a), RevNode::of(b))
     }
 
     /// The nearest block post-dominating both `a` and `b`; `None` when only
     /// the virtual exit does, or either reaches no exit.
-    pub fn nearest_common(&self, a: u32, b: u32) -> Option<u32> {
+    pub fn nearest_common(&self, a: BlockId, b: BlockId) -> Option<BlockId> {
         if !self.reaches_exit(a) || !self.reaches_exit(b) {
             return None;
         }
         self.tree
-            .nearest_common(a + 1, b + 1)
-            .and_then(|x| x.checked_sub(1))
+            .nearest_common(RevNode::of(a), RevNode::of(b))
+            .and_then(RevNode::block)
     }
 }
 
@@ -259,6 +314,10 @@ impl PostDomTree {
 mod tests {
     use super::*;
     use crate::ir::{BasicBlock, BlockId};
+
+    fn b(x: u32) -> BlockId {
+        BlockId(x)
+    }
 
     fn cfg(edges: &[(u32, u32)], n: usize) -> Cfg {
         let mut blocks: Vec<BasicBlock> = (0..n).map(|_| BasicBlock::default()).collect();
@@ -273,23 +332,27 @@ mod tests {
     fn diamond_and_loop() {
         // 0 → 1, 0 → 2, 1 → 3, 2 → 3, 3 → 1 (a loop through 1), 4 unreachable.
         let d = DomTree::new(&cfg(&[(0, 1), (0, 2), (1, 3), (2, 3), (3, 1)], 5));
-        assert_eq!(d.idom[3], Some(0));
-        assert_eq!(d.idom[1], Some(0));
-        assert!(d.dominates(0, 3));
-        assert!(!d.dominates(1, 3));
-        assert!(!d.dominates(2, 3));
-        assert!(d.dominates(3, 3));
-        assert!(!d.reachable(4));
+        assert_eq!(d.idom(b(3)), Some(b(0)));
+        assert_eq!(d.idom(b(1)), Some(b(0)));
+        assert!(d.dominates(b(0), b(3)));
+        assert!(!d.dominates(b(1), b(3)));
+        assert!(!d.dominates(b(2), b(3)));
+        assert!(d.dominates(b(3), b(3)));
+        assert!(!d.reachable(b(4)));
         let chain = DomTree::new(&cfg(&[(0, 1), (1, 2), (2, 3)], 4));
-        assert!(chain.dominates(1, 3));
-        assert!(!chain.dominates(3, 1));
-        assert_eq!(d.children(0), &[1, 2, 3]);
-        assert!(d.children(4).is_empty() && d.children(99).is_empty());
-        assert!(d.dominates(4, 1) && !d.dominates_reachable(4, 1) && !d.dominates_reachable(0, 4));
-        assert_eq!(d.nearest_common(1, 2), Some(0));
-        assert_eq!(d.nearest_common(3, 3), Some(3));
-        assert_eq!(chain.nearest_common(3, 2), Some(2));
-        assert_eq!(d.nearest_common(1, 4), None);
+        assert!(chain.dominates(b(1), b(3)));
+        assert!(!chain.dominates(b(3), b(1)));
+        assert_eq!(d.children(b(0)), &[b(1), b(2), b(3)]);
+        assert!(d.children(b(4)).is_empty() && d.children(b(99)).is_empty());
+        assert!(
+            d.dominates(b(4), b(1))
+                && !d.dominates_reachable(b(4), b(1))
+                && !d.dominates_reachable(b(0), b(4))
+        );
+        assert_eq!(d.nearest_common(b(1), b(2)), Some(b(0)));
+        assert_eq!(d.nearest_common(b(3), b(3)), Some(b(3)));
+        assert_eq!(chain.nearest_common(b(3), b(2)), Some(b(2)));
+        assert_eq!(d.nearest_common(b(1), b(4)), None);
     }
 
     #[test]
@@ -310,17 +373,21 @@ mod tests {
         let preds: Vec<Vec<u32>> = (0..5u32)
             .map(|b| edges.iter().filter(|e| e.1 == b).map(|e| e.0).collect())
             .collect();
-        let b = DomTree::from_graph(
+        let g: DomTree = DomTree::from_graph(
             5,
-            |x| succs[x as usize].clone(),
-            |x| preds[x as usize].clone(),
+            |x: BlockId| succs[x.index()].iter().map(|&y| b(y)).collect::<Vec<_>>(),
+            |x| preds[x.index()].iter().map(|&y| b(y)).collect::<Vec<_>>(),
         );
-        assert_eq!(a.idom, b.idom);
-        assert_eq!(a.idom, vec![Some(0), Some(0), Some(1), Some(0), None]);
-        assert_eq!(b.children(1), &[2]);
-        assert!(b.dominates(1, 2) && !b.dominates(1, 3));
-        let empty = DomTree::from_graph(0, |_| Vec::new(), |_| Vec::new());
-        assert!(!empty.reachable(0));
+        let idoms = |d: &DomTree| (0..5).map(|x| d.idom(b(x))).collect::<Vec<_>>();
+        assert_eq!(idoms(&a), idoms(&g));
+        assert_eq!(
+            idoms(&a),
+            vec![Some(b(0)), Some(b(0)), Some(b(1)), Some(b(0)), None]
+        );
+        assert_eq!(g.children(b(1)), &[b(2)]);
+        assert!(g.dominates(b(1), b(2)) && !g.dominates(b(1), b(3)));
+        let empty: DomTree = DomTree::from_graph(0, |_| Vec::new(), |_| Vec::new());
+        assert!(!empty.reachable(b(0)));
     }
 
     #[test]
@@ -341,27 +408,28 @@ mod tests {
             ],
             7,
         );
-        let p = PostDomTree::new(&c, |b| b == 4 || b == 5);
-        assert!(p.post_dominates(3, 1));
-        assert!(p.post_dominates(4, 3));
-        assert!(p.post_dominates(4, 1));
-        assert!(!p.post_dominates(3, 2), "2 may leave through 5");
-        assert!(!p.post_dominates(3, 0));
-        assert!(!p.post_dominates(4, 0));
-        assert!(p.post_dominates(0, 0));
-        assert!(!p.reaches_exit(6));
-        assert!(!p.post_dominates(6, 6));
-        assert_eq!(p.ipdom[1], Some(3));
-        assert_eq!(p.ipdom[3], Some(4));
-        assert_eq!(p.ipdom[2], Some(7), "only the virtual exit");
-        assert_eq!(p.nearest_common(1, 3), Some(3));
-        assert_eq!(p.nearest_common(1, 2), None);
-        assert_eq!(p.nearest_common(1, 6), None);
+        let p = PostDomTree::new(&c, |x| x == b(4) || x == b(5));
+        assert!(p.post_dominates(b(3), b(1)));
+        assert!(p.post_dominates(b(4), b(3)));
+        assert!(p.post_dominates(b(4), b(1)));
+        assert!(!p.post_dominates(b(3), b(2)), "2 may leave through 5");
+        assert!(!p.post_dominates(b(3), b(0)));
+        assert!(!p.post_dominates(b(4), b(0)));
+        assert!(p.post_dominates(b(0), b(0)));
+        assert!(!p.reaches_exit(b(6)));
+        assert!(!p.post_dominates(b(6), b(6)));
+        assert_eq!(p.ipdom(b(1)), Some(Some(b(3))));
+        assert_eq!(p.ipdom(b(3)), Some(Some(b(4))));
+        assert_eq!(p.ipdom(b(2)), Some(None), "only the virtual exit");
+        assert_eq!(p.ipdom(b(6)), None);
+        assert_eq!(p.nearest_common(b(1), b(3)), Some(b(3)));
+        assert_eq!(p.nearest_common(b(1), b(2)), None);
+        assert_eq!(p.nearest_common(b(1), b(6)), None);
         // One exit: the chain 0 → 1 → 2 with a side branch 0 → 2.
         let c = cfg(&[(0, 1), (1, 2), (0, 2)], 3);
-        let p = PostDomTree::new(&c, |b| b == 2);
-        assert!(p.post_dominates(2, 0));
-        assert!(!p.post_dominates(1, 0));
-        assert_eq!(p.nearest_common(0, 1), Some(2));
+        let p = PostDomTree::new(&c, |x| x == b(2));
+        assert!(p.post_dominates(b(2), b(0)));
+        assert!(!p.post_dominates(b(1), b(0)));
+        assert_eq!(p.nearest_common(b(0), b(1)), Some(b(2)));
     }
 }

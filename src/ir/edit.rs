@@ -18,6 +18,7 @@
 
 use crate::ir::{Fact, Flags, Inst, IrCode, Operand, Type, Value};
 use crate::span::Span;
+use cranelift_entity::EntityRef;
 
 /// One pending statement of a [`NewNodes`] buffer.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,7 +102,7 @@ impl NewNodes {
     /// The instruction defining `v`, original or new.
     pub fn inst<'a>(&'a self, ir: &'a IrCode, v: Value) -> Option<&'a Inst> {
         if v.0 < self.base {
-            ir.stmts.inst.get(v.0 as usize)
+            ir.stmts.get(v)
         } else {
             self.nodes.get((v.0 - self.base) as usize).map(|n| &n.inst)
         }
@@ -110,14 +111,14 @@ impl NewNodes {
 
 /// Replace-all-uses: every use of `v` will read `with` after compaction.
 pub fn replace_uses(ir: &mut IrCode, v: Value, with: Operand) {
-    if let Some(slot) = ir.stmts.inst.get_mut(v.0 as usize) {
+    if let Some(slot) = ir.stmts.inst.get_mut(v.index()) {
         *slot = Inst::Copy(with);
     }
 }
 
 /// Deletes statement `v` (it must be unused, or every use replaced first).
 pub fn delete(ir: &mut IrCode, v: Value) {
-    if let Some(slot) = ir.stmts.inst.get_mut(v.0 as usize) {
+    if let Some(slot) = ir.stmts.inst.get_mut(v.index()) {
         *slot = Inst::Nothing;
     }
 }
@@ -258,7 +259,7 @@ pub fn use_counts(ir: &IrCode, new: Option<&NewNodes>) -> Vec<u32> {
     let n = new.map_or(ir.stmts.len(), NewNodes::value_count);
     let mut counts = vec![0u32; n];
     let mut bump = |v: Value| {
-        if let Some(c) = counts.get_mut(v.0 as usize) {
+        if let Some(c) = counts.get_mut(v.index()) {
             *c += 1;
         }
     };

@@ -2,7 +2,9 @@
 //! (a CFG, the call graph, the φ-operand graph), shared by every client.
 //! The one reverse postorder is [`reverse_postorder`] ([`crate::ir::Cfg::rpo`]
 //! for an IrCode's CFG); the one successor function of a block's terminator
-//! is [`crate::ir::compact::block_succs`], which `Cfg::succs` caches.
+//! is [`crate::ir::compact::block_succs`], which each block's `succs` caches.
+
+use cranelift_entity::{EntityRef, SecondaryMap};
 
 /// The nodes reachable from node 0 of the `n`-node graph `succs`, in
 /// reverse postorder of an iterative depth-first search that enters the
@@ -10,21 +12,22 @@
 /// entered *last* comes right after its node). Successors `>= n` are
 /// ignored. Node 0 comes first; every node comes before the nodes it
 /// dominates. Linear in nodes + edges; empty when `n == 0`.
-pub fn reverse_postorder<S>(n: usize, succs: impl Fn(u32) -> S) -> Vec<u32>
+pub fn reverse_postorder<N: EntityRef, S>(n: usize, succs: impl Fn(N) -> S) -> Vec<N>
 where
-    S: IntoIterator<Item = u32>,
+    S: IntoIterator<Item = N>,
 {
     let mut postorder = Vec::with_capacity(n);
     if n == 0 {
         return postorder;
     }
-    let mut seen = vec![false; n];
-    let mut stack: Vec<(u32, S::IntoIter)> = vec![(0, succs(0).into_iter())];
-    seen[0] = true;
+    let root = N::new(0);
+    let mut seen: SecondaryMap<N, bool> = SecondaryMap::with_capacity(n);
+    let mut stack: Vec<(N, S::IntoIter)> = vec![(root, succs(root).into_iter())];
+    seen[root] = true;
     while let Some((b, it)) = stack.last_mut() {
         if let Some(s) = it.next() {
-            if (s as usize) < n && !seen[s as usize] {
-                seen[s as usize] = true;
+            if s.index() < n && !seen[s] {
+                seen[s] = true;
                 stack.push((s, succs(s).into_iter()));
             }
         } else {

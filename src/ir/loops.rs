@@ -20,34 +20,40 @@
 //!   over every block of the function).
 use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, Cfg};
+use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 use std::collections::HashSet;
 
-/// One natural loop. Block numbers are the graph's nodes (IrCode blocks,
-/// or whatever numbering [`LoopNest::from_graph`] was given).
+/// A loop of a [`LoopNest`], its index in [`LoopNest::loops`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LoopId(u32);
+cranelift_entity::entity_impl!(LoopId);
+
+/// One natural loop. Blocks are the graph's nodes (IrCode blocks, or the
+/// layout positions [`LoopNest::from_graph`] was given).
 #[derive(Clone, Debug)]
 pub struct LoopInfo {
-    pub header: u32,
+    pub header: BlockId,
     /// Sources of the back edges into `header`, in increasing order.
-    pub latches: Vec<u32>,
+    pub latches: Vec<BlockId>,
     /// The blocks of the loop, header included, as a set (for `contains`).
-    pub body: HashSet<u32>,
+    pub body: HashSet<BlockId>,
     /// The same blocks, in increasing order.
-    pub blocks: Vec<u32>,
+    pub blocks: Vec<BlockId>,
     /// The dedicated preheader: the header's only predecessor outside the
     /// loop, if its only successor is the header (the `loops` pass makes
     /// one for every loop it can).
-    pub preheader: Option<u32>,
+    pub preheader: Option<BlockId>,
     /// Blocks outside the loop with a predecessor inside, in increasing order.
-    pub exits: Vec<u32>,
-    /// Index in [`LoopNest::loops`] of the smallest enclosing loop.
-    pub parent: Option<usize>,
+    pub exits: Vec<BlockId>,
+    /// The smallest enclosing loop.
+    pub parent: Option<LoopId>,
     /// Nesting depth: 1 for an outermost loop.
     pub depth: u32,
 }
 
 impl LoopInfo {
     pub fn contains(&self, b: BlockId) -> bool {
-        self.body.contains(&b.0)
+        self.body.contains(&b)
     }
 }
 
@@ -55,9 +61,9 @@ impl LoopInfo {
 #[derive(Clone, Debug, Default)]
 pub struct LoopNest {
     /// Innermost first.
-    pub loops: Vec<LoopInfo>,
-    /// The index of the innermost loop of each block (`None`: in no loop).
-    innermost: Vec<Option<usize>>,
+    pub loops: PrimaryMap<LoopId, LoopInfo>,
+    /// The innermost loop of each block (`None`: in no loop).
+    innermost: SecondaryMap<BlockId, Option<LoopId>>,
 }
 
 impl LoopNest {
@@ -66,8 +72,8 @@ impl LoopNest {
         let blocks = &cfg.blocks;
         LoopNest::from_graph(
             blocks.len(),
-            |b| blocks[b as usize].succs.iter().map(|s| s.0),
-            |b| blocks[b as usize].preds.iter().map(|p| p.0),
+            |b: BlockId| blocks[b.index()].succs.iter().copied(),
+            |b| blocks[b.index()].preds.iter().copied(),
             dom,
         )
     }
@@ -77,29 +83,30 @@ impl LoopNest {
     /// dominator tree is `dom`.
     pub fn from_graph<S, P>(
         n: usize,
-        succs: impl Fn(u32) -> S,
-        preds: impl Fn(u32) -> P,
+        succs: impl Fn(BlockId) -> S,
+        preds: impl Fn(BlockId) -> P,
         dom: &DomTree,
     ) -> LoopNest
     where
-        S: IntoIterator<Item = u32>,
-        P: IntoIterator<Item = u32>,
+        S: IntoIterator<Item = BlockId>,
+        P: IntoIterator<Item = BlockId>,
     {
         let mut loops = natural_loops(n, &succs, &preds, dom);
         for l in &mut loops {
             l.preheader = preheader(l, &succs, &preds, dom);
-            let mut exits: Vec<u32> = l
+            let mut exits: Vec<BlockId> = l
                 .blocks
                 .iter()
                 .flat_map(|&b| succs(b))
-                .filter(|s| (*s as usize) < n && !l.body.contains(s))
+                .filter(|s| s.index() < n && !l.body.contains(s))
                 .collect();
             exits.sort_unstable();
             exits.dedup();
             l.exits = exits;
         }
         loops.sort_by_key(|l| (l.blocks.len(), l.latches[0]));
-        let innermost = nest(&mut loops, n);
+        let mut loops = PrimaryMap::from(loops);
+        let innermost = nest(&mut loops);
         LoopNest { loops, innermost }
     }
 
@@ -108,48 +115,43 @@ impl LoopNest {
     }
 
     /// The innermost loop containing block `b`.
-    pub fn loop_of(&self, b: u32) -> Option<&LoopInfo> {
-        self.innermost
-            .get(b as usize)
-            .copied()
-            .flatten()
-            .map(|i| &self.loops[i])
+    pub fn loop_of(&self, b: BlockId) -> Option<&LoopInfo> {
+        self.innermost[b].map(|i| &self.loops[i])
     }
 }
 
 /// The loops (header, latches, body, blocks) in header order.
 fn natural_loops<S, P>(
     n: usize,
-    succs: &impl Fn(u32) -> S,
-    preds: &impl Fn(u32) -> P,
+    succs: &impl Fn(BlockId) -> S,
+    preds: &impl Fn(BlockId) -> P,
     dom: &DomTree,
 ) -> Vec<LoopInfo>
 where
-    S: IntoIterator<Item = u32>,
-    P: IntoIterator<Item = u32>,
+    S: IntoIterator<Item = BlockId>,
+    P: IntoIterator<Item = BlockId>,
 {
     // Latches per header (in increasing order, as `t` increases).
-    let mut latches: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for t in 0..n as u32 {
+    let mut latches: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::with_capacity(n);
+    for t in (0..n).map(BlockId::new) {
         if !dom.reachable(t) {
             continue;
         }
         for h in succs(t) {
-            if (h as usize) < n
+            if h.index() < n
                 && dom.reachable(h)
                 && dom.dominates(h, t)
-                && latches[h as usize].last() != Some(&t)
+                && latches[h].last() != Some(&t)
             {
-                latches[h as usize].push(t);
+                latches[h].push(t);
             }
         }
     }
     let mut loops = Vec::new();
-    for (h, lat) in latches.into_iter().enumerate() {
+    for (h, lat) in latches.iter() {
         if lat.is_empty() {
             continue;
         }
-        let h = h as u32;
         let mut body = HashSet::new();
         body.insert(h);
         let mut work = lat.clone();
@@ -160,14 +162,14 @@ where
             work.extend(
                 preds(b)
                     .into_iter()
-                    .filter(|&p| (p as usize) < n && dom.reachable(p) && !body.contains(&p)),
+                    .filter(|&p| p.index() < n && dom.reachable(p) && !body.contains(&p)),
             );
         }
-        let mut blocks: Vec<u32> = body.iter().copied().collect();
+        let mut blocks: Vec<BlockId> = body.iter().copied().collect();
         blocks.sort_unstable();
         loops.push(LoopInfo {
             header: h,
-            latches: lat,
+            latches: lat.clone(),
             body,
             blocks,
             preheader: None,
@@ -182,13 +184,13 @@ where
 /// The dedicated preheader of `l` (see [`LoopInfo::preheader`]).
 fn preheader<S, P>(
     l: &LoopInfo,
-    succs: &impl Fn(u32) -> S,
-    preds: &impl Fn(u32) -> P,
+    succs: &impl Fn(BlockId) -> S,
+    preds: &impl Fn(BlockId) -> P,
     dom: &DomTree,
-) -> Option<u32>
+) -> Option<BlockId>
 where
-    S: IntoIterator<Item = u32>,
-    P: IntoIterator<Item = u32>,
+    S: IntoIterator<Item = BlockId>,
+    P: IntoIterator<Item = BlockId>,
 {
     let mut outside = preds(l.header).into_iter().filter(|p| !l.body.contains(p));
     let p = outside.next()?;
@@ -200,19 +202,18 @@ where
 }
 
 /// Fills in `parent` and `depth` of `loops` (innermost first); returns the
-/// innermost loop of each of the `n` blocks. Outer loops are visited first,
-/// each claiming its blocks, so a loop's parent is the last claimant of its
+/// innermost loop of each block. Outer loops are visited first, each
+/// claiming its blocks, so a loop's parent is the last claimant of its
 /// header before it.
-fn nest(loops: &mut [LoopInfo], n: usize) -> Vec<Option<usize>> {
-    let mut owner: Vec<Option<usize>> = vec![None; n];
-    for i in (0..loops.len()).rev() {
-        let parent = owner.get(loops[i].header as usize).copied().flatten();
+fn nest(loops: &mut PrimaryMap<LoopId, LoopInfo>) -> SecondaryMap<BlockId, Option<LoopId>> {
+    let mut owner: SecondaryMap<BlockId, Option<LoopId>> = SecondaryMap::new();
+    let ids: Vec<LoopId> = loops.keys().rev().collect();
+    for i in ids {
+        let parent = owner[loops[i].header];
         loops[i].parent = parent;
         loops[i].depth = parent.map_or(1, |p| loops[p].depth + 1);
         for &b in &loops[i].blocks {
-            if let Some(o) = owner.get_mut(b as usize) {
-                *o = Some(i);
-            }
+            owner[b] = Some(i);
         }
     }
     owner
@@ -223,23 +224,33 @@ mod tests {
     use super::*;
 
     fn nest_of(edges: &[(u32, u32)], n: usize) -> LoopNest {
-        let succs: Vec<Vec<u32>> = (0..n as u32)
-            .map(|b| edges.iter().filter(|e| e.0 == b).map(|e| e.1).collect())
-            .collect();
-        let preds: Vec<Vec<u32>> = (0..n as u32)
-            .map(|b| edges.iter().filter(|e| e.1 == b).map(|e| e.0).collect())
-            .collect();
+        // The edges out of each node (`back`: into it).
+        let adjacent = |back: bool| -> Vec<Vec<BlockId>> {
+            (0..n as u32)
+                .map(|b| {
+                    let ends = edges
+                        .iter()
+                        .map(|&(s, t)| if back { (t, s) } else { (s, t) });
+                    ends.filter(|e| e.0 == b).map(|e| BlockId(e.1)).collect()
+                })
+                .collect()
+        };
+        let (succs, preds) = (adjacent(false), adjacent(true));
         let dom = DomTree::from_graph(
             n,
-            |b| succs[b as usize].clone(),
-            |b| preds[b as usize].clone(),
+            |b: BlockId| succs[b.index()].clone(),
+            |b| preds[b.index()].clone(),
         );
         LoopNest::from_graph(
             n,
-            |b| succs[b as usize].clone(),
-            |b| preds[b as usize].clone(),
+            |b| succs[b.index()].clone(),
+            |b| preds[b.index()].clone(),
             &dom,
         )
+    }
+
+    fn ids(bs: &[u32]) -> Vec<BlockId> {
+        bs.iter().map(|&b| BlockId(b)).collect()
     }
 
     #[test]
@@ -261,26 +272,26 @@ mod tests {
         ];
         let nest = nest_of(&edges, 9);
         assert_eq!(nest.loops.len(), 2);
-        let (inner, outer) = (&nest.loops[0], &nest.loops[1]);
+        let (inner, outer) = (&nest.loops[LoopId(0)], &nest.loops[LoopId(1)]);
         assert_eq!(
             (inner.header, &inner.blocks, &inner.latches),
-            (4, &vec![4, 5], &vec![5])
+            (BlockId(4), &ids(&[4, 5]), &ids(&[5]))
         );
         assert_eq!(
             (inner.preheader, &inner.exits, inner.parent, inner.depth),
-            (Some(3), &vec![6], Some(1), 2)
+            (Some(BlockId(3)), &ids(&[6]), Some(LoopId(1)), 2)
         );
         assert_eq!(
             (outer.header, &outer.blocks, &outer.latches),
-            (2, &vec![2, 3, 4, 5, 6, 7], &vec![6, 7])
+            (BlockId(2), &ids(&[2, 3, 4, 5, 6, 7]), &ids(&[6, 7]))
         );
         assert_eq!(
             (outer.preheader, &outer.exits, outer.parent, outer.depth),
-            (Some(1), &vec![8], None, 1)
+            (Some(BlockId(1)), &ids(&[8]), None, 1)
         );
-        assert_eq!(nest.loop_of(5).map(|l| l.header), Some(4));
-        assert_eq!(nest.loop_of(6).map(|l| l.header), Some(2));
-        assert!(nest.loop_of(8).is_none() && nest.loop_of(99).is_none());
+        assert_eq!(nest.loop_of(BlockId(5)).map(|l| l.header), Some(BlockId(4)));
+        assert_eq!(nest.loop_of(BlockId(6)).map(|l| l.header), Some(BlockId(2)));
+        assert!(nest.loop_of(BlockId(8)).is_none() && nest.loop_of(BlockId(99)).is_none());
     }
 
     #[test]
@@ -289,8 +300,8 @@ mod tests {
         // 4 → 2 is unreachable.
         let nest = nest_of(&[(0, 1), (0, 2), (1, 2), (2, 3), (3, 2), (4, 2)], 5);
         assert_eq!(nest.loops.len(), 1);
-        assert_eq!(nest.loops[0].blocks, vec![2, 3]);
-        assert_eq!(nest.loops[0].preheader, None);
+        assert_eq!(nest.loops[LoopId(0)].blocks, ids(&[2, 3]));
+        assert_eq!(nest.loops[LoopId(0)].preheader, None);
         assert!(nest_of(&[(0, 1)], 2).is_empty());
     }
 }

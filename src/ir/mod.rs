@@ -35,6 +35,7 @@ pub use crate::rtfns::RuntimeFn;
 use crate::span::Span;
 pub use crate::types::Type;
 use crate::types::{FuncId, GlobalId, StructId};
+use cranelift_entity::EntityRef;
 use std::fmt;
 use std::ops::Range;
 
@@ -59,6 +60,16 @@ pub struct Value(pub u32);
 /// A basic block index. Printed `#{n+1}`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BlockId(pub u32);
+cranelift_entity::entity_impl!(Value);
+cranelift_entity::entity_impl!(BlockId);
+
+impl BlockId {
+    /// The block after this one in layout order: where a block without a
+    /// terminator, or a `GotoIfNot` whose condition holds, continues.
+    pub fn next(self) -> BlockId {
+        BlockId(self.0 + 1)
+    }
+}
 
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -370,6 +381,24 @@ impl InstructionStream {
         self.flags.push(flags);
         Value(self.inst.len() as u32 - 1)
     }
+    /// The instruction of statement `v`, if `v` is in the stream.
+    pub fn get(&self, v: Value) -> Option<&Inst> {
+        self.inst.get(v.index())
+    }
+}
+
+/// `stmts[v]`: the instruction of statement `v` (which must exist).
+impl std::ops::Index<Value> for InstructionStream {
+    type Output = Inst;
+    fn index(&self, v: Value) -> &Inst {
+        &self.inst[v.index()]
+    }
+}
+
+impl std::ops::IndexMut<Value> for InstructionStream {
+    fn index_mut(&mut self, v: Value) -> &mut Inst {
+        &mut self.inst[v.index()]
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -389,9 +418,9 @@ impl Cfg {
     /// The blocks reachable from the entry, in the reverse postorder of a
     /// depth-first search entering `succs` in order (fallthrough first):
     /// the order the dominator tree is computed in ([`graph::reverse_postorder`]).
-    pub fn rpo(&self) -> Vec<u32> {
-        graph::reverse_postorder(self.blocks.len(), |b| {
-            self.blocks[b as usize].succs.iter().map(|s| s.0)
+    pub fn rpo(&self) -> Vec<BlockId> {
+        graph::reverse_postorder(self.blocks.len(), |b: BlockId| {
+            self.blocks[b.index()].succs.iter().copied()
         })
     }
 }
@@ -436,9 +465,7 @@ impl IrCode {
     /// statement type, an argument's parameter type, a constant's own;
     /// `None` for `nil` or an out-of-range value or argument.
     pub fn operand_type(&self, op: &Operand) -> Option<Type> {
-        operand_type_with(op, &self.params, |v| {
-            self.stmts.ty.get(v.0 as usize).cloned()
-        })
+        operand_type_with(op, &self.params, |v| self.stmts.ty.get(v.index()).cloned())
     }
 }
 

@@ -13,6 +13,7 @@ use crate::ir::{
 use crate::sema::hir::Program;
 use crate::span::SourceMap;
 use crate::types::Type;
+use cranelift_entity::EntityRef;
 use std::fmt::Write;
 
 /// Prints the module header ([`print_header`]) and every function (or
@@ -296,7 +297,7 @@ impl Printer<'_> {
     fn func_name(&self, id: crate::types::FuncId) -> String {
         self.program
             .functions
-            .get(id.0 as usize)
+            .get(id.index())
             .map_or_else(|| format!("fn{}", id.0), |f| f.name.clone())
     }
 
@@ -308,7 +309,7 @@ impl Printer<'_> {
                 format!("{b}[{}]", index.as_ref().map(operand).unwrap_or_default())
             }
             Loc::Field { strukt, field } => {
-                let def = self.program.structs.get(strukt.0 as usize);
+                let def = self.program.structs.get(strukt.index());
                 let name = def
                     .and_then(|s| s.fields.get(*field as usize))
                     .map_or_else(|| format!("{field}"), |f| f.name.clone());
@@ -323,7 +324,7 @@ impl Printer<'_> {
                 let name = self
                     .program
                     .globals
-                    .get(g.0 as usize)
+                    .get(g.index())
                     .map_or_else(|| format!("g{}", g.0), |g| g.name.clone());
                 format!("@{name}")
             }
@@ -404,7 +405,7 @@ impl Printer<'_> {
                 let name = self
                     .program
                     .structs
-                    .get(strukt.0 as usize)
+                    .get(strukt.index())
                     .map_or("?", |s| s.name.as_str());
                 format!("new {name}({})", args(fields))
             }

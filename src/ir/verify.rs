@@ -10,6 +10,7 @@ use crate::ir::dom::DomTree;
 use crate::ir::edit::for_each_operand;
 use crate::ir::{BlockId, Inst, IrCode, Module, Operand};
 use crate::sema::hir::Program;
+use cranelift_entity::EntityRef;
 
 #[path = "verify_types.rs"]
 mod types;
@@ -208,7 +209,7 @@ fn check_preds(f: &IrCode, errs: &mut Vec<String>) {
     let mut inv: Vec<Vec<u32>> = vec![Vec::new(); blocks.len()];
     for (b, blk) in blocks.iter().enumerate() {
         for t in &blk.succs {
-            if let Some(v) = inv.get_mut(t.0 as usize) {
+            if let Some(v) = inv.get_mut(t.index()) {
                 v.push(b as u32);
             }
         }
@@ -287,8 +288,7 @@ fn check_phis(f: &IrCode, errs: &mut Vec<String>) {
                         ));
                     }
                     for u in upsilons {
-                        let ok =
-                            (u.0 as usize) < n && matches!(s.inst[u.0 as usize], Inst::Upsilon(_));
+                        let ok = (u.index()) < n && matches!(s.inst[u.index()], Inst::Upsilon(_));
                         if !ok {
                             errs.push(format!(
                                 "fn {name}: %{}: φᶜ operand {u} is not a ϒ statement",
@@ -309,10 +309,10 @@ fn check_operands(f: &IrCode, errs: &mut Vec<String>) {
     let name = &f.name;
     let s = &f.stmts;
     let n = s.inst.len();
-    let mut block_of = vec![0u32; n];
+    let mut block_of = vec![BlockId(0); n];
     for (b, blk) in f.cfg.blocks.iter().enumerate() {
         for i in blk.stmts.clone() {
-            block_of[i as usize] = b as u32;
+            block_of[i as usize] = BlockId(b as u32);
         }
     }
     let dom = DomTree::new(&f.cfg);
@@ -348,7 +348,7 @@ fn check_operands(f: &IrCode, errs: &mut Vec<String>) {
                     ));
                 }
                 Operand::Value(v) => {
-                    let d = v.0 as usize;
+                    let d = v.index();
                     if d >= n {
                         errs.push(format!(
                             "fn {name}: %{}: uses {v}{what}, out of range",
@@ -365,7 +365,7 @@ fn check_operands(f: &IrCode, errs: &mut Vec<String>) {
                     }
                     let db = block_of[d];
                     let ok = match edge {
-                        Some(e) => db == e.0 || dom.dominates(db, e.0),
+                        Some(e) => db == e || dom.dominates(db, e),
                         None if db == b => d < i,
                         None => dom.dominates(db, b),
                     };

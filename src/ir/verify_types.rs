@@ -10,6 +10,7 @@ use crate::ir::{
 use crate::rtfns::Ty;
 use crate::sema::hir::Program;
 use crate::types::{FuncId, StructId};
+use cranelift_entity::EntityRef;
 
 /// Whether `nil` is a value of type `t`: exactly the struct types
 /// (LANGUAGE.md: "`nil` is a value of every struct type and of no other
@@ -112,7 +113,7 @@ fn check_inst(c: &mut Ctx, inst: &Inst) {
         Inst::PhiC { upsilons } => {
             let t = f.stmts.ty[c.i].clone();
             for u in upsilons {
-                if let Some(Inst::Upsilon(x)) = f.stmts.inst.get(u.0 as usize) {
+                if let Some(Inst::Upsilon(x)) = f.stmts.get(*u) {
                     c.expect("a ϒ operand of this φᶜ", x, &t);
                 }
             }
@@ -223,7 +224,7 @@ fn check_pi(c: &mut Ctx, value: &Operand, fact: &Fact) {
 /// A call: the callee exists, and the arguments match its parameters.
 fn check_call(c: &mut Ctx, func: FuncId, args: &[Operand]) {
     use Type::*;
-    let Some(callee) = c.program.functions.get(func.0 as usize) else {
+    let Some(callee) = c.program.functions.get(func.index()) else {
         c.err(format!("call of function {} which does not exist", func.0));
         return;
     };
@@ -247,7 +248,7 @@ fn check_call(c: &mut Ctx, func: FuncId, args: &[Operand]) {
 
 /// A struct allocation: the struct exists and every field has its type.
 fn check_new_struct(c: &mut Ctx, strukt: StructId, fields: &[Operand]) {
-    let Some(def) = c.program.structs.get(strukt.0 as usize) else {
+    let Some(def) = c.program.structs.get(strukt.index()) else {
         c.err("struct that does not exist".into());
         return;
     };
@@ -321,7 +322,7 @@ fn loc_type(
             if base.is_some() || index.is_some() {
                 c.err("a global location has no base or index".into());
             }
-            match c.program.globals.get(g.0 as usize) {
+            match c.program.globals.get(g.index()) {
                 Some(gd) => Some(gd.ty.clone()),
                 None => {
                     c.err("global that does not exist".into());
@@ -360,7 +361,7 @@ fn loc_type(
             let t = c
                 .program
                 .structs
-                .get(strukt.0 as usize)
+                .get(strukt.index())
                 .and_then(|s| s.fields.get(*field as usize))
                 .map(|fd| fd.ty.clone());
             if t.is_none() {

@@ -24,33 +24,25 @@
 use crate::ir::dom::DomTree;
 use crate::ir::{BinaryOp, BlockId, Inst, IrCode, Loc, Module, Operand, RuntimeFn, Type, Value};
 use crate::rtfns::Effect as RtEffect;
-use crate::types::FuncId;
-use std::collections::{BTreeSet, HashMap};
+use crate::types::{FuncId, GlobalId, StructId};
+use cranelift_entity::{EntityRef, SecondaryMap};
+use std::collections::BTreeSet;
 
 /// A location class: what a location is, ignoring which object.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Class {
     /// The length of arrays of this element type.
-    Len(TypeKey),
+    Len(Type),
     /// Elements of arrays of this element type.
-    Elem(TypeKey),
-    Field(u32, u32),
-    Global(u32),
-}
-
-/// An orderable rendering of a [`Type`] (for class sets).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TypeKey(pub String);
-
-impl TypeKey {
-    pub fn of(t: &Type) -> TypeKey {
-        TypeKey(format!("{t:?}"))
-    }
+    Elem(Type),
+    /// Field `.1` of the struct type `.0`.
+    Field(StructId, u32),
+    Global(GlobalId),
 }
 
 /// One concrete location: a class, the object (`base`) and for elements
 /// the index (`None`: any element).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MemLoc {
     pub class: Class,
     pub base: Option<Operand>,
@@ -58,7 +50,7 @@ pub struct MemLoc {
 }
 
 /// A set of classes (`all`: every location).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ClassSet {
     pub all: bool,
     pub set: BTreeSet<Class>,
@@ -100,7 +92,7 @@ impl ClassSet {
 }
 
 /// What an access reads (a use) or writes (a def).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Effect {
     None,
     Locs(Vec<MemLoc>),
@@ -131,7 +123,7 @@ pub struct Summaries(pub Vec<Summary>);
 impl Summaries {
     /// The summary of function `f`, if known.
     pub fn get(&self, f: FuncId) -> Option<&Summary> {
-        self.0.get(f.0 as usize)
+        self.0.get(f.index())
     }
 }
 
@@ -146,12 +138,10 @@ fn elem_of(t: Option<Type>) -> Option<Type> {
 /// base's element type; `None` if it is unknown).
 pub fn class_of(ir: &IrCode, loc: &Loc, base: Option<&Operand>) -> Option<Class> {
     Some(match loc {
-        Loc::ArrayLen => Class::Len(TypeKey::of(&elem_of(
-            base.and_then(|b| ir.operand_type(b)),
-        )?)),
-        Loc::ArrayElem(t) => Class::Elem(TypeKey::of(t)),
-        Loc::Field { strukt, field } => Class::Field(strukt.0, *field),
-        Loc::Global(g) => Class::Global(g.0),
+        Loc::ArrayLen => Class::Len(elem_of(base.and_then(|b| ir.operand_type(b)))?),
+        Loc::ArrayElem(t) => Class::Elem(t.clone()),
+        Loc::Field { strukt, field } => Class::Field(*strukt, *field),
+        Loc::Global(g) => Class::Global(*g),
     })
 }
 
@@ -194,7 +184,7 @@ pub fn runtime_effect(ir: &IrCode, f: RuntimeFn, args: &[Operand]) -> InstEffect
             };
             match elem_of(ir.operand_type(arr)) {
                 Some(e) => {
-                    let k = TypeKey::of(&e);
+                    let k = e;
                     let locs = Effect::Locs(vec![
                         MemLoc {
                             class: Class::Len(k.clone()),
@@ -245,7 +235,7 @@ pub fn inst_effect(ir: &IrCode, v: Value, inst: &Inst, sums: &Summaries) -> Opti
             writes: loc_effect(ir, loc, base, index),
         },
         Inst::NewArray { elem, .. } => {
-            let k = TypeKey::of(elem);
+            let k = elem.clone();
             let b = Some(Operand::Value(v));
             InstEffect {
                 reads: Effect::None,
@@ -268,7 +258,7 @@ pub fn inst_effect(ir: &IrCode, v: Value, inst: &Inst, sums: &Summaries) -> Opti
             writes: Effect::Locs(
                 (0..fields.len() as u32)
                     .map(|f| MemLoc {
-                        class: Class::Field(strukt.0, f),
+                        class: Class::Field(*strukt, f),
                         base: Some(Operand::Value(v)),
                         index: None,
                     })
@@ -382,7 +372,7 @@ pub fn decompose(ir: &IrCode, op: &Operand) -> (Option<Operand>, i64) {
     for _ in 0..8 {
         match cur {
             Operand::Int(c) => return (None, off.wrapping_add(c)),
-            Operand::Value(v) => match ir.stmts.inst.get(v.0 as usize) {
+            Operand::Value(v) => match ir.stmts.get(v) {
                 Some(Inst::Binary(BinaryOp::IAdd, x, Operand::Int(c)))
                 | Some(Inst::Binary(BinaryOp::IAdd, Operand::Int(c), x)) => {
                     off = off.wrapping_add(*c);
@@ -412,12 +402,12 @@ pub enum AliasResult {
 pub struct AliasCtx<'a> {
     pub ir: &'a IrCode,
     pub dom: &'a DomTree,
-    pub block_of: &'a HashMap<Value, BlockId>,
+    pub block_of: &'a SecondaryMap<Value, Option<BlockId>>,
 }
 
 fn is_alloc(ir: &IrCode, op: &Operand) -> Option<Value> {
     match op {
-        Operand::Value(v) => match ir.stmts.inst.get(v.0 as usize) {
+        Operand::Value(v) => match ir.stmts.get(*v) {
             Some(Inst::NewArray { .. } | Inst::NewStruct { .. }) => Some(*v),
             _ => None,
         },
@@ -435,7 +425,7 @@ impl AliasCtx<'_> {
     fn value_before(&self, a: &Operand, b: Value) -> bool {
         match a {
             Operand::Value(a) => {
-                let (Some(ba), Some(bb)) = (self.block_of.get(a), self.block_of.get(&b)) else {
+                let (Some(ba), Some(bb)) = (self.block_of[*a], self.block_of[b]) else {
                     return false;
                 };
                 let n = self.ir.stmts.len() as u32;
@@ -445,9 +435,7 @@ impl AliasCtx<'_> {
                 if ba == bb {
                     a.0 < b.0
                 } else {
-                    self.dom.reachable(ba.0)
-                        && self.dom.reachable(bb.0)
-                        && self.dom.dominates(ba.0, bb.0)
+                    self.dom.dominates_reachable(ba, bb)
                 }
             }
             Operand::Arg(_) => true,

@@ -7,12 +7,12 @@ use super::alias::{Effect, Summaries, inst_effect};
 use super::{Access, AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa, WalkStats};
 use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, IrCode, Value};
-use std::collections::HashMap;
+use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 
 /// Unique predecessors of `b`, in order.
-pub(crate) fn unique_preds(ir: &IrCode, b: usize) -> Vec<BlockId> {
+pub(crate) fn unique_preds(ir: &IrCode, b: BlockId) -> Vec<BlockId> {
     let mut out: Vec<BlockId> = Vec::new();
-    for p in &ir.cfg.blocks[b].preds {
+    for p in &ir.cfg.blocks[b.index()].preds {
         if !out.contains(p) {
             out.push(*p);
         }
@@ -21,27 +21,27 @@ pub(crate) fn unique_preds(ir: &IrCode, b: usize) -> Vec<BlockId> {
 }
 
 /// Dominance frontiers (Cooper, Harvey & Kennedy) of the reachable blocks.
-pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> Vec<Vec<u32>> {
+pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> SecondaryMap<BlockId, Vec<BlockId>> {
     let n = ir.cfg.blocks.len();
-    let mut df: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for b in 0..n {
-        if !dom.reachable(b as u32) {
+    let mut df: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::with_capacity(n);
+    for b in (0..n).map(BlockId::new) {
+        if !dom.reachable(b) {
             continue;
         }
         let preds = unique_preds(ir, b);
         if preds.len() < 2 {
             continue;
         }
-        let Some(idom) = dom.idom[b] else { continue };
+        let Some(idom) = dom.idom(b) else { continue };
         for p in preds {
-            let mut r = p.0;
+            let mut r = p;
             let mut guard = 0;
             while r != idom && dom.reachable(r) && guard <= n {
                 guard += 1;
-                if !df[r as usize].contains(&(b as u32)) {
-                    df[r as usize].push(b as u32);
+                if !df[r].contains(&b) {
+                    df[r].push(b);
                 }
-                match dom.idom[r as usize] {
+                match dom.idom(r) {
                     Some(d) if d != r => r = d,
                     _ => break,
                 }
@@ -52,24 +52,24 @@ pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> Vec<Vec<u32>> {
 }
 
 /// The iterated dominance frontier of `blocks`.
-pub(crate) fn idf(df: &[Vec<u32>], blocks: &[u32]) -> Vec<u32> {
-    let mut in_set = vec![false; df.len()];
-    let mut queued = vec![false; df.len()];
-    let mut work: Vec<u32> = Vec::new();
+pub(crate) fn idf(df: &SecondaryMap<BlockId, Vec<BlockId>>, blocks: &[BlockId]) -> Vec<BlockId> {
+    let mut in_set: SecondaryMap<BlockId, bool> = SecondaryMap::new();
+    let mut queued: SecondaryMap<BlockId, bool> = SecondaryMap::new();
+    let mut work: Vec<BlockId> = Vec::new();
     for &b in blocks {
-        if (b as usize) < df.len() && !queued[b as usize] {
-            queued[b as usize] = true;
+        if !queued[b] {
+            queued[b] = true;
             work.push(b);
         }
     }
     let mut out = Vec::new();
     while let Some(b) = work.pop() {
-        for &f in &df[b as usize] {
-            if !in_set[f as usize] {
-                in_set[f as usize] = true;
+        for &f in &df[b] {
+            if !in_set[f] {
+                in_set[f] = true;
                 out.push(f);
-                if !queued[f as usize] {
-                    queued[f as usize] = true;
+                if !queued[f] {
+                    queued[f] = true;
                     work.push(f);
                 }
             }
@@ -80,34 +80,35 @@ pub(crate) fn idf(df: &[Vec<u32>], blocks: &[u32]) -> Vec<u32> {
 }
 
 pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
-    let n = ir.cfg.blocks.len();
     let dom = DomTree::new(&ir.cfg);
     let mut m = MemorySsa {
-        accesses: vec![Access {
-            kind: AccessKind::LiveOnEntry,
-            block: BlockId(0),
-            num: 0,
-            defining: None,
-            optimized: None,
-            effect: Effect::None,
-            removed: false,
-        }],
-        by_inst: HashMap::new(),
-        phis: vec![None; n],
-        lists: vec![Vec::new(); n],
-        users: vec![Default::default()],
+        accesses: PrimaryMap::new(),
+        by_inst: SecondaryMap::new(),
+        phis: SecondaryMap::new(),
+        lists: SecondaryMap::new(),
+        users: SecondaryMap::new(),
         n_stmts: ir.stmts.len() as u32,
         dom,
         walk_limit: 100,
         next_num: 1,
-        block_of: HashMap::new(),
+        block_of: SecondaryMap::new(),
         stats: WalkStats::default(),
     };
-    let mut def_blocks: Vec<u32> = vec![0];
+    m.push(Access {
+        kind: AccessKind::LiveOnEntry,
+        block: BlockId(0),
+        num: 0,
+        defining: None,
+        optimized: None,
+        effect: Effect::None,
+        removed: false,
+    });
+    let mut def_blocks: Vec<BlockId> = vec![BlockId(0)];
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
+        let b = BlockId::new(b);
         for s in blk.stmts.clone() {
             let v = Value(s);
-            m.block_of.insert(v, BlockId(b as u32));
+            m.block_of[v] = Some(b);
             let Some(inst) = ir.stmts.inst.get(s as usize) else {
                 continue;
             };
@@ -115,8 +116,8 @@ pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
                 continue;
             };
             let (kind, effect, num) = if eff.writes != Effect::None {
-                if def_blocks.last() != Some(&(b as u32)) {
-                    def_blocks.push(b as u32);
+                if def_blocks.last() != Some(&b) {
+                    def_blocks.push(b);
                 }
                 m.next_num += 1;
                 (AccessKind::Def { inst: v }, eff.writes, m.next_num - 1)
@@ -125,24 +126,24 @@ pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
             };
             let id = m.push(Access {
                 kind,
-                block: BlockId(b as u32),
+                block: b,
                 num,
                 defining: None,
                 optimized: None,
                 effect,
                 removed: false,
             });
-            m.by_inst.insert(v, id);
+            m.by_inst[v] = Some(id);
             m.lists[b].push(id);
         }
     }
     let df = frontiers(ir, &m.dom);
-    let reachable_defs: Vec<u32> = def_blocks
+    let reachable_defs: Vec<BlockId> = def_blocks
         .into_iter()
         .filter(|&b| m.dom.reachable(b))
         .collect();
     for b in idf(&df, &reachable_defs) {
-        m.new_phi(ir, BlockId(b));
+        m.new_phi(ir, b);
     }
     rename(ir, &mut m);
     m
@@ -150,9 +151,7 @@ pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
 
 impl MemorySsa {
     pub(crate) fn push(&mut self, a: Access) -> AccessId {
-        self.accesses.push(a);
-        self.users.push(Default::default());
-        AccessId(self.accesses.len() as u32 - 1)
+        self.accesses.push(a)
     }
 
     /// Creates an empty φ (operands liveOnEntry) at the head of `b`.
@@ -160,7 +159,7 @@ impl MemorySsa {
         if let Some(p) = self.phi_for(b) {
             return p;
         }
-        let incoming: Vec<(BlockId, AccessId)> = unique_preds(ir, b.0 as usize)
+        let incoming: Vec<(BlockId, AccessId)> = unique_preds(ir, b)
             .into_iter()
             .map(|p| (p, LIVE_ON_ENTRY))
             .collect();
@@ -180,8 +179,8 @@ impl MemorySsa {
         for (_, a) in incoming {
             self.add_user(a, id);
         }
-        self.phis[b.0 as usize] = Some(id);
-        self.lists[b.0 as usize].insert(0, id);
+        self.phis[b] = Some(id);
+        self.lists[b].insert(0, id);
         id
     }
 }
@@ -192,8 +191,8 @@ impl MemorySsa {
 pub(crate) fn rename(ir: &IrCode, m: &mut MemorySsa) {
     let n = ir.cfg.blocks.len();
     // Unreachable blocks: everything is liveOnEntry.
-    for b in 0..n {
-        if m.dom.reachable(b as u32) {
+    for b in (0..n).map(BlockId::new) {
+        if m.dom.reachable(b) {
             continue;
         }
         for a in m.lists[b].clone() {
@@ -205,10 +204,10 @@ pub(crate) fn rename(ir: &IrCode, m: &mut MemorySsa) {
     if n == 0 {
         return;
     }
-    let mut stack: Vec<(u32, AccessId)> = vec![(0, LIVE_ON_ENTRY)];
+    let mut stack: Vec<(BlockId, AccessId)> = vec![(BlockId(0), LIVE_ON_ENTRY)];
     while let Some((b, incoming)) = stack.pop() {
         let mut cur = incoming;
-        for a in m.lists[b as usize].clone() {
+        for a in m.lists[b].clone() {
             match m.access(a).kind {
                 AccessKind::Phi { .. } => cur = a,
                 AccessKind::Def { .. } => {
@@ -227,9 +226,9 @@ pub(crate) fn rename(ir: &IrCode, m: &mut MemorySsa) {
                 AccessKind::LiveOnEntry => {}
             }
         }
-        for s in ir.cfg.blocks[b as usize].succs.clone() {
+        for s in ir.cfg.blocks[b.index()].succs.clone() {
             if let Some(p) = m.phi_for(s) {
-                m.set_phi_incoming(p, BlockId(b), cur);
+                m.set_phi_incoming(p, b, cur);
             }
         }
         for &c in m.dom.children(b).iter().rev() {
@@ -242,7 +241,7 @@ impl MemorySsa {
     /// Sets φ `p`'s operand for the edge from `pred`.
     pub(crate) fn set_phi_incoming(&mut self, p: AccessId, pred: BlockId, val: AccessId) {
         let mut old = None;
-        if let AccessKind::Phi { incoming } = &mut self.accesses[p.0 as usize].kind {
+        if let AccessKind::Phi { incoming } = &mut self.accesses[p].kind {
             for e in incoming.iter_mut() {
                 if e.0 == pred {
                     old = Some(e.1);

@@ -32,11 +32,13 @@ pub mod walker;
 use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, IrCode, Value};
 use alias::Effect;
-use std::collections::{HashMap, HashSet};
+use cranelift_entity::{PrimaryMap, SecondaryMap};
+use std::collections::HashSet;
 
 /// An access, indexed in [`MemorySsa::accesses`]. `AccessId(0)` is `liveOnEntry`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct AccessId(pub u32);
+cranelift_entity::entity_impl!(AccessId);
 
 pub const LIVE_ON_ENTRY: AccessId = AccessId(0);
 
@@ -76,11 +78,12 @@ pub struct Access {
 
 /// MemorySSA of one function.
 pub struct MemorySsa {
-    pub accesses: Vec<Access>,
-    pub(crate) by_inst: HashMap<Value, AccessId>,
-    pub(crate) phis: Vec<Option<AccessId>>,
-    pub(crate) lists: Vec<Vec<AccessId>>,
-    pub(crate) users: Vec<HashSet<AccessId>>,
+    pub accesses: PrimaryMap<AccessId, Access>,
+    /// The access of each statement that has one.
+    pub(crate) by_inst: SecondaryMap<Value, Option<AccessId>>,
+    pub(crate) phis: SecondaryMap<BlockId, Option<AccessId>>,
+    pub(crate) lists: SecondaryMap<BlockId, Vec<AccessId>>,
+    pub(crate) users: SecondaryMap<AccessId, HashSet<AccessId>>,
     /// Number of statements of the stream when built (statement order is
     /// value order below it).
     pub(crate) n_stmts: u32,
@@ -89,7 +92,7 @@ pub struct MemorySsa {
     pub walk_limit: u32,
     pub(crate) next_num: u32,
     /// Block of each statement (new statements are recorded on creation).
-    pub(crate) block_of: HashMap<Value, BlockId>,
+    pub(crate) block_of: SecondaryMap<Value, Option<BlockId>>,
     /// What the walker did: queries, cache hits, budget overruns.
     pub(crate) stats: WalkStats,
 }
@@ -110,27 +113,22 @@ impl MemorySsa {
     }
 
     pub fn access(&self, a: AccessId) -> &Access {
-        &self.accesses[a.0 as usize]
+        &self.accesses[a]
     }
 
     /// The use or def of statement `inst`, if it touches memory.
     pub fn access_for(&self, inst: Value) -> Option<AccessId> {
-        self.by_inst
-            .get(&inst)
-            .copied()
-            .filter(|a| !self.access(*a).removed)
+        self.by_inst[inst].filter(|a| !self.access(*a).removed)
     }
 
     /// The φ at the head of `block`, if any.
     pub fn phi_for(&self, block: BlockId) -> Option<AccessId> {
-        self.phis.get(block.0 as usize).copied().flatten()
+        self.phis[block]
     }
 
     /// The accesses of `block` in order (φ first).
     pub fn block_accesses(&self, block: BlockId) -> &[AccessId] {
-        self.lists
-            .get(block.0 as usize)
-            .map_or(&[], |v| v.as_slice())
+        &self.lists[block]
     }
 
     pub fn defining_access(&self, a: AccessId) -> Option<AccessId> {
@@ -140,17 +138,13 @@ impl MemorySsa {
     /// The accesses naming `a` as defining access or φ operand, in id
     /// order.
     pub fn users(&self, a: AccessId) -> Vec<AccessId> {
-        let mut v: Vec<AccessId> = self.users[a.0 as usize].iter().copied().collect();
+        let mut v: Vec<AccessId> = self.users[a].iter().copied().collect();
         v.sort_unstable();
         v
     }
 
     pub(crate) fn has_user(&self, a: AccessId, u: AccessId) -> bool {
-        self.users[a.0 as usize].contains(&u)
-    }
-
-    pub fn is_def_or_phi(&self, a: AccessId) -> bool {
-        !matches!(self.access(a).kind, AccessKind::Use { .. })
+        self.users[a].contains(&u)
     }
 
     pub fn inst_of(&self, a: AccessId) -> Option<Value> {
@@ -174,28 +168,28 @@ impl MemorySsa {
         if matches!(self.access(a).kind, AccessKind::Use { .. }) {
             self.set_defining(a, clobber);
         }
-        self.accesses[a.0 as usize].optimized = Some(clobber);
+        self.accesses[a].optimized = Some(clobber);
     }
 
     /// Drops `a`'s cached clobber (the defining access stays).
     pub fn reset_optimized(&mut self, a: AccessId) {
-        self.accesses[a.0 as usize].optimized = None;
+        self.accesses[a].optimized = None;
     }
 
     pub(crate) fn set_defining(&mut self, a: AccessId, d: AccessId) {
-        if let Some(old) = self.accesses[a.0 as usize].defining {
+        if let Some(old) = self.accesses[a].defining {
             if old == d {
                 return;
             }
-            self.accesses[a.0 as usize].defining = None;
+            self.accesses[a].defining = None;
             self.drop_user(old, a);
         }
-        self.accesses[a.0 as usize].defining = Some(d);
+        self.accesses[a].defining = Some(d);
         self.add_user(d, a);
     }
 
     pub(crate) fn add_user(&mut self, d: AccessId, user: AccessId) {
-        self.users[d.0 as usize].insert(user);
+        self.users[d].insert(user);
     }
 
     /// Removes `user` from `d`'s users unless it still refers to `d`.
@@ -205,7 +199,7 @@ impl MemorySsa {
             _ => false,
         } || self.access(user).defining == Some(d);
         if !still {
-            self.users[d.0 as usize].remove(&user);
+            self.users[d].remove(&user);
         }
     }
 
@@ -230,7 +224,7 @@ impl MemorySsa {
         }
         let (ba, bb) = (self.access(a).block, self.access(b).block);
         if ba != bb {
-            return self.dom.dominates(ba.0, bb.0) && self.dom.reachable(ba.0);
+            return self.dom.dominates(ba, bb) && self.dom.reachable(ba);
         }
         if let (Some(x), Some(y)) = (self.inst_of(a), self.inst_of(b))
             && x.0 < self.n_stmts
@@ -258,8 +252,10 @@ impl MemorySsa {
     /// Optimizes every use (LLVM's `ensureOptimizedUses`): each use's
     /// defining access becomes its clobber.
     pub fn ensure_optimized_uses(&mut self, ir: &IrCode) {
-        let uses: Vec<AccessId> = (1..self.accesses.len() as u32)
-            .map(AccessId)
+        let uses: Vec<AccessId> = self
+            .accesses
+            .keys()
+            .skip(1)
             .filter(|&a| {
                 let acc = self.access(a);
                 !acc.removed
@@ -275,13 +271,14 @@ impl MemorySsa {
 
     /// The block holding statement `v`.
     pub fn block_of(&self, v: Value) -> Option<BlockId> {
-        self.block_of.get(&v).copied()
+        self.block_of[v]
     }
 
     /// Live accesses (not removed), liveOnEntry excluded.
     pub fn live_accesses(&self) -> impl Iterator<Item = AccessId> + '_ {
-        (1..self.accesses.len() as u32)
-            .map(AccessId)
+        self.accesses
+            .keys()
+            .skip(1)
             .filter(|a| !self.access(*a).removed)
     }
 }

@@ -59,13 +59,13 @@ pub fn print_function(
     walker: bool,
 ) -> String {
     let mut m = MemorySsa::build(ir, sums);
-    let mut clobber: std::collections::HashMap<AccessId, AccessId> =
-        std::collections::HashMap::new();
+    let mut clobber: cranelift_entity::SecondaryMap<AccessId, Option<AccessId>> =
+        cranelift_entity::SecondaryMap::new();
     if walker {
         for a in m.live_accesses().collect::<Vec<_>>() {
             if !matches!(m.access(a).kind, AccessKind::Phi { .. }) {
                 let c = m.clobbering_access(ir, a);
-                clobber.insert(a, c);
+                clobber[a] = Some(c);
             }
         }
     } else {
@@ -99,8 +99,8 @@ pub fn print_function(
         }
         if let Some(a) = m.access_for(Value(i as u32)) {
             let mut s = m.describe(a);
-            if let Some(c) = clobber.get(&a) {
-                s.push_str(&format!(" - clobbered by {}", m.name(*c)));
+            if let Some(c) = clobber[a] {
+                s.push_str(&format!(" - clobbered by {}", m.name(c)));
             }
             notes.push(s);
         }

@@ -20,7 +20,7 @@ use crate::ir::{BlockId, IrCode, Value};
 impl MemorySsa {
     /// The version of memory just before list position `pos` of `block`.
     pub fn previous_def(&self, block: BlockId, pos: usize) -> AccessId {
-        if !self.dom.reachable(block.0) {
+        if !self.dom.reachable(block) {
             return LIVE_ON_ENTRY;
         }
         let mut b = block;
@@ -33,10 +33,10 @@ impl MemorySsa {
                     return a;
                 }
             }
-            match self.dom.idom.get(b.0 as usize).copied().flatten() {
-                Some(d) if d != b.0 && guard <= self.lists.len() => {
+            match self.dom.idom(b) {
+                Some(d) if d != b && guard <= self.dom.len() => {
                     guard += 1;
-                    b = BlockId(d);
+                    b = d;
                     end = usize::MAX;
                 }
                 _ => return LIVE_ON_ENTRY,
@@ -46,7 +46,7 @@ impl MemorySsa {
 
     /// Records that statement `v` (e.g. a new node) lives in `block`.
     pub fn record_stmt(&mut self, v: Value, block: BlockId) {
-        self.block_of.insert(v, block);
+        self.block_of[v] = Some(block);
     }
 
     /// Creates the access of a new statement `inst` in `block` at list
@@ -82,9 +82,9 @@ impl MemorySsa {
             effect,
             removed: false,
         });
-        self.by_inst.insert(inst, id);
+        self.by_inst[inst] = Some(id);
         let pos = self.clamp_pos(block, pos);
-        self.lists[block.0 as usize].insert(pos, id);
+        self.lists[block].insert(pos, id);
         self.relink(ir, id, is_def);
         id
     }
@@ -106,11 +106,11 @@ impl MemorySsa {
             self.reset_optimized(a);
             return;
         }
-        if self.dom.reachable(block.0) {
+        if self.dom.reachable(block) {
             let df = frontiers(ir, &self.dom);
-            for b in idf(&df, &[block.0]) {
+            for b in idf(&df, &[block]) {
                 if self.dom.reachable(b) {
-                    self.new_phi(ir, BlockId(b));
+                    self.new_phi(ir, b);
                 }
             }
         }
@@ -120,7 +120,7 @@ impl MemorySsa {
 
     /// Drops every cached clobber.
     pub fn reset_all_optimized(&mut self) {
-        for acc in &mut self.accesses {
+        for acc in self.accesses.values_mut() {
             acc.optimized = None;
         }
     }
@@ -136,21 +136,21 @@ impl MemorySsa {
         pos: usize,
     ) {
         let old = self.access(a).block;
-        self.lists[old.0 as usize].retain(|&x| x != a);
+        self.lists[old].retain(|&x| x != a);
         if let AccessKind::Def { inst: i } | AccessKind::Use { inst: i } = self.access(a).kind {
-            self.by_inst.remove(&i);
+            self.by_inst[i] = None;
         }
         let is_def = matches!(self.access(a).kind, AccessKind::Def { .. });
-        self.accesses[a.0 as usize].kind = if is_def {
+        self.accesses[a].kind = if is_def {
             AccessKind::Def { inst }
         } else {
             AccessKind::Use { inst }
         };
-        self.accesses[a.0 as usize].block = block;
-        self.by_inst.insert(inst, a);
+        self.accesses[a].block = block;
+        self.by_inst[inst] = Some(a);
         self.record_stmt(inst, block);
         let pos = self.clamp_pos(block, pos);
-        self.lists[block.0 as usize].insert(pos, a);
+        self.lists[block].insert(pos, a);
         self.relink(ir, a, is_def);
     }
 
@@ -200,25 +200,25 @@ impl MemorySsa {
         // optimized past `a` stay valid: removing a def only removes a
         // possible clobber.
         if let Some(d) = self.access(a).defining {
-            self.accesses[a.0 as usize].defining = None;
+            self.accesses[a].defining = None;
             self.drop_user(d, a);
         }
         if let AccessKind::Phi { incoming } = self.access(a).kind.clone() {
-            self.accesses[a.0 as usize].kind = AccessKind::Phi {
+            self.accesses[a].kind = AccessKind::Phi {
                 incoming: Vec::new(),
             };
             for (_, x) in incoming {
                 self.drop_user(x, a);
             }
             let b = self.access(a).block;
-            self.phis[b.0 as usize] = None;
+            self.phis[b] = None;
         }
         let b = self.access(a).block;
-        self.lists[b.0 as usize].retain(|&x| x != a);
+        self.lists[b].retain(|&x| x != a);
         if let AccessKind::Def { inst } | AccessKind::Use { inst } = self.access(a).kind {
-            self.by_inst.remove(&inst);
+            self.by_inst[inst] = None;
         }
-        self.users[a.0 as usize].clear();
-        self.accesses[a.0 as usize].removed = true;
+        self.users[a].clear();
+        self.accesses[a].removed = true;
     }
 }

@@ -5,7 +5,7 @@
 
 use super::alias::{Effect, Summaries, inst_effect};
 use super::build::unique_preds;
-use super::{AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa};
+use super::{AccessKind, LIVE_ON_ENTRY, MemorySsa};
 use crate::ir::{BlockId, IrCode, Value};
 
 /// Checks `m` against `ir` (`sums`: the summaries `m` was built with);
@@ -13,43 +13,38 @@ use crate::ir::{BlockId, IrCode, Value};
 pub fn verify(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Result<(), Vec<String>> {
     let mut errs = Vec::new();
     let n_stmts = ir.stmts.len() as u32;
-    for (b, list) in m.lists.iter().enumerate() {
+    for (b, list) in m.lists.iter() {
         let mut last: Option<u32> = None;
         for (k, &a) in list.iter().enumerate() {
             let acc = m.access(a);
             if acc.removed {
-                errs.push(format!("block #{}: removed access {} listed", b + 1, a.0));
+                errs.push(format!("block {b}: removed access {} listed", a.0));
             }
-            if acc.block != BlockId(b as u32) {
+            if acc.block != b {
                 errs.push(format!(
-                    "access {} listed in #{} but says #{}",
-                    a.0,
-                    b + 1,
-                    acc.block.0 + 1
+                    "access {} listed in {b} but says {}",
+                    a.0, acc.block
                 ));
             }
             match &acc.kind {
                 AccessKind::Phi { .. } => {
-                    if k != 0 || m.phi_for(BlockId(b as u32)) != Some(a) {
+                    if k != 0 || m.phi_for(b) != Some(a) {
                         errs.push(format!(
-                            "block #{}: φ {} not first or not the block's φ",
-                            b + 1,
+                            "block {b}: φ {} not first or not the block's φ",
                             m.name(a)
                         ));
                     }
                 }
                 AccessKind::Def { inst } | AccessKind::Use { inst } => {
-                    if m.block_of(*inst) != Some(BlockId(b as u32)) {
+                    if m.block_of(*inst) != Some(b) {
                         errs.push(format!(
-                            "access of {inst} listed in #{} but the statement is elsewhere",
-                            b + 1
+                            "access of {inst} listed in {b} but the statement is elsewhere"
                         ));
                     }
                     if inst.0 < n_stmts {
                         if last.is_some_and(|l| l >= inst.0) {
                             errs.push(format!(
-                                "block #{}: accesses out of statement order at {inst}",
-                                b + 1
+                                "block {b}: accesses out of statement order at {inst}"
                             ));
                         }
                         last = Some(inst.0);
@@ -75,7 +70,7 @@ pub fn verify(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Result<(), Vec<St
     }
     for a in m.live_accesses() {
         let acc = m.access(a);
-        let reachable = m.dom.reachable(acc.block.0);
+        let reachable = m.dom.reachable(acc.block);
         match &acc.kind {
             AccessKind::Def { .. } | AccessKind::Use { .. } => {
                 let Some(d) = acc.defining else {
@@ -125,7 +120,7 @@ pub fn verify(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Result<(), Vec<St
                 }
             }
             AccessKind::Phi { incoming } => {
-                let preds = unique_preds(ir, acc.block.0 as usize);
+                let preds = unique_preds(ir, acc.block);
                 let got: Vec<BlockId> = incoming.iter().map(|(p, _)| *p).collect();
                 if got.len() != preds.len() || preds.iter().any(|p| !got.contains(p)) {
                     errs.push(format!(
@@ -145,7 +140,7 @@ pub fn verify(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Result<(), Vec<St
                             m.name(*x)
                         ));
                     }
-                    if !m.dom.reachable(p.0) {
+                    if !m.dom.reachable(*p) {
                         if *x != LIVE_ON_ENTRY {
                             errs.push(format!(
                                 "{}: operand from unreachable {p} not liveOnEntry",
@@ -155,7 +150,7 @@ pub fn verify(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Result<(), Vec<St
                         continue;
                     }
                     let xb = m.access(*x).block;
-                    if *x != LIVE_ON_ENTRY && !m.dom.dominates(xb.0, p.0) {
+                    if *x != LIVE_ON_ENTRY && !m.dom.dominates(xb, *p) {
                         errs.push(format!(
                             "{}: operand {} does not dominate {p}",
                             m.describe(a),
@@ -167,13 +162,16 @@ pub fn verify(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Result<(), Vec<St
             AccessKind::LiveOnEntry => {}
         }
     }
-    for (d, us) in m.users.iter().enumerate() {
+    for (d, us) in m.users.iter() {
         for &u in us.iter() {
             let acc = m.access(u);
-            let refers = acc.defining == Some(AccessId(d as u32))
-                || matches!(&acc.kind, AccessKind::Phi { incoming } if incoming.iter().any(|(_, x)| x.0 == d as u32));
+            let refers = acc.defining == Some(d)
+                || matches!(&acc.kind, AccessKind::Phi { incoming } if incoming.iter().any(|(_, x)| *x == d));
             if !refers && !acc.removed {
-                errs.push(format!("users of {} list {} which does not use it", d, u.0));
+                errs.push(format!(
+                    "users of {} list {} which does not use it",
+                    d.0, u.0
+                ));
             }
         }
     }

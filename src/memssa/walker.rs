@@ -42,42 +42,6 @@ impl MemorySsa {
         c
     }
 
-    /// The clobber of `loc` as of just after `a` (`a` itself if it writes
-    /// `loc`). Not cached.
-    pub fn clobbering_access_for_location(
-        &mut self,
-        ir: &IrCode,
-        a: AccessId,
-        loc: &Effect,
-    ) -> AccessId {
-        self.stats.queries += 1;
-        let start = match self.access(a).kind {
-            AccessKind::Use { .. } => match self.access(a).defining {
-                Some(d) => d,
-                None => return LIVE_ON_ENTRY,
-            },
-            _ => a,
-        };
-        self.walk(ir, start, loc)
-    }
-
-    /// The clobber of `loc` above `a`, skipping `a` itself. Not cached.
-    pub fn clobbering_access_skip_self(
-        &mut self,
-        ir: &IrCode,
-        a: AccessId,
-        loc: &Effect,
-    ) -> AccessId {
-        self.stats.queries += 1;
-        match self.access(a).kind {
-            AccessKind::Phi { .. } | AccessKind::LiveOnEntry => self.walk(ir, a, loc),
-            _ => match self.access(a).defining {
-                Some(d) => self.walk(ir, d, loc),
-                None => LIVE_ON_ENTRY,
-            },
-        }
-    }
-
     fn clobbers(&self, ir: &IrCode, def: AccessId, loc: &Effect, imprecise: bool) -> bool {
         let ctx = AliasCtx {
             ir,
@@ -119,7 +83,7 @@ impl MemorySsa {
 
     /// Explores every path above φ `p`; the common clobber or `p`.
     fn walk_phi(&mut self, ir: &IrCode, p: AccessId, loc: &Effect, steps: &mut u32) -> AccessId {
-        let mut seen: HashSet<(AccessId, String)> = HashSet::new();
+        let mut seen: HashSet<(AccessId, Effect, bool)> = HashSet::new();
         let mut found: Option<AccessId> = None;
         let mut work: Vec<(AccessId, Effect, bool)> = vec![(p, loc.clone(), false)];
         while let Some((mut cur, l, imprecise)) = work.pop() {
@@ -153,7 +117,7 @@ impl MemorySsa {
                         }
                     }
                     AccessKind::Phi { incoming } => {
-                        if !seen.insert((cur, format!("{l:?}{imprecise}"))) {
+                        if !seen.insert((cur, l.clone(), imprecise)) {
                             break;
                         }
                         let incoming = incoming.clone();
@@ -185,20 +149,20 @@ impl MemorySsa {
         let Effect::Locs(locs) = loc else {
             return (loc.clone(), imprecise);
         };
-        let back_edge = self.dom.reachable(pred.0) && self.dom.dominates(block.0, pred.0);
+        let back_edge = self.dom.reachable(pred) && self.dom.dominates(block, pred);
         let mut imp = imprecise;
         let mut tr = |op: &Option<Operand>| -> Option<Operand> {
             let o = (*op)?;
             let Operand::Value(v) = o else { return Some(o) };
-            if self.block_of.get(&v) == Some(&block)
-                && let Some(Inst::Phi { edges, values }) = ir.stmts.inst.get(v.0 as usize)
+            if self.block_of[v] == Some(block)
+                && let Some(Inst::Phi { edges, values }) = ir.stmts.get(v)
                 && let Some(i) = edges.iter().position(|e| *e == pred)
             {
                 return values.get(i).copied();
             }
             if back_edge {
-                let outside = self.block_of.get(&v).is_some_and(|&b| {
-                    b != block && self.dom.reachable(b.0) && self.dom.dominates(b.0, block.0)
+                let outside = self.block_of[v].is_some_and(|b| {
+                    b != block && self.dom.reachable(b) && self.dom.dominates(b, block)
                 });
                 if !outside {
                     imp = true;

@@ -7,6 +7,7 @@
 //! before any caller (recursion aside).
 
 use crate::ir::{Inst, Module};
+use cranelift_entity::EntityRef;
 
 /// `callees[f]`: the distinct functions `f` calls, in first-call order.
 /// Calls of an index outside the module are left out.
@@ -21,7 +22,7 @@ pub fn callees(module: &Module) -> Vec<Vec<usize>> {
             let mut out = Vec::new();
             for inst in &code.stmts.inst {
                 if let Inst::Call { func, .. } = inst {
-                    let g = func.0 as usize;
+                    let g = func.index();
                     if g < n && seen[g] != f {
                         seen[g] = f;
                         out.push(g);

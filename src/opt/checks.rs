@@ -19,10 +19,11 @@
 //! ([`crate::memssa::alias`]). This is flow-insensitive and conservative.
 
 use crate::ir::dom::DomTree;
-use crate::ir::{BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type};
-use crate::memssa::alias::{Class, Effect, Summaries, TypeKey, inst_effect};
+use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type};
+use crate::memssa::alias::{Class, Effect, Summaries, inst_effect};
 use crate::opt::PassCtx;
 use crate::opt::pi_insert;
+use cranelift_entity::EntityRef;
 use std::collections::{BTreeSet, HashMap};
 
 /// How deep the fact queries recurse (bounds the work per check).
@@ -31,7 +32,7 @@ const MAX_DEPTH: u32 = 24;
 /// Which array lengths may change in the function.
 struct Unstable {
     all: bool,
-    elems: BTreeSet<TypeKey>,
+    elems: BTreeSet<Type>,
 }
 
 impl Unstable {
@@ -75,7 +76,7 @@ impl Unstable {
             return false;
         }
         match ir.operand_type(array) {
-            Some(Type::Array(e)) => !self.elems.contains(&TypeKey::of(&e)),
+            Some(Type::Array(e)) => !self.elems.contains(&e),
             _ => false,
         }
     }
@@ -97,7 +98,7 @@ struct Facts<'a> {
 impl<'a> Facts<'a> {
     fn inst(&self, o: &Operand) -> Option<&'a Inst> {
         match o {
-            Operand::Value(v) => self.ir.stmts.inst.get(v.0 as usize),
+            Operand::Value(v) => self.ir.stmts.get(*v),
             _ => None,
         }
     }
@@ -313,28 +314,27 @@ impl<'a> Facts<'a> {
     /// `c` is the single successor of a branch that goes elsewhere on the
     /// other outcome, the branch's comparison (on the true edge) or its
     /// negation (on the false edge; none for `Ult`).
-    fn established(&self, c: u32) -> Option<CmpKey> {
-        let blk = self.ir.cfg.blocks.get(c as usize)?;
+    fn established(&self, c: BlockId) -> Option<CmpKey> {
+        let blk = self.ir.cfg.blocks.get(c.index())?;
         let [p] = blk.preds[..] else { return None };
-        let p = p.0;
         let last = self
             .ir
             .cfg
             .blocks
-            .get(p as usize)?
+            .get(p.index())?
             .stmts
             .end
             .checked_sub(1)?;
         let Some(Inst::GotoIfNot { cond, dest }) = self.ir.stmts.inst.get(last as usize) else {
             return None;
         };
-        if dest.0 == p + 1 {
+        if *dest == p.next() {
             return None;
         }
         let Some(Inst::Binary(BinaryOp::ICmp(c2), x2, y2)) = self.inst(cond) else {
             return None;
         };
-        let cmp = if c == p + 1 { *c2 } else { negation(*c2)? };
+        let cmp = if c == p.next() { *c2 } else { negation(*c2)? };
         Some(self.cmp_key(cmp, *x2, *y2))
     }
 
@@ -373,8 +373,8 @@ fn negation(cmp: Cmp) -> Option<Cmp> {
 
 /// The kind of runtime error block `b` raises first, if it starts with a
 /// `Raise`.
-fn raise_kind(ir: &IrCode, b: u32) -> Option<RaiseKind> {
-    let r = ir.cfg.blocks.get(b as usize)?.stmts.clone();
+fn raise_kind(ir: &IrCode, b: BlockId) -> Option<RaiseKind> {
+    let r = ir.cfg.blocks.get(b.index())?.stmts.clone();
     for s in r {
         match &ir.stmts.inst[s as usize] {
             Inst::Nothing => continue,
@@ -397,8 +397,8 @@ pub fn eliminate(ir: &mut IrCode, sums: &Summaries) -> (u64, u64, u64) {
     // The dominator tree in preorder; `known` counts the comparisons that
     // the edges into the current block and its dominators established.
     let mut known: HashMap<CmpKey, u32> = HashMap::new();
-    let mut stack: Vec<(u32, bool)> = if dom.reachable(0) {
-        vec![(0, true)]
+    let mut stack: Vec<(BlockId, bool)> = if dom.reachable(BlockId(0)) {
+        vec![(BlockId(0), true)]
     } else {
         Vec::new()
     };
@@ -420,7 +420,7 @@ pub fn eliminate(ir: &mut IrCode, sums: &Summaries) -> (u64, u64, u64) {
         }
         stack.push((b, false));
         stack.extend(dom.children(b).iter().map(|&c| (c, true)));
-        let blk = &ir.cfg.blocks[b as usize];
+        let blk = &ir.cfg.blocks[b.index()];
         let Some(last) = blk.stmts.end.checked_sub(1) else {
             continue;
         };
@@ -430,7 +430,7 @@ pub fn eliminate(ir: &mut IrCode, sums: &Summaries) -> (u64, u64, u64) {
         let Inst::GotoIfNot { cond, dest } = &ir.stmts.inst[last as usize] else {
             continue;
         };
-        let Some(kind) = raise_kind(ir, dest.0) else {
+        let Some(kind) = raise_kind(ir, *dest) else {
             continue;
         };
         let Some(Inst::Binary(BinaryOp::ICmp(cmp), x, y)) = facts.inst(cond) else {

@@ -27,8 +27,9 @@
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{OpKey, for_each_operand_mut, op_key, replace_uses};
-use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Operand, Value};
+use crate::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
+use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
@@ -67,14 +68,15 @@ fn expr_key(inst: &Inst) -> Option<ExprKey> {
 /// What undoing one table entry means on the way up the dominator tree.
 enum Undo {
     Expr(ExprKey, Option<Value>),
-    Cond(u32, Option<bool>),
+    Cond(Value, Option<bool>),
 }
 
 /// The scoped tables of the walk.
 #[derive(Default)]
 struct Scope {
     exprs: HashMap<ExprKey, Value>,
-    conds: HashMap<u32, bool>,
+    /// Branch conditions known in this scope (few: a sparse map).
+    conds: HashMap<Value, bool>,
     log: Vec<Undo>,
     replaced: u64,
     branches: u64,
@@ -82,26 +84,26 @@ struct Scope {
 
 impl Scope {
     /// Visits block `b` (its dominators are visited and still in scope).
-    fn enter(&mut self, ir: &mut IrCode, b: u32) {
+    fn enter(&mut self, ir: &mut IrCode, b: BlockId) {
         // A condition decided by the single predecessor's branch.
-        let blk = &ir.cfg.blocks[b as usize];
+        let blk = &ir.cfg.blocks[b.index()];
         if let [p] = blk.preds[..] {
-            let pb = &ir.cfg.blocks[p.0 as usize];
+            let pb = &ir.cfg.blocks[p.index()];
             if let Some(last) = pb.stmts.end.checked_sub(1).filter(|&l| l >= pb.stmts.start)
                 && let Inst::GotoIfNot {
                     cond: Operand::Value(c),
                     dest,
                 } = ir.stmts.inst[last as usize]
             {
-                let falls = p.0 + 1 == b;
-                let jumps = dest.0 == b;
+                let falls = p.next() == b;
+                let jumps = dest == b;
                 if falls != jumps {
-                    let old = self.conds.insert(c.0, falls);
-                    self.log.push(Undo::Cond(c.0, old));
+                    let old = self.conds.insert(c, falls);
+                    self.log.push(Undo::Cond(c, old));
                 }
             }
         }
-        let range = ir.cfg.blocks[b as usize].stmts.clone();
+        let range = ir.cfg.blocks[b.index()].stmts.clone();
         for s in range {
             // A merged duplicate became a `Copy` of its earlier twin; read
             // through copies (a `Copy` stands for its operand) so later keys
@@ -109,7 +111,7 @@ impl Scope {
             let mut inst = std::mem::replace(&mut ir.stmts.inst[s as usize], Inst::Nothing);
             for_each_operand_mut(&mut inst, |op| {
                 if let Operand::Value(v) = op
-                    && let Some(Inst::Copy(r)) = ir.stmts.inst.get(v.0 as usize)
+                    && let Some(Inst::Copy(r)) = ir.stmts.get(*v)
                 {
                     *op = *r;
                 }
@@ -118,7 +120,7 @@ impl Scope {
             let inst = &mut ir.stmts.inst[s as usize];
             if let Inst::GotoIfNot { cond, .. } = inst {
                 if let Operand::Value(c) = cond
-                    && let Some(&known) = self.conds.get(&c.0)
+                    && let Some(&known) = self.conds.get(c)
                 {
                     *cond = Operand::Bool(known);
                     self.branches += 1;
@@ -169,8 +171,8 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let dom = DomTree::new(&ir.cfg);
     let mut scope = Scope::default();
     // (block, next child index, log length before the block was entered)
-    let mut stack: Vec<(u32, usize, usize)> = vec![(0, 0, 0)];
-    scope.enter(ir, 0);
+    let mut stack: Vec<(BlockId, usize, usize)> = vec![(BlockId(0), 0, 0)];
+    scope.enter(ir, BlockId(0));
     while let Some(top) = stack.last_mut() {
         let (b, i, mark) = *top;
         if let Some(&c) = dom.children(b).get(i) {

@@ -12,6 +12,7 @@ use crate::ir::compact::compact_only;
 use crate::ir::edit::{for_each_value_use, removable};
 use crate::ir::{Inst, IrCode};
 use crate::opt::PassCtx;
+use cranelift_entity::EntityRef;
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let counters = &mut ctx.counters;
@@ -26,7 +27,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     }
     while let Some(s) = work.pop() {
         for_each_value_use(&ir.stmts.inst[s], |v| {
-            let v = v.0 as usize;
+            let v = v.index();
             if v < n && !live[v] {
                 live[v] = true;
                 work.push(v);

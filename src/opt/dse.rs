@@ -76,10 +76,11 @@
 use crate::ir::compact::compact;
 use crate::ir::dom::{DomTree, PostDomTree};
 use crate::ir::edit::{NewNodes, delete, for_each_operand, replace_uses};
-use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Operand, RuntimeFn, Value};
+use crate::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, RuntimeFn, Value};
 use crate::memssa::alias::{AliasResult, Effect, MemLoc, Summaries, inst_effect};
 use crate::memssa::{AccessId, AccessKind, MemorySsa};
 use crate::opt::{Counters, PassCtx};
+use cranelift_entity::{EntityRef, SecondaryMap};
 use std::collections::HashSet;
 
 /// Blocks the forward path check may visit (LLVM's
@@ -88,19 +89,16 @@ pub const PATH_LIMIT: usize = 50;
 
 /// For each statement: whether it is an allocation whose object never
 /// escapes (see the module doc).
-pub fn local_allocs(ir: &IrCode) -> Vec<bool> {
-    let n = ir.stmts.len();
-    let mut ok: Vec<bool> = ir
-        .stmts
-        .inst
-        .iter()
-        .map(|i| matches!(i, Inst::NewArray { .. } | Inst::NewStruct { .. }))
-        .collect();
+fn local_allocs(ir: &IrCode) -> SecondaryMap<Value, bool> {
+    let mut ok: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(ir.stmts.len());
+    for (i, inst) in ir.stmts.inst.iter().enumerate() {
+        ok[Value::new(i)] = matches!(inst, Inst::NewArray { .. } | Inst::NewStruct { .. });
+    }
     let mut escape = |op: &Operand| {
         if let Operand::Value(v) = op
-            && (v.0 as usize) < n
+            && ok[*v]
         {
-            ok[v.0 as usize] = false;
+            ok[*v] = false;
         }
     };
     for inst in &ir.stmts.inst {
@@ -128,24 +126,25 @@ fn reducible(ir: &IrCode, dom: &DomTree) -> bool {
     if n == 0 {
         return true;
     }
-    let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
-    let mut stack: Vec<(u32, usize)> = vec![(0, 0)];
-    state[0] = 1;
+    let mut state: SecondaryMap<BlockId, u8> = SecondaryMap::with_capacity(n); // 0 new, 1 on stack, 2 done
+    let mut stack: Vec<(BlockId, usize)> = vec![(BlockId(0), 0)];
+    state[BlockId(0)] = 1;
     while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-        let succs = &ir.cfg.blocks[b as usize].succs;
+        let succs = &ir.cfg.blocks[b.index()].succs;
         if *i < succs.len() {
-            let s = succs[*i].0;
+            let s = succs[*i];
             *i += 1;
-            match state.get(s as usize) {
-                Some(0) => {
-                    state[s as usize] = 1;
+            match state[s] {
+                _ if s.index() >= n => {}
+                0 => {
+                    state[s] = 1;
                     stack.push((s, 0));
                 }
-                Some(1) if !dom.dominates(s, b) => return false,
+                1 if !dom.dominates(s, b) => return false,
                 _ => {}
             }
         } else {
-            state[b as usize] = 2;
+            state[b] = 2;
             stack.pop();
         }
     }
@@ -153,15 +152,21 @@ fn reducible(ir: &IrCode, dom: &DomTree) -> bool {
 }
 
 /// What each `MemoryDef` reads (a call, `push`, `pop`), by access id.
-fn def_reads(m: &MemorySsa, ir: &IrCode, sums: &Summaries) -> Vec<Option<Effect>> {
-    (0..m.accesses.len() as u32)
-        .map(|a| match m.access(AccessId(a)).kind {
-            AccessKind::Def { inst } if !m.access(AccessId(a)).removed => {
-                inst_effect(ir, inst, &ir.stmts.inst[inst.0 as usize], sums)
+fn def_reads(
+    m: &MemorySsa,
+    ir: &IrCode,
+    sums: &Summaries,
+) -> SecondaryMap<AccessId, Option<Effect>> {
+    m.accesses
+        .iter()
+        .map(|(a, acc)| match acc.kind {
+            AccessKind::Def { inst } if !acc.removed => {
+                let reads = inst_effect(ir, inst, &ir.stmts.inst[inst.index()], sums)
                     .map(|e| e.reads)
-                    .filter(|r| *r != Effect::None)
+                    .filter(|r| *r != Effect::None);
+                (a, reads)
             }
-            _ => None,
+            _ => (a, None),
         })
         .collect()
 }
@@ -186,20 +191,18 @@ struct Ctx<'a> {
     sums: &'a Summaries,
     pdt: PostDomTree,
     reducible: bool,
-    local: Vec<bool>,
+    local: SecondaryMap<Value, bool>,
     /// Blocks ending in `return` or `unwind`.
-    is_exit: Vec<bool>,
-    /// What each def reads (indexed by access; `None` for the rest).
-    def_reads: Vec<Option<Effect>>,
+    is_exit: SecondaryMap<BlockId, bool>,
+    /// What each def reads (`None` for the rest).
+    def_reads: SecondaryMap<AccessId, Option<Effect>>,
 }
 
 impl Ctx<'_> {
     /// The non-escaping allocation `loc` belongs to, if any.
     fn local_base(&self, loc: &MemLoc) -> Option<Value> {
         match loc.base {
-            Some(Operand::Value(a)) if self.local.get(a.0 as usize).copied().unwrap_or(false) => {
-                Some(a)
-            }
+            Some(Operand::Value(a)) if self.local[a] => Some(a),
             _ => None,
         }
     }
@@ -231,7 +234,7 @@ impl Ctx<'_> {
     /// Whether def `d` (statement `k`) is a store that completely
     /// overwrites `loc`.
     fn kills(&self, d: AccessId, k: Value, loc: &MemLoc, imprecise: bool) -> bool {
-        let Inst::Store { .. } = &self.ir.stmts.inst[k.0 as usize] else {
+        let Inst::Store { .. } = &self.ir.stmts[k] else {
             return false;
         };
         let Effect::Locs(ls) = &self.m.access(d).effect else {
@@ -248,17 +251,17 @@ impl Ctx<'_> {
         let AccessKind::Phi { incoming } = &self.m.access(phi).kind else {
             return false;
         };
-        let h = self.m.access(phi).block.0;
+        let h = self.m.access(phi).block;
         let dom = &self.m.dom;
         let back = incoming
             .iter()
-            .any(|&(p, x)| x == from && dom.reachable(p.0) && dom.dominates(h, p.0));
+            .any(|&(p, x)| x == from && dom.reachable(p) && dom.dominates(h, p));
         if !back {
             return !self.reducible;
         }
         [loc.base, loc.index].iter().flatten().any(|op| match op {
             Operand::Value(v) => match self.m.block_of(*v) {
-                Some(d) => !self.reducible || dom.dominates(h, d.0),
+                Some(d) => !self.reducible || dom.dominates(h, d),
                 None => true,
             },
             _ => false,
@@ -270,7 +273,7 @@ impl Ctx<'_> {
         let m = self.m;
         let mut out = Scan::default();
         let mut seen: HashSet<(AccessId, bool)> = HashSet::new();
-        if m.users[acc.0 as usize].len() > 2 * m.walk_limit as usize {
+        if m.users[acc].len() > 2 * m.walk_limit as usize {
             out.exhausted = true;
             return out;
         }
@@ -305,7 +308,7 @@ impl Ctx<'_> {
                 }
                 AccessKind::Def { inst } => {
                     let i = *inst;
-                    let reads = self.def_reads.get(a.0 as usize).and_then(|r| r.as_ref());
+                    let reads = self.def_reads[a].as_ref();
                     if reads.is_some_and(|r| self.may_read(r, loc, local, imprecise)) {
                         out.read = true;
                         return out;
@@ -324,9 +327,7 @@ impl Ctx<'_> {
             if follow {
                 // Each pending access costs a step later: a fan-out past
                 // the budget gives up now rather than queue it.
-                if steps as usize + work.len() + m.users[a.0 as usize].len()
-                    > 2 * m.walk_limit as usize
-                {
+                if steps as usize + work.len() + m.users[a].len() > 2 * m.walk_limit as usize {
                     out.exhausted = true;
                     return out;
                 }
@@ -341,21 +342,20 @@ impl Ctx<'_> {
         let Some(sb) = self.m.block_of(s) else {
             return false;
         };
-        let sb = sb.0;
         if !self.pdt.reaches_exit(sb) {
             return true;
         }
         // Blocks whose kill runs on every path from `s` entering them (from
         // their start), and whether `s`'s own block kills after `s`.
-        let mut kill_blocks: Vec<u32> = Vec::new();
+        let mut kill_blocks: Vec<BlockId> = Vec::new();
         let mut kills_after_s = false;
         for &k in kills {
             let Some(kb) = self.m.block_of(k) else {
                 return false;
             };
-            kills_after_s |= kb.0 == sb && k.0 > s.0;
-            if !kill_blocks.contains(&kb.0) {
-                kill_blocks.push(kb.0);
+            kills_after_s |= kb == sb && k.0 > s.0;
+            if !kill_blocks.contains(&kb) {
+                kill_blocks.push(kb);
             }
         }
         if kills_after_s {
@@ -363,7 +363,7 @@ impl Ctx<'_> {
         }
         // LLVM's fast path: the kill blocks' nearest common post-dominator
         // is one of them and post-dominates `s`.
-        let others: Vec<u32> = kill_blocks.iter().copied().filter(|&b| b != sb).collect();
+        let others: Vec<BlockId> = kill_blocks.iter().copied().filter(|&b| b != sb).collect();
         if let Some((&first, rest)) = others.split_first() {
             let mut common = Some(first);
             for &b in rest {
@@ -378,23 +378,23 @@ impl Ctx<'_> {
         }
         // Otherwise a forward search from the end of `s`'s block: it may not
         // reach an exit block without entering a kill block first.
-        let mut visited: HashSet<u32> = HashSet::new();
-        let mut work: Vec<u32> = Vec::new();
-        for succ in &self.ir.cfg.blocks[sb as usize].succs {
-            if visited.insert(succ.0) {
-                work.push(succ.0);
+        let mut visited: HashSet<BlockId> = HashSet::new();
+        let mut work: Vec<BlockId> = Vec::new();
+        for &succ in &self.ir.cfg.blocks[sb.index()].succs {
+            if visited.insert(succ) {
+                work.push(succ);
             }
         }
         while let Some(cur) = work.pop() {
             if kill_blocks.contains(&cur) || !self.pdt.reaches_exit(cur) {
                 continue;
             }
-            if self.is_exit[cur as usize] {
+            if self.is_exit[cur] {
                 return false;
             }
-            for succ in &self.ir.cfg.blocks[cur as usize].succs {
-                if visited.insert(succ.0) {
-                    work.push(succ.0);
+            for &succ in &self.ir.cfg.blocks[cur.index()].succs {
+                if visited.insert(succ) {
+                    work.push(succ);
                 }
             }
             if visited.len() > PATH_LIMIT {
@@ -423,7 +423,7 @@ impl Dead {
 
 /// Judges store `s` (see the module doc).
 fn judge(cx: &Ctx, s: Value, counters: &mut Counters) -> Option<Dead> {
-    let inst = &cx.ir.stmts.inst[s.0 as usize];
+    let inst = &cx.ir.stmts[s];
     let Some(Effect::Locs(ls)) = inst_effect(cx.ir, s, inst, cx.sums).map(|e| e.writes) else {
         return None;
     };
@@ -448,15 +448,18 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
     let counters = &mut ctx.counters;
     let scan_start = std::time::Instant::now();
-    let exit_block = |b: u32| {
-        let blk = &ir.cfg.blocks[b as usize];
+    let exit_block = |b: BlockId| {
+        let blk = &ir.cfg.blocks[b.index()];
         blk.stmts.end > blk.stmts.start
             && matches!(
                 ir.stmts.inst.get(blk.stmts.end as usize - 1),
                 Some(Inst::Return(_) | Inst::Unwind)
             )
     };
-    let is_exit: Vec<bool> = (0..ir.cfg.blocks.len() as u32).map(exit_block).collect();
+    let is_exit: SecondaryMap<BlockId, bool> = (0..ir.cfg.blocks.len())
+        .map(BlockId::new)
+        .map(|b| (b, exit_block(b)))
+        .collect();
     let cx = Ctx {
         m: &m,
         ir,
@@ -473,7 +476,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         if !matches!(ir.stmts.inst[s as usize], Inst::Store { .. }) {
             continue;
         }
-        if !m.block_of(v).is_some_and(|b| m.dom.reachable(b.0)) {
+        if !m.block_of(v).is_some_and(|b| m.dom.reachable(b)) {
             continue;
         }
         if let Some(d) = judge(&cx, v, counters) {
@@ -499,14 +502,14 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
 
 /// Deletes non-escaping allocations left with no load, store, `push` or
 /// `pop`: their comparisons with `nil` become constants. Returns how many.
-fn remove_allocs(ir: &mut IrCode, m: &mut MemorySsa, local: &[bool]) -> u64 {
+fn remove_allocs(ir: &mut IrCode, m: &mut MemorySsa, local: &SecondaryMap<Value, bool>) -> u64 {
     let n = ir.stmts.len();
     // For each local allocation: still accessed, or compared to something
     // other than nil.
-    let mut keep = vec![false; n];
+    let mut keep: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(n);
     let mut nil_cmps: Vec<(Value, Value, bool)> = Vec::new();
     let is_local = |op: &Operand| match op {
-        Operand::Value(v) if local.get(v.0 as usize).copied().unwrap_or(false) => Some(*v),
+        Operand::Value(v) if local[*v] => Some(*v),
         _ => None,
     };
     for (s, inst) in ir.stmts.inst.iter().enumerate() {
@@ -526,7 +529,7 @@ fn remove_allocs(ir: &mut IrCode, m: &mut MemorySsa, local: &[bool]) -> u64 {
                     }
                     (a, b, _) => {
                         for v in [a, b].into_iter().flatten() {
-                            keep[v.0 as usize] = true;
+                            keep[v] = true;
                         }
                     }
                 }
@@ -534,7 +537,7 @@ fn remove_allocs(ir: &mut IrCode, m: &mut MemorySsa, local: &[bool]) -> u64 {
             Inst::Nothing | Inst::NewArray { .. } | Inst::NewStruct { .. } => {}
             other => for_each_operand(other, |op| {
                 if let Some(v) = is_local(op) {
-                    keep[v.0 as usize] = true;
+                    keep[v] = true;
                 }
             }),
         }
@@ -543,11 +546,10 @@ fn remove_allocs(ir: &mut IrCode, m: &mut MemorySsa, local: &[bool]) -> u64 {
     // `local` already excludes it; only the allocations' own operands were
     // skipped above.
     let mut removed = 0;
-    for a in 0..n {
-        if !local[a] || keep[a] {
+    for av in (0..n).map(Value::new) {
+        if !local[av] || keep[av] {
             continue;
         }
-        let av = Value(a as u32);
         for &(c, x, eq) in &nil_cmps {
             if x == av {
                 // `a == nil` is false, `a != nil` is true.

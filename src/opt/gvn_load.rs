@@ -39,7 +39,7 @@ fn initial_value(ir: &IrCode, alloc: Value, loc: &Loc, base: &Option<Operand>) -
     if *base != Some(Operand::Value(alloc)) {
         return None;
     }
-    match (ir.stmts.inst.get(alloc.0 as usize)?, loc) {
+    match (ir.stmts.get(alloc)?, loc) {
         (Inst::NewStruct { strukt, fields }, Loc::Field { strukt: s, field }) if s == strukt => {
             fields.get(*field as usize).copied()
         }
@@ -55,24 +55,24 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     crate::timing::time("memssa.walk", || m.ensure_optimized_uses(ir));
     let loads: Vec<Value> = (0..ir.stmts.len() as u32)
         .map(Value)
-        .filter(|v| matches!(ir.stmts.inst[v.0 as usize], Inst::Load { .. }))
-        .filter(|v| m.block_of(*v).is_some_and(|b| m.dom.reachable(b.0)))
+        .filter(|v| matches!(ir.stmts[*v], Inst::Load { .. }))
+        .filter(|v| m.block_of(*v).is_some_and(|b| m.dom.reachable(b)))
         .collect();
     // Loads by clobber, for the redundancy check.
-    let mut by_clobber: HashMap<(AccessId, String), Vec<(Value, AccessId)>> = HashMap::new();
+    let mut by_clobber: HashMap<(AccessId, Effect), Vec<(Value, AccessId)>> = HashMap::new();
     let mut changed = false;
     // Statement order: a dominating load usually comes first (one that does
     // not is only a missed opportunity).
     for v in loads {
         let Some(a) = m.access_for(v) else { continue };
         let c = m.clobbering_access(ir, a);
-        let Some(Inst::Load { loc, base, .. }) = ir.stmts.inst.get(v.0 as usize).cloned() else {
+        let Some(Inst::Load { loc, base, .. }) = ir.stmts.get(v).cloned() else {
             continue;
         };
         let eff = m.access(a).effect.clone();
         let mut with: Option<(Operand, &str)> = None;
         if let AccessKind::Def { inst: d } = m.access(c).kind {
-            match ir.stmts.inst.get(d.0 as usize) {
+            match ir.stmts.get(d) {
                 Some(Inst::Store { value, .. }) if same_loc(&m, ir, &m.access(c).effect, &eff) => {
                     with = Some((*value, "gvn_load.forwarded"));
                 }
@@ -84,7 +84,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
             }
         }
         if with.is_none() {
-            let list = by_clobber.entry((c, format!("{eff:?}"))).or_default();
+            let list = by_clobber.entry((c, eff.clone())).or_default();
             // The most recent candidates only (bounded work per load).
             for &(w, wa) in list.iter().rev().take(16) {
                 if m.dominates(wa, a) && same_loc(&m, ir, &m.access(wa).effect, &eff) {
@@ -100,10 +100,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
                 ctx.counters.add(counter, 1);
                 changed = true;
             }
-            None => by_clobber
-                .entry((c, format!("{eff:?}")))
-                .or_default()
-                .push((v, a)),
+            None => by_clobber.entry((c, eff)).or_default().push((v, a)),
         }
     }
     ctx.check_memssa(&m, ir);

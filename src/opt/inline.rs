@@ -64,6 +64,7 @@ use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{BlockId, Flags, Inst, IrCode, Module, Operand, Type, Value};
+use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
 /// The largest callee inlined, in IR statements (every statement counts:
@@ -143,7 +144,7 @@ fn checked_call(code: &IrCode, b: usize, s: u32) -> Option<(Value, Label)> {
         Some(Inst::GotoIfNot {
             cond: Operand::Value(ok),
             dest,
-        }) if ok.0 == s + 1 && dest.0 as usize != b + 1 => Some((*ok, dest.0)),
+        }) if ok.0 == s + 1 && dest.index() != b + 1 => Some((*ok, dest.0)),
         _ => None,
     }
 }
@@ -160,7 +161,7 @@ fn plan(module: &Module, f: usize, recursive: &[bool], counters: &mut Counters) 
             let Some(Inst::Call { func, args }) = caller.stmts.inst.get(s as usize) else {
                 continue;
             };
-            let g = func.0 as usize;
+            let g = func.index();
             let Some(callee) = module.funcs.get(g) else {
                 counters.add("inline.skipped_shape", 1);
                 continue;
@@ -407,7 +408,7 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
                         }
                     }
                     None => {
-                        let l = owner.get(e.0 as usize).copied().unwrap_or(e.0);
+                        let l = owner.get(e.index()).copied().unwrap_or(e.0);
                         new_edges.push(BlockId(l));
                         new_values.push(*v);
                     }

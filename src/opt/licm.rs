@@ -28,23 +28,24 @@ use crate::ir::compact::compact;
 use crate::ir::edit::{NewNodes, for_each_operand, is_pure, replace_uses};
 use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RuntimeFn, Type, Value};
-use crate::memssa::alias::{Class, Effect, Summaries, TypeKey, inst_effect};
+use crate::memssa::alias::{Class, Effect, Summaries, inst_effect};
 use crate::memssa::{LIVE_ON_ENTRY, MemorySsa};
 use crate::opt::{Counters, PassCtx};
+use cranelift_entity::{EntityRef, SecondaryMap};
 use std::collections::{HashMap, HashSet};
 
 /// The instruction of `v`, original or new.
 fn inst_of<'a>(ir: &'a IrCode, new: &'a NewNodes, v: Value) -> Option<&'a Inst> {
-    if (v.0 as usize) < ir.stmts.len() {
-        ir.stmts.inst.get(v.0 as usize)
+    if (v.index()) < ir.stmts.len() {
+        ir.stmts.get(v)
     } else {
         new.nodes.get((v.0 - new.base) as usize).map(|n| &n.inst)
     }
 }
 
 fn ty_of(ir: &IrCode, new: &NewNodes, v: Value) -> Type {
-    if (v.0 as usize) < ir.stmts.len() {
-        ir.stmts.ty[v.0 as usize].clone()
+    if (v.index()) < ir.stmts.len() {
+        ir.stmts.ty[v.index()].clone()
     } else {
         new.nodes
             .get((v.0 - new.base) as usize)
@@ -52,11 +53,10 @@ fn ty_of(ir: &IrCode, new: &NewNodes, v: Value) -> Type {
     }
 }
 
-/// A hashable key of a reference operand (values and arguments).
-fn ref_key(op: &Operand) -> Option<(u8, u32)> {
+/// A reference operand that can be guarded (a value or an argument).
+fn ref_key(op: &Operand) -> Option<Operand> {
     match op {
-        Operand::Value(v) => Some((0, v.0)),
-        Operand::Arg(a) => Some((1, *a)),
+        Operand::Value(_) | Operand::Arg(_) => Some(*op),
         _ => None,
     }
 }
@@ -64,9 +64,10 @@ fn ref_key(op: &Operand) -> Option<(u8, u32)> {
 /// Blocks `F` entered only from a check `goto … if not ine(x, nil)` that
 /// falls through to `F`, or from `goto F if not ieq(x, nil)`, with the
 /// checked operand `x`.
-pub(crate) fn nonnil_guards(ir: &IrCode) -> HashSet<(u32, (u8, u32))> {
+pub(crate) fn nonnil_guards(ir: &IrCode) -> Guards {
     let mut out = HashSet::new();
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
+        let b = BlockId::new(b);
         let Some(last) = blk.stmts.end.checked_sub(1) else {
             continue;
         };
@@ -77,18 +78,18 @@ pub(crate) fn nonnil_guards(ir: &IrCode) -> HashSet<(u32, (u8, u32))> {
         else {
             continue;
         };
-        let (x, f) = match ir.stmts.inst.get(c.0 as usize) {
+        let (x, f) = match ir.stmts.get(*c) {
             Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), x, Operand::Nil))
-            | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), Operand::Nil, x)) => (*x, b + 1),
+            | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), Operand::Nil, x)) => (*x, b.next()),
             Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), x, Operand::Nil))
-            | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), Operand::Nil, x)) => (*x, dest.0 as usize),
+            | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), Operand::Nil, x)) => (*x, *dest),
             _ => continue,
         };
-        if f < ir.cfg.blocks.len()
-            && ir.cfg.blocks[f].preds.iter().all(|p| p.0 == b as u32)
+        if f.index() < ir.cfg.blocks.len()
+            && ir.cfg.blocks[f.index()].preds.iter().all(|&p| p == b)
             && let Some(k) = ref_key(&x)
         {
-            out.insert((f as u32, k));
+            out.insert((f, k));
         }
     }
     out
@@ -104,7 +105,7 @@ pub(crate) fn known_nonnil(
     m: &MemorySsa,
     guards: &Guards,
     base: &Operand,
-    at: u32,
+    at: BlockId,
 ) -> bool {
     if let Operand::Value(v) = base {
         match inst_of(ir, new, *v) {
@@ -121,7 +122,7 @@ pub(crate) fn known_nonnil(
         if guards.contains(&(b, k)) {
             return true;
         }
-        match m.dom.idom.get(b as usize).copied().flatten() {
+        match m.dom.idom(b) {
             Some(d) if d != b => b = d,
             _ => return false,
         }
@@ -129,7 +130,8 @@ pub(crate) fn known_nonnil(
     false
 }
 
-pub(crate) type Guards = HashSet<(u32, (u8, u32))>;
+/// The blocks entered only when a reference is non-nil, with that reference.
+pub(crate) type Guards = HashSet<(BlockId, Operand)>;
 
 /// What [`known_inbounds`] reads: the bounds checks by the block their true
 /// edge enters, and the element types whose array lengths may shrink
@@ -137,12 +139,12 @@ pub(crate) type Guards = HashSet<(u32, (u8, u32))>;
 pub(crate) struct BoundsFacts {
     /// Block `F` ↦ the `(i, n)` of every `goto … if not iult(i, n)` that
     /// falls through to `F`, `F`'s only predecessor (so `0 <= i < n` in `F`).
-    guards: HashMap<u32, Vec<(Operand, Operand)>>,
-    shrinking: Option<HashSet<TypeKey>>,
+    guards: HashMap<BlockId, Vec<(Operand, Operand)>>,
+    shrinking: Option<HashSet<Type>>,
 }
 
 pub(crate) fn bounds_facts(ir: &IrCode, sums: &Summaries) -> BoundsFacts {
-    let mut guards: HashMap<u32, Vec<(Operand, Operand)>> = HashMap::new();
+    let mut guards: HashMap<BlockId, Vec<(Operand, Operand)>> = HashMap::new();
     let mut shrinking = Some(HashSet::new());
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
         let Some(last) = blk.stmts.end.checked_sub(1) else {
@@ -155,16 +157,16 @@ pub(crate) fn bounds_facts(ir: &IrCode, sums: &Summaries) -> BoundsFacts {
         else {
             continue;
         };
-        let Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ult), i, n)) = ir.stmts.inst.get(c.0 as usize)
-        else {
+        let Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ult), i, n)) = ir.stmts.get(*c) else {
             continue;
         };
-        let f = b + 1;
-        if dest.0 as usize != f
-            && f < ir.cfg.blocks.len()
-            && ir.cfg.blocks[f].preds.iter().all(|p| p.0 == b as u32)
+        let b = BlockId::new(b);
+        let f = b.next();
+        if *dest != f
+            && f.index() < ir.cfg.blocks.len()
+            && ir.cfg.blocks[f.index()].preds.iter().all(|&p| p == b)
         {
-            guards.entry(f as u32).or_default().push((*i, *n));
+            guards.entry(f).or_default().push((*i, *n));
         }
     }
     // Lengths change by `push` (grows: harmless), `pop`, stores to a length
@@ -241,16 +243,12 @@ pub(crate) fn known_inbounds(
     facts: &BoundsFacts,
     base: &Operand,
     index: &Operand,
-    at: u32,
+    at: BlockId,
 ) -> bool {
     let Some(Type::Array(elem)) = ir.operand_type(base) else {
         return false;
     };
-    if facts
-        .shrinking
-        .as_ref()
-        .is_none_or(|s| s.contains(&TypeKey::of(&elem)))
-    {
+    if facts.shrinking.as_ref().is_none_or(|s| s.contains(&elem)) {
         return false;
     }
     if let (Operand::Int(c), Operand::Value(b)) = (index, base)
@@ -289,7 +287,7 @@ pub(crate) fn known_inbounds(
         {
             return true;
         }
-        match m.dom.idom.get(b as usize).copied().flatten() {
+        match m.dom.idom(b) {
             Some(d) if d != b => b = d,
             _ => return false,
         }
@@ -315,8 +313,10 @@ fn speculatable(inst: &Inst) -> bool {
 
 struct State {
     new: NewNodes,
-    place: HashMap<Value, BlockId>,
-    extra: Vec<Vec<Value>>,
+    /// The block of every statement, original or new.
+    place: SecondaryMap<Value, Option<BlockId>>,
+    /// New statements of each block.
+    extra: SecondaryMap<BlockId, Vec<Value>>,
 }
 
 /// Rounds of (invariant hoisting, check hoisting): each check hoisting can
@@ -344,16 +344,16 @@ fn hoist_invariants(ir: &mut IrCode, ctx: &mut PassCtx) {
     let guards = nonnil_guards(ir);
     let mut st = State {
         new: NewNodes::new(ir),
-        place: HashMap::new(),
-        extra: vec![Vec::new(); ir.cfg.blocks.len()],
+        place: SecondaryMap::with_capacity(ir.stmts.len()),
+        extra: SecondaryMap::new(),
     };
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
         for s in blk.stmts.clone() {
-            st.place.insert(Value(s), BlockId(b as u32));
+            st.place[Value(s)] = Some(BlockId::new(b));
         }
     }
     let mut changed = false;
-    for l in &loops {
+    for l in loops.values() {
         changed |= hoist_loop(ir, &mut m, &mut st, l, &guards, &mut ctx.counters);
     }
     ctx.check_memssa(&m, ir);
@@ -371,7 +371,7 @@ fn hoist_loop(
     counters: &mut Counters,
 ) -> bool {
     let Some(ph) = l.preheader else { return false };
-    let header = &ir.cfg.blocks[l.header as usize];
+    let header = &ir.cfg.blocks[l.header.index()];
     if header
         .stmts
         .clone()
@@ -379,7 +379,7 @@ fn hoist_loop(
     {
         return false;
     }
-    let Some(ph_term) = ir.cfg.blocks[ph as usize]
+    let Some(ph_term) = ir.cfg.blocks[ph.index()]
         .stmts
         .end
         .checked_sub(1)
@@ -388,12 +388,12 @@ fn hoist_loop(
         return false;
     };
     // A preheader ends in `goto` or falls through into the header.
-    let after = !matches!(ir.stmts.inst.get(ph_term.0 as usize), Some(Inst::Goto(_)));
+    let after = !matches!(ir.stmts.get(ph_term), Some(Inst::Goto(_)));
     if after
         && ir
             .stmts
             .inst
-            .get(ph_term.0 as usize)
+            .get(ph_term.index())
             .is_none_or(Inst::is_terminator)
     {
         return false;
@@ -402,9 +402,8 @@ fn hoist_loop(
     for _round in 0..4 {
         let mut changed = false;
         for &b in &l.blocks {
-            let mut stmts: Vec<Value> =
-                ir.cfg.blocks[b as usize].stmts.clone().map(Value).collect();
-            stmts.extend(st.extra[b as usize].iter().copied());
+            let mut stmts: Vec<Value> = ir.cfg.blocks[b.index()].stmts.clone().map(Value).collect();
+            stmts.extend(st.extra[b].iter().copied());
             for v in stmts {
                 if try_hoist(ir, m, st, l, (ph, ph_term, after), guards, v, counters) {
                     changed = true;
@@ -425,7 +424,7 @@ fn try_hoist(
     m: &mut MemorySsa,
     st: &mut State,
     l: &LoopInfo,
-    (ph, ph_term, after): (u32, Value, bool),
+    (ph, ph_term, after): (BlockId, Value, bool),
     guards: &Guards,
     v: Value,
     counters: &mut Counters,
@@ -436,7 +435,7 @@ fn try_hoist(
     let mut invariant = true;
     for_each_operand(&inst, |op| {
         if let Operand::Value(x) = op
-            && st.place.get(x).is_none_or(|b| l.contains(*b))
+            && st.place[*x].is_none_or(|b| l.contains(b))
         {
             invariant = false;
         }
@@ -470,17 +469,17 @@ fn try_hoist(
     let ty = ty_of(ir, &st.new, v);
     let feeds_check = matches!(inst, Inst::Binary(BinaryOp::ICmp(_), ..));
     let nv = st.new.insert_node(ir, ph_term, inst, ty, after);
-    if (v.0 as usize) < ir.stmts.len() {
+    if (v.index()) < ir.stmts.len() {
         replace_uses(ir, v, Operand::Value(nv));
     } else if let Some(n) = st.new.nodes.get_mut((v.0 - st.new.base) as usize) {
         n.inst = Inst::Copy(Operand::Value(nv));
     }
-    st.place.insert(nv, BlockId(ph));
-    st.place.insert(v, BlockId(ph));
-    st.extra[ph as usize].push(nv);
+    st.place[nv] = Some(ph);
+    st.place[v] = Some(ph);
+    st.extra[ph].push(nv);
     if is_load {
         if let Some(a) = m.access_for(v) {
-            m.move_access(ir, a, nv, BlockId(ph), usize::MAX);
+            m.move_access(ir, a, nv, ph, usize::MAX);
         }
         counters.add("licm.hoisted_loads", 1);
     } else {

@@ -59,10 +59,11 @@ use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{for_each_operand, is_pure};
 use crate::ir::loops::{LoopInfo, LoopNest};
-use crate::ir::{Flags, Inst, IrCode, Loc, Operand, RaiseKind, Value};
+use crate::ir::{BlockId, Flags, Inst, IrCode, Loc, Operand, RaiseKind, Value};
 use crate::memssa::alias::Summaries;
 use crate::memssa::{LIVE_ON_ENTRY, MemorySsa};
 use crate::opt::Counters;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use std::collections::{HashMap, HashSet};
 
 /// How many statements [`Ctx::failure_path_keeps_defs`] may look at for
@@ -72,10 +73,10 @@ pub const FAILURE_PATH_BUDGET: usize = 4096;
 
 /// What to move out of one loop.
 struct Hoist {
-    preheader: u32,
-    header: u32,
+    preheader: BlockId,
+    header: BlockId,
     /// (check block, condition, raise block), in chain order.
-    checks: Vec<(u32, Operand, u32)>,
+    checks: Vec<(BlockId, Operand, BlockId)>,
     loads: Vec<Value>,
 }
 
@@ -94,27 +95,25 @@ fn quiet(inst: &Inst, flags: Flags) -> bool {
 
 struct Ctx<'a> {
     ir: &'a IrCode,
-    block_of: Vec<u32>,
+    /// The block of each statement.
+    block_of: SecondaryMap<Value, Option<BlockId>>,
 }
 
 impl Ctx<'_> {
     /// Whether `op` is defined outside loop `l` (constants and arguments are).
     fn outside(&self, l: &LoopInfo, op: &Operand) -> bool {
         match op {
-            Operand::Value(v) => self
-                .block_of
-                .get(v.0 as usize)
-                .is_some_and(|b| !l.body.contains(b)),
+            Operand::Value(v) => self.block_of[*v].is_some_and(|b| !l.contains(b)),
             _ => true,
         }
     }
 
-    fn last(&self, b: u32) -> Option<(u32, &Inst)> {
+    fn last(&self, b: BlockId) -> Option<(u32, &Inst)> {
         let s = self
             .ir
             .cfg
             .blocks
-            .get(b as usize)?
+            .get(b.index())?
             .stmts
             .end
             .checked_sub(1)?;
@@ -124,11 +123,11 @@ impl Ctx<'_> {
     /// Whether block `r`, entered from the check in `from`, raises a runtime
     /// error with operands defined outside `l` and leaves by `unwind` or to
     /// a handler outside `l`.
-    fn movable_raise(&self, l: &LoopInfo, r: u32, from: u32) -> bool {
-        let Some(blk) = self.ir.cfg.blocks.get(r as usize) else {
+    fn movable_raise(&self, l: &LoopInfo, r: BlockId, from: BlockId) -> bool {
+        let Some(blk) = self.ir.cfg.blocks.get(r.index()) else {
             return false;
         };
-        if l.body.contains(&r) || blk.preds.len() != 1 || blk.preds[0].0 != from {
+        if l.contains(r) || blk.preds.len() != 1 || blk.preds[0] != from {
             return false;
         }
         let mut raised = false;
@@ -150,7 +149,7 @@ impl Ctx<'_> {
                 }
                 Inst::Upsilon(_) | Inst::Nothing if raised => {}
                 Inst::Unwind => return raised,
-                Inst::Goto(h) => return raised && !l.body.contains(&h.0),
+                Inst::Goto(h) => return raised && !l.contains(*h),
                 _ => return false,
             }
         }
@@ -159,43 +158,43 @@ impl Ctx<'_> {
 
     /// Whether the blocks reachable from `r` without passing `l`'s header
     /// use no value defined in `l` (see the module doc), within the budget.
-    fn failure_path_keeps_defs(&self, l: &LoopInfo, r: u32) -> bool {
+    fn failure_path_keeps_defs(&self, l: &LoopInfo, r: BlockId) -> bool {
         let blocks = &self.ir.cfg.blocks;
-        let mut seen: HashSet<u32> = HashSet::from([r]);
+        let mut seen: HashSet<BlockId> = HashSet::from([r]);
         let mut order = vec![r];
         let mut budget = FAILURE_PATH_BUDGET;
         let mut i = 0;
         while let Some(&b) = order.get(i) {
             i += 1;
-            let Some(blk) = blocks.get(b as usize) else {
+            let Some(blk) = blocks.get(b.index()) else {
                 return false;
             };
             budget = match budget.checked_sub(blk.stmts.len() + 1) {
                 Some(left) => left,
                 None => return false,
             };
-            for s in &blk.succs {
-                if s.0 == l.header {
+            for &s in &blk.succs {
+                if s == l.header {
                     continue;
                 }
-                if l.body.contains(&s.0) {
+                if l.contains(s) {
                     return false;
                 }
-                if seen.insert(s.0) {
-                    order.push(s.0);
+                if seen.insert(s) {
+                    order.push(s);
                 }
             }
         }
         let in_loop = |op: &Operand| !self.outside(l, op);
         order.iter().all(|&b| {
-            blocks[b as usize]
+            blocks[b.index()]
                 .stmts
                 .clone()
                 .all(|s| match &self.ir.stmts.inst[s as usize] {
                     Inst::Phi { edges, values } => edges
                         .iter()
                         .zip(values)
-                        .all(|(e, v)| !seen.contains(&e.0) || !in_loop(v)),
+                        .all(|(e, v)| !seen.contains(e) || !in_loop(v)),
                     Inst::PhiC { .. } => true,
                     inst => {
                         let mut ok = true;
@@ -212,8 +211,8 @@ impl Ctx<'_> {
         let ir = self.ir;
         // The preheader ends in `goto H` or falls through into it.
         match self.last(ph) {
-            Some((_, Inst::Goto(t))) if t.0 == l.header => {}
-            Some((_, i)) if !i.is_terminator() && ph + 1 == l.header => {}
+            Some((_, Inst::Goto(t))) if *t == l.header => {}
+            Some((_, i)) if !i.is_terminator() && ph.next() == l.header => {}
             _ => return None,
         }
         let mut h = Hoist {
@@ -224,7 +223,7 @@ impl Ctx<'_> {
         };
         let mut cur = l.header;
         for _ in 0..ir.cfg.blocks.len() {
-            let blk = &ir.cfg.blocks[cur as usize];
+            let blk = &ir.cfg.blocks[cur.index()];
             for s in blk.stmts.clone() {
                 let inst = &ir.stmts.inst[s as usize];
                 if inst.is_terminator() {
@@ -251,22 +250,22 @@ impl Ctx<'_> {
             let next = match self.last(cur) {
                 Some((_, Inst::GotoIfNot { cond, dest })) => {
                     if !self.outside(l, cond)
-                        || !self.movable_raise(l, dest.0, cur)
-                        || !self.failure_path_keeps_defs(l, dest.0)
+                        || !self.movable_raise(l, *dest, cur)
+                        || !self.failure_path_keeps_defs(l, *dest)
                     {
                         return Some(h);
                     }
-                    h.checks.push((cur, *cond, dest.0));
-                    cur + 1
+                    h.checks.push((cur, *cond, *dest));
+                    cur.next()
                 }
-                Some((_, Inst::Goto(t))) => t.0,
-                Some((_, i)) if !i.is_terminator() => cur + 1,
+                Some((_, Inst::Goto(t))) => *t,
+                Some((_, i)) if !i.is_terminator() => cur.next(),
                 _ => return Some(h),
             };
-            let ok = (next as usize) < ir.cfg.blocks.len()
-                && l.body.contains(&next)
+            let ok = next.index() < ir.cfg.blocks.len()
+                && l.contains(next)
                 && next != l.header
-                && ir.cfg.blocks[next as usize].preds.len() == 1;
+                && ir.cfg.blocks[next.index()].preds.len() == 1;
             if !ok {
                 return Some(h);
             }
@@ -285,17 +284,15 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters, sums: &Summaries) -> bool {
         return false;
     }
     let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, sums));
-    let mut block_of = vec![u32::MAX; ir.stmts.len()];
+    let mut block_of = SecondaryMap::with_capacity(ir.stmts.len());
     for (b, blk) in ir.cfg.blocks.iter().enumerate() {
         for s in blk.stmts.clone() {
-            if let Some(slot) = block_of.get_mut(s as usize) {
-                *slot = b as u32;
-            }
+            block_of[Value(s)] = Some(BlockId::new(b));
         }
     }
     let ctx = Ctx { ir, block_of };
     let plans: Vec<Hoist> = loops
-        .iter()
+        .values()
         .filter_map(|l| ctx.plan(&mut m, l))
         .filter(|h| !h.checks.is_empty() || !h.loads.is_empty())
         .collect();
@@ -309,10 +306,11 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters, sums: &Summaries) -> bool {
     let mut before: HashMap<Label, Vec<BBlock>> = HashMap::new();
     for h in &plans {
         let pos = bir.positions();
-        let at = |l: u32| pos.get(l as usize).copied().flatten();
+        // Labels of the block view are the original block numbers.
+        let at = |b: BlockId| pos.get(b.index()).copied().flatten();
         let mut moved = Vec::new();
         for v in &h.loads {
-            let Some(b) = ctx.block_of.get(v.0 as usize).and_then(|b| at(*b)) else {
+            let Some(b) = ctx.block_of[*v].and_then(at) else {
                 continue;
             };
             if let Some(i) = bir.blocks[b].stmts.iter().position(|s| s.id == *v) {
@@ -337,7 +335,7 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters, sums: &Summaries) -> bool {
         bir.blocks[php].term = Term::Branch {
             cond: h.checks[0].1,
             then: labels[0],
-            els: h.checks[0].2,
+            els: h.checks[0].2.0,
         };
         let mut chain = Vec::new();
         for (k, &label) in labels.iter().enumerate() {
@@ -345,9 +343,9 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters, sums: &Summaries) -> bool {
                 Some(&(_, cond, r)) => Term::Branch {
                     cond,
                     then: labels[k + 1],
-                    els: r,
+                    els: r.0,
                 },
-                None => Term::Goto(h.header),
+                None => Term::Goto(h.header.0),
             };
             chain.push(BBlock {
                 label,
@@ -361,9 +359,9 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters, sums: &Summaries) -> bool {
         }
         let new_pre = labels[labels.len() - 1];
         if let Some(hp) = at(h.header) {
-            bir.blocks[hp].rename_phi_edge(h.preheader, new_pre);
+            bir.blocks[hp].rename_phi_edge(h.preheader.0, new_pre);
         }
-        before.entry(h.header).or_default().extend(chain);
+        before.entry(h.header.0).or_default().extend(chain);
     }
     bir.insert_before(before);
     *ir = bir.lower();

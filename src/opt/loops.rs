@@ -20,9 +20,10 @@ use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::default_flags;
-use crate::ir::loops::LoopNest;
+use crate::ir::loops::{LoopId, LoopNest};
 use crate::ir::{BlockId, Inst, IrCode, Operand};
 use crate::opt::PassCtx;
+use cranelift_entity::EntityRef;
 
 /// The block view's edges by position and its loops ([`LoopNest`], over
 /// positions).
@@ -49,8 +50,9 @@ fn analyse(bir: &BlockIr) -> Analysis {
             }
         }
     }
-    let succ_of = |b: u32| succs[b as usize].iter().map(|&s| s as u32);
-    let pred_of = |b: u32| preds[b as usize].iter().map(|&p| p as u32);
+    // The graph's nodes are layout positions, as `BlockId`s.
+    let succ_of = |b: BlockId| succs[b.index()].iter().map(|&s| BlockId::new(s));
+    let pred_of = |b: BlockId| preds[b.index()].iter().map(|&p| BlockId::new(p));
     let doms = DomTree::from_graph(n, succ_of, pred_of);
     let loops = LoopNest::from_graph(n, succ_of, pred_of, &doms);
     Analysis {
@@ -148,18 +150,19 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
     let a = analyse(bir);
     let n = bir.blocks.len();
     let mut touched = vec![false; n];
-    let mut member = vec![usize::MAX; n];
+    let mut member: Vec<Option<LoopId>> = vec![None; n];
     let mut new_blocks: Vec<(Label, BBlock)> = Vec::new();
     let (mut preheaders, mut exits) = (0, 0);
     // Outer loops first among nested ones (header order), as before.
-    let mut order: Vec<usize> = (0..a.loops.loops.len()).collect();
+    let mut order: Vec<LoopId> = a.loops.loops.keys().collect();
     order.sort_unstable_by_key(|&i| a.loops.loops[i].header);
     for id in order {
         let lp = &a.loops.loops[id];
+        let id = Some(id);
         for &b in &lp.blocks {
-            member[b as usize] = id;
+            member[b.index()] = id;
         }
-        let h = lp.header as usize;
+        let h = lp.header.index();
         if h != 0 && !is_handler(&bir.blocks[h]) {
             let outside: Vec<usize> = a.preds[h]
                 .iter()
@@ -180,7 +183,7 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
             }
         }
         for &b in &lp.blocks {
-            for &x in &a.succs[b as usize] {
+            for &x in &a.succs[b.index()] {
                 if member[x] == id || touched[x] || is_handler(&bir.blocks[x]) {
                     continue;
                 }

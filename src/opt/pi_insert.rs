@@ -26,6 +26,7 @@ use crate::ir::dom::DomTree;
 use crate::ir::edit::{NewNodes, for_each_operand, for_each_operand_mut};
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use std::collections::HashMap;
 
 /// Facts about operands: (value, fact) pairs.
@@ -38,7 +39,7 @@ fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
     let Operand::Value(c) = cond else {
         return (t, f);
     };
-    let Some(Inst::Binary(BinaryOp::ICmp(cmp), x, y)) = ir.stmts.inst.get(c.0 as usize) else {
+    let Some(Inst::Binary(BinaryOp::ICmp(cmp), x, y)) = ir.stmts.get(*c) else {
         return (t, f);
     };
     let cmp = *cmp;
@@ -128,8 +129,8 @@ fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
 /// The first statement of block `b` that is not a φ (where πs go, before
 /// it), or `None` if the block holds only φs (never: it has a terminator or
 /// falls through to a statement).
-fn first_non_phi(ir: &IrCode, b: u32) -> Option<Value> {
-    let r = ir.cfg.blocks.get(b as usize)?.stmts.clone();
+fn first_non_phi(ir: &IrCode, b: BlockId) -> Option<Value> {
+    let r = ir.cfg.blocks.get(b.index())?.stmts.clone();
     r.into_iter()
         .find(|&s| {
             !matches!(
@@ -148,7 +149,7 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
     let mut new = NewNodes::new(ir);
     let mut count = 0u64;
     for &b in &order {
-        let blk = &ir.cfg.blocks[b as usize];
+        let blk = &ir.cfg.blocks[b.index()];
         let Some(last) = blk.stmts.end.checked_sub(1) else {
             continue;
         };
@@ -158,22 +159,22 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
         let Inst::GotoIfNot { cond, dest } = ir.stmts.inst[last as usize].clone() else {
             continue;
         };
-        let fall = b + 1;
-        if dest.0 == fall {
+        let fall = b.next();
+        if dest == fall {
             continue;
         }
         let (tf, ff) = branch_facts(ir, &cond);
-        for (succ, facts) in [(fall, tf), (dest.0, ff)] {
+        for (succ, facts) in [(fall, tf), (dest, ff)] {
             if facts.is_empty() {
                 continue;
             }
-            let Some(sb) = ir.cfg.blocks.get(succ as usize) else {
+            let Some(sb) = ir.cfg.blocks.get(succ.index()) else {
                 continue;
             };
             if succ == b {
                 continue;
             }
-            if sb.preds.len() != 1 || sb.preds[0] != BlockId(b) {
+            if sb.preds.len() != 1 || sb.preds[0] != b {
                 continue;
             }
             let Some(at) = first_non_phi(ir, succ) else {
@@ -199,36 +200,26 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
 /// up to date as uses are renamed, so that renaming one value costs its
 /// uses, not the function.
 struct Uses {
-    /// The block of each statement (`u32::MAX`: in no block).
-    block_of: Vec<u32>,
-    of: HashMap<UseKey, Vec<u32>>,
+    /// The block of each statement.
+    block_of: SecondaryMap<Value, Option<BlockId>>,
+    /// The statements using each value or argument (operands of no other
+    /// kind are keys).
+    of: HashMap<Operand, Vec<Value>>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum UseKey {
-    Value(u32),
-    Arg(u32),
-}
-
-fn use_key(o: &Operand) -> Option<UseKey> {
-    match o {
-        Operand::Value(v) => Some(UseKey::Value(v.0)),
-        Operand::Arg(a) => Some(UseKey::Arg(*a)),
-        _ => None,
-    }
+/// `o` if it is a value or an argument.
+fn use_key(o: &Operand) -> Option<Operand> {
+    matches!(o, Operand::Value(_) | Operand::Arg(_)).then_some(*o)
 }
 
 impl Uses {
     fn new(ir: &IrCode) -> Uses {
-        let mut block_of = vec![u32::MAX; ir.stmts.len()];
-        let mut of: HashMap<UseKey, Vec<u32>> = HashMap::new();
+        let mut block_of = SecondaryMap::with_capacity(ir.stmts.len());
+        let mut of: HashMap<Operand, Vec<Value>> = HashMap::new();
         for (b, blk) in ir.cfg.blocks.iter().enumerate() {
-            for st in blk.stmts.clone() {
-                let Some(slot) = block_of.get_mut(st as usize) else {
-                    continue;
-                };
-                *slot = b as u32;
-                for_each_operand(&ir.stmts.inst[st as usize], |o| {
+            for st in blk.stmts.clone().map(Value) {
+                block_of[st] = Some(BlockId::new(b));
+                for_each_operand(&ir.stmts.inst[st.index()], |o| {
                     if let Some(k) = use_key(o) {
                         let list = of.entry(k).or_default();
                         if list.last() != Some(&st) {
@@ -248,7 +239,7 @@ fn rename_dominated(
     ir: &mut IrCode,
     dom: &DomTree,
     uses: &mut Uses,
-    s: u32,
+    s: BlockId,
     x: Operand,
     p: Operand,
 ) {
@@ -257,15 +248,14 @@ fn rename_dominated(
     };
     let list = uses.of.get(&xk).cloned().unwrap_or_default();
     for st in list {
-        let b = uses.block_of[st as usize];
-        if b == u32::MAX {
+        let Some(b) = uses.block_of[st] else {
             continue;
-        }
+        };
         let mut renamed = false;
-        let inst = &mut ir.stmts.inst[st as usize];
+        let inst = &mut ir.stmts.inst[st.index()];
         if let Inst::Phi { edges, values } = inst {
             for (e, v) in edges.iter().zip(values.iter_mut()) {
-                if *v == x && dom.reachable(e.0) && dom.dominates(s, e.0) {
+                if *v == x && dom.reachable(*e) && dom.dominates(s, *e) {
                     *v = p;
                     renamed = true;
                 }

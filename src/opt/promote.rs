@@ -85,6 +85,7 @@ use crate::opt::PassCtx;
 use crate::opt::licm::{
     BoundsFacts, Guards, bounds_facts, known_inbounds, known_nonnil, nonnil_guards,
 };
+use cranelift_entity::EntityRef;
 use std::collections::{HashMap, HashSet};
 
 /// Rounds of (promote in disjoint loops, compact): an outer loop can
@@ -111,10 +112,10 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         let guards = nonnil_guards(ir);
         let bounds = bounds_facts(ir, sums);
         let mut new = NewNodes::new(ir);
-        let mut touched: HashSet<u32> = HashSet::new();
+        let mut touched: HashSet<BlockId> = HashSet::new();
         let mut stores: Vec<(Value, Inst)> = Vec::new();
         let mut n = 0;
-        for l in &loops {
+        for l in loops.values() {
             if l.blocks
                 .iter()
                 .chain(&l.exits)
@@ -176,10 +177,10 @@ struct Key {
 }
 
 /// Statements of the loop in block order.
-fn loop_stmts(ir: &IrCode, l: &LoopInfo) -> Vec<(u32, Value)> {
+fn loop_stmts(ir: &IrCode, l: &LoopInfo) -> Vec<(BlockId, Value)> {
     let mut out = Vec::new();
     for &b in &l.blocks {
-        for s in ir.cfg.blocks[b as usize].stmts.clone() {
+        for s in ir.cfg.blocks[b.index()].stmts.clone() {
             out.push((b, Value(s)));
         }
     }
@@ -283,7 +284,7 @@ fn distinct_objects(
     };
     let alloc = |o: &Operand| match o {
         Operand::Value(v) => matches!(
-            ir.stmts.inst.get(v.0 as usize),
+            ir.stmts.get(*v),
             Some(Inst::NewArray { .. } | Inst::NewStruct { .. })
         ),
         _ => false,
@@ -306,7 +307,7 @@ fn promote_loop(
     l: &LoopInfo,
 ) -> usize {
     let Some(ph) = l.preheader else { return 0 };
-    let header = &ir.cfg.blocks[l.header as usize];
+    let header = &ir.cfg.blocks[l.header.index()];
     if header.stmts.is_empty()
         || header
             .stmts
@@ -315,7 +316,7 @@ fn promote_loop(
     {
         return 0;
     }
-    let Some(ph_term) = ir.cfg.blocks[ph as usize]
+    let Some(ph_term) = ir.cfg.blocks[ph.index()]
         .stmts
         .end
         .checked_sub(1)
@@ -323,28 +324,28 @@ fn promote_loop(
     else {
         return 0;
     };
-    let after = !matches!(ir.stmts.inst.get(ph_term.0 as usize), Some(Inst::Goto(_)));
+    let after = !matches!(ir.stmts.get(ph_term), Some(Inst::Goto(_)));
     if after
         && ir
             .stmts
             .inst
-            .get(ph_term.0 as usize)
+            .get(ph_term.index())
             .is_none_or(Inst::is_terminator)
     {
         return 0;
     }
     // Exits: dedicated, with a statement to attach the store before.
     for &x in &l.exits {
-        let blk = &ir.cfg.blocks[x as usize];
-        if blk.preds.iter().any(|p| !l.body.contains(&p.0)) || first_non_head(ir, x).is_none() {
+        let blk = &ir.cfg.blocks[x.index()];
+        if blk.preds.iter().any(|&p| !l.contains(p)) || first_non_head(ir, x).is_none() {
             return 0;
         }
     }
     // Body blocks other than the header are entered from the body only;
     // the header from the preheader and the body.
     for &b in &l.blocks {
-        for p in &ir.cfg.blocks[b as usize].preds {
-            if !(l.body.contains(&p.0) || (b == l.header && p.0 == ph)) {
+        for &p in &ir.cfg.blocks[b.index()].preds {
+            if !(l.contains(p) || (b == l.header && p == ph)) {
                 return 0;
             }
         }
@@ -353,7 +354,7 @@ fn promote_loop(
     // Candidate locations: stored in the loop.
     let mut cands: Vec<Key> = Vec::new();
     for &(_, v) in &stmts {
-        let Some(inst @ Inst::Store { .. }) = ir.stmts.inst.get(v.0 as usize) else {
+        let Some(inst @ Inst::Store { .. }) = ir.stmts.get(v) else {
             continue;
         };
         if let Some(c) = loc_of(inst)
@@ -373,7 +374,7 @@ fn promote_loop(
         if let Some(e) = ir
             .stmts
             .inst
-            .get(v.0 as usize)
+            .get(v.index())
             .and_then(|i| inst_effect(ir, v, i, guards.2))
         {
             effects.push((v, e));
@@ -408,11 +409,11 @@ fn promote_loop(
 /// starts as that operand instead of a load. The scan goes back through
 /// `ph` and then through single-predecessor chains (a rotated loop's guard
 /// block), at most `STORE_SCAN` statements.
-fn stored_in_preheader(ir: &IrCode, ph: u32, key: &Key, sums: &Summaries) -> Option<Operand> {
+fn stored_in_preheader(ir: &IrCode, ph: BlockId, key: &Key, sums: &Summaries) -> Option<Operand> {
     let mut b = ph;
     let mut budget = STORE_SCAN;
     loop {
-        for s in ir.cfg.blocks[b as usize].stmts.clone().rev() {
+        for s in ir.cfg.blocks[b.index()].stmts.clone().rev() {
             budget = budget.checked_sub(1)?;
             let inst = ir.stmts.inst.get(s as usize)?;
             if let Inst::Store { value, .. } = inst
@@ -424,19 +425,19 @@ fn stored_in_preheader(ir: &IrCode, ph: u32, key: &Key, sums: &Summaries) -> Opt
                 return None;
             }
         }
-        let [p] = ir.cfg.blocks[b as usize].preds.as_slice() else {
+        let [p] = ir.cfg.blocks[b.index()].preds.as_slice() else {
             return None;
         };
-        if p.0 == b {
+        if *p == b {
             return None;
         }
-        b = p.0;
+        b = *p;
     }
 }
 
 /// The first statement of `b` that is not a φ/φᶜ.
-fn first_non_head(ir: &IrCode, b: u32) -> Option<Value> {
-    ir.cfg.blocks[b as usize]
+fn first_non_head(ir: &IrCode, b: BlockId) -> Option<Value> {
+    ir.cfg.blocks[b.index()]
         .stmts
         .clone()
         .find(|&s| {
@@ -448,14 +449,14 @@ fn first_non_head(ir: &IrCode, b: u32) -> Option<Value> {
         .map(Value)
 }
 
-fn unique_preds(ir: &IrCode, b: u32) -> Vec<BlockId> {
-    crate::memssa::build::unique_preds(ir, b as usize)
+fn unique_preds(ir: &IrCode, b: BlockId) -> Vec<BlockId> {
+    crate::memssa::build::unique_preds(ir, b)
 }
 
 /// The loop a promotion works on, and where its preheader load goes.
 struct Site<'l> {
     l: &'l LoopInfo,
-    ph: u32,
+    ph: BlockId,
     /// The preheader's last statement; new preheader nodes attach to it.
     ph_term: Value,
     /// Whether they attach after it (it is not a `goto`).
@@ -467,8 +468,8 @@ struct Site<'l> {
 
 /// Per loop block: the promoted value at its entry and at its end.
 struct Flow {
-    block_in: HashMap<u32, Operand>,
-    block_out: HashMap<u32, Operand>,
+    block_in: HashMap<BlockId, Operand>,
+    block_out: HashMap<BlockId, Operand>,
 }
 
 /// Promotes `key` in the loop of `site` if it may; returns the loop's
@@ -485,7 +486,7 @@ fn promote_one(
 ) -> Option<HashSet<Value>> {
     let outside = |o: &Operand| match o {
         Operand::Value(v) => {
-            (v.0 as usize) < ir.stmts.len() && m.block_of(*v).is_some_and(|bb| !site.l.contains(bb))
+            (v.index()) < ir.stmts.len() && m.block_of(*v).is_some_and(|bb| !site.l.contains(bb))
         }
         _ => true,
     };
@@ -560,7 +561,7 @@ fn accesses_of(
     let mut mine: HashSet<Value> = HashSet::new();
     let mut ty: Option<Type> = None;
     for &(v, ref e) in effects {
-        let Some(inst) = ir.stmts.inst.get(v.0 as usize) else {
+        let Some(inst) = ir.stmts.get(v) else {
             continue;
         };
         if !overlaps(&e.reads, false) && !overlaps(&e.writes, true) {
@@ -574,7 +575,7 @@ fn accesses_of(
             {
                 mine.insert(v);
                 match inst {
-                    Inst::Load { .. } => ty = Some(ir.stmts.ty[v.0 as usize].clone()),
+                    Inst::Load { .. } => ty = Some(ir.stmts.ty[v.index()].clone()),
                     Inst::Store { value, .. } if ty.is_none() => ty = ir.operand_type(value),
                     _ => {}
                 }
@@ -595,12 +596,12 @@ fn insert_phis(
     new: &mut NewNodes,
     l: &LoopInfo,
     ty: &Type,
-) -> Option<HashMap<u32, (Value, Vec<BlockId>)>> {
+) -> Option<HashMap<BlockId, (Value, Vec<BlockId>)>> {
     let mut phi_of = HashMap::new();
     for &b in &l.blocks {
         let preds = unique_preds(ir, b);
         if b == l.header || preds.len() >= 2 {
-            let first = ir.cfg.blocks[b as usize].stmts.clone().next()?;
+            let first = ir.cfg.blocks[b.index()].stmts.clone().next()?;
             // Attached before the block's first statement: new φs precede
             // every statement the round attaches there.
             let phi = Inst::Phi {
@@ -627,13 +628,13 @@ fn flow_through_loop(
     ir: &IrCode,
     site: &Site,
     mine: &HashSet<Value>,
-    phi_of: &HashMap<u32, (Value, Vec<BlockId>)>,
+    phi_of: &HashMap<BlockId, (Value, Vec<BlockId>)>,
     init: Operand,
 ) -> Option<Flow> {
     let l = site.l;
-    let mut stored_in: HashMap<u32, Operand> = HashMap::new();
+    let mut stored_in: HashMap<BlockId, Operand> = HashMap::new();
     for &b in &l.blocks {
-        let last_store = ir.cfg.blocks[b as usize]
+        let last_store = ir.cfg.blocks[b.index()]
             .stmts
             .clone()
             .filter(|&s| mine.contains(&Value(s)))
@@ -667,21 +668,27 @@ fn flow_through_loop(
 /// What decides the value reaching a block: the φs, each block's last
 /// stored value, and the value before the loop.
 struct Reaching<'a> {
-    phi_of: &'a HashMap<u32, (Value, Vec<BlockId>)>,
-    stored_in: &'a HashMap<u32, Operand>,
+    phi_of: &'a HashMap<BlockId, (Value, Vec<BlockId>)>,
+    stored_in: &'a HashMap<BlockId, Operand>,
     init: Operand,
 }
 
 /// Entry and end values found so far, per block.
 #[derive(Default)]
 struct Memo {
-    entry: HashMap<u32, Operand>,
-    out: HashMap<u32, Operand>,
+    entry: HashMap<BlockId, Operand>,
+    out: HashMap<BlockId, Operand>,
 }
 
 /// The promoted value at the entry of loop block `b` (see
 /// [`flow_through_loop`]), memoising entry and end values on the chain.
-fn value_in(ir: &IrCode, site: &Site, r: &Reaching, b: u32, memo: &mut Memo) -> Option<Operand> {
+fn value_in(
+    ir: &IrCode,
+    site: &Site,
+    r: &Reaching,
+    b: BlockId,
+    memo: &mut Memo,
+) -> Option<Operand> {
     let l = site.l;
     let (phi_of, stored_in, init) = (r.phi_of, r.stored_in, r.init);
     let (entry, out) = (&mut memo.entry, &mut memo.out);
@@ -701,23 +708,23 @@ fn value_in(ir: &IrCode, site: &Site, r: &Reaching, b: u32, memo: &mut Memo) -> 
         chain.push(x);
         let preds = unique_preds(ir, x);
         let [p] = preds.as_slice() else { return None };
-        if p.0 == site.ph {
+        if *p == site.ph {
             val = init;
             break;
         }
-        if !l.body.contains(&p.0) || chain.len() > l.blocks.len() {
+        if !l.contains(*p) || chain.len() > l.blocks.len() {
             return None;
         }
-        if let Some(o) = out.get(&p.0) {
+        if let Some(o) = out.get(p) {
             val = *o;
             break;
         }
-        if let Some(sv) = stored_in.get(&p.0) {
+        if let Some(sv) = stored_in.get(p) {
             val = *sv;
-            out.insert(p.0, val);
+            out.insert(*p, val);
             break;
         }
-        x = p.0;
+        x = *p;
     }
     for c in chain.into_iter().rev() {
         entry.insert(c, val);
@@ -731,18 +738,18 @@ fn value_in(ir: &IrCode, site: &Site, r: &Reaching, b: u32, memo: &mut Memo) -> 
 /// predecessor's end value from a loop block.
 fn fill_phis(
     new: &mut NewNodes,
-    phi_of: &HashMap<u32, (Value, Vec<BlockId>)>,
+    phi_of: &HashMap<BlockId, (Value, Vec<BlockId>)>,
     flow: &Flow,
-    ph: u32,
+    ph: BlockId,
     init: Operand,
 ) -> Option<()> {
     for (phi, preds) in phi_of.values() {
         let mut values = Vec::with_capacity(preds.len());
         for p in preds {
-            values.push(if p.0 == ph {
+            values.push(if *p == ph {
                 init
             } else {
-                *flow.block_out.get(&p.0)?
+                *flow.block_out.get(p)?
             });
         }
         if let Some(n) = new.nodes.get_mut((phi.0 - new.base) as usize)
@@ -769,13 +776,13 @@ fn exit_stores(
         let at = first_non_head(ir, x)?;
         let preds = unique_preds(ir, x);
         let val = if let [p] = preds.as_slice() {
-            *flow.block_out.get(&p.0)?
+            *flow.block_out.get(p)?
         } else {
             let values = preds
                 .iter()
-                .map(|p| flow.block_out.get(&p.0).copied())
+                .map(|p| flow.block_out.get(p).copied())
                 .collect::<Option<Vec<_>>>()?;
-            let first = ir.cfg.blocks[x as usize].stmts.clone().next()?;
+            let first = ir.cfg.blocks[x.index()].stmts.clone().next()?;
             let phi = Inst::Phi {
                 edges: preds.clone(),
                 values,
@@ -805,7 +812,7 @@ fn rewrite_accesses(
 ) -> Option<()> {
     for &b in &l.blocks {
         let mut cur = *flow.block_in.get(&b)?;
-        for s in ir.cfg.blocks[b as usize].stmts.clone() {
+        for s in ir.cfg.blocks[b.index()].stmts.clone() {
             let v = Value(s);
             if !mine.contains(&v) {
                 continue;

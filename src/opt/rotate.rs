@@ -58,6 +58,7 @@ use crate::ir::edit::{default_flags, for_each_operand, for_each_operand_mut};
 use crate::ir::loops::LoopNest;
 use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
+use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
 /// Most statements of a header test copied into the preheader and latch.
@@ -87,14 +88,16 @@ fn stmts_of(ir: &IrCode, b: u32) -> impl Iterator<Item = (u32, &Inst)> {
 /// The loops of `ir` that qualify (see the module doc), before the use scan.
 fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
     let mut plans = Vec::new();
-    for l in LoopNest::new(&ir.cfg, dom).loops {
-        let Some(g) = l.preheader else { continue };
-        let h = l.header;
+    for l in LoopNest::new(&ir.cfg, dom).loops.values() {
+        let Some(g) = l.preheader.map(|g| g.0) else {
+            continue;
+        };
+        let h = l.header.0;
         let hb = &ir.cfg.blocks[h as usize];
         let [latch] = l.latches.as_slice() else {
             continue;
         };
-        let latch = *latch;
+        let latch = latch.0;
         let Some(last) = hb.stmts.end.checked_sub(1) else {
             continue;
         };
@@ -105,8 +108,8 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
         if b == x || b == h || x == h || latch == h || (b as usize) >= ir.cfg.blocks.len() {
             continue;
         }
-        if !l.body.contains(&b)
-            || l.body.contains(&x)
+        if !l.contains(BlockId(b))
+            || l.contains(BlockId(x))
             || ir.cfg.blocks[b as usize].preds != [BlockId(h)]
         {
             continue;
@@ -114,7 +117,7 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
         if !ir.cfg.blocks[x as usize]
             .preds
             .iter()
-            .all(|p| l.body.contains(&p.0))
+            .all(|&p| l.contains(p))
         {
             continue;
         }
@@ -244,7 +247,7 @@ fn check_uses(ir: &IrCode, dom: &DomTree, mut plans: Vec<Plan>) -> Vec<Plan> {
                     } else if blk == p.x && edge == Some(p.h) {
                         true
                     } else {
-                        dom.reachable(edge.unwrap_or(blk))
+                        dom.reachable(BlockId(edge.unwrap_or(blk)))
                     };
                     if !ok {
                         bad[pi] = true;
@@ -333,16 +336,17 @@ impl Renamer<'_> {
     /// every plan's `B` and `X` after rotation).
     fn read_at(&mut self, bir: &mut BlockIr, pi: usize, phi: usize, y: u32, depth: u32) -> Operand {
         let p = &self.plans[pi];
-        if self.dom.reachable(y) && self.dom.dominates(p.b, y) {
+        let yb = BlockId(y);
+        if self.dom.reachable(yb) && self.dom.dominates(BlockId(p.b), yb) {
             return self.made_phi(bir, pi, phi, false);
         }
-        if self.dom.reachable(y) && self.dom.dominates(p.x, y) {
+        if self.dom.reachable(yb) && self.dom.dominates(BlockId(p.x), yb) {
             return self.made_phi(bir, pi, phi, true);
         }
         if let Some(&r) = self.merged.get(&(pi, phi, y)) {
             return r;
         }
-        if depth > MAX_WALK || !self.dom.reachable(y) || y == p.h {
+        if depth > MAX_WALK || !self.dom.reachable(yb) || y == p.h {
             self.failed = true;
             return Operand::Value(p.phis[phi].0);
         }
@@ -368,7 +372,7 @@ impl Renamer<'_> {
             values,
         };
         let flags = default_flags(&inst);
-        let span = self.ir.stmts.span[v.0 as usize];
+        let span = self.ir.stmts.span[v.index()];
         self.new_phis.entry(y).or_default().push(BStmt {
             id,
             inst,
@@ -531,7 +535,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         }
         let inst = Inst::Phi { edges, values };
         let flags = default_flags(&inst);
-        let span = ir.stmts.span[v.0 as usize];
+        let span = ir.stmts.span[v.index()];
         rn.new_phis
             .entry(if in_x { p.x } else { p.b })
             .or_default()
@@ -564,10 +568,14 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
 /// loop-simplify). Loops headed by the entry or a handler are left alone.
 fn merge_latches(ir: &mut IrCode) -> u64 {
     let dom = DomTree::new(&ir.cfg);
-    let mut todo: Vec<(u32, Vec<u32>)> = Vec::new();
-    for l in LoopNest::new(&ir.cfg, &dom).loops {
+    let mut todo: Vec<(BlockId, Vec<BlockId>)> = Vec::new();
+    for l in LoopNest::new(&ir.cfg, &dom)
+        .loops
+        .into_iter()
+        .map(|(_, l)| l)
+    {
         if l.preheader.is_none()
-            || stmts_of(ir, l.header).any(|(_, i)| matches!(i, Inst::PhiC { .. }))
+            || stmts_of(ir, l.header.0).any(|(_, i)| matches!(i, Inst::PhiC { .. }))
         {
             continue;
         }
@@ -584,16 +592,16 @@ fn merge_latches(ir: &mut IrCode) -> u64 {
     let pos = bir.positions();
     for (h, latches) in &todo {
         let (Some(hp), Some(from)) = (
-            pos.get(*h as usize).copied().flatten(),
+            pos.get(h.index()).copied().flatten(),
             latches
                 .iter()
-                .map(|l| pos.get(*l as usize).copied().flatten())
+                .map(|l| pos.get(l.index()).copied().flatten())
                 .collect::<Option<Vec<usize>>>(),
         ) else {
             continue;
         };
         let blk = crate::opt::loops::split_edges(&mut bir, &from, hp);
-        before.entry(*h).or_default().push(blk);
+        before.entry(h.0).or_default().push(blk);
     }
     bir.insert_before(before);
     *ir = bir.lower();

@@ -20,8 +20,10 @@ use crate::ir::budget::Budget;
 use crate::ir::compact::{IncrementalCompact, block_succs};
 use crate::ir::edit::{NewNodes, for_each_value_use, is_pure};
 use crate::ir::fold;
-use crate::ir::{Inst, IrCode, Operand};
+use crate::ir::{BlockId, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
+use cranelift_entity::{EntityRef, SecondaryMap};
+use std::collections::HashSet;
 
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Lattice {
@@ -38,37 +40,34 @@ fn meet(a: Lattice, b: Lattice) -> Lattice {
     }
 }
 
-/// The solver's result: lattice value per statement, executable blocks.
+/// The solver's result: lattice value per statement (`Bottom` beyond the
+/// statements), executable blocks.
 pub struct Solution {
-    pub values: Vec<Lattice>,
-    pub executable: Vec<bool>,
+    pub values: SecondaryMap<Value, Lattice>,
+    pub executable: SecondaryMap<BlockId, bool>,
 }
 
 struct Solver<'a> {
     ir: &'a IrCode,
-    values: Vec<Lattice>,
-    block_of: Vec<u32>,
-    exec_block: Vec<bool>,
-    exec_edges: std::collections::HashSet<(u32, u32)>,
-    users: Vec<Vec<u32>>,
-    flow: Vec<(u32, u32)>,
-    ssa: Vec<u32>,
+    values: SecondaryMap<Value, Lattice>,
+    block_of: SecondaryMap<Value, BlockId>,
+    exec_block: SecondaryMap<BlockId, bool>,
+    exec_edges: HashSet<(BlockId, BlockId)>,
+    users: SecondaryMap<Value, Vec<Value>>,
+    flow: Vec<(BlockId, BlockId)>,
+    ssa: Vec<Value>,
 }
 
 impl Solver<'_> {
     fn lat(&self, op: &Operand) -> Lattice {
         match op {
-            Operand::Value(v) => self
-                .values
-                .get(v.0 as usize)
-                .copied()
-                .unwrap_or(Lattice::Bottom),
+            Operand::Value(v) => self.values[*v],
             Operand::Arg(_) => Lattice::Bottom,
             c => Lattice::Const(*c),
         }
     }
 
-    fn eval(&self, s: usize) -> Lattice {
+    fn eval(&self, s: Value) -> Lattice {
         let all = |ops: &[&Operand], f: &dyn Fn(&[Operand]) -> Option<Operand>| {
             let mut consts = Vec::with_capacity(ops.len());
             for op in ops {
@@ -80,7 +79,7 @@ impl Solver<'_> {
             }
             f(&consts).map_or(Lattice::Bottom, Lattice::Const)
         };
-        match &self.ir.stmts.inst[s] {
+        match &self.ir.stmts.inst[s.index()] {
             Inst::Copy(a) | Inst::Pi { value: a, .. } => self.lat(a),
             Inst::Unary(op, a) => all(&[a], &|c| fold::unary(*op, c[0])),
             Inst::Binary(op, a, b) => all(&[a, b], &|c| fold::binary(*op, c[0], c[1])),
@@ -88,7 +87,7 @@ impl Solver<'_> {
                 let b = self.block_of[s];
                 let mut acc = Lattice::Top;
                 for (e, v) in edges.iter().zip(values) {
-                    if self.exec_edges.contains(&(e.0, b)) {
+                    if self.exec_edges.contains(&(*e, b)) {
                         acc = meet(acc, self.lat(v));
                     }
                 }
@@ -98,7 +97,7 @@ impl Solver<'_> {
         }
     }
 
-    fn set(&mut self, s: usize, new: Lattice) {
+    fn set(&mut self, s: Value, new: Lattice) {
         let old = self.values[s];
         let merged = match (old, new) {
             (Lattice::Bottom, _) => Lattice::Bottom,
@@ -108,15 +107,15 @@ impl Solver<'_> {
         };
         if merged != old {
             self.values[s] = merged;
-            self.ssa.push(s as u32);
+            self.ssa.push(s);
         }
     }
 
-    fn visit_stmt(&mut self, s: usize) {
-        let inst = &self.ir.stmts.inst[s];
+    fn visit_stmt(&mut self, s: Value) {
+        let inst = &self.ir.stmts.inst[s.index()];
         let b = self.block_of[s];
-        let bb = &self.ir.cfg.blocks[b as usize];
-        if s as u32 + 1 == bb.stmts.end {
+        let bb = &self.ir.cfg.blocks[b.index()];
+        if s.0 + 1 == bb.stmts.end {
             self.visit_terminator(b);
         }
         if !inst.is_terminator() {
@@ -125,8 +124,8 @@ impl Solver<'_> {
         }
     }
 
-    fn visit_terminator(&mut self, b: u32) {
-        let bb = &self.ir.cfg.blocks[b as usize];
+    fn visit_terminator(&mut self, b: BlockId) {
+        let bb = &self.ir.cfg.blocks[b.index()];
         let nb = self.ir.cfg.blocks.len() as u32;
         let last = bb
             .stmts
@@ -136,15 +135,15 @@ impl Solver<'_> {
         let targets = match last {
             Some(Inst::GotoIfNot { cond, dest }) => match self.lat(cond) {
                 Lattice::Top => Vec::new(),
-                Lattice::Const(Operand::Bool(true)) => block_succs(None, b, nb),
+                Lattice::Const(Operand::Bool(true)) => block_succs(None, b.0, nb),
                 Lattice::Const(Operand::Bool(false)) => vec![*dest],
-                _ => block_succs(last, b, nb),
+                _ => block_succs(last, b.0, nb),
             },
-            _ => block_succs(last, b, nb),
+            _ => block_succs(last, b.0, nb),
         };
         for t in targets {
-            if t.0 < nb && self.exec_edges.insert((b, t.0)) {
-                self.flow.push((b, t.0));
+            if t.0 < nb && self.exec_edges.insert((b, t)) {
+                self.flow.push((b, t));
             }
         }
     }
@@ -153,38 +152,38 @@ impl Solver<'_> {
         if self.ir.cfg.blocks.is_empty() {
             return;
         }
-        self.exec_block[0] = true;
+        self.exec_block[BlockId(0)] = true;
         for s in self.ir.cfg.blocks[0].stmts.clone() {
-            self.visit_stmt(s as usize);
+            self.visit_stmt(Value(s));
         }
         // Each edge is queued once (when it first becomes executable) and
         // each value at most twice (Top → Const → Bottom).
         let edges: usize = self.ir.cfg.blocks.iter().map(|b| b.succs.len()).sum();
         let mut budget = Budget::new(
             "sccp's worklist",
-            2 * (edges as u64 + 2 * self.values.len() as u64) + 64,
+            2 * (edges as u64 + 2 * self.ir.stmts.len() as u64) + 64,
         );
         loop {
             budget.step();
             if let Some((_, to)) = self.flow.pop() {
-                let range = self.ir.cfg.blocks[to as usize].stmts.clone();
-                if self.exec_block[to as usize] {
+                let range = self.ir.cfg.blocks[to.index()].stmts.clone().map(Value);
+                if self.exec_block[to] {
                     // Only the φs see the new edge.
                     for s in range {
-                        if matches!(self.ir.stmts.inst[s as usize], Inst::Phi { .. }) {
-                            self.visit_stmt(s as usize);
+                        if matches!(self.ir.stmts.inst[s.index()], Inst::Phi { .. }) {
+                            self.visit_stmt(s);
                         }
                     }
                 } else {
-                    self.exec_block[to as usize] = true;
+                    self.exec_block[to] = true;
                     for s in range {
-                        self.visit_stmt(s as usize);
+                        self.visit_stmt(s);
                     }
                 }
             } else if let Some(v) = self.ssa.pop() {
-                for i in 0..self.users[v as usize].len() {
-                    let u = self.users[v as usize][i] as usize;
-                    if self.exec_block[self.block_of[u] as usize] {
+                for i in 0..self.users[v].len() {
+                    let u = self.users[v][i];
+                    if self.exec_block[self.block_of[u]] {
                         self.visit_stmt(u);
                     }
                 }
@@ -198,27 +197,28 @@ impl Solver<'_> {
 /// Solves the lattice for `ir` (no rewriting).
 pub fn solve(ir: &IrCode) -> Solution {
     let n = ir.stmts.len();
-    let mut block_of = vec![0u32; n];
+    let mut block_of = SecondaryMap::with_default(BlockId(0));
     for (b, bb) in ir.cfg.blocks.iter().enumerate() {
         for s in bb.stmts.clone() {
-            if let Some(x) = block_of.get_mut(s as usize) {
-                *x = b as u32;
-            }
+            block_of[Value(s)] = BlockId::new(b);
         }
     }
-    let mut users: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut users: SecondaryMap<Value, Vec<Value>> = SecondaryMap::with_capacity(n);
+    let mut values = SecondaryMap::with_default(Lattice::Bottom);
     for (s, inst) in ir.stmts.inst.iter().enumerate() {
+        let s = Value::new(s);
+        values[s] = Lattice::Top;
         for_each_value_use(inst, |v| {
-            if let Some(list) = users.get_mut(v.0 as usize) {
-                list.push(s as u32);
+            if v.index() < n {
+                users[v].push(s);
             }
         });
     }
     let mut solver = Solver {
         ir,
-        values: vec![Lattice::Top; n],
+        values,
         block_of,
-        exec_block: vec![false; ir.cfg.blocks.len()],
+        exec_block: SecondaryMap::with_capacity(ir.cfg.blocks.len()),
         exec_edges: Default::default(),
         users,
         flow: Vec::new(),
@@ -240,14 +240,14 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let new = NewNodes::new(ir);
     let mut ic = IncrementalCompact::new(ir, new);
     while let Some(v) = ic.next_value() {
-        let Some(&lat) = sol.values.get(v.0 as usize) else {
+        let Some(&lat) = sol.values.get(v) else {
             continue;
         };
         let Some(inst) = ic.inst_mut(v) else { continue };
         match inst {
             Inst::GotoIfNot { cond, .. } => {
                 if let Operand::Value(c) = cond
-                    && let Some(Lattice::Const(k @ Operand::Bool(_))) = sol.values.get(c.0 as usize)
+                    && let Some(Lattice::Const(k @ Operand::Bool(_))) = sol.values.get(*c)
                 {
                     *cond = *k;
                 }

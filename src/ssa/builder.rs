@@ -574,17 +574,6 @@ impl Builder {
         n
     }
 
-    /// A φ in `b` (sealed, all predecessors known) with explicit operands,
-    /// one per predecessor in order; simplified at once.
-    pub fn phi_with(&mut self, b: Blk, ty: Type, values: Vec<Operand>) -> Operand {
-        let var = self.new_var(ty);
-        let n = self.new_phi(var, b);
-        for v in values {
-            self.add_phi_operand(n, v);
-        }
-        self.try_remove_trivial_phi(n)
-    }
-
     fn add_phi_operand(&mut self, phi: u32, v: Operand) {
         let v = self.resolve(v);
         if let Operand::Value(u) = v {
@@ -692,15 +681,5 @@ impl Builder {
             }
         }
         self.resolve(Operand::Value(Value(phi)))
-    }
-
-    /// Type of an operand (after forwarding), given the function's
-    /// parameter types ([`crate::ir::operand_type_with`] over the nodes);
-    /// `Void` where that has none (`nil`).
-    pub fn type_of(&self, op: Operand, params: &[Type]) -> Type {
-        crate::ir::operand_type_with(&self.resolve(op), params, |v| {
-            Some(self.nodes[v.0 as usize].ty.clone())
-        })
-        .unwrap_or(Type::Void)
     }
 }

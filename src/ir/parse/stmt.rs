@@ -20,6 +20,7 @@ use crate::ir::{
 use crate::sema::hir::Program;
 use crate::span::Span;
 use crate::types::{FuncId, StructId, Type};
+use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
 /// A function's signature.
@@ -529,7 +530,7 @@ fn resolve(mut body: Body, head: Head, program: &Program) -> Result<IrCode, Pars
         let at = |msg: String| ParseError::new(p.line, p.col, msg);
         let mut inst = p.inst;
         renumber(&mut inst, &body.values, &body.blocks).map_err(at)?;
-        let value_ty = |v: Value| tys.get(v.0 as usize).cloned();
+        let value_ty = |v: Value| tys.get(v.index()).cloned();
         let base_ty = |b: &Option<Operand>| {
             b.as_ref()
                 .and_then(|b| operand_type_with(b, &head.params, value_ty))
