@@ -96,6 +96,9 @@ impl ChunkIndex {
 struct Chunk {
     base: usize,
     slot: usize,
+    /// `ceil(2^32 / slot)`: `(off * recip) >> 32 == off / slot` for every
+    /// offset in a chunk (`off < 2^18`, `slot <= 8192`), without a division.
+    recip: u64,
     nslots: usize,
     /// Slots in use as of the last sweep (bits past `nslots` are set).
     in_use: Vec<u64>,
@@ -265,6 +268,7 @@ impl Space {
         let chunk = Chunk {
             base,
             slot,
+            recip: (1u64 << 32).div_ceil(slot as u64),
             nslots,
             marks: vec![0; words],
             in_use,
@@ -316,9 +320,9 @@ impl Space {
             let Some(c) = self.chunks[id].as_mut() else {
                 return Marked::Foreign;
             };
-            let off = p - c.base;
-            let i = off / c.slot;
-            if !off.is_multiple_of(c.slot) || i >= c.nslots {
+            let off = p.wrapping_sub(c.base);
+            let i = ((off as u64 * c.recip) >> 32) as usize;
+            if i * c.slot != off || i >= c.nslots {
                 return Marked::Foreign;
             }
             let (w, bit) = (i / 64, 1u64 << (i % 64));
@@ -436,6 +440,19 @@ impl Drop for Space {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The reciprocal `mark` divides by is exact for every offset of
+    /// every class.
+    #[test]
+    fn slot_index_by_reciprocal_is_exact() {
+        for &slot in &CLASS_SIZES {
+            let slot = slot as u64;
+            let recip = (1u64 << 32).div_ceil(slot);
+            for off in 0..CHUNK as u64 {
+                assert_eq!((off * recip) >> 32, off / slot, "slot {slot}, offset {off}");
+            }
+        }
+    }
 
     #[test]
     fn size_classes_round_up() {
