@@ -27,7 +27,8 @@ pub enum Type {
 }
 
 impl Type {
-    /// Struct and array values are references (pointers at run time).
+    /// Strings, arrays and structs are references (pointers at run time,
+    /// traced by the collector).
     pub fn is_ref(&self) -> bool {
         matches!(self, Type::Array(_) | Type::Struct(_) | Type::Str)
     }

@@ -199,8 +199,7 @@ fn main() {
                 }
             } else {
                 for mode in RUN_MODES {
-                    let slow = case.spec.gc_stress_slow.is_some() && !mode.env.is_empty();
-                    trials.push(case.trial(&name, mode, slow));
+                    trials.push(case.trial(&name, mode, case.slow_under_stress(mode)));
                 }
             }
         }
@@ -464,6 +463,12 @@ struct Output {
 }
 
 impl Case {
+    /// A stress-mode run of a `// gc-stress:` file: an ignored trial with
+    /// the long timeout.
+    fn slow_under_stress(&self, mode: &Mode) -> bool {
+        self.spec.gc_stress_slow.is_some() && !mode.env.is_empty()
+    }
+
     fn trial(&self, name: &str, mode: &'static Mode, ignored: bool) -> Trial {
         let case = self.clone();
         Trial::test(format!("{name}::{}", mode.name), move || case.run(mode))
@@ -549,7 +554,7 @@ impl Case {
         let stdout = read_in_background(child.stdout.take());
         let stderr = read_in_background(child.stderr.take());
         let start = Instant::now();
-        let timeout = if self.spec.gc_stress_slow.is_some() && !mode.env.is_empty() {
+        let timeout = if self.slow_under_stress(mode) {
             SLOW_STRESS_TIMEOUT
         } else {
             TIMEOUT

@@ -26,11 +26,6 @@ use cranelift_codegen::ir::{self as cl, InstBuilder, MemFlagsData, UserStackMapE
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{FuncId as ClFuncId, Linkage, Module};
 
-/// Whether values of this type are references the collector traces.
-pub fn is_reference(t: &Type) -> bool {
-    matches!(t, Type::Str | Type::Array(_) | Type::Struct(_))
-}
-
 /// What the translation of one function records for its stack maps.
 #[derive(Default)]
 pub(super) struct FrameRoots {
@@ -137,7 +132,7 @@ impl Compiler<'_> {
             .globals
             .iter()
             .zip(&self.globals)
-            .filter(|(g, _)| is_reference(&g.ty))
+            .filter(|(g, _)| g.ty.is_ref())
             .map(|(_, &id)| self.module.get_finalized_data(id).0 as usize)
             .collect();
         JitRoots { funcs, globals }
@@ -148,7 +143,7 @@ impl FnTrans<'_, '_, '_> {
     /// Records `v` (of IR type `t`) for the stack maps if it is a
     /// reference.
     pub(super) fn track(&mut self, t: &Type, v: cl::Value) {
-        if is_reference(t) {
+        if t.is_ref() {
             self.roots.refs.push(v);
         }
     }

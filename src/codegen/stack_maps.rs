@@ -101,7 +101,8 @@ impl Liveness<'_> {
         let mut changed = true;
         while changed {
             changed = false;
-            // Postorder (successors first) converges in few rounds.
+            // Reverse layout order: the layout is a reverse postorder, so
+            // successors mostly come first and few rounds are needed.
             for &b in order.iter().rev() {
                 let out = self.live_out(b, &live_in);
                 let new_in = self.transfer(b, out, |_, _| {});

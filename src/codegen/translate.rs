@@ -237,7 +237,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     3,
                 ));
                 self.phic_slot.insert(s as u32, slot);
-                if crate::codegen::gc::is_reference(&code.stmts.ty[s]) {
+                if code.stmts.ty[s].is_ref() {
                     self.ref_phic_slots.push(slot);
                 }
                 for u in upsilons {

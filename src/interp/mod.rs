@@ -88,14 +88,10 @@ pub(crate) struct Prepared {
     pub ref_globals: Vec<u32>,
 }
 
-fn is_reference(t: &Type) -> bool {
-    matches!(t, Type::Str | Type::Array(_) | Type::Struct(_))
-}
-
 fn reference_indices<'t>(types: impl Iterator<Item = &'t Type>) -> Vec<u32> {
     types
         .enumerate()
-        .filter(|(_, t)| is_reference(t))
+        .filter(|(_, t)| t.is_ref())
         .map(|(i, _)| i as u32)
         .collect()
 }

@@ -101,7 +101,7 @@ fn elements(cap: usize, elem_size: i64) -> *mut u8 {
         return std::ptr::null_mut();
     }
     match cap.checked_mul(elem_size as usize) {
-        Some(bytes) if bytes < isize::MAX as usize / 2 => object::alloc_bytes(bytes),
+        Some(bytes) if bytes < isize::MAX as usize / 2 => super::gc::alloc(bytes),
         _ => object::out_of_memory(),
     }
 }

@@ -64,10 +64,6 @@ pub struct StrObj {
     pub data: *mut u8,
 }
 
-fn alloc_raw(size: usize) -> *mut u8 {
-    super::gc::alloc(size)
-}
-
 pub(crate) fn out_of_memory() -> ! {
     super::output::flush();
     eprintln!("error: out of memory");
@@ -86,15 +82,10 @@ pub extern "C" fn toy_alloc(size: u64, tag: u64) -> *mut u8 {
 
 /// As [`toy_alloc`], without a safepoint.
 pub(crate) fn alloc_object(size: u64, tag: u64) -> *mut u8 {
-    let p = alloc_raw((size as usize).max(8));
+    let p = super::gc::alloc((size as usize).max(8));
     // SAFETY: p points to at least 8 writable, aligned bytes.
     unsafe { (p as *mut u64).write(tag) };
     p
-}
-
-/// `size` zeroed bytes without a header (array data buffers).
-pub(crate) fn alloc_bytes(size: usize) -> *mut u8 {
-    alloc_raw(size)
 }
 
 /// Bytes allocated so far on this thread (objects and buffers, rounded up
@@ -125,7 +116,7 @@ pub(crate) fn new_buffer(cap: usize) -> *mut u8 {
         Some(s) if s < isize::MAX as usize / 2 => s,
         _ => out_of_memory(),
     };
-    let p = alloc_raw(size);
+    let p = super::gc::alloc(size);
     // SAFETY: the block holds the header and `cap` bytes.
     unsafe {
         (p as *mut u64).write(cap as u64);

@@ -47,15 +47,22 @@ fn main() {
 }
 ";
 
-/// The statistics `toyc --gc-stats` prints for `source` with the given
-/// mode arguments and environment, and its stdout.
-fn run_with_stats(source: &str, mode: &[&str], env: &[(&str, &str)]) -> (GcLine, String) {
+/// `source` in a fresh file of this test process (tests run in parallel,
+/// so every call gets its own name).
+fn program_file(source: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("toyc-gc-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let file = dir.join(format!("p{n}.toy"));
     std::fs::write(&file, source).expect("write program");
+    file
+}
+
+/// The statistics `toyc --gc-stats` prints for `source` with the given
+/// mode arguments and environment, and its stdout.
+fn run_with_stats(source: &str, mode: &[&str], env: &[(&str, &str)]) -> (GcLine, String) {
+    let file = program_file(source);
     let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
         .arg("run")
         .args(mode)
@@ -89,23 +96,23 @@ struct GcLine {
 
 impl GcLine {
     fn parse(line: &str) -> GcLine {
-        let words: Vec<&str> = line.split([' ', ',']).filter(|w| !w.is_empty()).collect();
-        let before = |key: &str| -> f64 {
-            let i = words
-                .iter()
-                .position(|w| *w == key)
+        // `gc: N collections`, `A MiB allocated`, `F MiB freed`, `peak heap
+        // P MiB`, ...: the number in the clause that names each quantity.
+        let number = |key: &str| -> f64 {
+            let clause = line
+                .split(", ")
+                .find(|c| c.contains(key))
                 .unwrap_or_else(|| panic!("no `{key}` in {line:?}"));
-            let j = if key == "heap" { i + 1 } else { i - 2 };
-            let k = if key == "collections" { i - 1 } else { j };
-            words[k]
-                .parse()
-                .unwrap_or_else(|_| panic!("bad number in {line:?}"))
+            clause
+                .split(' ')
+                .find_map(|w| w.parse().ok())
+                .unwrap_or_else(|| panic!("no number for `{key}` in {line:?}"))
         };
         GcLine {
-            collections: before("collections") as u64,
-            allocated_mib: before("allocated"),
-            freed_mib: before("freed"),
-            peak_mib: before("heap"),
+            collections: number("collections") as u64,
+            allocated_mib: number("allocated"),
+            freed_mib: number("freed"),
+            peak_mib: number("peak heap"),
         }
     }
 }
@@ -156,10 +163,7 @@ fn main() {
     print(f(), s);
 }
 ";
-    let dir = std::env::temp_dir().join(format!("toyc-gc-clif-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("clif.toy");
-    std::fs::write(&file, source).expect("write program");
+    let file = program_file(source);
     let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
         .args(["clif", "-O0", "--fn", "main"])
         .arg(&file)

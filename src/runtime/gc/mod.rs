@@ -140,7 +140,7 @@ pub fn alloc(size: usize) -> *mut u8 {
 /// and [`alloc`] in one (the allocation of a struct).
 pub fn safepoint_alloc(size: usize) -> *mut u8 {
     with_heap(|h| {
-        if h.active && (h.config.stress || h.space.live_bytes >= h.next_gc) {
+        if h.due() {
             h.collect(&[], None);
         }
         h.alloc(size)
@@ -157,7 +157,7 @@ pub fn allocated_bytes() -> u64 {
 #[inline]
 pub fn safepoint(roots: &[u64]) {
     with_heap(|h| {
-        if h.active && (h.config.stress || h.space.live_bytes >= h.next_gc) {
+        if h.due() {
             h.collect(roots, None);
         }
     })
@@ -168,7 +168,7 @@ pub fn safepoint(roots: &[u64]) {
 /// only when such elements are references.
 pub fn safepoint_with_elem(roots: &[u64], array_tag: u64, elem: u64) {
     with_heap(|h| {
-        if h.active && (h.config.stress || h.space.live_bytes >= h.next_gc) {
+        if h.due() {
             let elem_ref = matches!(
                 h.layouts.get(array_tag as usize),
                 Some(Layout::Array { elem_ref: true })
@@ -198,25 +198,15 @@ pub fn begin_program() {
     });
 }
 
-/// This thread's statistics so far (the peak includes the heap now).
-pub fn stats() -> GcStats {
-    with_heap(|h| {
-        let mut s = h.stats.clone();
-        s.peak = s.peak.max(h.space.live_bytes as u64);
-        s
-    })
-}
-
-/// Prints the statistics to stderr if the configuration asks for them.
+/// Prints the statistics to stderr if the configuration asks for them
+/// (the peak includes the heap now).
 pub fn report_stats() {
-    let (wanted, s) = with_heap(|h| (h.config.stats, h.stats.clone()));
+    let (wanted, mut s, live) =
+        with_heap(|h| (h.config.stats, h.stats.clone(), h.space.live_bytes as u64));
     if !wanted {
         return;
     }
-    let s = GcStats {
-        peak: stats().peak,
-        ..s
-    };
+    s.peak = s.peak.max(live);
     let mb = |b: u64| b as f64 / (1 << 20) as f64;
     eprintln!(
         "gc: {} collections, {:.1} MiB allocated, {:.1} MiB freed, peak heap {:.1} MiB, \
@@ -247,17 +237,13 @@ pub fn pin(obj: u64) {
     with_heap(|h| h.pinned.push(obj));
 }
 
-/// Collects now, whatever the policy says (for tests); `roots` as for
-/// [`safepoint`].
-pub fn collect_now(roots: &[u64]) {
-    with_heap(|h| {
-        if h.active {
-            h.collect(roots, None)
-        }
-    })
-}
-
 impl Heap {
+    /// Whether a safepoint collects now (the policy in the module docs).
+    #[inline]
+    fn due(&self) -> bool {
+        self.active && (self.config.stress || self.space.live_bytes >= self.next_gc)
+    }
+
     #[inline]
     fn alloc(&mut self, size: usize) -> *mut u8 {
         let size = match size.checked_add(7) {
