@@ -114,6 +114,12 @@ pub enum Builtin {
     Pow,
     /// `args()`: always `[]` (the fuzzer passes no arguments).
     Args,
+    ReadLine,
+    AtEof,
+    ReadAll,
+    ReadFile,
+    /// `write_file(path, s)`: only as a statement (it returns nothing).
+    WriteFile,
 }
 
 impl Builtin {
@@ -142,6 +148,11 @@ impl Builtin {
             Builtin::Ln => "ln",
             Builtin::Pow => "pow",
             Builtin::Args => "args",
+            Builtin::ReadLine => "read_line",
+            Builtin::AtEof => "at_eof",
+            Builtin::ReadAll => "read_all",
+            Builtin::ReadFile => "read_file",
+            Builtin::WriteFile => "write_file",
         }
     }
 }
@@ -304,4 +315,6 @@ pub struct Program {
     pub structs: Vec<StructDef>,
     pub globals: Vec<Global>,
     pub funcs: Vec<Func>,
+    /// The program's standard input (ASCII; empty for most programs).
+    pub stdin: String,
 }

@@ -34,6 +34,8 @@ pub struct Setup<'a> {
     pub passes: &'a [String],
     pub interp: bool,
     pub timeout: Duration,
+    /// Whether `dir` is a [`super::exec::stage`]d fuzz folder.
+    pub staged: bool,
 }
 
 impl Setup<'_> {
@@ -56,6 +58,7 @@ impl Setup<'_> {
             &args,
             self.file,
             self.timeout,
+            self.staged,
         )
     }
 }
@@ -115,6 +118,7 @@ pub fn bisect_command(
         passes,
         interp,
         timeout,
+        staged: false,
     };
     let reference = setup.run_prefix(0);
     println!("reference (--passes=none): {}", reference.brief());

@@ -23,6 +23,7 @@
 //! Invariant: every throw carries exactly the message of §8.
 
 use super::ast::Builtin;
+use super::io::World;
 use super::value::{Val, to_str};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -43,8 +44,9 @@ fn text(s: String) -> Val {
     Val::Str(Rc::new(s))
 }
 
-/// `b(args)`; arrays are updated in place (`pop`).
-pub fn builtin(b: Builtin, args: &[Val]) -> Result<Val, Stop> {
+/// `b(args)`; arrays are updated in place (`pop`), input is consumed and
+/// files are written in `world`.
+pub fn builtin(b: Builtin, args: &[Val], world: &mut World) -> Result<Val, Stop> {
     let f = |k: usize| args[k].float();
     Ok(match b {
         Builtin::Len => match &args[0] {
@@ -98,6 +100,11 @@ pub fn builtin(b: Builtin, args: &[Val]) -> Result<Val, Stop> {
         }
         Builtin::Substr => substr(&args[0].str(), args[1].int(), args[2].int())?,
         Builtin::Fixed => text(fixed(f(0), args[1].int())?),
+        Builtin::ReadLine => world.read_line()?,
+        Builtin::AtEof => world.at_eof(),
+        Builtin::ReadAll => world.read_all(),
+        Builtin::ReadFile => world.read_file(&args[0].str())?,
+        Builtin::WriteFile => world.write_file(&args[0].str(), &args[1].str())?,
     })
 }
 

@@ -2,8 +2,12 @@
 //! hangs of the compiler are observed from outside.
 //!
 //! Invariant: every run has `TOYC_VERIFY=1` and `NO_COLOR=1` in its
-//! environment, stdin closed, and runs in `dir` with the program given by
-//! its file name relative to `dir` (so messages say `fuzz.toy:L:C`).
+//! environment, runs in `dir` with the program given by its file name
+//! relative to `dir` (so messages say `fuzz.toy:L:C`). A *staged* run (of a
+//! fuzz worker's folder, see [`stage`]) reads the file [`STDIN_FILE`] of
+//! `dir` as its standard input and starts with none of the data files of
+//! [`super::io::DATA_FILES`] in `dir`; any other run has stdin closed and
+//! leaves the folder alone.
 
 use super::oracle::Outcome;
 use std::path::Path;
@@ -40,9 +44,19 @@ impl RunResult {
     }
 }
 
-/// Runs `exe ARGS... file` in `dir`. Output goes through the files
-/// `scratch.out` and `scratch.err`, which avoids pipe deadlocks with big
-/// outputs.
+/// The file in a worker's folder that holds the program's standard input.
+pub const STDIN_FILE: &str = "fuzz.stdin";
+
+/// Writes a program and its standard input into `dir` as `file` and
+/// [`STDIN_FILE`], ready for [`run_toyc`]; false if a write failed.
+pub fn stage(dir: &Path, file: &str, source: &str, stdin: &str) -> bool {
+    std::fs::write(dir.join(file), source).is_ok()
+        && std::fs::write(dir.join(STDIN_FILE), stdin).is_ok()
+}
+
+/// Runs `exe ARGS... file` in `dir` (a [`stage`]d folder if `staged`).
+/// Output goes through the files `scratch.out` and `scratch.err`, which
+/// avoids pipe deadlocks with big outputs.
 pub fn run_toyc(
     exe: &Path,
     dir: &Path,
@@ -50,6 +64,7 @@ pub fn run_toyc(
     args: &[&str],
     file: &str,
     timeout: Duration,
+    staged: bool,
 ) -> RunResult {
     let out_path = scratch.with_extension("out");
     let err_path = scratch.with_extension("err");
@@ -69,7 +84,16 @@ pub fn run_toyc(
         .current_dir(dir)
         .env("TOYC_VERIFY", "1")
         .env("NO_COLOR", "1");
-    cmd.stdin(Stdio::null()).stdout(out).stderr(err);
+    let mut stdin = Stdio::null();
+    if staged {
+        for data in super::io::DATA_FILES {
+            let _ = std::fs::remove_file(dir.join(data));
+        }
+        if let Ok(f) = std::fs::File::open(dir.join(STDIN_FILE)) {
+            stdin = Stdio::from(f);
+        }
+    }
+    cmd.stdin(stdin).stdout(out).stderr(err);
     // A binary written a moment ago may still be open for writing in a
     // child forked meanwhile by another thread (ETXTBSY): retry briefly.
     let mut child = cmd.spawn();

@@ -13,6 +13,8 @@
 
 use super::ast::*;
 use super::generate::Gen;
+use super::io;
+use super::rng::Rng;
 use super::stdlib::{ALL, LibFn};
 
 /// A callee: a builtin or a stdlib function.
@@ -25,7 +27,13 @@ enum Callee {
 /// The builtins made here, with their result types.
 fn builtin_ret(b: Builtin) -> Ty {
     match b {
-        Builtin::Chr | Builtin::Substr | Builtin::Fixed => Ty::Str,
+        Builtin::Chr
+        | Builtin::Substr
+        | Builtin::Fixed
+        | Builtin::ReadLine
+        | Builtin::ReadAll
+        | Builtin::ReadFile => Ty::Str,
+        Builtin::AtEof => Ty::Bool,
         Builtin::Args => Ty::Arr(Box::new(Ty::Str)),
         _ => Ty::Float,
     }
@@ -45,11 +53,46 @@ const BUILTINS: &[Builtin] = &[
     Builtin::Substr,
     Builtin::Fixed,
     Builtin::Args,
+    Builtin::ReadLine,
+    Builtin::AtEof,
+    Builtin::ReadAll,
+    Builtin::ReadFile,
 ];
 
 /// Whether a call of `b` may throw.
 fn throws(b: Builtin) -> bool {
-    matches!(b, Builtin::ParseFloat | Builtin::Chr | Builtin::Substr)
+    matches!(
+        b,
+        Builtin::ParseFloat
+            | Builtin::Chr
+            | Builtin::Substr
+            | Builtin::ReadLine
+            | Builtin::ReadFile
+    )
+}
+
+/// Whether `b` reads input or files (made only in programs with input).
+fn is_io(b: Builtin) -> bool {
+    matches!(
+        b,
+        Builtin::ReadLine | Builtin::AtEof | Builtin::ReadAll | Builtin::ReadFile
+    )
+}
+
+/// Lines of standard input for a program that reads it: 0 to 5 short ASCII
+/// lines, sometimes ending in `\r\n`, sometimes with the last line
+/// unterminated; some are numbers, so `parse_int` of a line can succeed.
+pub fn input_text(rng: &mut Rng) -> String {
+    const LINES: &[&str] = &["", "hello", "a b c", "42", "-7", "3.5", "x,y", "  pad  "];
+    let mut text = String::new();
+    for _ in 0..rng.below(6) {
+        text.push_str(rng.pick::<&str>(LINES));
+        text.push_str(if rng.chance(15) { "\r\n" } else { "\n" });
+    }
+    if rng.chance(30) {
+        text.push_str(rng.pick::<&str>(LINES));
+    }
+    text
 }
 
 impl Gen {
@@ -58,7 +101,9 @@ impl Gen {
     pub fn gen_lib_expr(&mut self, ty: &Ty, depth: u32) -> Option<Expr> {
         let mut cands: Vec<Callee> = BUILTINS
             .iter()
-            .filter(|&&b| &builtin_ret(b) == ty && !(self.safe && throws(b)))
+            .filter(|&&b| {
+                &builtin_ret(b) == ty && !(self.safe && throws(b)) && (self.io || !is_io(b))
+            })
             .map(|&b| Callee::B(b))
             .collect();
         cands.extend(
@@ -92,6 +137,22 @@ impl Gen {
         StmtKind::Expr(Expr::new(ExprKind::Lib(f, args)))
     }
 
+    /// `write_file(path, s);` with one of the fuzzer's paths (a missing
+    /// folder's throws).
+    pub fn gen_write_file(&mut self) -> StmtKind {
+        let path = self.path_arg();
+        let text = self.gen_expr(&Ty::Str, 2);
+        StmtKind::Expr(Expr::new(ExprKind::Builtin(
+            Builtin::WriteFile,
+            vec![path, text],
+        )))
+    }
+
+    /// One of the paths of [`io::PATHS`], as a literal.
+    fn path_arg(&mut self) -> Expr {
+        Expr::new(ExprKind::Str(self.rng.pick(&io::PATHS).to_string()))
+    }
+
     fn int_lit(v: i64) -> Expr {
         Expr::new(ExprKind::Int(v))
     }
@@ -107,7 +168,8 @@ impl Gen {
 
     fn builtin_args(&mut self, b: Builtin, d: u32) -> Vec<Expr> {
         match b {
-            Builtin::Args => Vec::new(),
+            Builtin::Args | Builtin::ReadLine | Builtin::AtEof | Builtin::ReadAll => Vec::new(),
+            Builtin::ReadFile => vec![self.path_arg()],
             Builtin::Atan2 | Builtin::Pow => {
                 vec![self.gen_expr(&Ty::Float, d), self.gen_expr(&Ty::Float, d)]
             }

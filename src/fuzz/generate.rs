@@ -19,6 +19,7 @@
 //!   type ends with `return e;`.
 
 use super::ast::*;
+use super::gen_lib;
 use super::rng::Rng;
 use super::shrink::calls_in;
 
@@ -54,6 +55,9 @@ pub struct Gen {
     /// Whether this program calls the standard library (about a third do:
     /// importing the modules makes every run of toyc slower).
     pub lib: bool,
+    /// Whether this program reads standard input and files (about one in
+    /// five; it then gets an input text).
+    pub io: bool,
 }
 
 /// Generates the program of `seed`.
@@ -64,6 +68,7 @@ pub fn generate(seed: u64) -> Program {
             structs: Vec::new(),
             globals: Vec::new(),
             funcs: Vec::new(),
+            stdin: String::new(),
         },
         recursive: Vec::new(),
         scopes: Vec::new(),
@@ -75,8 +80,16 @@ pub fn generate(seed: u64) -> Program {
         safe: false,
         loop_vars: Vec::new(),
         lib: false,
+        io: false,
     };
     g.lib = g.rng.chance(35);
+    // Input is decided with an RNG of its own, so a program without
+    // input is the same as before input was generated at all.
+    let mut io_rng = Rng::new(seed ^ 0x05ee_d1a9_0000_0000);
+    if io_rng.chance(20) {
+        g.io = true;
+        g.prog.stdin = gen_lib::input_text(&mut io_rng);
+    }
     g.gen_structs();
     g.gen_globals();
     g.gen_signatures();
@@ -426,6 +439,7 @@ impl Gen {
                 Some(k) => k,
                 None => self.gen_print(),
             },
+            5 if self.io && self.rng.chance(40) => self.gen_write_file(),
             5 if self.lib && self.rng.chance(50) => self.gen_lib_stmt(),
             5 => {
                 let ty = Ty::Arr(Box::new(self.pick_ty(1)));

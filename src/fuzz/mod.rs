@@ -17,6 +17,7 @@ pub mod exec;
 mod gen_expr;
 mod gen_lib;
 pub mod generate;
+pub mod io;
 pub mod oracle;
 pub mod print;
 pub mod rng;
@@ -249,7 +250,7 @@ fn worker(opts: &Options, dir: &Path, next: &AtomicU64, totals: &Mutex<Totals>, 
 /// Runs `case` in every mode; on disagreement returns the report (after
 /// shrinking and bisecting if asked).
 fn check_case(opts: &Options, dir: &Path, case: &Case) -> Option<String> {
-    if std::fs::write(dir.join(FILE), &case.source).is_err() {
+    if !exec::stage(dir, FILE, &case.source, &case.prog.stdin) {
         return Some(format!(
             "FAIL seed {}: cannot write the program\n",
             case.seed
@@ -264,6 +265,7 @@ fn check_case(opts: &Options, dir: &Path, case: &Case) -> Option<String> {
             mode.args,
             FILE,
             opts.timeout,
+            true,
         );
         if let Some(class) = classify(&expected_in(mode, &case.expected), &got) {
             fails.push((m, class, got));

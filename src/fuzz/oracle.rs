@@ -12,6 +12,7 @@
 
 use super::ast::*;
 use super::builtins::{Stop, builtin};
+use super::io::World;
 use super::value::{Val, format_top, int_div, int_rem};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -50,6 +51,7 @@ pub fn evaluate(p: &Program, file: &str) -> Result<Outcome, String> {
         globals: HashMap::new(),
         fuel: FUEL,
         depth: 0,
+        world: World::new(&p.stdin),
     };
     let result = ev.run_main();
     let stdout = std::mem::take(&mut ev.out);
@@ -100,6 +102,7 @@ struct Eval<'a> {
     globals: HashMap<String, Val>,
     fuel: u64,
     depth: u32,
+    world: World,
 }
 
 type Frame = HashMap<String, Val>;
@@ -459,7 +462,7 @@ impl Eval<'_> {
             }
             ExprKind::Builtin(b, args) => {
                 let args = self.exprs(fr, args)?;
-                match builtin(*b, &args) {
+                match builtin(*b, &args, &mut self.world) {
                     Ok(v) => too_long(v)?,
                     Err(Stop::Throw(msg)) => return throw(msg, e.pos),
                     Err(Stop::Skip(why)) => return Err(Ctl::Skip(why)),

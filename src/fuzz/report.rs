@@ -7,7 +7,7 @@
 //! oracle (never reused from the original program).
 
 use super::bisect::{self, Setup, Verdict};
-use super::exec::{RunResult, run_toyc};
+use super::exec::{self, RunResult, run_toyc};
 use super::oracle::{self, Outcome};
 use super::{Case, Class, FILE, MODES, Options, classify, expected_in, print, shrink};
 use std::fmt::Write;
@@ -78,7 +78,7 @@ fn minimize(opts: &Options, dir: &Path, case: &Case, m: usize, class: Class) -> 
         let Ok(expected) = oracle::evaluate(&p, FILE) else {
             return false;
         };
-        if std::fs::write(dir.join(FILE), &source).is_err() {
+        if !exec::stage(dir, FILE, &source, &p.stdin) {
             return false;
         }
         let got = run_toyc(
@@ -88,6 +88,7 @@ fn minimize(opts: &Options, dir: &Path, case: &Case, m: usize, class: Class) -> 
             mode.args,
             FILE,
             opts.timeout,
+            true,
         );
         classify(&expected_in(mode, &expected), &got) == Some(class)
     };
@@ -108,7 +109,7 @@ fn blame(opts: &Options, dir: &Path, case: &Case, fails: &[(usize, Class, RunRes
     let Some((m, ..)) = opt_fail else {
         return "no pass (only unoptimized modes or check fail)".into();
     };
-    if std::fs::write(dir.join(FILE), &case.source).is_err() {
+    if !exec::stage(dir, FILE, &case.source, &case.prog.stdin) {
         return "unknown (cannot write the program)".into();
     }
     let interp = MODES[*m].args.contains(&"--interp");
@@ -120,6 +121,7 @@ fn blame(opts: &Options, dir: &Path, case: &Case, fails: &[(usize, Class, RunRes
         passes: &opts.passes,
         interp,
         timeout: opts.timeout,
+        staged: true,
     };
     let mut is_bad = |r: &RunResult| classify(&case.expected, r).is_some();
     let where_ = if interp { "--interp -O2" } else { "-O2" };
@@ -141,8 +143,9 @@ fn blame(opts: &Options, dir: &Path, case: &Case, fails: &[(usize, Class, RunRes
     }
 }
 
-/// Writes `seed-N.toy` and `seed-N.expected` (and the same for the
-/// minimized program, `seed-N.min.*`) into `dir`. Expected stderr names
+/// Writes `seed-N.toy`, `seed-N.expected` and `seed-N.stdin` (its input,
+/// if any), and the program and expectation of the minimized one
+/// (`seed-N.min.*`), into `dir`. Expected stderr names
 /// the file as `fuzz.toy`, as the fuzzer ran it.
 fn keep(dir: &Path, case: &Case, min: Option<&Case>) {
     let expected = |e: &Outcome| {
@@ -154,6 +157,9 @@ fn keep(dir: &Path, case: &Case, min: Option<&Case>) {
     let base = dir.join(format!("seed-{}", case.seed));
     let _ = std::fs::write(base.with_extension("toy"), &case.source);
     let _ = std::fs::write(base.with_extension("expected"), expected(&case.expected));
+    if !case.prog.stdin.is_empty() {
+        let _ = std::fs::write(base.with_extension("stdin"), &case.prog.stdin);
+    }
     if let Some(m) = min {
         let _ = std::fs::write(base.with_extension("min.toy"), &m.source);
         let _ = std::fs::write(base.with_extension("min.expected"), expected(&m.expected));

@@ -53,6 +53,7 @@ pub(crate) fn main_prog(body: Vec<Stmt>) -> Program {
             ret: None,
             body,
         }],
+        stdin: String::new(),
     }
 }
 
@@ -335,6 +336,7 @@ fn bisection_finds_the_first_pass_that_changes_the_output() {
         passes: &passes,
         interp: false,
         timeout: std::time::Duration::from_secs(5),
+        staged: false,
     };
     let mut probes = Vec::new();
     let mut is_bad = |r: &toyc::fuzz::exec::RunResult| match r {

@@ -1,6 +1,6 @@
 //! The fuzzer's coverage of the builtins `parse_float chr substr fixed`,
-//! the transcendental functions, `args()`, float `%`, `str` of floats and
-//! the standard library modules: the oracle on hand-written programs with
+//! the transcendental functions, `args()`, float `%`, `str` of floats, the
+//! input and file builtins and the standard library modules: the oracle on hand-written programs with
 //! expected output (each value checked against docs/language.md, the C
 //! printf results for `fixed`), the printer's `import` lines, and that
 //! the generator really produces every one of them.
@@ -53,9 +53,11 @@ fn run(mut p: Program) -> (String, oracle::Outcome) {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("t.toy"), &src).unwrap();
+    std::fs::write(dir.join("t.stdin"), &p.stdin).unwrap();
     let got = std::process::Command::new(env!("CARGO_BIN_EXE_toyc"))
         .args(["run", "-O2", "t.toy"])
         .current_dir(&dir)
+        .stdin(std::fs::File::open(dir.join("t.stdin")).unwrap())
         .output()
         .expect("run toyc");
     let _ = std::fs::remove_dir_all(&dir);
@@ -329,7 +331,7 @@ fn generator_produces_every_new_builtin_and_stdlib_item() {
     }
     for b in [
         ParseFloat, Chr, Substr, Fixed, Sin, Cos, Tan, Atan, Atan2, Exp, Ln, Pow, Args, Sqrt,
-        Floor, Ceil, Fabs, ToStr,
+        Floor, Ceil, Fabs, ToStr, ReadLine, AtEof, ReadAll, ReadFile, WriteFile,
     ] {
         assert!(
             builtins.contains(&format!("{b:?}")),
@@ -339,4 +341,96 @@ fn generator_produces_every_new_builtin_and_stdlib_item() {
     for f in ALL {
         assert!(libs.contains(&format!("{f:?}")), "{f:?} never generated");
     }
+}
+
+fn write_file(path: &str, text: Expr) -> Stmt {
+    Stmt::new(StmtKind::Expr(call(
+        Builtin::WriteFile,
+        vec![s(path), text],
+    )))
+}
+
+/// `read_line` strips `\n` and `\r\n`, reads an unterminated last line and
+/// then throws `end of input`; `at_eof` and `read_all` share its position.
+#[test]
+fn oracle_reads_standard_input_like_the_reference() {
+    use Builtin::*;
+    let read = |b: Builtin| call(b, vec![]);
+    let mut p = main_prog(vec![
+        print_(vec![read(ReadLine), read(AtEof)]),
+        print_(vec![call(Len, vec![read(ReadLine)])]),
+        print_(vec![read(ReadLine)]),
+        let_("rest", Ty::Str, read(ReadAll)),
+        print_(vec![var("rest"), read(AtEof), read(ReadAll)]),
+        catch(vec![print_(vec![read(ReadLine)])], "e"),
+    ]);
+    p.stdin = "ab\r\nc d\n\nx\nlast".into();
+    let (src, out) = run(p);
+    assert_eq!(
+        out.stdout, "ab false\n3\n\nx\nlast true \nend of input\n",
+        "{src}"
+    );
+}
+
+/// Files written by the program read back; a missing file or folder
+/// throws the reference's message, whose reason is the system's text.
+#[test]
+fn oracle_writes_and_reads_files() {
+    let body = vec![
+        write_file("fz0.txt", s("one\ntwo")),
+        print_(vec![call(Builtin::ReadFile, vec![s("fz0.txt")])]),
+        write_file("fz0.txt", s("")),
+        print_(vec![call(
+            Builtin::Len,
+            vec![call(Builtin::ReadFile, vec![s("fz0.txt")])],
+        )]),
+        catch(
+            vec![print_(vec![call(Builtin::ReadFile, vec![s("fz1.txt")])])],
+            "e",
+        ),
+        catch(vec![write_file("nodir/fz2.txt", s("x"))], "f"),
+    ];
+    assert_eq!(
+        stdout_of(body),
+        "one\ntwo\n0\ncannot read fz1.txt: No such file or directory\n\
+         cannot write nodir/fz2.txt: No such file or directory\n"
+    );
+}
+
+/// About one program in five reads input (and most of those are given an
+/// input text, always ASCII).
+#[test]
+fn generator_gives_input_only_to_programs_that_read_it() {
+    let (mut with_input, mut reading) = (0, 0);
+    for seed in 1..=300 {
+        let Ok(case) = toyc::fuzz::make_case(seed) else {
+            continue;
+        };
+        let mut io = false;
+        let mut note = |x: &Expr| {
+            if let ExprKind::Builtin(b, _) = &x.kind {
+                io |= matches!(
+                    b,
+                    Builtin::ReadLine
+                        | Builtin::AtEof
+                        | Builtin::ReadAll
+                        | Builtin::ReadFile
+                        | Builtin::WriteFile
+                );
+            }
+        };
+        for g in &case.prog.globals {
+            shrink::walk_expr(&g.init, &mut note);
+        }
+        for f in &case.prog.funcs {
+            shrink::walk_exprs_in(&f.body, &mut note);
+        }
+        with_input += usize::from(!case.prog.stdin.is_empty());
+        reading += usize::from(io);
+        if !case.prog.stdin.is_empty() {
+            assert!(case.prog.stdin.is_ascii());
+        }
+    }
+    assert!((30..=100).contains(&reading), "{reading} of 300 read input");
+    assert!(with_input >= 20, "{with_input} of 300 have input");
 }
