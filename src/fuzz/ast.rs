@@ -10,8 +10,17 @@
 //!   expressions for a wanted [`Ty`]);
 //! - `pos` fields are filled by the printer (`print::print_program`): the
 //!   1-based line and column where the node's text starts, including any
-//!   parentheses the printer put around it. They are what toyc reports for
-//!   a runtime error thrown by that node.
+//!   parentheses the printer put around it, and whether that is in the
+//!   module file. They are what toyc reports for a runtime error thrown by
+//!   that node;
+//! - a program split into two files ([`Program::module_from`]) has every
+//!   struct, every global and the functions from `module_from` on in the
+//!   module [`MODULE`]; those functions only call each other (a function
+//!   only calls functions after it), so the module never names the main
+//!   file's items.
+
+/// The name of the user module a split program imports (file `fzm.toy`).
+pub const MODULE: &str = "fzm";
 
 /// A Toy type.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,11 +34,13 @@ pub enum Ty {
     Struct(usize),
 }
 
-/// A source position, 1-based line and column (in characters).
+/// A source position, 1-based line and column (in characters), in the main
+/// file or in the module file [`MODULE`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Pos {
     pub line: u32,
     pub col: u32,
+    pub in_module: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -317,4 +328,8 @@ pub struct Program {
     pub funcs: Vec<Func>,
     /// The program's standard input (ASCII; empty for most programs).
     pub stdin: String,
+    /// `Some(k)`: the program is split into the main file and the module
+    /// [`MODULE`], which holds the structs, the globals and `funcs[k..]`
+    /// (`k >= 1`; it may hold no function).
+    pub module_from: Option<usize>,
 }

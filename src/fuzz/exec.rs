@@ -9,7 +9,9 @@
 //! [`super::io::DATA_FILES`] in `dir`; any other run has stdin closed and
 //! leaves the folder alone.
 
+use super::ast::MODULE;
 use super::oracle::Outcome;
+use super::print::Sources;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -47,10 +49,20 @@ impl RunResult {
 /// The file in a worker's folder that holds the program's standard input.
 pub const STDIN_FILE: &str = "fuzz.stdin";
 
-/// Writes a program and its standard input into `dir` as `file` and
-/// [`STDIN_FILE`], ready for [`run_toyc`]; false if a write failed.
-pub fn stage(dir: &Path, file: &str, source: &str, stdin: &str) -> bool {
-    std::fs::write(dir.join(file), source).is_ok()
+/// Writes a program (its main file as `file`, its module file if it has
+/// one) and its standard input ([`STDIN_FILE`]) into `dir`, ready for
+/// [`run_toyc`]; false if a write failed.
+pub fn stage(dir: &Path, file: &str, source: &Sources, stdin: &str) -> bool {
+    let module = dir.join(format!("{MODULE}.toy"));
+    let module_ok = match &source.module {
+        Some(text) => std::fs::write(module, text).is_ok(),
+        None => {
+            let _ = std::fs::remove_file(module);
+            true
+        }
+    };
+    module_ok
+        && std::fs::write(dir.join(file), &source.main).is_ok()
         && std::fs::write(dir.join(STDIN_FILE), stdin).is_ok()
 }
 

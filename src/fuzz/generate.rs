@@ -69,6 +69,7 @@ pub fn generate(seed: u64) -> Program {
             globals: Vec::new(),
             funcs: Vec::new(),
             stdin: String::new(),
+            module_from: None,
         },
         recursive: Vec::new(),
         scopes: Vec::new(),
@@ -97,6 +98,12 @@ pub fn generate(seed: u64) -> Program {
         g.gen_body(f);
     }
     g.call_uncalled();
+    // Whether to split the program into two files, with an RNG of its
+    // own: the split changes only how the program is printed.
+    let mut split_rng = Rng::new(seed ^ 0x0d0c_0000_0000_0000);
+    if split_rng.chance(20) {
+        g.prog.module_from = Some(1 + split_rng.below(g.prog.funcs.len()));
+    }
     g.prog
 }
 

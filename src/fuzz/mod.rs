@@ -94,7 +94,7 @@ pub struct Options {
 pub struct Case {
     pub seed: u64,
     pub prog: ast::Program,
-    pub source: String,
+    pub source: print::Sources,
     pub expected: Outcome,
 }
 

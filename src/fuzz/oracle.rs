@@ -34,12 +34,17 @@ const MAX_OUTPUT: usize = 1 << 16;
 /// file `file`. `Err` means the program is unsuitable (too long, cyclic
 /// output) and must be skipped.
 pub fn evaluate(p: &Program, file: &str) -> Result<Outcome, String> {
+    // A struct of an imported module prints with the module's name.
+    let prefix = match p.module_from {
+        Some(_) => format!("{MODULE}."),
+        None => String::new(),
+    };
     let structs = p
         .structs
         .iter()
         .map(|s| {
             (
-                s.name.clone(),
+                format!("{prefix}{}", s.name),
                 s.fields.iter().map(|f| f.0.clone()).collect(),
             )
         })
@@ -61,11 +66,15 @@ pub fn evaluate(p: &Program, file: &str) -> Result<Outcome, String> {
             stderr: String::new(),
             code,
         }),
-        Err(Ctl::Throw(msg, pos)) => Ok(Outcome {
-            stdout,
-            stderr: format!("error: {msg}\n  at {file}:{}:{}\n", pos.line, pos.col),
-            code: 101,
-        }),
+        Err(Ctl::Throw(msg, pos)) => {
+            let module_file = format!("{MODULE}.toy");
+            let file = if pos.in_module { &module_file } else { file };
+            Ok(Outcome {
+                stdout,
+                stderr: format!("error: {msg}\n  at {file}:{}:{}\n", pos.line, pos.col),
+                code: 101,
+            })
+        }
         Err(Ctl::Exit(code)) => Ok(Outcome {
             stdout,
             stderr: String::new(),

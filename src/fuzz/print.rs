@@ -8,6 +8,8 @@
 //! error thrown by the node). Columns count characters, not bytes.
 
 use super::ast::*;
+use super::stdlib;
+use std::collections::HashSet;
 
 struct Printer {
     out: String,
@@ -16,55 +18,146 @@ struct Printer {
     indent: usize,
     /// Function names, for calls.
     names: Vec<String>,
+    /// Printing the module file (positions say so).
+    in_module: bool,
+    /// Printing the main file of a split program: globals and calls of
+    /// `funcs[module_from..]` are written qualified, `fzm.NAME`.
+    qualify: Option<(usize, HashSet<String>)>,
+}
+
+/// The text of a program: its main file and, for a split program, the
+/// module file [`MODULE`]`.toy`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sources {
+    pub main: String,
+    pub module: Option<String>,
+}
+
+impl Sources {
+    /// Both files, for reports: the main file, then the module after a
+    /// `// fzm.toy` line.
+    pub fn text(&self) -> String {
+        match &self.module {
+            Some(m) => format!("{}// {MODULE}.toy\n{m}", self.main),
+            None => self.main.clone(),
+        }
+    }
 }
 
 /// Prints `p` and fills every `pos` field.
-pub fn print_program(p: &mut Program) -> String {
-    let names = p.funcs.iter().map(|f| f.name.clone()).collect();
-    let mut pr = Printer {
+pub fn print_program(p: &mut Program) -> Sources {
+    let names: Vec<String> = p.funcs.iter().map(|f| f.name.clone()).collect();
+    let new = |in_module, qualify| Printer {
         out: String::new(),
         line: 1,
         col: 1,
         indent: 0,
-        names,
+        names: names.clone(),
+        in_module,
+        qualify,
     };
-    for m in super::stdlib::modules_used(p) {
-        pr.put(&format!("import {};", m.name()));
-        pr.newline();
-    }
     let structs = p.structs.clone();
-    for s in &structs {
-        let fields: Vec<String> = s
-            .fields
-            .iter()
-            .map(|(n, t)| format!("{n}: {}", ty_text(&structs, t)))
-            .collect();
-        pr.put(&format!("struct {} {{ {} }}", s.name, fields.join(", ")));
-        pr.newline();
+    let Some(k) = p.module_from else {
+        let mut pr = new(false, None);
+        pr.imports(&stdlib::modules_of(&p.globals, &p.funcs), false);
+        pr.items(&structs, &structs, &mut p.globals, &mut p.funcs);
+        return Sources {
+            main: pr.out,
+            module: None,
+        };
+    };
+    let k = k.min(p.funcs.len());
+    let (main_funcs, module_funcs) = p.funcs.split_at_mut(k);
+    let mut md = new(true, None);
+    md.imports(&stdlib::modules_of(&p.globals, module_funcs), false);
+    md.items(&structs, &structs, &mut p.globals, module_funcs);
+    let globals = p.globals.iter().map(|g| g.name.clone()).collect();
+    let mut pr = new(false, Some((k, globals)));
+    pr.imports(&stdlib::modules_of(&[], main_funcs), true);
+    let mut qualified = structs.clone();
+    for s in &mut qualified {
+        s.name = format!("{MODULE}.{}", s.name);
     }
-    for g in &mut p.globals {
-        g.pos = pr.pos();
-        let kw = if g.mutable { "var" } else { "let" };
-        pr.put(&format!("{kw} {}: {} = ", g.name, ty_text(&structs, &g.ty)));
-        pr.expr(&structs, &mut g.init);
-        pr.put(";");
-        pr.newline();
+    pr.items(&qualified, &[], &mut [], main_funcs);
+    Sources {
+        main: pr.out,
+        module: Some(md.out),
     }
-    for f in &mut p.funcs {
-        let params: Vec<String> = f
-            .params
-            .iter()
-            .map(|(n, t)| format!("{n}: {}", ty_text(&structs, t)))
-            .collect();
-        pr.put(&format!("fn {}({})", f.name, params.join(", ")));
-        if let Some(t) = &f.ret {
-            pr.put(&format!(" -> {}", ty_text(&structs, t)));
+}
+
+impl Printer {
+    /// The `import` lines: the user module (if `user`) and the standard
+    /// library modules used.
+    fn imports(&mut self, used: &[stdlib::Module], user: bool) {
+        if user {
+            self.put(&format!("import {MODULE};"));
+            self.newline();
         }
-        pr.put(" ");
-        pr.block(&structs, &mut f.body);
-        pr.newline();
+        for m in used {
+            self.put(&format!("import {};", m.name()));
+            self.newline();
+        }
     }
-    pr.out
+
+    /// Struct declarations, globals and functions; `st` names the structs
+    /// as this file spells them.
+    fn items(
+        &mut self,
+        st: &[StructDef],
+        decls: &[StructDef],
+        globals: &mut [Global],
+        funcs: &mut [Func],
+    ) {
+        for s in decls {
+            let fields = typed_names(st, &s.fields);
+            self.put(&format!("struct {} {{ {fields} }}", s.name));
+            self.newline();
+        }
+        for g in globals {
+            g.pos = self.pos();
+            let kw = if g.mutable { "var" } else { "let" };
+            self.put(&format!("{kw} {}: {} = ", g.name, ty_text(st, &g.ty)));
+            self.expr(st, &mut g.init);
+            self.put(";");
+            self.newline();
+        }
+        for f in funcs {
+            let params = typed_names(st, &f.params);
+            self.put(&format!("fn {}({params})", f.name));
+            if let Some(t) = &f.ret {
+                self.put(&format!(" -> {}", ty_text(st, t)));
+            }
+            self.put(" ");
+            self.block(st, &mut f.body);
+            self.newline();
+        }
+    }
+
+    /// A variable's name as this file spells it (a global of the module is
+    /// qualified in the main file).
+    fn var_name(&self, n: &str) -> String {
+        match &self.qualify {
+            Some((_, globals)) if globals.contains(n) => format!("{MODULE}.{n}"),
+            _ => n.to_string(),
+        }
+    }
+
+    /// A function's name as this file spells it.
+    fn func_name(&self, f: usize) -> String {
+        match &self.qualify {
+            Some((k, _)) if f >= *k => format!("{MODULE}.{}", self.names[f]),
+            _ => self.names[f].clone(),
+        }
+    }
+}
+
+/// `a: int, b: [S0]`: fields or parameters with their types.
+fn typed_names(st: &[StructDef], list: &[(String, Ty)]) -> String {
+    let typed: Vec<String> = list
+        .iter()
+        .map(|(n, t)| format!("{n}: {}", ty_text(st, t)))
+        .collect();
+    typed.join(", ")
 }
 
 /// The Toy spelling of a type.
@@ -107,6 +200,7 @@ impl Printer {
         Pos {
             line: self.line,
             col: self.col,
+            in_module: self.in_module,
         }
     }
     fn put(&mut self, s: &str) {
@@ -269,7 +363,7 @@ impl Printer {
 
     fn assign(&mut self, st: &[StructDef], place: &mut Place, op: Option<BinOp>, value: &mut Expr) {
         match place {
-            Place::Var(n) => self.put(n),
+            Place::Var(n) => self.put(&self.var_name(n)),
             Place::Index(a, i) => {
                 self.postfix_base(st, a);
                 self.put("[");
@@ -348,7 +442,7 @@ impl Printer {
             ExprKind::Bool(b) => self.put(if *b { "true" } else { "false" }),
             ExprKind::Str(s) => self.put(&str_lit(s)),
             ExprKind::Nil(_) => self.put("nil"),
-            ExprKind::Var(n) => self.put(n),
+            ExprKind::Var(n) => self.put(&self.var_name(n)),
             ExprKind::Neg(x) => {
                 self.put("-");
                 self.operand(st, x);
@@ -363,7 +457,7 @@ impl Printer {
                 self.operand(st, r);
             }
             ExprKind::Call(f, args) => {
-                self.put(&format!("{}(", self.names[*f]));
+                self.put(&format!("{}(", self.func_name(*f)));
                 self.args(st, args);
                 self.put(")");
             }

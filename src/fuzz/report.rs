@@ -52,7 +52,7 @@ pub fn failure(
         "program"
     };
     let _ = writeln!(out, "  {label} (expected: {}):", describe(&shown.expected));
-    for line in shown.source.lines() {
+    for line in shown.source.text().lines() {
         let _ = writeln!(out, "    {line}");
     }
     out
@@ -143,25 +143,24 @@ fn blame(opts: &Options, dir: &Path, case: &Case, fails: &[(usize, Class, RunRes
     }
 }
 
-/// Writes `seed-N.toy`, `seed-N.expected` and `seed-N.stdin` (its input,
-/// if any), and the program and expectation of the minimized one
-/// (`seed-N.min.*`), into `dir`. Expected stderr names
-/// the file as `fuzz.toy`, as the fuzzer ran it.
+/// Writes the folder `seed-N` into `dir`: the program as the fuzzer ran
+/// it (`fuzz.toy`, its module `fzm.toy` if it has one, its input
+/// `fuzz.stdin`) with the expected outcome in `expected`, and the same for
+/// the minimized program in `seed-N/min`.
 fn keep(dir: &Path, case: &Case, min: Option<&Case>) {
-    let expected = |e: &Outcome| {
-        format!(
+    let write = |at: &Path, c: &Case| {
+        let _ = std::fs::create_dir_all(at);
+        exec::stage(at, FILE, &c.source, &c.prog.stdin);
+        let e = &c.expected;
+        let expected = format!(
             "exit: {}\n--- stdout\n{}--- stderr\n{}",
             e.code, e.stdout, e.stderr
-        )
+        );
+        let _ = std::fs::write(at.join("expected"), expected);
     };
     let base = dir.join(format!("seed-{}", case.seed));
-    let _ = std::fs::write(base.with_extension("toy"), &case.source);
-    let _ = std::fs::write(base.with_extension("expected"), expected(&case.expected));
-    if !case.prog.stdin.is_empty() {
-        let _ = std::fs::write(base.with_extension("stdin"), &case.prog.stdin);
-    }
+    write(&base, case);
     if let Some(m) = min {
-        let _ = std::fs::write(base.with_extension("min.toy"), &m.source);
-        let _ = std::fs::write(base.with_extension("min.expected"), expected(&m.expected));
+        write(&base.join("min"), m);
     }
 }

@@ -110,7 +110,7 @@ fn delete_last_struct(p: &mut Program) -> bool {
         return false;
     }
     let name = p.structs.last().map(|s| s.name.clone()).unwrap_or_default();
-    let text = super::print::print_program(&mut p.clone());
+    let text = super::print::print_program(&mut p.clone()).text();
     let decl = format!("struct {name} ");
     let used = text.lines().filter(|l| !l.starts_with(&decl)).any(|l| {
         l.split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
@@ -154,6 +154,11 @@ fn delete_func(p: &mut Program, k: usize) -> bool {
         return false;
     }
     p.funcs.remove(k);
+    if let Some(m) = &mut p.module_from
+        && k < *m
+    {
+        *m -= 1;
+    }
     for f in &mut p.funcs {
         for s in &mut f.body {
             renumber_stmt(s, k);

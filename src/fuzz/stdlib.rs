@@ -17,7 +17,7 @@
 //! 10^10 (trial division would run too long), and results too big
 //! (`range` of more than 10,000 elements, `repeat` past 64 KiB).
 
-use super::ast::{ExprKind, Program, Ty};
+use super::ast::{ExprKind, Func, Global, Program, Ty};
 use super::shrink::{walk_expr, walk_exprs_in};
 use super::value::{Shared, Val};
 use std::cell::RefCell;
@@ -149,16 +149,21 @@ impl LibFn {
 
 /// The modules `p` uses, in a fixed order (the printer imports them).
 pub fn modules_used(p: &Program) -> Vec<Module> {
+    modules_of(&p.globals, &p.funcs)
+}
+
+/// The modules that `globals` and `funcs` use, in a fixed order.
+pub fn modules_of(globals: &[Global], funcs: &[Func]) -> Vec<Module> {
     let mut used = BTreeSet::new();
     let mut note = |e: &super::ast::Expr| {
         if let ExprKind::Lib(f, _) = &e.kind {
             used.insert(f.module());
         }
     };
-    for g in &p.globals {
+    for g in globals {
         walk_expr(&g.init, &mut note);
     }
-    for f in &p.funcs {
+    for f in funcs {
         walk_exprs_in(&f.body, &mut note);
     }
     used.into_iter().collect()

@@ -54,12 +54,13 @@ pub(crate) fn main_prog(body: Vec<Stmt>) -> Program {
             body,
         }],
         stdin: String::new(),
+        module_from: None,
     }
 }
 
 /// Prints the program (filling positions) and evaluates it.
 fn run(mut p: Program) -> (String, oracle::Outcome) {
-    let src = print::print_program(&mut p);
+    let src = print::print_program(&mut p).main;
     let out = oracle::evaluate(&p, "t.toy").expect("not skipped");
     (src, out)
 }
@@ -193,7 +194,7 @@ fn printer_and_oracle_agree_on_generated_programs() {
             assert!(
                 shrink::well_formed(&case.prog),
                 "seed {seed} is not well formed:\n{}",
-                case.source
+                case.source.text()
             );
             let again = toyc::fuzz::make_case(seed).unwrap();
             assert_eq!(case.source, again.source);

@@ -43,7 +43,8 @@ fn catch(body: Vec<Stmt>, v: &str) -> Stmt {
 /// Prints the program (filling positions), checks it is well formed,
 /// evaluates it, and checks that toyc (`run -O2`) gives the same.
 fn run(mut p: Program) -> (String, oracle::Outcome) {
-    let src = print::print_program(&mut p);
+    let sources = print::print_program(&mut p);
+    let src = sources.text();
     assert!(shrink::well_formed(&p), "{src}");
     let out = oracle::evaluate(&p, "t.toy").expect("not skipped");
     let dir = std::env::temp_dir().join(format!(
@@ -52,12 +53,11 @@ fn run(mut p: Program) -> (String, oracle::Outcome) {
         std::thread::current().id()
     ));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("t.toy"), &src).unwrap();
-    std::fs::write(dir.join("t.stdin"), &p.stdin).unwrap();
+    assert!(toyc::fuzz::exec::stage(&dir, "t.toy", &sources, &p.stdin));
     let got = std::process::Command::new(env!("CARGO_BIN_EXE_toyc"))
         .args(["run", "-O2", "t.toy"])
         .current_dir(&dir)
-        .stdin(std::fs::File::open(dir.join("t.stdin")).unwrap())
+        .stdin(std::fs::File::open(dir.join(toyc::fuzz::exec::STDIN_FILE)).unwrap())
         .output()
         .expect("run toyc");
     let _ = std::fs::remove_dir_all(&dir);
@@ -326,7 +326,11 @@ fn generator_produces_every_new_builtin_and_stdlib_item() {
             shrink::walk_exprs_in(&f.body, &mut note);
         }
         for m in modules_used(&case.prog) {
-            assert!(case.source.contains(&format!("import {};", m.name())));
+            assert!(
+                case.source
+                    .text()
+                    .contains(&format!("import {};", m.name()))
+            );
         }
     }
     for b in [
@@ -398,10 +402,11 @@ fn oracle_writes_and_reads_files() {
 }
 
 /// About one program in five reads input (and most of those are given an
-/// input text, always ASCII).
+/// input text, always ASCII), and about one in five is split into a main
+/// file and the module `fzm`.
 #[test]
-fn generator_gives_input_only_to_programs_that_read_it() {
-    let (mut with_input, mut reading) = (0, 0);
+fn generator_makes_programs_that_read_input_and_split_programs() {
+    let (mut with_input, mut reading, mut split) = (0, 0, 0);
     for seed in 1..=300 {
         let Ok(case) = toyc::fuzz::make_case(seed) else {
             continue;
@@ -426,6 +431,15 @@ fn generator_gives_input_only_to_programs_that_read_it() {
             shrink::walk_exprs_in(&f.body, &mut note);
         }
         with_input += usize::from(!case.prog.stdin.is_empty());
+        if case.prog.module_from.is_some() {
+            split += 1;
+            let module = case.source.module.as_deref().unwrap_or_default();
+            assert!(case.source.main.starts_with("import fzm;\n"));
+            assert!(
+                !module.contains("fzm."),
+                "the module names only its own items"
+            );
+        }
         reading += usize::from(io);
         if !case.prog.stdin.is_empty() {
             assert!(case.prog.stdin.is_ascii());
@@ -433,4 +447,57 @@ fn generator_gives_input_only_to_programs_that_read_it() {
     }
     assert!((30..=100).contains(&reading), "{reading} of 300 read input");
     assert!(with_input >= 20, "{with_input} of 300 have input");
+    assert!((30..=100).contains(&split), "{split} of 300 are split");
+}
+
+/// A split program: the module `fzm` holds the struct, the global and the
+/// helper; the main file names them qualified, a module struct prints as
+/// `fzm.P`, and an error in the module is reported in `fzm.toy`.
+#[test]
+fn oracle_and_printer_split_a_program_into_a_module() {
+    let mut p = main_prog(vec![
+        print_(vec![e(ExprKind::Call(1, vec![int(2)]))]),
+        Stmt::new(StmtKind::Assign {
+            place: Place::Var("G1".into()),
+            op: Some(BinOp::Add),
+            value: int(1),
+        }),
+        print_(vec![var("G1")]),
+        catch(vec![print_(vec![e(ExprKind::Call(1, vec![int(0)]))])], "e"),
+        print_(vec![e(ExprKind::Call(1, vec![int(0)]))]),
+    ]);
+    p.globals.push(Global {
+        name: "G1".into(),
+        mutable: true,
+        ty: Ty::Int,
+        init: int(5),
+        pos: Pos::default(),
+    });
+    let quotient = e(ExprKind::Binary(
+        BinOp::Div,
+        Box::new(int(10)),
+        Box::new(var("a")),
+    ));
+    p.funcs.push(Func {
+        name: "fn1".into(),
+        params: vec![("a".into(), Ty::Int)],
+        ret: Some(Ty::Struct(0)),
+        body: vec![Stmt::new(StmtKind::Return(Some(e(ExprKind::StructLit(
+            0,
+            vec![(0, quotient), (1, s("m"))],
+        )))))],
+    });
+    p.module_from = Some(1);
+    let (src, out) = run(p);
+    assert!(src.starts_with("import fzm;\n"), "{src}");
+    assert!(
+        src.contains("fzm.G1 += 1;") && src.contains("fzm.fn1(2)"),
+        "{src}"
+    );
+    assert!(src.contains("// fzm.toy\nstruct P "), "{src}");
+    assert_eq!(
+        out.stdout, "fzm.P { x: 5, s: \"m\" }\n6\ndivision by zero\n",
+        "{src}"
+    );
+    assert!(out.stderr.contains("  at fzm.toy:"), "{}", out.stderr);
 }
