@@ -21,8 +21,6 @@ pub mod run;
 mod stack_maps;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_build;
 pub mod translate;
 
 use crate::ir;

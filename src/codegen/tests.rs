@@ -1,26 +1,42 @@
-//! Unit tests of the translation on hand-built IR.
+//! Unit tests of the translation on hand-written IR, in the text form of
+//! `toyc ir` (docs/ir.md) read by `ir::parse`.
 
-use super::tests_build::{FnBuilder, empty_init, module};
 use super::{CodegenOptions, Compiler};
-use crate::ir::{
-    BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type, UnaryOp,
-};
+use crate::ir::{IrCode, Module};
+use crate::span::{FileId, SourceMap, Span};
 
-/// Compiles `funcs` (at both optimization levels) and gives `f` the entry
-/// address of every function.
-fn with_compiled(funcs: &[IrCode], f: impl Fn(&[usize])) {
+/// An `<init>` that does nothing.
+const EMPTY_INIT: &str = "fn <init>()\n1 ─ return\n";
+
+/// Parses `ir` (functions get ids in file order; `main` and `<init>` are
+/// found by name, else function 0) with a source map of one file, `text`.
+fn parse(ir: &str, text: &str) -> (Module, SourceMap) {
+    let m = crate::ir::parse::parse(ir).unwrap_or_else(|e| panic!("{e:?} in\n{ir}"));
+    let mut sources = SourceMap::new();
+    sources.add("test.toy".into(), None, text.into());
+    (m, sources)
+}
+
+/// Gives statement `%k` of function `func` the source position of byte
+/// `start` of the file (parsed statements have none).
+fn at(m: &mut Module, func: usize, k: usize, start: usize) {
+    m.funcs[func].stmts.span[k - 1] = Span::new(FileId(0), start, start + 1);
+}
+
+fn options(optimize: bool) -> CodegenOptions {
+    CodegenOptions {
+        optimize,
+        verify: true,
+        ..Default::default()
+    }
+}
+
+/// Compiles the functions of `ir` (at both optimization levels) and gives
+/// `f` the entry address of every function.
+fn with_compiled(ir: &str, f: impl Fn(&[usize])) {
+    let (m, sources) = parse(ir, "x");
     for optimize in [false, true] {
-        let (m, sources) = module(funcs.to_vec(), 0, 0, "x");
-        let mut cx = Compiler::new(
-            &m,
-            &sources,
-            &CodegenOptions {
-                optimize,
-                verify: true,
-                ..Default::default()
-            },
-        )
-        .expect("compiler");
+        let mut cx = Compiler::new(&m, &sources, &options(optimize)).expect("compiler");
         cx.compile(true, |_| true).expect("compile");
         let ptrs: Vec<usize> = cx
             .funcs
@@ -33,12 +49,10 @@ fn with_compiled(funcs: &[IrCode], f: impl Fn(&[usize])) {
     }
 }
 
-fn int_binop(op: BinaryOp, rhs_const: Option<i64>) -> IrCode {
-    let mut b = FnBuilder::new("op", vec![Type::Int, Type::Int], Type::Int);
-    let rhs = rhs_const.map_or(Operand::Arg(1), Operand::Int);
-    let v = b.push(Inst::Binary(op, Operand::Arg(0), rhs), Type::Int);
-    b.push(Inst::Return(Some(v)), Type::Void);
-    b.finish()
+/// `fn op(a, b) = a OP b` on ints, or `a OP CONST` when `rhs` is given.
+fn int_binop(op: &str, rhs: Option<i64>) -> String {
+    let rhs = rhs.map_or("_2".to_string(), |c| c.to_string());
+    format!("fn op(_1::int, _2::int) -> int\n1 ─ %1 = {op}(_1, {rhs})::int\n│   return %1\n")
 }
 
 fn call2(p: usize, x: i64, y: i64) -> i64 {
@@ -59,48 +73,41 @@ fn division_and_remainder_edge_cases() {
         (0, -1, 0, 0),
     ];
     for (x, y, q, r) in cases {
-        with_compiled(&[int_binop(BinaryOp::IDiv, None)], |p| {
-            assert_eq!(call2(p[0], x, y), q, "{x} / {y}")
-        });
-        with_compiled(&[int_binop(BinaryOp::IRem, None)], |p| {
-            assert_eq!(call2(p[0], x, y), r, "{x} % {y}")
-        });
-        // The same with a constant divisor.
-        with_compiled(&[int_binop(BinaryOp::IDiv, Some(y))], |p| {
-            assert_eq!(call2(p[0], x, 0), q, "{x} / const {y}")
-        });
-        with_compiled(&[int_binop(BinaryOp::IRem, Some(y))], |p| {
-            assert_eq!(call2(p[0], x, 0), r, "{x} % const {y}")
-        });
+        // With the divisor an argument, then a constant.
+        for (divisor, arg) in [(None, y), (Some(y), 0)] {
+            with_compiled(&int_binop("idiv", divisor), |p| {
+                assert_eq!(call2(p[0], x, arg), q, "{x} / {y} ({divisor:?})")
+            });
+            with_compiled(&int_binop("irem", divisor), |p| {
+                assert_eq!(call2(p[0], x, arg), r, "{x} % {y} ({divisor:?})")
+            });
+        }
     }
 }
 
 #[test]
 fn wrapping_arithmetic_and_shifts() {
-    with_compiled(&[int_binop(BinaryOp::IAdd, None)], |p| {
-        assert_eq!(call2(p[0], i64::MAX, 1), i64::MIN)
-    });
-    with_compiled(&[int_binop(BinaryOp::IMul, None)], |p| {
-        assert_eq!(call2(p[0], i64::MAX, 2), -2)
-    });
-    with_compiled(&[int_binop(BinaryOp::IShl, None)], |p| {
-        assert_eq!(call2(p[0], 1, 65), 2);
-        assert_eq!(call2(p[0], 1, -1), i64::MIN);
-        assert_eq!(call2(p[0], 3, 64), 3);
-    });
-    with_compiled(&[int_binop(BinaryOp::IShr, None)], |p| {
-        assert_eq!(call2(p[0], -8, 1), -4);
-        assert_eq!(call2(p[0], -8, 66), -2);
-        assert_eq!(call2(p[0], i64::MIN, 63), -1);
-    });
+    let cases: [(&str, i64, i64, i64); 8] = [
+        ("iadd", i64::MAX, 1, i64::MIN),
+        ("imul", i64::MAX, 2, -2),
+        ("ishl", 1, 65, 2),
+        ("ishl", 1, -1, i64::MIN),
+        ("ishl", 3, 64, 3),
+        ("ishr", -8, 1, -4),
+        ("ishr", -8, 66, -2),
+        ("ishr", i64::MIN, 63, -1),
+    ];
+    for (op, x, y, want) in cases {
+        with_compiled(&int_binop(op, None), |p| {
+            assert_eq!(call2(p[0], x, y), want, "{op}({x}, {y})")
+        });
+    }
 }
 
 #[test]
 fn float_to_int_saturates_and_nan_is_zero() {
-    let mut b = FnBuilder::new("f2i", vec![Type::Float], Type::Int);
-    let v = b.push(Inst::Unary(UnaryOp::FloatToInt, Operand::Arg(0)), Type::Int);
-    b.push(Inst::Return(Some(v)), Type::Void);
-    with_compiled(&[b.finish()], |p| {
+    let ir = "fn f2i(_1::float) -> int\n1 ─ %1 = float_to_int(_1)::int\n│   return %1\n";
+    with_compiled(ir, |p| {
         // SAFETY: a compiled `(float) -> int` function.
         let f: extern "C" fn(f64) -> i64 = unsafe { std::mem::transmute(p[0]) };
         assert_eq!(f(f64::NAN), 0);
@@ -114,80 +121,37 @@ fn float_to_int_saturates_and_nan_is_zero() {
 
 #[test]
 fn float_comparisons_are_ieee() {
-    for (cmp, nan_result, one_two) in [
-        (Cmp::Eq, 0, 0),
-        (Cmp::Ne, 1, 1),
-        (Cmp::Lt, 0, 1),
-        (Cmp::Ge, 0, 0),
-    ] {
-        let mut b = FnBuilder::new("fcmp", vec![Type::Float, Type::Float], Type::Bool);
-        let v = b.push(
-            Inst::Binary(BinaryOp::FCmp(cmp), Operand::Arg(0), Operand::Arg(1)),
-            Type::Bool,
+    for (cmp, nan_result, one_two) in [("feq", 0, 0), ("fne", 1, 1), ("flt", 0, 1), ("fge", 0, 0)] {
+        let ir = format!(
+            "fn fcmp(_1::float, _2::float) -> bool\n1 ─ %1 = {cmp}(_1, _2)::bool\n│   return %1\n"
         );
-        b.push(Inst::Return(Some(v)), Type::Void);
-        with_compiled(&[b.finish()], |p| {
+        with_compiled(&ir, |p| {
             // SAFETY: a compiled `(float, float) -> bool` function.
             let f: extern "C" fn(f64, f64) -> u8 = unsafe { std::mem::transmute(p[0]) };
-            assert_eq!(f(f64::NAN, f64::NAN), nan_result, "{cmp:?} on NaN");
-            assert_eq!(f(1.0, 2.0), one_two, "{cmp:?} on 1, 2");
+            assert_eq!(f(f64::NAN, f64::NAN), nan_result, "{cmp} on NaN");
+            assert_eq!(f(1.0, 2.0), one_two, "{cmp} on 1, 2");
         });
     }
 }
 
 /// `sum(n)`: s = 0; i = 0; while i < n { s += i; i += 1 }; return s —
 /// two φs at the loop header, fed by the entry and the back edge.
-fn sum_loop() -> IrCode {
-    let mut b = FnBuilder::new("sum", vec![Type::Int], Type::Int);
-    b.push(Inst::Goto(BlockId(1)), Type::Void);
-    b.end_block(); // #1
-    // #2: header. Statements 1, 2 are the φs; 3 the compare; 4 the branch.
-    let i = b.push(
-        Inst::Phi {
-            edges: vec![BlockId(0), BlockId(2)],
-            values: vec![Operand::Int(0), Operand::Value(crate::ir::Value(6))],
-        },
-        Type::Int,
-    );
-    let s = b.push(
-        Inst::Phi {
-            edges: vec![BlockId(0), BlockId(2)],
-            values: vec![Operand::Int(0), Operand::Value(crate::ir::Value(5))],
-        },
-        Type::Int,
-    );
-    let c = b.push(
-        Inst::Binary(BinaryOp::ICmp(Cmp::Lt), i, Operand::Arg(0)),
-        Type::Bool,
-    );
-    b.push(
-        Inst::GotoIfNot {
-            cond: c,
-            dest: BlockId(3),
-        },
-        Type::Void,
-    );
-    b.end_block();
-    // #3: body (entered by the fallthrough of the true condition).
-    let s2 = b.push(Inst::Binary(BinaryOp::IAdd, s, i), Type::Int); // %6
-    let i2 = b.push(Inst::Binary(BinaryOp::IAdd, i, Operand::Int(1)), Type::Int); // %7
-    assert_eq!(
-        (s2, i2),
-        (
-            Operand::Value(crate::ir::Value(5)),
-            Operand::Value(crate::ir::Value(6))
-        )
-    );
-    b.push(Inst::Goto(BlockId(1)), Type::Void);
-    b.end_block();
-    // #4: exit.
-    b.push(Inst::Return(Some(s)), Type::Void);
-    b.finish()
-}
+const SUM_LOOP: &str = "\
+fn sum(_1::int) -> int
+1 ─      goto #2
+2 ┄ %2 = φ (#1 => 0, #3 => %7)::int
+│   %3 = φ (#1 => 0, #3 => %6)::int
+│   %4 = ilt(%2, _1)::bool
+└──      goto #4 if not %4
+3 ─ %6 = iadd(%3, %2)::int
+│   %7 = iadd(%2, 1)::int
+└──      goto #2
+4 ─      return %3
+";
 
 #[test]
 fn phis_at_a_loop_header() {
-    with_compiled(&[sum_loop()], |p| {
+    with_compiled(SUM_LOOP, |p| {
         // SAFETY: a compiled `(int) -> int` function.
         let f: extern "C" fn(i64) -> i64 = unsafe { std::mem::transmute(p[0]) };
         assert_eq!(f(0), 0);
@@ -198,76 +162,38 @@ fn phis_at_a_loop_header() {
 
 #[test]
 fn recursion_between_functions() {
-    // fib(n) = n < 2 ? n : fib(n-1) + fib(n-2), calling itself by FuncId.
-    let mut b = FnBuilder::new("fib", vec![Type::Int], Type::Int);
-    let c = b.push(
-        Inst::Binary(BinaryOp::ICmp(Cmp::Lt), Operand::Arg(0), Operand::Int(2)),
-        Type::Bool,
-    );
-    b.push(
-        Inst::GotoIfNot {
-            cond: c,
-            dest: BlockId(2),
-        },
-        Type::Void,
-    );
-    b.end_block();
-    b.push(Inst::Return(Some(Operand::Arg(0))), Type::Void);
-    b.end_block();
-    let n1 = b.push(
-        Inst::Binary(BinaryOp::ISub, Operand::Arg(0), Operand::Int(1)),
-        Type::Int,
-    );
-    let f1 = b.push(
-        Inst::Call {
-            func: crate::sema::hir::FuncId(0),
-            args: vec![n1],
-        },
-        Type::Int,
-    );
-    let n2 = b.push(
-        Inst::Binary(BinaryOp::ISub, Operand::Arg(0), Operand::Int(2)),
-        Type::Int,
-    );
-    let f2 = b.push(
-        Inst::Call {
-            func: crate::sema::hir::FuncId(0),
-            args: vec![n2],
-        },
-        Type::Int,
-    );
-    let r = b.push(Inst::Binary(BinaryOp::IAdd, f1, f2), Type::Int);
-    b.push(Inst::Return(Some(r)), Type::Void);
-    let fib = b.finish();
-    let _g = crate::runtime::run_lock();
-    crate::runtime::STACK_LIMIT.store(0, std::sync::atomic::Ordering::Relaxed);
-    with_compiled(&[fib], |p| {
-        // SAFETY: a compiled `(int) -> int` function.
-        let f: extern "C" fn(i64) -> i64 = unsafe { std::mem::transmute(p[0]) };
-        assert_eq!(f(20), 6765);
+    // even(n) = n == 0 || odd(n - 1); odd(n) = n != 0 && even(n - 1).
+    let ir = "\
+fn even(_1::int) -> bool
+1 ─ %1 = ieq(_1, 0)::bool
+└──      goto #3 if not %1
+2 ─      return true
+3 ─ %4 = isub(_1, 1)::int
+│   %5 = invoke odd(%4)::bool
+└──      return %5
+
+fn odd(_1::int) -> bool
+1 ─ %1 = ieq(_1, 0)::bool
+└──      goto #3 if not %1
+2 ─      return false
+3 ─ %4 = isub(_1, 1)::int
+│   %5 = invoke even(%4)::bool
+└──      return %5
+";
+    with_compiled(ir, |p| {
+        // SAFETY: compiled `(int) -> bool` functions.
+        let even: extern "C" fn(i64) -> u8 = unsafe { std::mem::transmute(p[0]) };
+        let odd: extern "C" fn(i64) -> u8 = unsafe { std::mem::transmute(p[1]) };
+        assert_eq!((even(10), even(7), odd(7), odd(0)), (1, 0, 1, 0));
     });
 }
 
-/// Runs a module whose function 0 is `main` and 1 is `<init>`, capturing
-/// the output.
-fn run_main(main: IrCode, extra: Vec<IrCode>, text: &str) -> (i32, String) {
-    let mut funcs = vec![main, empty_init()];
-    funcs.extend(extra);
-    let (m, sources) = module(funcs, 0, 1, text);
+/// Runs `m` (with `main` and `<init>`) at both levels, which must agree,
+/// capturing the output.
+fn run_parsed(m: &Module, sources: &SourceMap) -> (i32, String) {
     let mut last = None;
     for optimize in [false, true] {
-        let (code, out) = super::run::run(
-            &m,
-            &sources,
-            &CodegenOptions {
-                optimize,
-                verify: true,
-                ..Default::default()
-            },
-            &[],
-            true,
-        )
-        .expect("run");
+        let (code, out) = super::run::run(m, sources, &options(optimize), &[], true).expect("run");
         let r = (code, String::from_utf8_lossy(&out).into_owned());
         if let Some(prev) = &last {
             assert_eq!(prev, &r, "-O0 and -O2 differ");
@@ -277,396 +203,144 @@ fn run_main(main: IrCode, extra: Vec<IrCode>, text: &str) -> (i32, String) {
     last.unwrap_or_default()
 }
 
+/// [`run_parsed`] on the functions of `ir` and an empty `<init>`.
+fn run_main(ir: &str, text: &str) -> (i32, String) {
+    let (m, sources) = parse(&format!("{ir}\n{EMPTY_INIT}"), text);
+    run_parsed(&m, &sources)
+}
+
 #[test]
 fn uncaught_error_flushes_output_and_exits_101() {
-    let mut b = FnBuilder::new("main", vec![], Type::Void);
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintInt,
-            args: vec![Operand::Int(42)],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintNewline,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    b.at(2).push(
-        Inst::Raise {
-            kind: RaiseKind::DivisionByZero,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    b.push(Inst::Unwind, Type::Void);
-    assert_eq!(
-        run_main(b.finish(), vec![], "let x = 1 / 0;"),
-        (101, "42\n".to_string())
-    );
+    let ir = "\
+fn main()
+1 ─      runtime print_int(42)
+│        runtime print_newline()
+│        raise division_by_zero()
+└──      unwind
+";
+    let (mut m, sources) = parse(&format!("{ir}\n{EMPTY_INIT}"), "let x = 1 / 0;");
+    at(&mut m, 0, 3, 2);
+    assert_eq!(run_parsed(&m, &sources), (101, "42\n".to_string()));
 }
 
 #[test]
 fn main_result_is_the_exit_code_and_strings_print() {
-    let mut b = FnBuilder::new("main", vec![], Type::Int);
-    let s = b.push(Inst::StrConst("héllo".into()), Type::Str);
-    let t = b.push(Inst::StrConst(" world".into()), Type::Str);
-    let st = b.push(
-        Inst::Runtime {
-            func: RuntimeFn::StrConcat,
-            args: vec![s, t],
-        },
-        Type::Str,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintStr,
-            args: vec![st],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintSpace,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    let n = b.push(
-        Inst::Runtime {
-            func: RuntimeFn::StrLen,
-            args: vec![st],
-        },
-        Type::Int,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintInt,
-            args: vec![n],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintSpace,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    let byte = b.push(
-        Inst::Runtime {
-            func: RuntimeFn::StrByte,
-            args: vec![st, Operand::Int(0)],
-        },
-        Type::Int,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintInt,
-            args: vec![byte],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintSpace,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintFloat,
-            args: vec![Operand::Float(0.1)],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintSpace,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    let r = b.push(
-        Inst::Runtime {
-            func: RuntimeFn::Sqrt,
-            args: vec![Operand::Float(2.25)],
-        },
-        Type::Float,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintFloat,
-            args: vec![r],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintNewline,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    b.push(Inst::Return(Some(Operand::Int(7))), Type::Void);
+    let ir = "\
+fn main() -> int
+1 ─ %1  = \"héllo\"::str
+│   %2  = \" world\"::str
+│   %3  = runtime str_concat(%1, %2)::str
+│         runtime print_str(%3)
+│         runtime print_space()
+│   %6  = runtime str_len(%3)::int
+│         runtime print_int(%6)
+│         runtime print_space()
+│   %9  = runtime str_byte(%3, 0)::int
+│         runtime print_int(%9)
+│         runtime print_space()
+│         runtime print_float(0.1)
+│         runtime print_space()
+│   %14 = runtime sqrt(2.25)::float
+│         runtime print_float(%14)
+│         runtime print_newline()
+└──       return 7
+";
     assert_eq!(
-        run_main(b.finish(), vec![], "x"),
+        run_main(ir, "x"),
         (7, "héllo world 12 104 0.1 1.5\n".to_string())
     );
 }
 
 #[test]
 fn exceptions_reach_the_handler_with_phic() {
-    // thrower(): throw "boom"  (returns int, so Unwind returns a dummy)
-    let mut t = FnBuilder::new("thrower", vec![], Type::Int);
-    let m = t.push(Inst::StrConst("boom".into()), Type::Str);
-    t.at(0).push(
-        Inst::Raise {
-            kind: RaiseKind::Throw,
-            args: vec![m],
-        },
-        Type::Void,
-    );
-    t.push(Inst::Unwind, Type::Void);
-    let thrower = t.finish();
+    // main: ϒ(5); r = thrower(); on an exception go to the handler, which
+    // prints the message and the φᶜ of the ϒ.
+    let ir = "\
+fn main()
+1 ─      ϒ (5)
+│   %2 = invoke thrower()::int
+│   %3 = no_exception()::bool
+└──      goto #3 if not %3
+2 ─      runtime print_int(%2)
+└──      return
+3 ─ %7 = φᶜ (%1)::int
+│   %8 = take_exception()::str
+│        runtime print_str(%8)
+│        runtime print_space()
+│        runtime print_int(%7)
+│        runtime print_newline()
+└──      return
 
-    // main: x = 1; ϒ(x); r = thrower(); if !NoException goto handler; print r; return
-    //       handler: c = φᶜ(ϒ); msg = TakeException; print msg, c; return
-    let mut b = FnBuilder::new("main", vec![], Type::Void);
-    let up = b.push(Inst::Upsilon(Operand::Int(5)), Type::Void); // %1
-    let r = b.push(
-        Inst::Call {
-            func: crate::sema::hir::FuncId(2),
-            args: vec![],
-        },
-        Type::Int,
-    );
-    let ok = b.push(Inst::NoException, Type::Bool);
-    b.push(
-        Inst::GotoIfNot {
-            cond: ok,
-            dest: BlockId(2),
-        },
-        Type::Void,
-    );
-    b.end_block();
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintInt,
-            args: vec![r],
-        },
-        Type::Void,
-    );
-    b.push(Inst::Return(None), Type::Void);
-    b.end_block();
-    let Operand::Value(upv) = up else {
-        unreachable!()
-    };
-    let c = b.push(
-        Inst::PhiC {
-            upsilons: vec![upv],
-        },
-        Type::Int,
-    );
-    let msg = b.push(Inst::TakeException, Type::Str);
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintStr,
-            args: vec![msg],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintSpace,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintInt,
-            args: vec![c],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintNewline,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    b.push(Inst::Return(None), Type::Void);
-    assert_eq!(
-        run_main(b.finish(), vec![thrower], "x"),
-        (0, "boom 5\n".to_string())
-    );
+fn thrower() -> int
+1 ─ %1 = \"boom\"::str
+│        raise throw(%1)
+└──      unwind
+";
+    assert_eq!(run_main(ir, "x"), (0, "boom 5\n".to_string()));
 }
 
 #[test]
 fn uncaught_throw_from_a_callee_is_reported() {
-    let mut t = FnBuilder::new("thrower", vec![], Type::Void);
-    let m = t.push(Inst::StrConst("bad".into()), Type::Str);
-    t.at(4).push(
-        Inst::Raise {
-            kind: RaiseKind::Throw,
-            args: vec![m],
-        },
-        Type::Void,
-    );
-    t.push(Inst::Unwind, Type::Void);
-    let mut b = FnBuilder::new("main", vec![], Type::Int);
-    b.push(
-        Inst::Call {
-            func: crate::sema::hir::FuncId(2),
-            args: vec![],
-        },
-        Type::Void,
-    );
-    let ok = b.push(Inst::NoException, Type::Bool);
-    b.push(
-        Inst::GotoIfNot {
-            cond: ok,
-            dest: BlockId(2),
-        },
-        Type::Void,
-    );
-    b.end_block();
-    b.push(Inst::Return(Some(Operand::Int(0))), Type::Void);
-    b.end_block();
-    b.push(Inst::Unwind, Type::Void);
-    assert_eq!(
-        run_main(b.finish(), vec![t.finish()], "line1\nthrow"),
-        (101, String::new())
-    );
+    let ir = "\
+fn main() -> int
+1 ─      invoke thrower()
+│   %2 = no_exception()::bool
+└──      goto #3 if not %2
+2 ─      return 0
+3 ─      unwind
+
+fn thrower()
+1 ─ %1 = \"bad\"::str
+│        raise throw(%1)
+└──      unwind
+";
+    let (mut m, sources) = parse(&format!("{ir}\n{EMPTY_INIT}"), "line1\nthrow");
+    at(&mut m, 1, 2, 6);
+    assert_eq!(run_parsed(&m, &sources), (101, String::new()));
 }
 
 #[test]
 fn clif_text_names_each_function() {
-    let (m, sources) = module(vec![sum_loop(), empty_init()], 0, 1, "x");
-    let text = super::clif_text(
-        &m,
-        &sources,
-        &CodegenOptions {
-            optimize: true,
-            verify: true,
-            ..Default::default()
-        },
-        None,
-    )
-    .expect("clif");
+    let (m, sources) = parse(&format!("{SUM_LOOP}\n{EMPTY_INIT}"), "x");
+    let clif = |only| super::clif_text(&m, &sources, &options(true), only);
+    let text = clif(None).expect("clif");
     assert!(text.starts_with("; fn sum\n"), "{text}");
     assert!(text.contains("; fn <init>\n"), "{text}");
     assert!(text.contains("brif"), "{text}");
-    let only = super::clif_text(
-        &m,
-        &sources,
-        &CodegenOptions {
-            optimize: true,
-            verify: true,
-            ..Default::default()
-        },
-        Some("<init>"),
-    )
-    .expect("clif");
+    let only = clif(Some("<init>")).expect("clif");
     assert!(!only.contains("; fn sum"));
-    assert!(
-        super::clif_text(
-            &m,
-            &sources,
-            &CodegenOptions {
-                optimize: true,
-                verify: true,
-                ..Default::default()
-            },
-            Some("nope")
-        )
-        .is_err()
-    );
+    assert!(clif(Some("nope")).is_err());
 }
 
-/// `depth(n) = if n == 0 { 0 } else { depth(n - 1) + 1 }` (function 2).
-fn depth_fn() -> IrCode {
-    let mut b = FnBuilder::new("depth", vec![Type::Int], Type::Int);
-    let c = b.push(
-        Inst::Binary(BinaryOp::ICmp(Cmp::Eq), Operand::Arg(0), Operand::Int(0)),
-        Type::Bool,
-    );
-    b.push(
-        Inst::GotoIfNot {
-            cond: c,
-            dest: BlockId(2),
-        },
-        Type::Void,
-    );
-    b.end_block();
-    b.push(Inst::Return(Some(Operand::Int(0))), Type::Void);
-    b.end_block();
-    let n1 = b.push(
-        Inst::Binary(BinaryOp::ISub, Operand::Arg(0), Operand::Int(1)),
-        Type::Int,
-    );
-    let r = b.push(
-        Inst::Call {
-            func: crate::sema::hir::FuncId(2),
-            args: vec![n1],
-        },
-        Type::Int,
-    );
-    let r1 = b.push(Inst::Binary(BinaryOp::IAdd, r, Operand::Int(1)), Type::Int);
-    b.push(Inst::Return(Some(r1)), Type::Void);
-    b.finish()
-}
+/// `main` prints 1, then `depth(n)`, where `depth(n) = if n == 0 { 0 }
+/// else { depth(n - 1) + 1 }`.
+fn main_printing_depth(n: i64) -> String {
+    format!(
+        "\
+fn main()
+1 ─      runtime print_int(1)
+│        runtime print_newline()
+│   %3 = invoke depth({n})::int
+│        runtime print_int(%3)
+│        runtime print_newline()
+└──      return
 
-fn main_printing_depth(n: i64) -> IrCode {
-    let mut b = FnBuilder::new("main", vec![], Type::Void);
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintInt,
-            args: vec![Operand::Int(1)],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintNewline,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    let d = b.push(
-        Inst::Call {
-            func: crate::sema::hir::FuncId(2),
-            args: vec![Operand::Int(n)],
-        },
-        Type::Int,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintInt,
-            args: vec![d],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintNewline,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    b.push(Inst::Return(None), Type::Void);
-    b.finish()
+fn depth(_1::int) -> int
+1 ─ %1 = ieq(_1, 0)::bool
+└──      goto #3 if not %1
+2 ─      return 0
+3 ─ %4 = isub(_1, 1)::int
+│   %5 = invoke depth(%4)::int
+│   %6 = iadd(%5, 1)::int
+└──      return %6
+"
+    )
 }
 
 #[test]
 fn recursion_100_000_frames_deep_works() {
     assert_eq!(
-        run_main(main_printing_depth(100_000), vec![depth_fn()], "x"),
+        run_main(&main_printing_depth(100_000), "x"),
         (0, "1\n100000\n".to_string())
     );
 }
@@ -682,32 +356,20 @@ fn run_child(test: &str) -> std::process::Output {
         .expect("child")
 }
 
-fn is_child(test: &str) -> bool {
-    std::env::var("TOYC_CHILD").is_ok_and(|v| v == test)
+/// In the child of [`run_child`] named `test`: runs `ir` (and an empty
+/// `<init>`), which must end the process.
+fn run_in_child(test: &str, ir: &str, optimize: bool) {
+    if std::env::var("TOYC_CHILD").is_ok_and(|v| v == test) {
+        let (m, sources) = parse(&format!("{ir}\n{EMPTY_INIT}"), "x");
+        let code = super::run_module(&m, &sources, &options(optimize), &[]);
+        panic!("the run returned {code} instead of ending the process");
+    }
 }
 
 #[test]
 fn stack_overflow_is_reported_after_flushing_output() {
     const NAME: &str = "codegen::tests::stack_overflow_is_reported_after_flushing_output";
-    if is_child(NAME) {
-        let (m, sources) = module(
-            vec![main_printing_depth(i64::MAX), empty_init(), depth_fn()],
-            0,
-            1,
-            "x",
-        );
-        let code = super::run_module(
-            &m,
-            &sources,
-            &CodegenOptions {
-                optimize: true,
-                verify: true,
-                ..Default::default()
-            },
-            &[],
-        );
-        panic!("the run returned {code} instead of ending the process");
-    }
+    run_in_child(NAME, &main_printing_depth(i64::MAX), true);
     let out = run_child(NAME);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -723,36 +385,13 @@ fn stack_overflow_is_reported_after_flushing_output() {
 #[test]
 fn exit_flushes_output_and_ends_with_its_code() {
     const NAME: &str = "codegen::tests::exit_flushes_output_and_ends_with_its_code";
-    if is_child(NAME) {
-        let mut b = FnBuilder::new("main", vec![], Type::Void);
-        b.push(
-            Inst::Runtime {
-                func: RuntimeFn::PrintInt,
-                args: vec![Operand::Int(9)],
-            },
-            Type::Void,
-        );
-        b.push(
-            Inst::Runtime {
-                func: RuntimeFn::Exit,
-                args: vec![Operand::Int(3)],
-            },
-            Type::Void,
-        );
-        b.push(Inst::Return(None), Type::Void);
-        let (m, sources) = module(vec![b.finish(), empty_init()], 0, 1, "x");
-        let code = super::run_module(
-            &m,
-            &sources,
-            &CodegenOptions {
-                optimize: false,
-                verify: true,
-                ..Default::default()
-            },
-            &[],
-        );
-        panic!("the run returned {code} instead of ending the process");
-    }
+    let ir = "\
+fn main()
+1 ─      runtime print_int(9)
+│        runtime exit(3)
+└──      unreachable
+";
+    run_in_child(NAME, ir, false);
     let out = run_child(NAME);
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stdout).contains('9'));
@@ -760,268 +399,75 @@ fn exit_flushes_output_and_ends_with_its_code() {
 
 #[test]
 fn arrays_structs_and_globals() {
-    use crate::ir::Loc;
-    use crate::sema::hir::{FieldDef, GlobalDef, GlobalId, StructDef, StructId};
-    let arr_f = Type::Array(Box::new(Type::Float));
-    let mut b = FnBuilder::new("main", vec![], Type::Void);
-    // a = [1.5; 2]; a[1] = 2.5; push(a, 4.0); x = pop(a); print(a, len(a), x)
-    let a = b.push(
-        Inst::NewArray {
-            elem: Type::Float,
-            len: Operand::Int(2),
-            fill: Operand::Float(1.5),
-        },
-        arr_f.clone(),
-    );
-    b.push(
-        Inst::Store {
-            loc: Loc::ArrayElem(Type::Float),
-            base: Some(a),
-            index: Some(Operand::Int(1)),
-            value: Operand::Float(2.5),
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::ArrayPush,
-            args: vec![a, Operand::Float(4.0)],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::ArrayPush,
-            args: vec![a, Operand::Float(-0.0)],
-        },
-        Type::Void,
-    );
-    let x = b.push(
-        Inst::Runtime {
-            func: RuntimeFn::ArrayPop,
-            args: vec![a],
-        },
-        Type::Float,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintValue,
-            args: vec![a],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintSpace,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    let n = b.push(
-        Inst::Load {
-            loc: Loc::ArrayLen,
-            base: Some(a),
-            index: None,
-        },
-        Type::Int,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintInt,
-            args: vec![n],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintSpace,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintFloat,
-            args: vec![x],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintSpace,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    let e = b.push(
-        Inst::Load {
-            loc: Loc::ArrayElem(Type::Float),
-            base: Some(a),
-            index: Some(Operand::Int(2)),
-        },
-        Type::Float,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintFloat,
-            args: vec![e],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintSpace,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    // p = P { ok: true, name: "n", next: nil }; g = p; print(g.ok, g)
-    let s = b.push(Inst::StrConst("n".into()), Type::Str);
-    let p = b.push(
-        Inst::NewStruct {
-            strukt: StructId(0),
-            fields: vec![Operand::Bool(true), s, Operand::Nil],
-        },
-        Type::Struct(StructId(0)),
-    );
-    b.push(
-        Inst::Store {
-            loc: Loc::Global(GlobalId(0)),
-            base: None,
-            index: None,
-            value: p,
-        },
-        Type::Void,
-    );
-    let g = b.push(
-        Inst::Load {
-            loc: Loc::Global(GlobalId(0)),
-            base: None,
-            index: None,
-        },
-        Type::Struct(StructId(0)),
-    );
-    let ok = b.push(
-        Inst::Load {
-            loc: Loc::Field {
-                strukt: StructId(0),
-                field: 0,
-            },
-            base: Some(g),
-            index: None,
-        },
-        Type::Bool,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintBool,
-            args: vec![ok],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintSpace,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintValue,
-            args: vec![g],
-        },
-        Type::Void,
-    );
-    b.push(
-        Inst::Runtime {
-            func: RuntimeFn::PrintNewline,
-            args: vec![],
-        },
-        Type::Void,
-    );
-    b.push(Inst::Return(None), Type::Void);
+    // a = [1.5; 2]; a[1] = 2.5; push(a, 4.0); push(a, -0.0); x = pop(a);
+    // print(a, len(a), x, a[2]); g = P { ok: true, name: "n", next: nil };
+    // print(g.ok, g)
+    let ir = "\
+struct P { ok::bool, name::str, next::P }
+var @g::P
 
-    let (mut m, sources) = module(vec![b.finish(), empty_init()], 0, 1, "x");
-    let mut program = (*m.program).clone();
-    let field = |name: &str, ty: Type| FieldDef {
-        name: name.into(),
-        ty,
-    };
-    program.structs.push(StructDef {
-        name: "P".into(),
-        fields: vec![
-            field("ok", Type::Bool),
-            field("name", Type::Str),
-            field("next", Type::Struct(StructId(0))),
-        ],
-        span: Default::default(),
-    });
-    program.globals.push(GlobalDef {
-        name: "g".into(),
-        ty: Type::Struct(StructId(0)),
-        mutable: true,
-        span: Default::default(),
-    });
-    m.program = std::sync::Arc::new(program);
-    for optimize in [false, true] {
-        let (code, out) = super::run::run(
-            &m,
-            &sources,
-            &CodegenOptions {
-                optimize,
-                verify: true,
-                ..Default::default()
-            },
-            &[],
-            true,
+fn main()
+1 ─ %1  = new [float](len 2, fill 1.5)::[float]
+│         store %1[1] = 2.5
+│         runtime array_push(%1, 4.0)
+│         runtime array_push(%1, -0.0)
+│   %5  = runtime array_pop(%1)::float
+│         runtime print_value(%1)
+│         runtime print_space()
+│   %8  = load len(%1)::int
+│         runtime print_int(%8)
+│         runtime print_space()
+│         runtime print_float(%5)
+│         runtime print_space()
+│   %13 = load %1[2]::float
+│         runtime print_float(%13)
+│         runtime print_space()
+│   %16 = \"n\"::str
+│   %17 = new P(true, %16, nil)::P
+│         store @g = %17
+│   %19 = load @g::P
+│   %20 = load %19.ok::bool
+│         runtime print_bool(%20)
+│         runtime print_space()
+│         runtime print_value(%19)
+│         runtime print_newline()
+└──       return
+";
+    assert_eq!(
+        run_main(ir, "x"),
+        (
+            0,
+            "[1.5, 2.5, 4.0] 3 -0.0 4.0 true P { ok: true, name: \"n\", next: nil }\n".to_string()
         )
-        .expect("run");
-        assert_eq!(
-            (code, String::from_utf8_lossy(&out).as_ref()),
-            (
-                0,
-                "[1.5, 2.5, 4.0] 3 -0.0 4.0 true P { ok: true, name: \"n\", next: nil }\n"
-            )
-        );
-    }
+    );
 }
 
 #[test]
 fn the_while_loop_header_is_rotated() {
-    let code = sum_loop();
-    let order = super::translate::reverse_postorder(&code);
-    let plan = super::rotate::plan(&code, &order);
+    let (m, _) = parse(SUM_LOOP, "x");
+    let code: &IrCode = &m.funcs[0];
+    let order = super::translate::reverse_postorder(code);
+    let plan = super::rotate::plan(code, &order);
     assert_eq!(plan.rotated, vec![false, true, false, false]);
     assert!(plan.dominates(1, 2) && !plan.dominates(2, 3));
 }
 
-/// `(x + 1) + 1 ... ` `n` times: about `2n` Cranelift instructions.
-fn add_chain(n: usize) -> IrCode {
-    let mut b = FnBuilder::new("chain", vec![Type::Int, Type::Int], Type::Int);
-    let mut v = Operand::Arg(0);
-    for _ in 0..n {
-        v = b.push(Inst::Binary(BinaryOp::IAdd, v, Operand::Int(1)), Type::Int);
+/// `(x + 1) + 1 ...` `n` times: about `2n` Cranelift instructions.
+fn add_chain(n: usize) -> String {
+    let mut ir = String::from("fn chain(_1::int, _2::int) -> int\n1 ─ %1 = iadd(_1, 1)::int\n");
+    for k in 2..=n {
+        ir.push_str(&format!("│   %{k} = iadd(%{}, 1)::int\n", k - 1));
     }
-    b.push(Inst::Return(Some(v)), Type::Void);
-    b.finish()
+    ir.push_str(&format!("└──  return %{n}\n"));
+    ir
 }
 
 #[test]
 fn only_huge_functions_use_the_large_function_allocator() {
     for (n, large) in [(100, 0), (super::LARGE_FUNCTION_INSTS, 1)] {
+        let (m, sources) = parse(&add_chain(n), "x");
         for optimize in [false, true] {
-            let (m, sources) = module(vec![add_chain(n)], 0, 0, "x");
-            let mut cx = Compiler::new(
-                &m,
-                &sources,
-                &CodegenOptions {
-                    optimize,
-                    verify: true,
-                    ..Default::default()
-                },
-            )
-            .expect("compiler");
+            let mut cx = Compiler::new(&m, &sources, &options(optimize)).expect("compiler");
             cx.compile(true, |_| true).expect("compile");
             assert_eq!(
                 cx.large_functions, large,

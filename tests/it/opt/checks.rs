@@ -3,29 +3,7 @@
 //! --stats` (a debug build, so the verifier runs after every pass) and
 //! counts the `raise` statements left in the printed IR.
 
-use std::process::Command;
-
-fn toyc(args: &[&str], src: &str) -> (String, String, i32) {
-    let dir = std::env::temp_dir().join(format!("toyc_pi_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let name = format!(
-        "t{}.toy",
-        NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
-    );
-    let path = dir.join(name);
-    std::fs::write(&path, src).expect("write source");
-    let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
-        .args(args)
-        .arg(&path)
-        .output()
-        .expect("toyc runs");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).replace(&*path.to_string_lossy(), "<file>"),
-        out.status.code().unwrap_or(-1),
-    )
-}
+use super::toy_run::{stat, toyc};
 
 /// (IR text, stats text) after `passes`.
 fn ir(passes: &str, src: &str) -> (String, String) {
@@ -36,13 +14,6 @@ fn ir(passes: &str, src: &str) -> (String, String) {
 
 fn count(text: &str, what: &str) -> usize {
     text.matches(what).count()
-}
-
-fn stat(stats: &str, name: &str) -> u64 {
-    stats
-        .lines()
-        .find_map(|l| l.strip_prefix(&format!("{name}: ")))
-        .map_or(0, |n| n.trim().parse().expect("counter"))
 }
 
 const SUM: &str = "
@@ -74,22 +45,48 @@ fn bounds_check_in_for_over_len_is_removed() {
     assert_eq!(count(&out, "π ("), 0, "checks strips its πs: {out}");
 }
 
-#[test]
-fn index_from_an_unknown_value_keeps_its_check() {
-    let src = "
+/// `while i <= len(a)`: one index past the end, so `a[i]` keeps its check.
+const OFF_BY_ONE: &str = "
+fn f(a: [int]) -> int {
+    var s = 0;
+    var i = 0;
+    while i <= len(a) {
+        s = s + a[i];
+        i = i + 1;
+    }
+    return s;
+}
+fn main() { print(f([1; 3])); }
+";
+
+/// A program for the `checks` pass, the counter that must read `removed`
+/// after it, and how many `raise KIND` statements must be left.
+struct Case {
+    what: &'static str,
+    src: &'static str,
+    counter: &'static str,
+    removed: u64,
+    raise: &'static str,
+    left: usize,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        // `k < len(a)` says nothing about `k >= 0`: both checks stay.
+        what: "index from an unknown value",
+        src: "
 fn get(a: [int], k: int) -> int { return a[k]; }
 fn pos(a: [int], k: int) -> int { if k < len(a) { return a[k]; } return 0; }
 fn main() { print(get([1; 3], 1) + pos([1; 3], 2)); }
-";
-    let (out, err) = ir("checks", src);
-    // `k < len(a)` says nothing about `k >= 0`: both checks stay.
-    assert_eq!(stat(&err, "checks.bounds_removed"), 0, "{err}");
-    assert_eq!(count(&out, "raise index_out_of_bounds"), 2, "{out}");
-}
-
-#[test]
-fn array_pushed_inside_the_loop_keeps_its_check() {
-    let src = "
+",
+        counter: "checks.bounds_removed",
+        removed: 0,
+        raise: "index_out_of_bounds",
+        left: 2,
+    },
+    Case {
+        what: "array pushed inside the loop",
+        src: "
 fn f(a: [int]) -> int {
     var s = 0;
     for i in 0..len(a) {
@@ -99,34 +96,23 @@ fn f(a: [int]) -> int {
     return s;
 }
 fn main() { print(f([1; 3])); }
-";
-    let (out, err) = ir("checks", src);
-    assert_eq!(stat(&err, "checks.bounds_removed"), 0, "{err}");
-    assert_eq!(count(&out, "raise index_out_of_bounds"), 1, "{out}");
-}
-
-#[test]
-fn off_by_one_le_len_keeps_its_check() {
-    let src = "
-fn f(a: [int]) -> int {
-    var s = 0;
-    var i = 0;
-    while i <= len(a) {
-        s = s + a[i];
-        i = i + 1;
-    }
-    return s;
-}
-fn main() { print(f([1; 3])); }
-";
-    let (out, err) = ir("checks", src);
-    assert_eq!(stat(&err, "checks.bounds_removed"), 0, "{err}");
-    assert_eq!(count(&out, "raise index_out_of_bounds"), 1, "{out}");
-}
-
-#[test]
-fn neighbour_index_below_len_minus_one_is_removed() {
-    let src = "
+",
+        counter: "checks.bounds_removed",
+        removed: 0,
+        raise: "index_out_of_bounds",
+        left: 1,
+    },
+    Case {
+        what: "off by one: i <= len(a)",
+        src: OFF_BY_ONE,
+        counter: "checks.bounds_removed",
+        removed: 0,
+        raise: "index_out_of_bounds",
+        left: 1,
+    },
+    Case {
+        what: "neighbour index below len(a) - 1",
+        src: "
 fn diffs(a: [int]) -> int {
     var s = 0;
     for i in 0..len(a) - 1 {
@@ -135,69 +121,70 @@ fn diffs(a: [int]) -> int {
     return s;
 }
 fn main() { print(diffs([2; 5])); }
-";
-    let (out, err) = ir("checks", src);
-    assert_eq!(stat(&err, "checks.bounds_removed"), 2, "{err}");
-    assert_eq!(count(&out, "raise index_out_of_bounds"), 0, "{out}");
-}
-
-#[test]
-fn fresh_array_constant_indices() {
-    let src = "
+",
+        counter: "checks.bounds_removed",
+        removed: 2,
+        raise: "index_out_of_bounds",
+        left: 0,
+    },
+    Case {
+        // a[3] twice is inside `len 10`; a[10] is not.
+        what: "constant indices of a fresh array",
+        src: "
 fn f() -> int {
     var a = [0; 10];
     a[3] = 4;
     return a[3] + a[10];
 }
 fn main() { print(f()); }
-";
-    let (out, err) = ir("checks", src);
-    // a[3] twice is inside `len 10`; a[10] is not.
-    assert_eq!(stat(&err, "checks.bounds_removed"), 2, "{err}");
-    assert_eq!(count(&out, "raise index_out_of_bounds"), 1, "{out}");
-}
-
-#[test]
-fn nil_checks_guarded_or_fresh_are_removed_maybe_nil_kept() {
-    let src = "
+",
+        counter: "checks.bounds_removed",
+        removed: 2,
+        raise: "index_out_of_bounds",
+        left: 1,
+    },
+    Case {
+        what: "nil checks: guarded or fresh go, maybe-nil stays",
+        src: "
 struct P { x: int }
 fn guarded(p: P) -> int { if p != nil { return p.x; } return 0; }
 fn fresh(c: bool) -> int { var q = P { x: 1 }; if c { q = P { x: 2 }; } return q.x; }
 fn maybe(p: P) -> int { return p.x; }
 fn main() { print(guarded(P { x: 2 }) + fresh(true) + maybe(P { x: 3 })); }
-";
-    let (out, err) = ir("checks", src);
-    assert_eq!(stat(&err, "checks.nil_removed"), 2, "{err}");
-    assert_eq!(count(&out, "raise nil_dereference"), 1, "{out}");
-}
-
-#[test]
-fn division_checks_nonzero_removed_maybe_zero_kept() {
-    let src = "
+",
+        counter: "checks.nil_removed",
+        removed: 2,
+        raise: "nil_dereference",
+        left: 1,
+    },
+    Case {
+        what: "division checks: nonzero goes, maybe-zero stays",
+        src: "
 fn guarded(x: int, d: int) -> int { if d != 0 { return x / d; } return 0; }
 fn positive(x: int, d: int) -> int { if d > 0 { return x % d; } return 0; }
 fn maybe(x: int, d: int) -> int { return x / d; }
 fn main() { print(guarded(7, 2) + positive(7, 3) + maybe(8, 4)); }
-";
-    let (out, err) = ir("checks", src);
-    assert_eq!(stat(&err, "checks.div_removed"), 1, "{err}");
-    assert_eq!(count(&out, "raise division_by_zero"), 2, "{out}");
+",
+        counter: "checks.div_removed",
+        removed: 1,
+        raise: "division_by_zero",
+        left: 2,
+    },
+];
+
+#[test]
+fn checks_removes_exactly_the_provable_checks() {
+    for c in CASES {
+        let (out, err) = ir("checks", c.src);
+        assert_eq!(stat(&err, c.counter), c.removed, "{}: {err}", c.what);
+        let raises = count(&out, &format!("raise {}", c.raise));
+        assert_eq!(raises, c.left, "{}: {out}", c.what);
+    }
 }
 
 #[test]
 fn kept_checks_still_raise_at_the_same_position() {
-    let src = "
-fn f(a: [int]) -> int {
-    var s = 0;
-    var i = 0;
-    while i <= len(a) {
-        s = s + a[i];
-        i = i + 1;
-    }
-    return s;
-}
-fn main() { print(f([1; 3])); }
-";
+    let src = OFF_BY_ONE;
     let o0 = toyc(&["run", "-O0"], src);
     let o2 = toyc(&["run", "-O2"], src);
     let interp = toyc(&["run", "--interp", "-O2"], src);

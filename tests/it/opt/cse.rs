@@ -2,29 +2,7 @@
 //! what must stay apart. Each case runs `toyc ir --passes=... --stats` (a
 //! debug build: the verifier runs after every pass) on a Toy program.
 
-use std::process::Command;
-
-fn toyc(args: &[&str], src: &str) -> (String, String, i32) {
-    let dir = std::env::temp_dir().join(format!("toyc_cse_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let name = format!(
-        "t{}.toy",
-        NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
-    );
-    let path = dir.join(name);
-    std::fs::write(&path, src).expect("write source");
-    let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
-        .args(args)
-        .arg(&path)
-        .output()
-        .expect("toyc runs");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.code().unwrap_or(-1),
-    )
-}
+use super::toy_run::{stat, toyc};
 
 /// (IR text of function `f`, stats text) after `passes`.
 fn ir(passes: &str, src: &str) -> (String, String) {
@@ -34,13 +12,6 @@ fn ir(passes: &str, src: &str) -> (String, String) {
     );
     assert_eq!(code, 0, "toyc ir failed: {err}");
     (out, err)
-}
-
-fn stat(stats: &str, name: &str) -> u64 {
-    stats
-        .lines()
-        .find_map(|l| l.strip_prefix(&format!("{name}: ")))
-        .map_or(0, |n| n.trim().parse().expect("counter"))
 }
 
 fn run(args: &[&str], src: &str) -> String {

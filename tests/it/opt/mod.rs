@@ -12,3 +12,4 @@ mod promote;
 mod promote_elems;
 mod rotate;
 mod snapshots;
+mod toy_run;
