@@ -453,14 +453,16 @@ fn a_parenthesised_expression_spans_its_parentheses() {
 #[test]
 fn missing_semicolon_is_one_error_and_keeps_the_statement() {
     let src = "fn main() {\n    let x = 1\n    let y = x;\n}\n";
-    assert_eq!(errs(src), ["3:5: expected `;`, found `let`"]);
+    // Reported where the `;` is missing: just after `1`, on line 2.
+    assert_eq!(errs(src), ["2:14: expected `;`, found `let`"]);
     let (m, _) = run(src);
     assert_eq!(
         sexpr::module(&m),
         "(fn main () _ { (let x _ 1) (let y _ x) })"
     );
-    // Before a new line, before `}`.
-    assert_eq!(body_errs("f()\ng();"), ["3:1: expected `;`, found `g`"]);
+    // Before a new line (at the end of the line lacking it), before `}`
+    // on the same line (at the `}`).
+    assert_eq!(body_errs("f()\ng();"), ["2:4: expected `;`, found `g`"]);
     assert_eq!(
         errs("fn main() { return 1 }"),
         ["1:22: expected `;`, found `}`"]
