@@ -11,7 +11,9 @@
 //!   before a closer that matches an outer opener (a `}` that starts a line
 //!   matches the nearest `{` whose line is indented like it), or at the end.
 //!   The closer goes there, except that a `(` or `[` followed on its line
-//!   by `;` or `{` is closed just before that token (`f(x;`, `if (c {`).
+//!   by `;` or `{` is closed just before that token (`f(x;`, `if (c {`),
+//!   and one whose line ends with an operand is closed at the end of its
+//!   line (`let a = f(1` then `print(a);`).
 //! - Nesting depth (open brackets plus a run of prefix `-`/`!`) is limited
 //!   to [`MAX_NESTING`], so the recursive-descent parser's recursion depth
 //!   is bounded whatever the input.
@@ -170,14 +172,23 @@ struct Repair<'a, 't> {
 }
 
 impl<'a> Repair<'a, '_> {
-    /// The index of the first `;` or `{` after `out[at]` on its line,
-    /// looking at most [`MAX_LINE_SCAN`] tokens ahead.
+    /// Where an unclosed `(` or `[` at `out[at]` is closed: before the
+    /// first `;` or `{` after it on its line, or else, when its line ends
+    /// with an operand (`f(1` then a new line), before the first token of
+    /// the next line. Looks at most [`MAX_LINE_SCAN`] tokens ahead.
     fn stop_on_line(&self, at: usize) -> Option<usize> {
         let line = self.lines.line(self.out[at].1.start);
         let limit = self.out.len().min(at + 1 + MAX_LINE_SCAN);
-        (at + 1..limit)
-            .take_while(|&j| self.lines.line(self.out[j].1.start) == line)
-            .find(|&j| matches!(self.out[j].0, Token::Semi | Token::LBrace))
+        let next_line = (at + 1..limit)
+            .find(|&j| self.lines.line(self.out[j].1.start) != line)
+            .unwrap_or(limit);
+        if let Some(j) =
+            (at + 1..next_line).find(|&j| matches!(self.out[j].0, Token::Semi | Token::LBrace))
+        {
+            return Some(j);
+        }
+        (next_line < limit && next_line > at + 1 && ends_operand(&self.out[next_line - 1].0))
+            .then_some(next_line)
     }
 
     /// Whether `out[from+1..to]` leaves exactly `open` brackets open.
