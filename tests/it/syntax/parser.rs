@@ -526,6 +526,22 @@ fn unclosed_paren_or_bracket_is_closed_before_the_end_of_its_statement() {
 }
 
 #[test]
+fn unclosed_paren_at_the_end_of_a_line_is_closed_there() {
+    // The line ends with an operand: the `(` is closed there, and the
+    // missing `;` right after the repair is not reported again.
+    let src = "fn main() {\n    let a = f(1, g(2)\n    print(a);\n}\n";
+    assert_eq!(errs(src), ["2:14: unclosed `(`"]);
+    let (m, _) = run(src);
+    assert_eq!(
+        sexpr::module(&m),
+        "(fn main () _ { (let a _ (call f 1 (call g 2))) (expr (call print a)) })"
+    );
+    // A line ending with `,` or an operator goes on: closed at the `}`.
+    let src = "fn main() {\n    let a = f(1,\n    2\n}\n";
+    assert_eq!(errs(src), ["2:14: unclosed `(`"]);
+}
+
+#[test]
 fn stray_closing_delimiter() {
     assert_eq!(
         errs("fn main() { f(); } }\nfn g() { }"),
