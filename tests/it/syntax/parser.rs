@@ -526,6 +526,36 @@ fn unclosed_paren_or_bracket_is_closed_before_the_end_of_its_statement() {
 }
 
 #[test]
+fn missing_block_brace_found_by_indentation() {
+    // The `}` on line 4 is indented like the `if`, whose line has no `{`:
+    // the `{` is missing there, not a `}` further down.
+    let src = "fn f(x: int) -> int {\n    if x > 0\n        return 1;\n    }\n    return 0;\n}\n";
+    assert_eq!(errs(src), ["3:9: expected `{`, found `return`"]);
+    let (m, _) = run(src);
+    assert_eq!(
+        sexpr::module(&m),
+        "(fn f ((x int)) int { (if (> x 0) { (return 1) }) (return 0) })"
+    );
+    let src = "fn main() {\n    while c\n        f();\n    }\n    if c {\n    } else\n        g();\n    }\n}\n";
+    assert_eq!(
+        errs(src),
+        [
+            "3:9: expected `{`, found `f`",
+            "7:9: expected `{`, found `g`"
+        ]
+    );
+    // Not when the `}` is indented unlike the header: the usual repair.
+    let src = "fn main() {\n    for i in a\n        f();\n  }\n}\n";
+    assert_eq!(
+        errs(src),
+        [
+            "3:9: expected `..` or `{`, found `f`",
+            "5:1: unexpected `}`"
+        ]
+    );
+}
+
+#[test]
 fn unclosed_paren_at_the_end_of_a_line_is_closed_there() {
     // The line ends with an operand: the `(` is closed there, and the
     // missing `;` right after the repair is not reported again.
