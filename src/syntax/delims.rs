@@ -286,11 +286,11 @@ impl<'a> Repair<'a, '_> {
             if !first || line_indent != indent {
                 continue;
             }
-            let header = match (&self.out[k].0, self.out.get(k + 1).map(|t| &t.0)) {
-                (Token::If | Token::While | Token::For | Token::Else, _) => true,
-                (Token::RBrace, Some(Token::Else)) => true,
-                _ => false,
-            };
+            let header = matches!(
+                (&self.out[k].0, self.out.get(k + 1).map(|t| &t.0)),
+                (Token::If | Token::While | Token::For | Token::Else, _)
+                    | (Token::RBrace, Some(Token::Else))
+            );
             let has_brace = self.out[k + 1..next]
                 .iter()
                 .any(|(t, _)| *t == Token::LBrace);
