@@ -32,6 +32,9 @@
 //!
 //! Internally an expression whose type is unknown because of an earlier
 //! error is `None`: no further error is reported about it (no cascades).
+//! A struct literal with a wrong field is the exception: its type is known,
+//! so it keeps it. A function containing a syntax error gets no
+//! missing-return error (recovery may have moved its statements).
 
 pub mod hir;
 
