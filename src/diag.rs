@@ -18,7 +18,8 @@ pub struct Diagnostic {
     pub label: String,
     /// Secondary spans with their text (e.g. "the loop starts here").
     pub secondary: Vec<(Span, String)>,
-    /// Free-form notes shown after the labels.
+    /// Free-form notes shown after the labels; one starting with `help: `
+    /// (a suggested fix) is rendered as ariadne's `Help:`.
     pub notes: Vec<String>,
 }
 
@@ -96,7 +97,10 @@ pub fn render(map: &SourceMap, diags: &[Diagnostic], colour: bool) -> String {
             );
         }
         for n in &d.notes {
-            report = report.with_note(n);
+            report = match n.strip_prefix("help: ") {
+                Some(help) => report.with_help(help),
+                None => report.with_note(n),
+            };
         }
         let _ = report.finish().write(&mut cache, &mut out);
     }

@@ -9,8 +9,8 @@
 //!   is correctly rounded by IEEE; `floor ceil fabs` are exact.)
 //! - `fixed(x, d)` is C's `%.*f`: the exact decimal value of `x` rounded to
 //!   `d` decimals, ties to even (glibc), which is what Rust's `{:.d$}`
-//!   computes; a negative `d` means 6 as in C; `inf`, `-inf`, and `nan` or
-//!   `-nan` by the sign bit as glibc prints them. `d > 100` is skipped
+//!   computes; a negative `d` means 6 as in C; `inf`, `-inf`, and `NaN`
+//!   whatever its sign bit, as `print` writes them. `d > 100` is skipped
 //!   (toyc caps huge precisions; C does not).
 //! - `parse_float` accepts an optional sign and then a decimal number
 //!   (digits with an optional `.` and fraction, or `.` and digits, then an
@@ -161,7 +161,7 @@ pub fn fixed(x: f64, digits: i64) -> Result<String, Stop> {
     }
     let d = if digits < 0 { 6 } else { digits as usize };
     Ok(if x.is_nan() {
-        if x.is_sign_negative() { "-nan" } else { "nan" }.to_string()
+        "NaN".to_string()
     } else {
         format!("{x:.d$}")
     })

@@ -150,8 +150,9 @@ pub extern "C" fn toy_chr(byte: i64, pos: u64) -> *const StrObj {
     }
     object::new_str(&[byte as u8])
 }
-/// `fixed(x, digits)`: C's `%.*f` (a negative precision means 6, as in C;
-/// NaN and infinities print as C prints them: `nan`, `inf`, `-inf`).
+/// `fixed(x, digits)`: C's `%.*f` (a negative precision means 6, as in C),
+/// except that NaN and the infinities read as `print` writes them: `NaN`
+/// (whatever its sign bit), `inf`, `-inf`.
 pub extern "C" fn toy_fixed(x: f64, digits: i64) -> *const StrObj {
     super::gc::safepoint(&[]);
     let d = if digits < 0 {
@@ -160,11 +161,7 @@ pub extern "C" fn toy_fixed(x: f64, digits: i64) -> *const StrObj {
         digits.min(1100) as usize
     };
     let text = if x.is_nan() {
-        if x.is_sign_negative() {
-            "-nan".to_string()
-        } else {
-            "nan".to_string()
-        }
+        "NaN".to_string()
     } else {
         format!("{x:.d$}")
     };

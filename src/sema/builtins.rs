@@ -23,9 +23,11 @@ fn count(n: usize) -> String {
     }
 }
 
-/// `function `f` takes N arguments but M were given` (`1 argument`).
+/// `function `f` takes N arguments but M were given` (`1 argument`,
+/// `1 was given`).
 fn arity_message(name: &str, takes: &str, given: usize) -> String {
-    format!("function `{name}` takes {takes} but {given} were given")
+    let verb = if given == 1 { "was" } else { "were" };
+    format!("function `{name}` takes {takes} but {given} {verb} given")
 }
 
 impl Sema<'_> {
@@ -97,6 +99,7 @@ impl Sema<'_> {
                 }
             }
             ast::ExprKind::Error => self.args_alone(args),
+            ast::ExprKind::Field(obj, fname) => self.method_call(callee, obj, fname, args),
             _ => {
                 if self.value(callee, None).is_none() {
                     return self.args_alone(args);
@@ -104,6 +107,44 @@ impl Sema<'_> {
                 self.not_a_function(callee, args)
             }
         }
+    }
+
+    /// `x.f(..)` where `x` is a value: a call of a struct field is "not a
+    /// function"; anything else is a method call, which Toy does not have
+    /// (``no method `len` on `[int]` ``), with the builtin call as help
+    /// when `f` names a builtin (`a.len()`: `len(a)`).
+    fn method_call(
+        &mut self,
+        callee: &ast::Expr,
+        obj: &ast::Expr,
+        fname: &ast::Ident,
+        args: &[ast::Expr],
+    ) -> Option<hir::Expr> {
+        let ty = self.value(obj, None)?.ty;
+        let is_field = match &ty {
+            Type::Struct(s) => self.structs[s.0 as usize]
+                .fields
+                .iter()
+                .any(|(n, _, _)| *n == fname.name),
+            _ => false,
+        };
+        if is_field {
+            return self.not_a_function(callee, args);
+        }
+        let t = self.ty_name(&ty);
+        let name = &fname.name;
+        let mut d = Diagnostic::error(fname.span, format!("no method `{name}` on `{t}`"))
+            .with_label("Toy has no methods: functions take the value as an argument");
+        if Builtin::from_name(name).is_some() {
+            let mut call_args = vec![self.text(obj.span).to_string()];
+            call_args.extend(args.iter().map(|a| self.text(a.span).to_string()));
+            d = d.with_note(format!(
+                "help: call the builtin: `{name}({})`",
+                call_args.join(", ")
+            ));
+        }
+        self.error(d);
+        self.args_alone(args)
     }
 
     /// Checks the arguments of a call that is already in error.

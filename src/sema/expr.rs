@@ -90,7 +90,7 @@ impl Sema<'_> {
     pub(super) fn expect(&mut self, e: &ast::Expr, ty: &Type) -> Option<hir::Expr> {
         let v = self.value(e, Some(ty))?;
         if v.ty != *ty {
-            self.mismatch(e.span, ty, &v.ty);
+            self.mismatch(e, ty, &v.ty);
             return None;
         }
         Some(v)
@@ -393,15 +393,59 @@ impl Sema<'_> {
         })
     }
 
-    /// Reports `cannot apply `op` to `L` and `R``.
-    pub(super) fn bad_operands(&mut self, sym: &str, at: Span, l: (&Type, Span), r: (&Type, Span)) {
+    /// Reports `cannot apply `op` to `L` and `R``, with a hint when an int
+    /// literal meets a float (`1.0 + 2`: write `2.0`).
+    pub(super) fn bad_operands(
+        &mut self,
+        sym: &str,
+        at: Span,
+        l: (&Type, &ast::Expr),
+        r: (&Type, &ast::Expr),
+    ) {
         let (lt, rt) = (self.ty_name(l.0), self.ty_name(r.0));
-        self.error(
-            Diagnostic::error(at, format!("cannot apply `{sym}` to `{lt}` and `{rt}`"))
-                .with_label(format!("`{sym}` cannot be applied to `{lt}` and `{rt}`"))
-                .with_secondary(l.1, format!("this is `{lt}`"))
-                .with_secondary(r.1, format!("this is `{rt}`")),
-        );
+        let hint = self
+            .int_literal_for_float(r.1, l.0, r.0)
+            .or_else(|| self.int_literal_for_float(l.1, r.0, l.0));
+        let d = Diagnostic::error(at, format!("cannot apply `{sym}` to `{lt}` and `{rt}`"))
+            .with_label(format!("`{sym}` cannot be applied to `{lt}` and `{rt}`"))
+            .with_secondary(l.1.span, format!("this is `{lt}`"))
+            .with_secondary(r.1.span, format!("this is `{rt}`"));
+        self.error(match hint {
+            Some(h) => d.with_note(h),
+            None => d,
+        });
+    }
+
+    /// The help for an int literal `e` (of type `found`) written where a
+    /// `float` (`expected`) is wanted: ``use a float literal: `3.0` ``.
+    pub(super) fn int_literal_for_float(
+        &self,
+        e: &ast::Expr,
+        expected: &Type,
+        found: &Type,
+    ) -> Option<String> {
+        if *expected != Type::Float || *found != Type::Int {
+            return None;
+        }
+        let digits = match &e.kind {
+            ast::ExprKind::Int(_) => self.text(e.span),
+            ast::ExprKind::Unary(UnOp::Neg, inner)
+                if matches!(inner.kind, ast::ExprKind::Int(_)) =>
+            {
+                self.text(e.span)
+            }
+            _ => return None,
+        };
+        let decimal = digits
+            .trim_start_matches('-')
+            .trim_start()
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'_');
+        Some(if decimal {
+            format!("help: use a float literal: `{digits}.0`")
+        } else {
+            format!("help: convert it: `float({digits})`")
+        })
     }
 
     fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr, span: Span) -> Option<hir::Expr> {
@@ -410,7 +454,7 @@ impl Sema<'_> {
             let rv = self.value(r, None);
             let (lv, rv) = (lv?, rv?);
             if lv.ty != Type::Bool || rv.ty != Type::Bool {
-                self.bad_operands(op.symbol(), span, (&lv.ty, l.span), (&rv.ty, r.span));
+                self.bad_operands(op.symbol(), span, (&lv.ty, l), (&rv.ty, r));
                 return None;
             }
             let (lv, rv) = (Box::new(lv), Box::new(rv));
@@ -456,7 +500,7 @@ impl Sema<'_> {
             None
         };
         let Some(ty) = result else {
-            self.bad_operands(op.symbol(), span, (&lv.ty, l.span), (&rv.ty, r.span));
+            self.bad_operands(op.symbol(), span, (&lv.ty, l), (&rv.ty, r));
             return None;
         };
         Some(mk(
@@ -589,11 +633,9 @@ impl Sema<'_> {
         let nfields = self.structs[s.0 as usize].fields.len();
         let mut given: Vec<Option<Span>> = vec![None; nfields];
         let mut out = Vec::new();
-        let mut ok = true;
         for (fname, e) in fields {
             let Some((idx, fty)) = self.field_of(s, fname) else {
                 self.recover(e);
-                ok = false;
                 continue;
             };
             if let Some(first) = given[idx as usize] {
@@ -602,7 +644,6 @@ impl Sema<'_> {
                         .with_label("given again here")
                         .with_secondary(first, "first given here"),
                 );
-                ok = false;
             }
             given[idx as usize] = Some(fname.span);
             let v = match &fty {
@@ -612,9 +653,8 @@ impl Sema<'_> {
                     None
                 }
             };
-            match v {
-                Some(v) => out.push((idx, v)),
-                None => ok = false,
+            if let Some(v) = v {
+                out.push((idx, v));
             }
         }
         for (i, g) in given.iter().enumerate() {
@@ -624,12 +664,10 @@ impl Sema<'_> {
                     Diagnostic::error(path, format!("missing field `{f}` in `{sname}` literal"))
                         .with_label(format!("`{f}` is not given")),
                 );
-                ok = false;
             }
         }
-        if !ok {
-            return None;
-        }
+        // A literal with a wrong field still has its struct type, so later
+        // uses of its value are checked (its errors are already reported).
         Some(mk(
             hir::ExprKind::StructLit {
                 strukt: s,

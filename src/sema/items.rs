@@ -341,9 +341,12 @@ impl Sema<'_> {
                 .collect();
             let (body, diverges) = self.block(&f.body);
             self.pop_scope();
+            // After a syntax error in the function, recovery may have cut
+            // or moved its statements: a missing return is not reported.
             if let Some(ret) = &self.funcs[fi].ret
                 && !diverges
                 && *ret != Type::Void
+                && !self.has_load_error_in(f.span)
             {
                 let end = f.body.span.end as usize;
                 let close = Span::new(

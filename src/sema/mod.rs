@@ -32,6 +32,9 @@
 //!
 //! Internally an expression whose type is unknown because of an earlier
 //! error is `None`: no further error is reported about it (no cascades).
+//! A struct literal with a wrong field is the exception: its type is known,
+//! so it keeps it. A function containing a syntax error gets no
+//! missing-return error (recovery may have moved its statements).
 
 pub mod hir;
 
@@ -46,6 +49,8 @@ mod suggest;
 mod tests;
 #[cfg(test)]
 mod tests_errors;
+#[cfg(test)]
+mod tests_hints;
 
 use crate::diag::Diagnostic;
 use crate::span::{FileId, SourceMap, Span};
@@ -164,6 +169,17 @@ struct FnCx {
     name: String,
     /// Checking global initialisers (in `<init>`).
     in_init: bool,
+    /// The locals that no declaration can make mutable (`for` and `catch`
+    /// variables), with the kind of binding, for the advice when one is
+    /// assigned.
+    fixed_bindings: HashMap<LocalId, FixedBinding>,
+}
+
+/// A binding the language makes immutable, whatever the program writes.
+#[derive(Clone, Copy)]
+enum FixedBinding {
+    ForVar,
+    CatchVar,
 }
 
 struct Sema<'a> {
@@ -183,6 +199,10 @@ struct Sema<'a> {
     /// Whether the main file has syntax errors (then a missing `main` is
     /// not reported: it may be the part that did not parse).
     main_has_syntax_errors: bool,
+    /// Where the errors found while loading and parsing are (sorted by
+    /// file and start): a function containing one may have been cut or
+    /// merged by recovery, so its missing-return check is skipped.
+    load_errors: Vec<(FileId, u32)>,
     cx: FnCx,
 }
 
@@ -196,7 +216,11 @@ impl<'a> Sema<'a> {
         let main_has_syntax_errors = modules
             .first()
             .is_some_and(|m| diags.iter().any(|d| d.span.file == m.file));
+        let mut load_errors: Vec<(FileId, u32)> =
+            diags.iter().map(|d| (d.span.file, d.span.start)).collect();
+        load_errors.sort_unstable();
         Sema {
+            load_errors,
             sources,
             modules,
             order,
@@ -210,6 +234,16 @@ impl<'a> Sema<'a> {
             main_has_syntax_errors,
             cx: FnCx::default(),
         }
+    }
+
+    /// Whether a loading or syntax error lies inside `span`.
+    fn has_load_error_in(&self, span: Span) -> bool {
+        let first = self
+            .load_errors
+            .partition_point(|&e| e < (span.file, span.start));
+        self.load_errors
+            .get(first)
+            .is_some_and(|&(f, start)| f == span.file && start <= span.end)
     }
 
     fn error(&mut self, d: Diagnostic) {
@@ -242,13 +276,20 @@ impl<'a> Sema<'a> {
             .unwrap_or("")
     }
 
-    /// `mismatched types: expected `T`, found `U``.
-    fn mismatch(&mut self, span: Span, expected: &Type, found: &Type) {
+    /// `mismatched types: expected `T`, found `U`` at `expr`, with a hint
+    /// for an int literal where a float is expected.
+    fn mismatch(&mut self, expr: &ast::Expr, expected: &Type, found: &Type) {
         let (e, f) = (self.quoted(expected), self.quoted(found));
-        self.error(
-            Diagnostic::error(span, format!("mismatched types: expected {e}, found {f}"))
-                .with_label(format!("expected {e}, found {f}")),
-        );
+        let d = Diagnostic::error(
+            expr.span,
+            format!("mismatched types: expected {e}, found {f}"),
+        )
+        .with_label(format!("expected {e}, found {f}"));
+        let hint = self.int_literal_for_float(expr, expected, found);
+        self.error(match hint {
+            Some(h) => d.with_note(h),
+            None => d,
+        });
     }
 
     /// A type in backquotes, or `nothing` for void.

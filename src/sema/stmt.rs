@@ -15,7 +15,7 @@
 
 use super::hir::{self, LoopId, Type};
 use super::suggest::Kind;
-use super::{ItemRef, LoopCx, Sema, label_name};
+use super::{FixedBinding, ItemRef, LoopCx, Sema, label_name};
 use crate::diag::Diagnostic;
 use crate::span::Span;
 use crate::syntax::ast;
@@ -113,6 +113,7 @@ impl Sema<'_> {
                 let id = self.push_loop(label.as_ref());
                 self.push_scope();
                 let v = self.declare(&var.name, Some(Type::Int), false, var.span);
+                self.cx.fixed_bindings.insert(v, FixedBinding::ForVar);
                 let (b, _) = self.block(body);
                 self.pop_scope();
                 self.cx.loops.pop();
@@ -151,6 +152,7 @@ impl Sema<'_> {
                 self.push_scope();
                 let index = self.declare_hidden("<index>", Type::Int, var.span);
                 let v = self.declare(&var.name, elem.clone(), false, var.span);
+                self.cx.fixed_bindings.insert(v, FixedBinding::ForVar);
                 let (b, _) = self.block(body);
                 self.pop_scope();
                 self.cx.loops.pop();
@@ -186,6 +188,9 @@ impl Sema<'_> {
                 let (b, be) = self.block(body);
                 self.push_scope();
                 let catch_var = self.declare(&var.name, Some(Type::Str), false, var.span);
+                self.cx
+                    .fixed_bindings
+                    .insert(catch_var, FixedBinding::CatchVar);
                 let (h, he) = self.block(handler);
                 self.pop_scope();
                 (
@@ -343,7 +348,7 @@ impl Sema<'_> {
                     || op.is_comparison()
                 {
                     let sym = format!("{}=", op.symbol());
-                    self.bad_operands(&sym, span, (&ty, target.span), (&v.ty, value.span));
+                    self.bad_operands(&sym, span, (&ty, target), (&v.ty, value));
                     return None;
                 }
                 v
@@ -363,7 +368,8 @@ impl Sema<'_> {
                 if let Some(l) = self.lookup_local(&id.name) {
                     let (name, ty, mutable, def) = self.cx.locals[l.0 as usize].clone();
                     if !mutable {
-                        self.immutable(id.span, &name, def);
+                        let fixed = self.cx.fixed_bindings.get(&l).copied();
+                        self.immutable(id.span, &name, def, fixed);
                         return None;
                     }
                     return Some((hir::Place::Local(l), ty?));
@@ -458,15 +464,35 @@ impl Sema<'_> {
         }
     }
 
-    fn immutable(&mut self, at: Span, name: &str, def: Span) {
-        self.error(
-            Diagnostic::error(at, format!("cannot assign to immutable `{name}`"))
-                .with_label("cannot assign twice to an immutable variable")
-                .with_secondary(
-                    def,
-                    format!("`{name}` is declared here; declare it with `var` to make it mutable"),
-                ),
-        );
+    /// ``cannot assign to immutable `x` ``, with advice that fits how `x`
+    /// was bound: a `let` can become a `var`; a `for` or `catch` variable
+    /// cannot, so the advice is to copy it into a `var`.
+    fn immutable(&mut self, at: Span, name: &str, def: Span, fixed: Option<FixedBinding>) {
+        let (declared, help) = match fixed {
+            None => (
+                format!("`{name}` is declared here; declare it with `var` to make it mutable"),
+                None,
+            ),
+            Some(FixedBinding::ForVar) => (
+                format!("`{name}` is the loop variable, which cannot be made mutable"),
+                Some(format!(
+                    "help: to change it in the body, shadow it with a mutable copy: `var {name} = {name};`"
+                )),
+            ),
+            Some(FixedBinding::CatchVar) => (
+                format!("`{name}` is the `catch` variable, which cannot be made mutable"),
+                Some(format!(
+                    "help: to change it in the handler, shadow it with a mutable copy: `var {name} = {name};`"
+                )),
+            ),
+        };
+        let d = Diagnostic::error(at, format!("cannot assign to immutable `{name}`"))
+            .with_label("cannot assign twice to an immutable variable")
+            .with_secondary(def, declared);
+        self.error(match help {
+            Some(h) => d.with_note(h),
+            None => d,
+        });
     }
 
     /// Assignment to a top-level item (only a `var` global is allowed).
@@ -481,7 +507,7 @@ impl Sema<'_> {
                 let info = &self.globals[g.0 as usize];
                 let (mutable, def, ty) = (info.mutable, info.span, info.ty.clone());
                 if !mutable {
-                    self.immutable(target.span, shown, def);
+                    self.immutable(target.span, shown, def, None);
                     return None;
                 }
                 Some((hir::Place::Global(g), ty?))

@@ -156,7 +156,7 @@ fn arity() {
     );
     one(
         "fn f(a: int, b: int) {}\nfn main() { f(1); }",
-        "2:13: function `f` takes 2 arguments but 1 were given",
+        "2:13: function `f` takes 2 arguments but 1 was given",
     );
     one(
         "fn main() { let x = len(\"a\", \"b\"); }",
@@ -168,7 +168,7 @@ fn arity() {
     );
     one(
         "fn main() { let t = clock(1); }",
-        "1:21: function `clock` takes 0 arguments but 1 were given",
+        "1:21: function `clock` takes 0 arguments but 1 was given",
     );
 }
 

@@ -11,7 +11,13 @@
 //!   before a closer that matches an outer opener (a `}` that starts a line
 //!   matches the nearest `{` whose line is indented like it), or at the end.
 //!   The closer goes there, except that a `(` or `[` followed on its line
-//!   by `;` or `{` is closed just before that token (`f(x;`, `if (c {`).
+//!   by `;` or `{` is closed just before that token (`f(x;`, `if (c {`),
+//!   and one whose line ends with an operand is closed at the end of its
+//!   line (`let a = f(1` then `print(a);`).
+//! - A `}` that would close a `{` indented unlike it, when no open `{` is
+//!   indented like it, first looks back for an `if`/`while`/`for`/`else`
+//!   line indented like it that lacks its `{`: a synthetic `{` is inserted
+//!   there (at the start of the next line) and reported.
 //! - Nesting depth (open brackets plus a run of prefix `-`/`!`) is limited
 //!   to [`MAX_NESTING`], so the recursive-descent parser's recursion depth
 //!   is bounded whatever the input.
@@ -160,24 +166,38 @@ struct Open {
 /// close an unclosed `(` or `[` (keeps repair linear).
 const MAX_LINE_SCAN: usize = 200;
 
+/// How many tokens back a `}` looks for a block header missing its `{`
+/// (keeps repair linear).
+const MAX_BACK_SCAN: usize = 400;
+
 struct Repair<'a, 't> {
     out: Vec<(Token<'a>, SimpleSpan)>,
     stack: Vec<Open>,
-    /// Synthetic closers to insert before `out[index]`, in insertion order.
+    /// Synthetic tokens (closers, and `{` where a block lacks it) to
+    /// insert before `out[index]`, in insertion order.
     inserts: Vec<(usize, Token<'static>)>,
     lines: Lines<'t>,
     errors: Vec<LexError>,
 }
 
 impl<'a> Repair<'a, '_> {
-    /// The index of the first `;` or `{` after `out[at]` on its line,
-    /// looking at most [`MAX_LINE_SCAN`] tokens ahead.
+    /// Where an unclosed `(` or `[` at `out[at]` is closed: before the
+    /// first `;` or `{` after it on its line, or else, when its line ends
+    /// with an operand (`f(1` then a new line), before the first token of
+    /// the next line. Looks at most [`MAX_LINE_SCAN`] tokens ahead.
     fn stop_on_line(&self, at: usize) -> Option<usize> {
         let line = self.lines.line(self.out[at].1.start);
         let limit = self.out.len().min(at + 1 + MAX_LINE_SCAN);
-        (at + 1..limit)
-            .take_while(|&j| self.lines.line(self.out[j].1.start) == line)
-            .find(|&j| matches!(self.out[j].0, Token::Semi | Token::LBrace))
+        let next_line = (at + 1..limit)
+            .find(|&j| self.lines.line(self.out[j].1.start) != line)
+            .unwrap_or(limit);
+        if let Some(j) =
+            (at + 1..next_line).find(|&j| matches!(self.out[j].0, Token::Semi | Token::LBrace))
+        {
+            return Some(j);
+        }
+        (next_line < limit && next_line > at + 1 && ends_operand(&self.out[next_line - 1].0))
+            .then_some(next_line)
     }
 
     /// Whether `out[from+1..to]` leaves exactly `open` brackets open.
@@ -239,6 +259,59 @@ impl<'a> Repair<'a, '_> {
         }
     }
 
+    /// A `}` starting a line indented by `indent` would close the `{` of
+    /// `stack[i]`, which is on a line indented differently, and no open `{`
+    /// is indented like it. If a line after that `{`, indented like the
+    /// `}`, starts an `if`, `while`, `for` or `} else` and has no `{`, the
+    /// block's `{` is missing there (`if x > 0` then `return 1;` then `}`):
+    /// a synthetic `{` is inserted at the start of the next line, reported,
+    /// and closed by this `}`. Looks at most [`MAX_BACK_SCAN`] tokens back.
+    fn open_missing_brace(&mut self, i: usize, indent: usize) -> bool {
+        let opener = &self.stack[i];
+        if self.stack.last().is_some_and(|o| o.closer != Token::RBrace) {
+            return false;
+        }
+        let from = (opener.at + 1).max(self.out.len().saturating_sub(MAX_BACK_SCAN));
+        let mut line_start = self.out.len();
+        while line_start > from {
+            // The first token of the line holding out[line_start - 1].
+            let line = self.lines.line(self.out[line_start - 1].1.start);
+            let mut k = line_start - 1;
+            while k > from && self.lines.line(self.out[k - 1].1.start) == line {
+                k -= 1;
+            }
+            let next = line_start;
+            line_start = k;
+            let (line_indent, first) = self.lines.indent(self.out[k].1.start);
+            if !first || line_indent != indent {
+                continue;
+            }
+            let header = matches!(
+                (&self.out[k].0, self.out.get(k + 1).map(|t| &t.0)),
+                (Token::If | Token::While | Token::For | Token::Else, _)
+                    | (Token::RBrace, Some(Token::Else))
+            );
+            let has_brace = self.out[k + 1..next]
+                .iter()
+                .any(|(t, _)| *t == Token::LBrace);
+            if !header || has_brace || next >= self.out.len() {
+                return false;
+            }
+            let at = self.out[next].1;
+            let found = self.lines.text.get(at.start..at.end).unwrap_or("");
+            let message = if found.len() <= 24 && !found.contains('\n') {
+                format!("expected `{{`, found `{found}`")
+            } else {
+                "expected `{`".to_string()
+            };
+            self.errors
+                .push(error(at, message, "the block's `{` is missing before this"));
+            self.inserts.push((next, Token::LBrace));
+            return true;
+        }
+        false
+    }
+
     /// The output with the inserted closers in place.
     fn finish(mut self) -> (Vec<(Token<'a>, SimpleSpan)>, Vec<LexError>) {
         if self.inserts.is_empty() {
@@ -288,13 +361,18 @@ fn repair<'a>(
                     // like it: braces opened in between were left unclosed.
                     if t == Token::RBrace {
                         let (indent, first) = r.lines.indent(s.start);
-                        if first
-                            && r.stack[i].indent != indent
-                            && let Some(j) = r.stack[..i]
+                        if first && r.stack[i].indent != indent {
+                            match r.stack[..i]
                                 .iter()
                                 .rposition(|o| o.closer == t && o.indent == indent)
-                        {
-                            i = j;
+                            {
+                                Some(j) => i = j,
+                                None if r.open_missing_brace(i, indent) => {
+                                    r.out.push((t, s));
+                                    continue;
+                                }
+                                None => {}
+                            }
                         }
                     }
                     r.close_above(i + 1, s.start);

@@ -46,7 +46,7 @@ pub fn lex(text: &str) -> (Vec<(Token<'_>, SimpleSpan)>, Vec<LexError>) {
             prev.span = SimpleSpan::from(prev.span.start..span.end);
             continue;
         }
-        let label = label_for(&message);
+        let label = label_for(&message, text.get(span.start..span.end).unwrap_or(""));
         errors.push(LexError {
             span,
             message,
@@ -56,8 +56,23 @@ pub fn lex(text: &str) -> (Vec<(Token<'_>, SimpleSpan)>, Vec<LexError>) {
     (out.unwrap_or_default(), errors)
 }
 
-fn label_for(message: &str) -> String {
+/// The error for `'c'` and `'\n'`.
+const CHAR_LITERAL: &str = "Toy has no character literals";
+/// The error for `'word'`.
+const SINGLE_QUOTED: &str = "Toy has no single-quoted strings";
+
+/// The label under a lexical error; `source` is the text it covers.
+fn label_for(message: &str, source: &str) -> String {
     match message {
+        CHAR_LITERAL | SINGLE_QUOTED => {
+            let inner = source.get(1..source.len().saturating_sub(1)).unwrap_or("");
+            let inner = match inner {
+                "\\'" => "'",
+                "\"" => "\\\"",
+                s => s,
+            };
+            format!("write a string in double quotes: `\"{inner}\"`")
+        }
         "unterminated string literal" => "this string is never closed".into(),
         "unterminated block comment" => "this comment is never closed".into(),
         "integer literal out of range for int" => "does not fit in a 64-bit signed integer".into(),
@@ -80,7 +95,11 @@ fn lexer<'a>(
         .rewind()
         .ignore_then(custom(move |inp| lex_string(text, inp)));
     let punct = custom(move |inp| lex_punct(text, inp));
-    let token = choice((ident, number, string, label, punct)).map_with(|t, e| Some((t, e.span())));
+    let single_quoted = just('\'')
+        .rewind()
+        .ignore_then(custom(move |inp| lex_single_quoted(text, inp)));
+    let token = choice((ident, number, string, single_quoted, label, punct))
+        .map_with(|t, e| Some((t, e.span())));
     let bad = any().validate(|c: char, e, emitter| {
         let shown = if c.is_control() || c.is_whitespace() {
             c.escape_debug().to_string()
@@ -234,6 +253,56 @@ fn lex_punct<'a>(
     };
     advance(inp, &text[start..], len);
     Ok(tok)
+}
+
+/// `'c'`, `'\n'` or `'word'`, which Toy does not have: reported, and lexed
+/// as the string it would be in double quotes, so the parser sees a
+/// plausible token. (A label `'name` is never directly followed by `'`.)
+fn lex_single_quoted<'a>(
+    text: &'a str,
+    inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>,
+) -> Result<Token<'a>, Rich<'a, char>> {
+    let start = offset(inp);
+    let rest = &text[start..];
+    let Some((len, word)) = single_quoted_len(rest) else {
+        return Err(Rich::custom(span(start, start), "not a quoted literal"));
+    };
+    let inner = &rest[1..len - 1];
+    let value = match inner {
+        "\\'" => "'".to_string(),
+        s if s.starts_with('\\') => scan_string(&format!("\"{s}\"")).value,
+        s => s.to_string(),
+    };
+    advance(inp, rest, len);
+    let message = if word { SINGLE_QUOTED } else { CHAR_LITERAL };
+    inp.emit(Rich::custom(span(start, start + len), message));
+    Ok(Token::Str(value))
+}
+
+/// The length of a single-quoted literal at the start of `s` (which starts
+/// with `'`): one character, a backslash escape of one character, or a
+/// word of ASCII letters, digits and `_` (then `.1` is true).
+fn single_quoted_len(s: &str) -> Option<(usize, bool)> {
+    let mut chars = s.char_indices().skip(1);
+    let (_, c) = chars.next()?;
+    let (body_end, word) = match c {
+        '\\' => {
+            let (i, e) = chars.next()?;
+            (i + e.len_utf8(), false)
+        }
+        '\'' | '\n' | '\r' => return None,
+        c if c.is_ascii_alphanumeric() || c == '_' => {
+            let n = s[1..]
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count();
+            (1 + n, n > 1)
+        }
+        c => (1 + c.len_utf8(), false),
+    };
+    s[body_end..]
+        .starts_with('\'')
+        .then_some((body_end + 1, word))
 }
 
 /// The result of scanning a number: its length in bytes and its token, or

@@ -69,7 +69,7 @@ pub fn parse(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
             let at_synthetic = (s.start == s.end && e.found().is_some())
                 || balanced.synthetic.binary_search(&s.start).is_ok();
             if !at_synthetic && s.start < cut {
-                early.push(errors::parse_diagnostic(cx, e));
+                early.push(errors::parse_diagnostic(cx, e, &balanced.tokens));
             }
         }
         module

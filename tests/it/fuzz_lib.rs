@@ -154,15 +154,19 @@ fn oracle_fixed_is_c_printf() {
             fx(123.456, 10),
             fx(1e16, 0),
         ]),
-        // fabs clears the sign of NaN: C prints `nan`.
-        print_(vec![call(
-            Fixed,
-            vec![call(Builtin::Fabs, vec![flt(f64::NAN)]), int(2)],
-        )]),
+        // NaN reads `NaN` as `print` writes it, whatever its sign bit
+        // (where C would write `nan` or `-nan`).
+        print_(vec![
+            call(
+                Fixed,
+                vec![call(Builtin::Fabs, vec![flt(f64::NAN)]), int(2)],
+            ),
+            fx(-f64::NAN, 0),
+        ]),
     ]);
     assert_eq!(
         out,
-        "2 0.12 0.1 1.00 0 2\n2.675000 -0.00 -0.00 inf 123.4560000000 10000000000000000\nnan\n"
+        "2 0.12 0.1 1.00 0 2\n2.675000 -0.00 -0.00 inf 123.4560000000 10000000000000000\nNaN NaN\n"
     );
 }
 

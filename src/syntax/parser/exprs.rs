@@ -9,6 +9,7 @@
 
 use super::{Cx, P, PExtra, PInput, entry_comma, ident, no_match, skip_group};
 use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, UnOp};
+use crate::syntax::errors::STRUCT_LIT_IN_CONDITION;
 use crate::syntax::token::Token;
 use chumsky::prelude::*;
 
@@ -222,11 +223,17 @@ fn atom<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
         ));
     let array = array(cx, full.clone());
     if allow_struct {
-        choice((literal, struct_lit(cx, full), name, paren, array))
+        choice((literal, struct_lit(cx, full, true), name, paren, array))
             .labelled("expression")
             .boxed()
     } else {
-        choice((literal, name, paren, array))
+        // `Name { field: ...` cannot start a block, so it is a struct
+        // literal after all: reported, and kept (no cascade).
+        let misplaced = struct_lit(cx, full, false).validate(|lit, e, emitter| {
+            emitter.emit(Rich::custom(e.span(), STRUCT_LIT_IN_CONDITION));
+            lit
+        });
+        choice((literal, misplaced, name, paren, array))
             .labelled("expression")
             .boxed()
     }
@@ -281,10 +288,10 @@ fn array<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
 }
 
 /// Whether a struct literal starts here: `Name {` or `m.Name {` followed by
-/// `}` or `field :`. Looks ahead without consuming or recording errors past
-/// the current token.
-fn struct_lit_ahead<'a>() -> P<'a, ()> {
-    custom(|inp| {
+/// `field :` or (when `allow_empty`) `}`. Looks ahead without consuming or
+/// recording errors past the current token.
+fn struct_lit_ahead<'a>(allow_empty: bool) -> P<'a, ()> {
+    custom(move |inp| {
         let save = inp.save();
         let is_ident = |t: &Option<Token<'_>>| matches!(t, Some(Token::Ident(_)));
         // Peeks the next token's kind, without payloads (no clones of strings).
@@ -303,7 +310,8 @@ fn struct_lit_ahead<'a>() -> P<'a, ()> {
             }
             if t == Some(Token::LBrace) {
                 let t = next();
-                ok = t == Some(Token::RBrace) || (is_ident(&t) && next() == Some(Token::Colon));
+                ok = (allow_empty && t == Some(Token::RBrace))
+                    || (is_ident(&t) && next() == Some(Token::Colon));
             }
         }
         inp.rewind(save);
@@ -312,7 +320,9 @@ fn struct_lit_ahead<'a>() -> P<'a, ()> {
     .boxed()
 }
 
-fn struct_lit<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
+/// `Name { field: e, .. }` or `m.Name { .. }`; `allow_empty`: whether
+/// `Name {}` counts (see [`struct_lit_ahead`]).
+fn struct_lit<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_empty: bool) -> P<'a, Expr> {
     let path = ident(cx)
         .then(just(Token::Dot).ignore_then(ident(cx)).or_not())
         .map(|(a, b)| match b {
@@ -327,7 +337,7 @@ fn struct_lit<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
         .delimited_by(just(Token::LBrace), just(Token::RBrace))
         .map(Some)
         .recover_with(via_parser(skip_group(Token::LBrace).map(|_| None)));
-    struct_lit_ahead()
+    struct_lit_ahead(allow_empty)
         .ignore_then(path)
         .then(fields)
         .map_with(move |((module, name), fields), e| {

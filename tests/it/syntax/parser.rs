@@ -453,14 +453,16 @@ fn a_parenthesised_expression_spans_its_parentheses() {
 #[test]
 fn missing_semicolon_is_one_error_and_keeps_the_statement() {
     let src = "fn main() {\n    let x = 1\n    let y = x;\n}\n";
-    assert_eq!(errs(src), ["3:5: expected `;`, found `let`"]);
+    // Reported where the `;` is missing: just after `1`, on line 2.
+    assert_eq!(errs(src), ["2:14: expected `;`, found `let`"]);
     let (m, _) = run(src);
     assert_eq!(
         sexpr::module(&m),
         "(fn main () _ { (let x _ 1) (let y _ x) })"
     );
-    // Before a new line, before `}`.
-    assert_eq!(body_errs("f()\ng();"), ["3:1: expected `;`, found `g`"]);
+    // Before a new line (at the end of the line lacking it), before `}`
+    // on the same line (at the `}`).
+    assert_eq!(body_errs("f()\ng();"), ["2:4: expected `;`, found `g`"]);
     assert_eq!(
         errs("fn main() { return 1 }"),
         ["1:22: expected `;`, found `}`"]
@@ -521,6 +523,52 @@ fn unclosed_paren_or_bracket_is_closed_before_the_end_of_its_statement() {
         "(fn main () _ { (if (> x 1) { (expr (call print x)) }) (let y _ (call foo (index bar 1))) \
          (while (< i 3) { (+= i 1) }) (expr (call print \"a\")) })"
     );
+}
+
+#[test]
+fn missing_block_brace_found_by_indentation() {
+    // The `}` on line 4 is indented like the `if`, whose line has no `{`:
+    // the `{` is missing there, not a `}` further down.
+    let src = "fn f(x: int) -> int {\n    if x > 0\n        return 1;\n    }\n    return 0;\n}\n";
+    assert_eq!(errs(src), ["3:9: expected `{`, found `return`"]);
+    let (m, _) = run(src);
+    assert_eq!(
+        sexpr::module(&m),
+        "(fn f ((x int)) int { (if (> x 0) { (return 1) }) (return 0) })"
+    );
+    let src = "fn main() {\n    while c\n        f();\n    }\n    if c {\n    } else\n        g();\n    }\n}\n";
+    assert_eq!(
+        errs(src),
+        [
+            "3:9: expected `{`, found `f`",
+            "7:9: expected `{`, found `g`"
+        ]
+    );
+    // Not when the `}` is indented unlike the header: the usual repair.
+    let src = "fn main() {\n    for i in a\n        f();\n  }\n}\n";
+    assert_eq!(
+        errs(src),
+        [
+            "3:9: expected `..` or `{`, found `f`",
+            "5:1: unexpected `}`"
+        ]
+    );
+}
+
+#[test]
+fn unclosed_paren_at_the_end_of_a_line_is_closed_there() {
+    // The line ends with an operand: the `(` is closed there, and the
+    // missing `;` right after the repair is not reported again.
+    let src = "fn main() {\n    let a = f(1, g(2)\n    print(a);\n}\n";
+    assert_eq!(errs(src), ["2:14: unclosed `(`"]);
+    let (m, _) = run(src);
+    assert_eq!(
+        sexpr::module(&m),
+        "(fn main () _ { (let a _ (call f 1 (call g 2))) (expr (call print a)) })"
+    );
+    // A line ending with `,` or an operator goes on: closed at the `}`.
+    let src = "fn main() {\n    let a = f(1,\n    2\n}\n";
+    assert_eq!(errs(src), ["2:14: unclosed `(`"]);
 }
 
 #[test]

@@ -452,7 +452,7 @@ fn cli_syntax_errors_are_all_reported_with_positions() {
     assert_eq!(code, 1, "{err}");
     let name = file.0.display().to_string();
     for want in [
-        format!("{name}:3:5: expected `;`, found `let`"),
+        format!("{name}:2:14: expected `;`, found `let`"),
         format!("{name}:3:16: expected expression, found `;`"),
         format!("{name}:4:13: unexpected character `$`"),
     ] {
