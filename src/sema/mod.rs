@@ -39,6 +39,7 @@ mod builtins;
 mod expr;
 mod init_order;
 mod items;
+mod lint;
 mod modules;
 mod stmt;
 mod suggest;
@@ -51,12 +52,26 @@ use crate::diag::Diagnostic;
 use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::ast;
 use hir::{FuncId, GlobalId, LocalId, LoopId, StructId, Type};
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 /// Parses the main file `main` (already in `sources`), loads its imports
 /// (adding them to `sources`), resolves names and checks types. Returns
 /// every error found, in source order per file.
 pub fn analyze(sources: &mut SourceMap, main: FileId) -> Result<hir::Program, Vec<Diagnostic>> {
+    check(sources, main).map(|c| c.program)
+}
+
+/// A program that type-checked, with its warnings.
+pub struct Checked {
+    pub program: hir::Program,
+    /// Every warning, sorted by file and position (docs/diagnostics.md).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// [`analyze`], keeping the warnings. Warnings are only computed for a
+/// program without errors (an error's cascade would make them noise).
+pub fn check(sources: &mut SourceMap, main: FileId) -> Result<Checked, Vec<Diagnostic>> {
     let loaded = modules::load(sources, main);
     let modules::Loaded {
         modules,
@@ -102,6 +117,9 @@ struct ModuleInfo {
     imports: HashMap<String, Option<usize>>,
     /// The module's namespace with the defining span of each name.
     items: HashMap<String, (ItemRef, Span)>,
+    /// The imports a name resolved through (`import_target`), for the
+    /// unused-import warning. A cell because name lookups take `&self`.
+    used_imports: RefCell<HashSet<String>>,
 }
 
 struct StructInfo {
@@ -172,6 +190,9 @@ struct Sema<'a> {
     /// Module indices, dependencies first (the main module last).
     order: Vec<usize>,
     diags: Vec<Diagnostic>,
+    /// Warnings found while checking (unreachable statements, comparisons
+    /// of literals); `lint` adds the rest once the program is complete.
+    warnings: Vec<Diagnostic>,
     structs: Vec<StructInfo>,
     funcs: Vec<FuncInfo>,
     globals: Vec<GlobalInfo>,
@@ -201,6 +222,7 @@ impl<'a> Sema<'a> {
             modules,
             order,
             diags,
+            warnings: Vec::new(),
             structs: Vec::new(),
             funcs: Vec::new(),
             globals: Vec::new(),
@@ -214,6 +236,10 @@ impl<'a> Sema<'a> {
 
     fn error(&mut self, d: Diagnostic) {
         self.diags.push(d);
+    }
+
+    fn warn(&mut self, d: Diagnostic) {
+        self.warnings.push(d);
     }
 
     /// How a type is written in Toy.
@@ -259,9 +285,10 @@ impl<'a> Sema<'a> {
         }
     }
 
-    /// Assembles the program, or returns every error sorted by file and
-    /// position (stable, so errors at one position keep their order).
-    fn finish(mut self) -> Result<hir::Program, Vec<Diagnostic>> {
+    /// Assembles the program and its warnings, or returns every error
+    /// sorted by file and position (stable, so errors at one position keep
+    /// their order).
+    fn finish(mut self) -> Result<Checked, Vec<Diagnostic>> {
         if !self.diags.is_empty() {
             let mut diags = std::mem::take(&mut self.diags);
             diags.sort_by_key(|d| (d.span.file, d.span.start));
@@ -324,13 +351,17 @@ impl<'a> Sema<'a> {
             span: Span::new(self.modules[0].file, 0, 0),
         });
         let main = self.main.unwrap_or(FuncId(0));
-        Ok(hir::Program {
+        let program = hir::Program {
             structs,
             globals,
             functions,
             main,
             init,
-        })
+        };
+        let mut warnings = std::mem::take(&mut self.warnings);
+        warnings.extend(self.lint(&program));
+        warnings.sort_by_key(|d| (d.span.file, d.span.start));
+        Ok(Checked { program, warnings })
     }
 }
 
