@@ -1,7 +1,8 @@
 //! Compile-time diagnostics and their rendering through ariadne.
 //!
 //! Every stage reports problems as [`Diagnostic`] values and keeps going;
-//! nothing prints directly. The driver renders them all, in order, with
+//! nothing prints directly. A diagnostic is an error or a warning
+//! ([`Severity`]). The driver renders them all, in order, with
 //! [`render`] (or, for `toyc check --format=json`, [`render_json`]). ariadne is configured with byte indices because every
 //! [`Span`] is a byte range.
 

@@ -1,9 +1,9 @@
 //! Warnings: things that compile but are probably mistakes.
 //!
-//! Two are found while checking (they need the checker's state):
-//! unreachable statements (`Sema::block` calls [`Sema::unreachable`] with
-//! the reachability of `stmt.rs`) and nothing else. The rest are found here
-//! on the finished [`hir::Program`], so they see exactly what runs:
+//! Unreachable statements are found while checking, since they need the
+//! reachability of `stmt.rs` (`Sema::block` calls [`Sema::unreachable`]).
+//! The rest are found here on the finished [`hir::Program`], so they see
+//! exactly what runs:
 //! - a local (`let`, `var`, parameter, `for` or `catch` variable) that is
 //!   never read (`unused variable`, or `assigned to, but never used` when
 //!   it is assigned);
@@ -252,12 +252,15 @@ impl Sema<'_> {
         for (i, f) in self.funcs.iter().enumerate() {
             if !reached[i] && !silenced(&f.name) {
                 out.push(
-                    Diagnostic::warning(f.name_span, format!("function `{}` is never used", f.name))
-                        .with_label(format!("no call from `main` reaches `{}`", f.name))
-                        .with_note(format!(
-                            "if this is intentional, prefix its name with an underscore: `_{}`",
-                            f.name
-                        )),
+                    Diagnostic::warning(
+                        f.name_span,
+                        format!("function `{}` is never used", f.name),
+                    )
+                    .with_label(format!("no call from `main` reaches `{}`", f.name))
+                    .with_note(format!(
+                        "if this is intentional, prefix its name with an underscore: `_{}`",
+                        f.name
+                    )),
                 );
             }
         }
@@ -275,8 +278,11 @@ fn locals(f: &hir::Function, u: &Uses, out: &mut Vec<Diagnostic>) {
         let underscore = format!("if this is intentional, prefix it with an underscore: `_{name}`");
         if !u.read[i] {
             let d = if u.assigned[i] {
-                Diagnostic::warning(l.span, format!("variable `{name}` is assigned to, but never used"))
-                    .with_label(format!("`{name}` is assigned but never read"))
+                Diagnostic::warning(
+                    l.span,
+                    format!("variable `{name}` is assigned to, but never used"),
+                )
+                .with_label(format!("`{name}` is assigned but never read"))
             } else {
                 Diagnostic::warning(l.span, format!("unused variable `{name}`"))
                     .with_label(format!("`{name}` is never read"))
@@ -285,7 +291,9 @@ fn locals(f: &hir::Function, u: &Uses, out: &mut Vec<Diagnostic>) {
         } else if l.mutable && !is_param && !u.assigned[i] {
             out.push(
                 Diagnostic::warning(l.span, format!("variable `{name}` is never reassigned"))
-                    .with_label(format!("`{name}` is declared with `var` but never assigned to"))
+                    .with_label(format!(
+                        "`{name}` is declared with `var` but never assigned to"
+                    ))
                     .with_note("declare it with `let`"),
             );
         }

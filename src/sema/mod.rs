@@ -11,6 +11,9 @@
 //! 4. `stmt` / `expr` / `builtins`: type every function body.
 //! 5. `init_order`: reject global initialisers that reach, through calls,
 //!    a read of a global not yet initialised.
+//! 6. `lint`: for a program without errors, the warnings (unused locals,
+//!    imports and functions, `var` never reassigned, comparisons of
+//!    literals; unreachable statements are found in phase 4).
 //!
 //! Unknown names get "did you mean" notes (`suggest`).
 //!
@@ -28,7 +31,8 @@
 //! - A file `D/m.toy` importing `m` gets the stdlib module `m` if there is
 //!   one, not itself.
 //! - `exit(..)` does not end a path for the missing-return analysis.
-//! - Statements after `return`/`break`/... are type-checked and kept.
+//! - Statements after `return`/`break`/... are type-checked and kept (the
+//!   first one of each block gets the unreachable-statement warning).
 //!
 //! Internally an expression whose type is unknown because of an earlier
 //! error is `None`: no further error is reported about it (no cascades).
