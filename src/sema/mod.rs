@@ -51,6 +51,8 @@ mod suggest;
 mod tests;
 #[cfg(test)]
 mod tests_errors;
+#[cfg(test)]
+mod tests_lint;
 
 use crate::diag::Diagnostic;
 use crate::span::{FileId, SourceMap, Span};
