@@ -1,7 +1,8 @@
 //! Compile-time diagnostics and their rendering through ariadne.
 //!
 //! Every stage reports problems as [`Diagnostic`] values and keeps going;
-//! nothing prints directly. The driver renders them all, in order, with
+//! nothing prints directly. A diagnostic is an error or a warning
+//! ([`Severity`]). The driver renders them all, in order, with
 //! [`render`] (or, for `toyc check --format=json`, [`render_json`]). ariadne is configured with byte indices because every
 //! [`Span`] is a byte range.
 
@@ -21,6 +22,25 @@ pub struct Diagnostic {
     /// Free-form notes shown after the labels; one starting with `help: `
     /// (a suggested fix) is rendered as ariadne's `Help:`.
     pub notes: Vec<String>,
+    /// An error stops compilation; a warning does not.
+    pub severity: Severity,
+}
+
+/// How serious a [`Diagnostic`] is: rendered as ariadne's red `Error` or
+/// yellow `Warning` report, and as `"error"`/`"warning"` in JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
 }
 
 impl Diagnostic {
@@ -32,6 +52,14 @@ impl Diagnostic {
             span,
             secondary: Vec::new(),
             notes: Vec::new(),
+            severity: Severity::Error,
+        }
+    }
+    /// A warning: reported, but the program still compiles.
+    pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(span, message)
         }
     }
     pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
@@ -81,13 +109,17 @@ pub fn render(map: &SourceMap, diags: &[Diagnostic], colour: bool) -> String {
         let config = Config::default()
             .with_index_type(IndexType::Byte)
             .with_color(colour);
-        let mut report = Report::build(ReportKind::Error, (d.span.file, d.span.range()))
+        let (kind, colour) = match d.severity {
+            Severity::Error => (ReportKind::Error, Color::Red),
+            Severity::Warning => (ReportKind::Warning, Color::Yellow),
+        };
+        let mut report = Report::build(kind, (d.span.file, d.span.range()))
             .with_config(config)
             .with_message(format!("{}:{}:{}: {}", file.name, line, col, d.message))
             .with_label(
                 Label::new((d.span.file, d.span.range()))
                     .with_message(&d.label)
-                    .with_color(Color::Red),
+                    .with_color(colour),
             );
         for (s, l) in &d.secondary {
             report = report.with_label(
@@ -157,7 +189,7 @@ pub fn render_json(map: &SourceMap, diags: &[Diagnostic]) -> String {
                 file: &file.name,
                 start: file.line_col(d.span.start),
                 end: file.line_col(d.span.end),
-                severity: "error",
+                severity: d.severity.name(),
                 message: &d.message,
                 label: &d.label,
                 notes: &d.notes,

@@ -114,6 +114,9 @@ struct Position {
 struct Spec {
     stdout: String,
     errors: Vec<ExpectedError>,
+    /// `// warning: [FILE:]LINE:COL: SUBSTRING`: the warnings toyc must
+    /// report (the same form as an error).
+    warnings: Vec<ExpectedError>,
     runtime_error: Option<String>,
     at: Option<Position>,
     exit: Option<i32>,
@@ -291,6 +294,9 @@ fn parse_header(text: &str) -> Result<FileKind, String> {
             "error" => spec
                 .errors
                 .push(parse_expected_error(value).map_err(|e| bad(&e))?),
+            "warning" => spec
+                .warnings
+                .push(parse_expected_error(value).map_err(|e| bad(&e))?),
             "runtime-error" => {
                 if spec.runtime_error.replace(value.to_string()).is_some() {
                     return Err(bad("more than one `// runtime-error:`"));
@@ -336,6 +342,7 @@ fn parse_header(text: &str) -> Result<FileKind, String> {
             || spec.check_only.is_some()
             || spec.stderr.is_some()
             || spec.stdin.is_some()
+            || !spec.warnings.is_empty()
             || !spec.args.is_empty();
         if conflicting {
             return Err("a compile-error test (`// error:`) takes no other directives".into());
@@ -434,7 +441,9 @@ fn parse_position(s: &str) -> Result<(Position, &str), String> {
 fn parse_expected_error(value: &str) -> Result<ExpectedError, String> {
     let (pos, rest) = parse_position(value.trim())?;
     if rest.trim().is_empty() {
-        return Err("`// error:` needs a message substring after LINE:COL:".into());
+        return Err(
+            "`// error:` and `// warning:` need a message substring after LINE:COL:".into(),
+        );
     }
     Ok(ExpectedError {
         file: pos.file,
@@ -599,32 +608,40 @@ impl Case {
             problems.push(section("stdout: expected nothing, got", &out.stdout));
         }
         if self.spec.errors.is_empty() {
-            if !out.stderr.is_empty() {
+            let (warnings, rest) = split_warnings(&out.stderr);
+            if !rest.is_empty() {
                 problems.push(section("stderr: expected no errors, got", &out.stderr));
+            } else if let Some(p) = self.match_reports("warnings", &self.spec.warnings, &warnings) {
+                problems.push(p);
+                problems.push(section("full stderr", &out.stderr));
             }
             return problems;
         }
         let actual = headlines(&out.stderr);
-        if let Some(p) = self.match_errors(&actual) {
+        if let Some(p) = self.match_reports("compile errors", &self.spec.errors, &actual) {
             problems.push(p);
             problems.push(section("full stderr", &out.stderr));
         }
         problems
     }
 
-    /// Pairs every expected error with a distinct reported one (a maximum
-    /// bipartite matching, so a vague expectation cannot steal the report a
-    /// precise one needs); returns a description of the mismatch, if any.
-    fn match_errors(&self, actual: &[Headline]) -> Option<String> {
+    /// Pairs every expected error (or warning) with a distinct reported one
+    /// (a maximum bipartite matching, so a vague expectation cannot steal
+    /// the report a precise one needs); returns a description of the
+    /// mismatch, if any. `what` names the reports in that description.
+    fn match_reports(
+        &self,
+        what: &str,
+        wanted: &[ExpectedError],
+        actual: &[Headline],
+    ) -> Option<String> {
         let fits = |e: &ExpectedError, a: &Headline| {
             a.line == e.line
                 && a.col == e.col
                 && a.message.contains(&e.substring)
                 && self.file_matches(&a.file, e.file.as_deref())
         };
-        let edges: Vec<Vec<usize>> = self
-            .spec
-            .errors
+        let edges: Vec<Vec<usize>> = wanted
             .iter()
             .map(|e| (0..actual.len()).filter(|&i| fits(e, &actual[i])).collect())
             .collect();
@@ -637,7 +654,7 @@ impl Case {
         let used: Vec<bool> = owner.iter().map(Option::is_some).collect();
         let missing: Vec<&ExpectedError> = (0..edges.len())
             .filter(|e| !owner.contains(&Some(*e)))
-            .map(|e| &self.spec.errors[e])
+            .map(|e| &wanted[e])
             .collect();
         let extra: Vec<&Headline> = actual
             .iter()
@@ -648,10 +665,8 @@ impl Case {
         if missing.is_empty() && extra.is_empty() {
             return None;
         }
-        let mut s = String::from("compile errors differ:\n");
-        let expected: Vec<String> = self
-            .spec
-            .errors
+        let mut s = format!("{what} differ:\n");
+        let expected: Vec<String> = wanted
             .iter()
             .map(|e| {
                 format!(
@@ -716,6 +731,11 @@ impl Case {
         if out.stdout != self.spec.stdout {
             problems.push(diff_section("stdout", &self.spec.stdout, &out.stdout));
         }
+        // The warnings come first, before the program runs.
+        let (warnings, stderr) = split_warnings(&out.stderr);
+        if let Some(p) = self.match_reports("warnings", &self.spec.warnings, &warnings) {
+            problems.push(p);
+        }
         let want_stderr = match (&self.spec.runtime_error, &self.spec.stderr) {
             (Some(msg), _) => self.expected_runtime_stderr(msg),
             (None, Some(s)) => s.clone(),
@@ -725,12 +745,16 @@ impl Case {
             // The helper's displayed name is the compiler's choice; match
             // the position line by suffix.
             (Some(_), Some(at)) if at.file.is_some() => {
-                self.runtime_stderr_matches_helper(&out.stderr, &want_stderr, at)
+                self.runtime_stderr_matches_helper(stderr, &want_stderr, at)
             }
-            _ => out.stderr == want_stderr,
+            _ => stderr == want_stderr,
         };
         if !stderr_ok {
-            problems.push(diff_section("stderr", &want_stderr, &out.stderr));
+            problems.push(diff_section(
+                "stderr (without the warnings)",
+                &want_stderr,
+                stderr,
+            ));
         }
         problems
     }
@@ -830,6 +854,34 @@ fn headlines(stderr: &str) -> Vec<Headline> {
         }
     }
     out
+}
+
+/// Splits the warning reports at the start of `stderr` (rendered without
+/// colour: a line `Warning: FILE:LINE:COL: MESSAGE` up to the report's
+/// closing `╯` line) from the rest: their headlines, and the rest.
+fn split_warnings(stderr: &str) -> (Vec<Headline>, &str) {
+    let mut out = Vec::new();
+    let mut rest = stderr;
+    while let Some(report) = rest.strip_prefix("Warning: ") {
+        let Some(h) = report.lines().next().and_then(split_headline) else {
+            break;
+        };
+        let mut end = None;
+        let mut at = 0;
+        for line in rest.split_inclusive('\n') {
+            at += line.len();
+            if line.trim_end().ends_with('╯') {
+                end = Some(at);
+                break;
+            }
+        }
+        let Some(end) = end else {
+            break;
+        };
+        out.push(h);
+        rest = &rest[end..];
+    }
+    (out, rest)
 }
 
 /// Splits `FILE:LINE:COL: MESSAGE` at the first `:LINE:COL: `.

@@ -25,6 +25,8 @@ pub enum Command {
         /// graders. The exit code is the same.
         #[arg(long, value_name = "FORMAT", default_value = "human", value_parser = ["human", "json"])]
         format: String,
+        #[command(flatten)]
+        warnings: WarnArgs,
     },
     /// Compile a program with the JIT and run it. `toyc run -` reads the
     /// program from stdin (the program then gets an empty stdin).
@@ -149,6 +151,43 @@ pub struct BuildArgs {
     /// Print the time of each phase (`time.PHASE: N ms`) to stderr.
     #[arg(long = "time-passes")]
     pub time_passes: bool,
+    #[command(flatten)]
+    pub warnings: WarnArgs,
+}
+
+/// What to do with warnings (docs/diagnostics.md): rustc's habits
+/// `-W error` (also `-Werror`) and `-A warnings`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct WarnArgs {
+    /// `-W error`: report warnings as errors (exit code 1).
+    #[arg(short = 'W', value_name = "error", value_parser = ["error"], conflicts_with = "allow")]
+    pub warn: Option<String>,
+    /// `-A warnings`: do not report warnings.
+    #[arg(short = 'A', value_name = "warnings", value_parser = ["warnings"])]
+    pub allow: Option<String>,
+}
+
+/// How warnings are reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarningPolicy {
+    /// Reported as warnings; the program still compiles.
+    Show,
+    /// Reported as errors (`-W error`).
+    Deny,
+    /// Not reported (`-A warnings`).
+    Allow,
+}
+
+impl WarnArgs {
+    pub fn policy(&self) -> WarningPolicy {
+        if self.allow.is_some() {
+            WarningPolicy::Allow
+        } else if self.warn.is_some() {
+            WarningPolicy::Deny
+        } else {
+            WarningPolicy::Show
+        }
+    }
 }
 
 /// An `-O` level: `level` is what toyc runs (0 to 2); `typed` is the level

@@ -11,7 +11,7 @@ pub mod cli;
 
 use crate::diag::{self, Diagnostic};
 use crate::span::{FileId, SourceMap};
-use cli::{BuildArgs, Cli, Command};
+use cli::{BuildArgs, Cli, Command, WarningPolicy};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -87,11 +87,20 @@ fn run_command(cli: Cli) -> i32 {
             print!("{}", crate::opt::describe_passes());
             0
         }
-        Command::Check { file, format } if format == "json" => check_json(&file),
-        Command::Check { file, .. } => match check_file(&file, &mut sources) {
-            Ok(_) => 0,
-            Err(diags) => report(&sources, &diags),
-        },
+        Command::Check {
+            file,
+            format,
+            warnings,
+        } if format == "json" => check_json(&file, warnings.policy()),
+        Command::Check { file, warnings, .. } => {
+            match check_file_warnings(&file, &mut sources, warnings.policy()) {
+                Ok((_, warnings)) => {
+                    show_warnings(&sources, &warnings);
+                    0
+                }
+                Err(diags) => report(&sources, &diags),
+            }
+        }
         Command::Run {
             profile: true,
             interp: false,
@@ -229,7 +238,7 @@ fn run_command(cli: Cli) -> i32 {
 /// `toyc check --format=json FILE`: the diagnostics as JSON Lines on
 /// stdout ([`diag::render_json`]); a main file that cannot be read is one
 /// object without a position (line and col 0). Exit codes as for `check`.
-fn check_json(file: &Path) -> i32 {
+fn check_json(file: &Path, policy: WarningPolicy) -> i32 {
     let mut sources = SourceMap::new();
     let main = match load_main_file(file, &mut sources) {
         Ok(id) => id,
@@ -248,8 +257,11 @@ fn check_json(file: &Path) -> i32 {
             return 1;
         }
     };
-    match crate::sema::analyze(&mut sources, main) {
-        Ok(_) => 0,
+    match apply_policy(crate::sema::check(&mut sources, main), policy) {
+        Ok((_, warnings)) => {
+            print!("{}", diag::render_json(&sources, &warnings));
+            0
+        }
         Err(diags) => {
             print!("{}", diag::render_json(&sources, &diags));
             1
@@ -413,8 +425,12 @@ pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir:
     if let Some(note) = build.opt.note() {
         eprintln!("{note}");
     }
-    let program = crate::timing::time("parse+check", || check_file(&build.file, sources))
-        .map_err(|diags| report(sources, &diags))?;
+    let policy = build.warnings.policy();
+    let (program, warnings) = crate::timing::time("parse+check", || {
+        check_file_warnings(&build.file, sources, policy)
+    })
+    .map_err(|diags| report(sources, &diags))?;
+    show_warnings(sources, &warnings);
     let mut module = crate::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
     if opts.verify
         && let Err(errors) = crate::ir::verify::verify_module(&module)
@@ -548,12 +564,24 @@ fn load_stdin(sources: &mut SourceMap) -> Result<FileId, String> {
     Ok(sources.add(STDIN_NAME.into(), Some(dir.join(STDIN_NAME)), text))
 }
 
-/// Parses and type-checks the program rooted at `path`. An unreadable main
-/// file is reported on stderr here and gives an empty error list.
+/// Parses and type-checks the program rooted at `path`, ignoring warnings.
+/// An unreadable main file is reported on stderr here and gives an empty
+/// error list.
 pub fn check_file(
     path: &Path,
     sources: &mut SourceMap,
 ) -> Result<crate::sema::hir::Program, Vec<Diagnostic>> {
+    check_file_warnings(path, sources, WarningPolicy::Allow).map(|(program, _)| program)
+}
+
+/// [`check_file`] with the warnings `policy` lets through: none with
+/// `-A warnings`; with `-W error` any warning makes the result `Err`, every
+/// warning turned into an error.
+pub fn check_file_warnings(
+    path: &Path,
+    sources: &mut SourceMap,
+    policy: WarningPolicy,
+) -> Result<(crate::sema::hir::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
     let main = match load_main_file(path, sources) {
         Ok(id) => id,
         Err(msg) => {
@@ -561,7 +589,34 @@ pub fn check_file(
             return Err(Vec::new());
         }
     };
-    crate::sema::analyze(sources, main)
+    apply_policy(crate::sema::check(sources, main), policy)
+}
+
+/// The program and the warnings to report under `policy`, or the errors.
+fn apply_policy(
+    checked: Result<crate::sema::Checked, Vec<Diagnostic>>,
+    policy: WarningPolicy,
+) -> Result<(crate::sema::hir::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let crate::sema::Checked { program, warnings } = checked?;
+    match policy {
+        WarningPolicy::Show => Ok((program, warnings)),
+        WarningPolicy::Allow => Ok((program, Vec::new())),
+        WarningPolicy::Deny if warnings.is_empty() => Ok((program, warnings)),
+        WarningPolicy::Deny => Err(warnings
+            .into_iter()
+            .map(|w| Diagnostic {
+                severity: diag::Severity::Error,
+                ..w.with_note("`-W error` turns warnings into errors")
+            })
+            .collect()),
+    }
+}
+
+/// Prints warnings to stderr (nothing when there are none).
+fn show_warnings(sources: &SourceMap, warnings: &[Diagnostic]) {
+    if !warnings.is_empty() {
+        eprint!("{}", diag::render(sources, warnings, use_colour()));
+    }
 }
 
 /// The front end on one in-memory source text, for fuzzing: parse, check

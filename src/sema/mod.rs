@@ -11,6 +11,9 @@
 //! 4. `stmt` / `expr` / `builtins`: type every function body.
 //! 5. `init_order`: reject global initialisers that reach, through calls,
 //!    a read of a global not yet initialised.
+//! 6. `lint`: for a program without errors, the warnings (unused locals,
+//!    imports and functions, `var` never reassigned, comparisons of
+//!    literals; unreachable statements are found in phase 4).
 //!
 //! Unknown names get "did you mean" notes (`suggest`).
 //!
@@ -28,7 +31,8 @@
 //! - A file `D/m.toy` importing `m` gets the stdlib module `m` if there is
 //!   one, not itself.
 //! - `exit(..)` does not end a path for the missing-return analysis.
-//! - Statements after `return`/`break`/... are type-checked and kept.
+//! - Statements after `return`/`break`/... are type-checked and kept (the
+//!   first one of each block gets the unreachable-statement warning).
 //!
 //! Internally an expression whose type is unknown because of an earlier
 //! error is `None`: no further error is reported about it (no cascades).
@@ -42,6 +46,7 @@ mod builtins;
 mod expr;
 mod init_order;
 mod items;
+mod lint;
 mod modules;
 mod stmt;
 mod suggest;
@@ -51,17 +56,33 @@ mod tests;
 mod tests_errors;
 #[cfg(test)]
 mod tests_hints;
+#[cfg(test)]
+mod tests_lint;
 
 use crate::diag::Diagnostic;
 use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::ast;
 use hir::{FuncId, GlobalId, LocalId, LoopId, StructId, Type};
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 /// Parses the main file `main` (already in `sources`), loads its imports
 /// (adding them to `sources`), resolves names and checks types. Returns
 /// every error found, in source order per file.
 pub fn analyze(sources: &mut SourceMap, main: FileId) -> Result<hir::Program, Vec<Diagnostic>> {
+    check(sources, main).map(|c| c.program)
+}
+
+/// A program that type-checked, with its warnings.
+pub struct Checked {
+    pub program: hir::Program,
+    /// Every warning, sorted by file and position (docs/diagnostics.md).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// [`analyze`], keeping the warnings. Warnings are only computed for a
+/// program without errors (an error's cascade would make them noise).
+pub fn check(sources: &mut SourceMap, main: FileId) -> Result<Checked, Vec<Diagnostic>> {
     let loaded = modules::load(sources, main);
     let modules::Loaded {
         modules,
@@ -107,6 +128,9 @@ struct ModuleInfo {
     imports: HashMap<String, Option<usize>>,
     /// The module's namespace with the defining span of each name.
     items: HashMap<String, (ItemRef, Span)>,
+    /// The imports a name resolved through (`import_target`), for the
+    /// unused-import warning. A cell because name lookups take `&self`.
+    used_imports: RefCell<HashSet<String>>,
 }
 
 struct StructInfo {
@@ -188,6 +212,9 @@ struct Sema<'a> {
     /// Module indices, dependencies first (the main module last).
     order: Vec<usize>,
     diags: Vec<Diagnostic>,
+    /// Warnings found while checking (unreachable statements, comparisons
+    /// of literals); `lint` adds the rest once the program is complete.
+    warnings: Vec<Diagnostic>,
     structs: Vec<StructInfo>,
     funcs: Vec<FuncInfo>,
     globals: Vec<GlobalInfo>,
@@ -225,6 +252,7 @@ impl<'a> Sema<'a> {
             modules,
             order,
             diags,
+            warnings: Vec::new(),
             structs: Vec::new(),
             funcs: Vec::new(),
             globals: Vec::new(),
@@ -248,6 +276,10 @@ impl<'a> Sema<'a> {
 
     fn error(&mut self, d: Diagnostic) {
         self.diags.push(d);
+    }
+
+    fn warn(&mut self, d: Diagnostic) {
+        self.warnings.push(d);
     }
 
     /// How a type is written in Toy.
@@ -300,9 +332,10 @@ impl<'a> Sema<'a> {
         }
     }
 
-    /// Assembles the program, or returns every error sorted by file and
-    /// position (stable, so errors at one position keep their order).
-    fn finish(mut self) -> Result<hir::Program, Vec<Diagnostic>> {
+    /// Assembles the program and its warnings, or returns every error
+    /// sorted by file and position (stable, so errors at one position keep
+    /// their order).
+    fn finish(mut self) -> Result<Checked, Vec<Diagnostic>> {
         if !self.diags.is_empty() {
             let mut diags = std::mem::take(&mut self.diags);
             diags.sort_by_key(|d| (d.span.file, d.span.start));
@@ -365,13 +398,17 @@ impl<'a> Sema<'a> {
             span: Span::new(self.modules[0].file, 0, 0),
         });
         let main = self.main.unwrap_or(FuncId(0));
-        Ok(hir::Program {
+        let program = hir::Program {
             structs,
             globals,
             functions,
             main,
             init,
-        })
+        };
+        let mut warnings = std::mem::take(&mut self.warnings);
+        warnings.extend(self.lint(&program));
+        warnings.sort_by_key(|d| (d.span.file, d.span.start));
+        Ok(Checked { program, warnings })
     }
 }
 

@@ -81,6 +81,7 @@ impl Loader<'_> {
             is_main,
             imports: HashMap::new(),
             items: HashMap::new(),
+            used_imports: Default::default(),
         });
         self.asts.push(ast);
         if let Some(k) = key {
@@ -218,10 +219,14 @@ impl Loader<'_> {
 }
 
 impl ModuleInfo {
-    /// The module an import name of this module refers to.
+    /// The module an import name of this module refers to; marks the
+    /// import used (for the unused-import warning).
     pub(super) fn import_target(&self, name: &str) -> Option<Option<usize>> {
         match self.items.get(name) {
-            Some((ItemRef::Import(t), _)) => Some(*t),
+            Some((ItemRef::Import(t), _)) => {
+                self.used_imports.borrow_mut().insert(name.to_string());
+                Some(*t)
+            }
             _ => None,
         }
     }

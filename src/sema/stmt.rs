@@ -25,14 +25,24 @@ impl Sema<'_> {
     pub(super) fn block(&mut self, b: &ast::Block) -> (hir::Block, bool) {
         self.push_scope();
         let mut stmts = Vec::new();
-        let mut ends = false;
+        // The statement that ended the path, and whether the first
+        // statement after it has been warned about.
+        let mut ender: Option<Span> = None;
+        let mut warned = false;
         for s in &b.stmts {
+            if let Some(end) = ender
+                && !std::mem::replace(&mut warned, true)
+            {
+                self.unreachable(s.span, end);
+            }
             let (hs, e) = self.stmt(s);
             stmts.extend(hs);
-            ends |= e;
+            if e && ender.is_none() {
+                ender = Some(s.span);
+            }
         }
         self.pop_scope();
-        (hir::Block { stmts }, ends)
+        (hir::Block { stmts }, ender.is_some())
     }
 
     fn stmt(&mut self, s: &ast::Stmt) -> (Option<hir::Stmt>, bool) {

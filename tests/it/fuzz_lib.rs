@@ -41,7 +41,8 @@ fn catch(body: Vec<Stmt>, v: &str) -> Stmt {
     })
 }
 /// Prints the program (filling positions), checks it is well formed,
-/// evaluates it, and checks that toyc (`run -O2`) gives the same.
+/// evaluates it, and checks that toyc (`run -O2`, without warnings, as the
+/// fuzzer runs it) gives the same.
 fn run(mut p: Program) -> (String, oracle::Outcome) {
     let sources = print::print_program(&mut p);
     let src = sources.text();
@@ -55,7 +56,7 @@ fn run(mut p: Program) -> (String, oracle::Outcome) {
     std::fs::create_dir_all(&dir).unwrap();
     assert!(toyc::fuzz::exec::stage(&dir, "t.toy", &sources, &p.stdin));
     let got = std::process::Command::new(env!("CARGO_BIN_EXE_toyc"))
-        .args(["run", "-O2", "t.toy"])
+        .args(["run", "-A", "warnings", "-O2", "t.toy"])
         .current_dir(&dir)
         .stdin(std::fs::File::open(dir.join(toyc::fuzz::exec::STDIN_FILE)).unwrap())
         .output()

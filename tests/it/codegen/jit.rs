@@ -162,7 +162,7 @@ fn integer_edge_cases() {
 fn division_by_zero_is_caught() {
     expect_ok(
         "div0",
-        "fn main() {\n  var x = 0;\n  try { print(1 / x); } catch e { print(\"caught:\", e); }\n  try { throw \"t\"; } catch e { print(e); }\n}\n",
+        "fn main() {\n  let x = 0;\n  try { print(1 / x); } catch e { print(\"caught:\", e); }\n  try { throw \"t\"; } catch e { print(e); }\n}\n",
         "caught: division by zero\nt\n",
     );
 }
@@ -180,9 +180,9 @@ fn loops_and_phis() {
 fn strings() {
     expect_ok(
         "strings",
-        "fn main() {\n  let s = \"hello\" + \" \" + \"world\";\n  print(len(s), s[0], s == \"hello world\", \"a\" < \"b\", str(1.5), str(true));\n\
+        "fn main() {\n  let s = \"hello\" + \" \" + \"world\";\n  print(len(s), s[0], s == \"hello world\", \"a\" < s, str(1.5), str(true));\n\
            print(substr(s, 0, 5), chr(65), fixed(3.14159, 2), parse_int(\"-12\") + 1, parse_float(\"2.5\"));\n\
-           try { print(parse_int(\"x1\")); } catch e { print(\"bad int\"); }\n}\n",
+           try { print(parse_int(\"x1\")); } catch _ { print(\"bad int\"); }\n}\n",
         "11 104 true true 1.5 true\nhello A 3.14 -11 2.5\nbad int\n",
     );
 }
@@ -193,7 +193,7 @@ fn arrays_and_structs() {
     expect_ok(
         "heap",
         "struct P { x: float, name: str, next: P }\n\
-         fn main() {\n  var a = [1, 2, 3];\n  push(a, 4);\n  a[0] = 10;\n  let b = [\"x\"; 2];\n  let p = P { x: 1.0, name: \"n\", next: nil };\n\
+         fn main() {\n  let a = [1, 2, 3];\n  push(a, 4);\n  a[0] = 10;\n  let b = [\"x\"; 2];\n  let p = P { x: 1.0, name: \"n\", next: nil };\n\
            print(a, len(a), pop(a), a, b, p, p.next == nil);\n}\n",
         "[10, 2, 3] 4 4 [10, 2, 3] [\"x\", \"x\"] P { x: 1.0, name: \"n\", next: nil } true\n",
     );

@@ -253,7 +253,7 @@ fn o3_os_and_oz_run_as_o2_with_a_note() {
 #[test]
 fn run_dash_reads_the_program_from_stdin_and_gives_it_empty_input() {
     let prog =
-        "fn main() {\n    print(at_eof(), read_all() == \"\");\n    let l = read_line();\n}\n";
+        "fn main() {\n    print(at_eof(), read_all() == \"\");\n    let _ = read_line();\n}\n";
     for mode in ["-O0", "-O2", "--interp"] {
         let out = toyc_with_stdin(&["run", mode, "-"], prog.as_bytes());
         assert_eq!(out.status.code(), Some(101), "{mode}");

@@ -199,13 +199,13 @@ fn optimised_programs_print_the_same() {
     let src = "
 struct P { x: int }
 fn main() {
-    var a = [0; 50];
+    let a = [0; 50];
     for i in 0..len(a) { a[i] = i * i; }
     var s = 0;
     for i in 0..len(a) - 1 { s = s + a[i + 1] - a[i]; }
     let p = P { x: 7 };
     if p != nil { s = s + p.x; }
-    var d = 3;
+    let d = 3;
     if d != 0 { s = s / d; }
     print(s);
 }
