@@ -62,7 +62,8 @@ class Gen:
             return a
         if r < 0.7 and floats:
             return f"{self.rng.choice(floats)} < {self.rng.randint(1, 50)}.5"
-        b = f"{self.int_atom(ints)} {self.rng.choice(CMP_OPS)} {self.int_atom(ints)}"
+        # A variable on the left: a comparison of two literals is a warning.
+        b = f"{self.rng.choice(ints)} {self.rng.choice(CMP_OPS)} {self.int_atom(ints)}"
         return f"{a} {self.rng.choice(['&&', '||'])} {b}"
 
     def stmts(self, depth, ints, floats, mutable, in_loop, budget):
@@ -82,6 +83,7 @@ class Gen:
         elif r < 0.30:
             name = self.fresh("t")
             self.emit(depth, f"let {name} = {self.int_expr(ints)};")
+            self.emit(depth, f"{target} ^= {name};")
             ints.append(name)
         elif r < 0.38:
             f = rng.choice(floats)
@@ -96,6 +98,7 @@ class Gen:
         elif r < 0.60 and nest:
             i = self.fresh("i")
             self.emit(depth, f"for {i} in 0..{rng.randint(2, 4)} {{")
+            self.emit(depth + 1, f"{target} += {i};")
             self.stmts(depth + 1, ints + [i], floats, mutable, True, rng.randint(1, 3))
             self.emit(depth, "}")
         elif r < 0.68 and nest:
@@ -141,6 +144,11 @@ class Gen:
         if not self.scalar:
             self.emit(1, "let arr = [0; 6];")
         self.stmts(1, ["x", "acc", "acc2"], ["fl"], ["acc", "acc2"], False, self.rng.randint(4, 9))
+        # Every local is read and every `var` reassigned (no warnings).
+        self.emit(1, "fl += 0.5;")
+        self.emit(1, "acc2 += acc & 1;")
+        if not self.scalar:
+            self.emit(1, "acc += arr[0];")
         self.emit(1, "if fl > 1000000.0 {")
         self.emit(2, "acc += 1;")
         self.emit(1, "}")
