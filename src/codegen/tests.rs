@@ -21,7 +21,7 @@ fn with_compiled(funcs: &[IrCode], f: impl Fn(&[usize])) {
             },
         )
         .expect("compiler");
-        cx.compile(true, |_| true).expect("compile");
+        cx.compile(super::Emit::Run).expect("compile");
         let ptrs: Vec<usize> = cx
             .funcs
             .iter()
@@ -548,7 +548,7 @@ fn uncaught_throw_from_a_callee_is_reported() {
 #[test]
 fn clif_text_names_each_function() {
     let (m, sources) = module(vec![sum_loop(), empty_init()], 0, 1, "x");
-    let text = super::clif_text(
+    let text = super::asm::module_listing(
         &m,
         &sources,
         &CodegenOptions {
@@ -557,12 +557,13 @@ fn clif_text_names_each_function() {
             ..Default::default()
         },
         None,
+        super::asm::Listing::Clif,
     )
     .expect("clif");
     assert!(text.starts_with("; fn sum\n"), "{text}");
     assert!(text.contains("; fn <init>\n"), "{text}");
     assert!(text.contains("brif"), "{text}");
-    let only = super::clif_text(
+    let only = super::asm::module_listing(
         &m,
         &sources,
         &CodegenOptions {
@@ -571,11 +572,12 @@ fn clif_text_names_each_function() {
             ..Default::default()
         },
         Some("<init>"),
+        super::asm::Listing::Clif,
     )
     .expect("clif");
     assert!(!only.contains("; fn sum"));
     assert!(
-        super::clif_text(
+        super::asm::module_listing(
             &m,
             &sources,
             &CodegenOptions {
@@ -583,7 +585,8 @@ fn clif_text_names_each_function() {
                 verify: true,
                 ..Default::default()
             },
-            Some("nope")
+            Some("nope"),
+            super::asm::Listing::Clif
         )
         .is_err()
     );
@@ -1022,7 +1025,7 @@ fn only_huge_functions_use_the_large_function_allocator() {
                 },
             )
             .expect("compiler");
-            cx.compile(true, |_| true).expect("compile");
+            cx.compile(super::Emit::Run).expect("compile");
             assert_eq!(
                 cx.large_functions, large,
                 "{n} additions, optimize={optimize}"

@@ -121,6 +121,21 @@ pub enum Command {
         /// Print only this function.
         #[arg(long = "fn", value_name = "NAME")]
         func: Option<String>,
+        /// Print the Cranelift IR after Cranelift's own optimizer (e-graph
+        /// rewrites and legalization; at `-O0` legalization only), which
+        /// is what it turns into machine code.
+        #[arg(long)]
+        optimized: bool,
+    },
+    /// Print the machine code of each function (or of `--fn NAME`),
+    /// disassembled, with the targets of calls and of data references
+    /// named (`; -> toy_print_int`).
+    Asm {
+        #[command(flatten)]
+        build: BuildArgs,
+        /// Print only this function.
+        #[arg(long = "fn", value_name = "NAME")]
+        func: Option<String>,
     },
 }
 
