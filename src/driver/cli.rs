@@ -127,6 +127,14 @@ pub enum Command {
         #[arg(long)]
         optimized: bool,
     },
+    /// An interactive session: each line (statements, an expression, or
+    /// `fn`/`struct`/`import`/`let`/`var` items kept for later lines) is
+    /// compiled with the JIT and run. `:help` lists the commands.
+    Repl {
+        /// Optimization level of every line: `-O0`, `-O1` or `-O2`.
+        #[arg(short = 'O', default_value = "2", value_parser = parse_opt_level)]
+        opt: OptLevel,
+    },
     /// Print the machine code of each function (or of `--fn NAME`),
     /// disassembled, with the targets of calls and of data references
     /// named (`; -> toy_print_int`).

@@ -8,6 +8,7 @@
 //! uncaught runtime error.
 
 pub mod cli;
+mod repl;
 
 use crate::diag::{self, Diagnostic};
 use crate::span::{FileId, SourceMap};
@@ -70,6 +71,7 @@ fn run_cli(cli: Cli) -> i32 {
         | Command::Asm { build, .. } => build.time_passes,
         Command::Check { .. }
         | Command::Passes
+        | Command::Repl { .. }
         | Command::Opt { .. }
         | Command::Fuzz(_)
         | Command::Bisect { .. } => false,
@@ -87,6 +89,12 @@ fn run_command(cli: Cli) -> i32 {
         Command::Passes => {
             print!("{}", crate::opt::describe_passes());
             0
+        }
+        Command::Repl { opt } => {
+            if let Some(note) = opt.note() {
+                eprintln!("{note}");
+            }
+            repl::run(opt.level)
         }
         Command::Check { file, format } if format == "json" => check_json(&file),
         Command::Check { file, .. } => match check_file(&file, &mut sources) {
