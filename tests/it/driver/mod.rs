@@ -1,3 +1,4 @@
 //! The command line.
 mod asm;
 mod cli;
+mod repl;
