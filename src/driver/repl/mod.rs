@@ -269,6 +269,7 @@ impl Repl {
                     &built.module.program,
                 );
                 let _ = std::io::stdout().write_all(&own);
+                self.forget_unkeepable_variables();
             }
             // A runtime error was reported on stderr; print what the line
             // wrote before it, and keep nothing of the line.
@@ -281,6 +282,28 @@ impl Repl {
                 eprintln!("error: internal compiler error in the code generator: {e}");
                 eprintln!("{}", crate::diag::ICE_HELP);
             }
+        }
+    }
+
+    /// Forgets, with a note, every variable whose value could not be
+    /// written back as a Toy literal: its declaration does not compile.
+    fn forget_unkeepable_variables(&mut self) {
+        for _ in 0..self.session.variables.len() {
+            let program = self.session.program(None, &Defines::default());
+            let Err(Failure::Diagnostics(_, diags)) = self.build_quietly(&program) else {
+                return;
+            };
+            let names = program.variables_in(&diags);
+            if names.is_empty() {
+                return;
+            }
+            for name in &names {
+                eprintln!(
+                    "note: `{name}` is forgotten: its value cannot be written as a Toy literal \
+                     (a cyclic value, or a struct of an imported module)"
+                );
+            }
+            self.session.forget(&names);
         }
     }
 

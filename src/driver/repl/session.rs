@@ -26,8 +26,13 @@
 //! kept (docs/repl.md).
 //!
 //! Each kept line is a [`Segment`] of the program's text named `<line N>`,
-//! so runtime errors name the line, and compile errors are shown against
-//! the line alone ([`Session::render`]).
+//! and each variable's declaration one named `<variable NAME>`, so runtime
+//! errors name the line, and compile errors are shown against the line
+//! alone ([`Session::render`]). A value that cannot be written back as a
+//! literal (a cyclic struct, which Toy prints cut off with `...`; a struct
+//! of an imported module, printed without its module name) makes its
+//! declaration fail to compile; the REPL then forgets that variable
+//! ([`Program::variables_in`]).
 
 use crate::diag::Diagnostic;
 use crate::span::{FileId, Segment, SourceMap, Span};
@@ -161,8 +166,8 @@ impl Session {
         for v in &self.variables {
             if !replaced(&v.name) {
                 let kw = if v.mutable { "var" } else { "let" };
-                p.text
-                    .push_str(&format!("{kw} {}: {} = {};\n", v.name, v.ty, v.literal));
+                let decl = format!("{kw} {}: {} = {};", v.name, v.ty, v.literal);
+                p.push_segment(&decl, variable_segment(&v.name), "\n");
                 p.printed.push(v.name.clone());
             }
         }
@@ -193,6 +198,11 @@ impl Session {
         }
         p.text.push_str("}\n");
         p
+    }
+
+    /// Forgets the variables named.
+    pub fn forget(&mut self, names: &[String]) {
+        self.variables.retain(|v| !names.contains(&v.name));
     }
 
     /// The program for `piece` as a statement line with `;` added: an
@@ -299,15 +309,47 @@ impl Session {
 impl Program {
     fn push_piece(&mut self, piece: &Piece, before: &str, after: &str) {
         self.text.push_str(before);
+        self.push_segment(&piece.text, format!("<line {}>", piece.line), after);
+    }
+
+    fn push_segment(&mut self, text: &str, name: String, after: &str) {
         let start = self.text.len() as u32;
-        self.text.push_str(&piece.text);
+        self.text.push_str(text);
         self.segments.push(Segment {
             start,
             end: self.text.len() as u32,
-            name: format!("<line {}>", piece.line),
+            name,
         });
         self.text.push_str(after);
     }
+
+    /// The session variables whose declarations `diags` point into.
+    pub fn variables_in(&self, diags: &[Diagnostic]) -> Vec<String> {
+        let mut names = Vec::new();
+        for d in diags {
+            let Some(seg) = self
+                .segments
+                .iter()
+                .find(|s| s.start <= d.span.start && d.span.end <= s.end)
+            else {
+                continue;
+            };
+            if let Some(name) = seg
+                .name
+                .strip_prefix("<variable ")
+                .and_then(|n| n.strip_suffix('>'))
+                && !names.iter().any(|n| n == name)
+            {
+                names.push(name.to_string());
+            }
+        }
+        names
+    }
+}
+
+/// The name of a session variable's declaration in a program.
+fn variable_segment(name: &str) -> String {
+    format!("<variable {name}>")
 }
 
 /// A value as `print([x])` printed it (`[LITERAL]`), as a Toy expression:

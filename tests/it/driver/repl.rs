@@ -147,6 +147,13 @@ fn errors_are_reported_against_the_line_and_the_session_goes_on() {
         &["give your function another name"],
     );
     expect(&mut p, ":nope", &["unknown command `:nope`"]);
+    // A cyclic value cannot be written back as a literal: it is forgotten
+    // after the line that made it, and the session goes on.
+    enter(&mut p, "struct N { next: N, v: int }");
+    enter(&mut p, "var n = N { next: nil, v: 1 };");
+    expect(&mut p, "n.next = n;", &["note: `n` is forgotten"]);
+    expect(&mut p, "n", &["cannot find value `n`"]);
+    expect(&mut p, "a[0] + a[2]", &["\n4\n"]);
     quit(p);
 }
 
