@@ -164,3 +164,36 @@ impl SourceMap {
         format!("{}:{}:{}", f.name, l, c)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_inside_a_segment_count_from_its_start() {
+        let text = "glue\nfn f() {\nlet x = 1;\n  y\n}\n";
+        let seg_start = text.find("let").unwrap();
+        let seg_end = text.find("\n}").unwrap();
+        let mut map = SourceMap::new();
+        let id = map.add_segmented(
+            "<repl>".into(),
+            None,
+            text.into(),
+            vec![Segment {
+                start: seg_start as u32,
+                end: seg_end as u32,
+                name: "<line 3>".into(),
+            }],
+        );
+        let at = |needle: &str| {
+            let s = text.find(needle).unwrap();
+            Span::new(id, s, s + needle.len())
+        };
+        assert_eq!(map.position(at("x")), "<line 3>:1:5");
+        assert_eq!(map.position(at("y")), "<line 3>:2:3");
+        // Outside the segment, and across its end: the file's own position.
+        assert_eq!(map.position(at("fn")), "<repl>:2:1");
+        assert_eq!(map.position(at("y\n}")), "<repl>:4:3");
+        assert!(map.get(id).segment_at(at("glue")).is_none());
+    }
+}
