@@ -208,7 +208,7 @@ impl Repl {
                 .funcs
                 .iter()
                 .map(|f| f.name.as_str())
-                .filter(|n| !n.starts_with('<') && *n != "main")
+                .filter(|n| !n.starts_with('<') && !n.starts_with("__") && *n != "main")
                 .collect();
             eprintln!(
                 "error: no function named `{func}` (functions: {})",

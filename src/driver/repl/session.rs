@@ -163,6 +163,12 @@ impl Session {
                 p.push_piece(piece, "", "\n");
             }
         }
+        for (name, parse) in DECODERS {
+            let call = format!("{name}(");
+            if self.variables.iter().any(|v| v.literal.starts_with(&call)) {
+                p.text.push_str(&decoder(name, parse));
+            }
+        }
         for v in &self.variables {
             if !replaced(&v.name) {
                 let kw = if v.mutable { "var" } else { "let" };
@@ -251,18 +257,18 @@ impl Session {
             }
         }
         for (name, line) in printed.iter().zip(values.lines()) {
-            let literal = toy_literal(line);
             match self.variables.iter_mut().find(|v| &v.name == name) {
-                Some(v) => v.literal = literal,
+                Some(v) => v.literal = value_expr(&v.ty, line),
                 None => {
                     let Some(g) = program.globals.iter().find(|g| &g.name == name) else {
                         continue;
                     };
+                    let ty = program.type_name(&g.ty);
                     self.variables.push(Variable {
                         name: name.clone(),
                         mutable: g.mutable,
-                        ty: program.type_name(&g.ty),
-                        literal,
+                        literal: value_expr(&ty, line),
+                        ty,
                     });
                 }
             }
@@ -352,6 +358,41 @@ fn variable_segment(name: &str) -> String {
     format!("<variable {name}>")
 }
 
+/// The functions that decode an `[int]` or `[float]` value kept as a
+/// string ([`value_expr`]), and their names.
+const DECODERS: [(&str, &str); 2] = [(DECODE_INTS, "parse_int"), (DECODE_FLOATS, "parse_float")];
+const DECODE_INTS: &str = "__repl_ints";
+const DECODE_FLOATS: &str = "__repl_floats";
+
+/// The Toy function `NAME(s: str) -> [T]` that splits `s` at commas and
+/// parses each part with `parse`.
+fn decoder(name: &str, parse: &str) -> String {
+    let ty = if parse == "parse_int" { "int" } else { "float" };
+    format!(
+        "fn {name}(s: str) -> [{ty}] {{ var out: [{ty}] = []; var i = 0; \
+         while i < len(s) {{ var j = i; while j < len(s) && s[j] != 44 {{ j += 1; }} \
+         push(out, {parse}(substr(s, i, j))); i = j + 1; }} return out; }}\n"
+    )
+}
+
+/// The expression that recreates a value of type `ty` printed by
+/// `print([x])` as `printed`. An `[int]` or `[float]` becomes a call that
+/// decodes a string (`__repl_ints("1,2,3")`): an array literal of 100,000
+/// elements would be 100,000 stores for the compiler to optimise in every
+/// later line, a string constant is one. Anything else is [`toy_literal`].
+fn value_expr(ty: &str, printed: &str) -> String {
+    let decode = match ty {
+        "[int]" => DECODE_INTS,
+        "[float]" => DECODE_FLOATS,
+        _ => return toy_literal(printed),
+    };
+    let inner = printed
+        .strip_prefix("[[")
+        .and_then(|s| s.strip_suffix("]]"))
+        .unwrap_or("");
+    format!("{decode}(\"{}\")", inner.replace(' ', ""))
+}
+
 /// A value as `print([x])` printed it (`[LITERAL]`), as a Toy expression:
 /// the brackets removed, and the floats Toy has no literal for written as
 /// divisions (`NaN` as `(0.0 / 0.0)`, `inf` as `(1.0 / 0.0)`).
@@ -412,6 +453,20 @@ mod tests {
             toy_literal("[P { x: inf, name: \"a\" }]"),
             "P { x: (1.0 / 0.0), name: \"a\" }"
         );
+    }
+
+    #[test]
+    fn number_arrays_are_kept_as_strings() {
+        assert_eq!(
+            value_expr("[int]", "[[1, -2, 3]]"),
+            "__repl_ints(\"1,-2,3\")"
+        );
+        assert_eq!(value_expr("[int]", "[[]]"), "__repl_ints(\"\")");
+        assert_eq!(
+            value_expr("[float]", "[[NaN, -inf, 1e100]]"),
+            "__repl_floats(\"NaN,-inf,1e100\")"
+        );
+        assert_eq!(value_expr("[str]", "[[\"a b\"]]"), "[\"a b\"]");
     }
 
     #[test]

@@ -97,6 +97,13 @@ fn variables_keep_their_values_and_no_line_runs_twice() {
     enter(&mut p, "var pt = P { x: 1.5, tag: \"t\" };");
     enter(&mut p, "pt.x = pt.x * 2.0;");
     later += &expect(&mut p, "pt", &["P { x: 3.0, tag: \"t\" }"]);
+    // Arrays of numbers are kept as strings of their elements.
+    enter(&mut p, "var fs = [1.5, -0.0, 1e100];");
+    enter(&mut p, "push(fs, 0.0 / 0.0); push(fs, -1.0 / 0.0);");
+    later += &expect(&mut p, "fs", &["[1.5, -0.0, 1e100, NaN, -inf]"]);
+    enter(&mut p, "var big: [int] = [];");
+    enter(&mut p, "for i in 0..50000 { push(big, i - 7); }");
+    later += &expect(&mut p, "big[0] * 100000 + big[49999]", &["\n-650008\n"]);
     enter(&mut p, "let nan = 0.0 / 0.0;");
     later += &expect(&mut p, "nan != nan", &["\ntrue\n"]);
     assert!(
