@@ -52,9 +52,29 @@ pub struct SourceFile {
     pub text: String,
     /// Byte offset of the start of every line.
     line_starts: Vec<u32>,
+    /// Parts of the text that came from elsewhere (the lines of a REPL
+    /// session, put together into one program): a runtime position inside
+    /// one is reported under its name, counting lines from its start.
+    /// Sorted, disjoint, within the text.
+    segments: Vec<Segment>,
+}
+
+/// A named byte range of a [`SourceFile`] with positions of its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub start: u32,
+    pub end: u32,
+    pub name: String,
 }
 
 impl SourceFile {
+    /// The segment that holds all of `span` (which must be in this file).
+    pub fn segment_at(&self, span: Span) -> Option<&Segment> {
+        self.segments
+            .iter()
+            .find(|s| s.start <= span.start && span.end <= s.end)
+    }
+
     /// 1-based (line, column) of a byte offset; the column counts chars.
     pub fn line_col(&self, offset: u32) -> (u32, u32) {
         let offset = offset.min(self.text.len() as u32);
@@ -96,8 +116,23 @@ impl SourceMap {
             path,
             text,
             line_starts,
+            segments: Vec::new(),
         });
         FileId(self.files.len() as u32 - 1)
+    }
+
+    /// Adds a file made of `segments` (sorted, disjoint, within `text`)
+    /// and the text between them; see [`SourceFile::segment_at`].
+    pub fn add_segmented(
+        &mut self,
+        name: String,
+        path: Option<PathBuf>,
+        text: String,
+        segments: Vec<Segment>,
+    ) -> FileId {
+        let id = self.add(name, path, text);
+        self.files[id.0 as usize].segments = segments;
+        id
     }
 
     pub fn get(&self, id: FileId) -> &SourceFile {
@@ -111,10 +146,54 @@ impl SourceMap {
             .map(|(i, f)| (FileId(i as u32), f))
     }
 
-    /// `file:line:col` of the start of a span, as runtime errors print it.
+    /// `file:line:col` of the start of a span, as runtime errors print it;
+    /// inside a segment, `segment:line:col` counted from the segment's start.
     pub fn position(&self, span: Span) -> String {
         let f = self.get(span.file);
+        if let Some(seg) = f.segment_at(span) {
+            let mut end = span.start as usize;
+            while !f.text.is_char_boundary(end) {
+                end -= 1;
+            }
+            let before = &f.text[seg.start as usize..end];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+            return format!("{}:{line}:{col}", seg.name);
+        }
         let (l, c) = f.line_col(span.start);
         format!("{}:{}:{}", f.name, l, c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_inside_a_segment_count_from_its_start() {
+        let text = "glue\nfn f() {\nlet x = 1;\n  y\n}\n";
+        let seg_start = text.find("let").unwrap();
+        let seg_end = text.find("\n}").unwrap();
+        let mut map = SourceMap::new();
+        let id = map.add_segmented(
+            "<repl>".into(),
+            None,
+            text.into(),
+            vec![Segment {
+                start: seg_start as u32,
+                end: seg_end as u32,
+                name: "<line 3>".into(),
+            }],
+        );
+        let at = |needle: &str| {
+            let s = text.find(needle).unwrap();
+            Span::new(id, s, s + needle.len())
+        };
+        assert_eq!(map.position(at("x")), "<line 3>:1:5");
+        assert_eq!(map.position(at("y")), "<line 3>:2:3");
+        // Outside the segment, and across its end: the file's own position.
+        assert_eq!(map.position(at("fn")), "<repl>:2:1");
+        assert_eq!(map.position(at("y\n}")), "<repl>:4:3");
+        assert!(map.get(id).segment_at(at("glue")).is_none());
     }
 }

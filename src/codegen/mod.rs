@@ -5,6 +5,8 @@
 //! - [`heap`]: loads, stores and allocations of arrays, structs, globals.
 //! - [`rtfn`]: the table of runtime entry points.
 //! - [`run`]: the program thread (large stack, stack limit) and exit codes.
+//! - [`asm`]: listings of what the backend made: CLIF before and after
+//!   Cranelift's optimizer, and disassembled machine code.
 //!
 //! The JIT targets the host ISA (cranelift-native), `is_pic=false`,
 //! `opt_level=speed` (`none` for `-O0`). All functions are declared before
@@ -12,6 +14,7 @@
 //! imported by symbol; string constants are read-only data objects in the
 //! runtime's string layout; each global is an 8-byte writable data object.
 
+pub mod asm;
 pub mod gc;
 pub mod heap;
 pub mod ops;
@@ -46,8 +49,6 @@ pub struct CodegenOptions {
     pub verify: bool,
     /// Which register allocator compiles each function.
     pub regalloc: RegallocChoice,
-    /// Print the machine code of every function to stderr.
-    pub disasm: bool,
     /// How the collector runs while the program does.
     pub gc: crate::runtime::gc::GcConfig,
     /// Tests only (`TOYC_TEST_CODEGEN_PANIC=NAME`): panic inside the
@@ -77,29 +78,13 @@ pub fn run_module(
     }
 }
 
-/// The Cranelift IR of every function (or only the one named `only`), as
-/// text: each function preceded by a `; fn NAME` line, as translated from
-/// the IR, before Cranelift's own optimizations.
-pub fn clif_text(
-    module: &ir::Module,
-    sources: &SourceMap,
-    opts: &CodegenOptions,
-    only: Option<&str>,
-) -> Result<String, String> {
-    if let Some(name) = only
-        && !module.funcs.iter().any(|f| f.name == name)
-    {
-        return Err(format!("no function named `{name}`"));
-    }
-    let mut cx = Compiler::new(module, sources, opts)?;
-    let texts = cx.compile(false, |f| only.is_none_or(|n| n == f.name))?;
-    let mut out = String::new();
-    for (name, text) in texts {
-        out.push_str(&format!("; fn {name}\n{text}"));
-        out.push_str(&cx.callee_legend(&text));
-        out.push('\n');
-    }
-    Ok(out)
+/// What [`Compiler::compile`] is for.
+#[derive(Clone, Copy, Debug)]
+pub enum Emit<'n> {
+    /// Compile every function and finalize the module, to run it.
+    Run,
+    /// A listing of every function, or of the one named.
+    Listing(asm::Listing, Option<&'n str>),
 }
 
 /// Module-wide state of one compilation.
@@ -285,23 +270,22 @@ impl<'a> Compiler<'a> {
         Ok(cx)
     }
 
-    /// Translates every function selected by `want`; defines (compiles) them
-    /// all when `define`. Returns the CLIF text of the selected functions
-    /// when not defining.
-    pub fn compile(
-        &mut self,
-        define: bool,
-        want: impl Fn(&ir::IrCode) -> bool,
-    ) -> Result<Vec<(String, String)>, String> {
+    /// Translates the functions `emit` selects. [`Emit::Run`] defines
+    /// (compiles) every function and finalizes the module, ready to run; a
+    /// listing translates only the selected functions (and compiles them
+    /// unless it is [`asm::Listing::Clif`]) and returns each one's
+    /// `(name, text)`, in module order.
+    pub fn compile(&mut self, emit: Emit) -> Result<Vec<(String, String)>, String> {
         let mut ctx = self.module.make_context();
         let mut fbc = FunctionBuilderContext::new();
         let call_conv = self.module.isa().default_call_conv();
         let mut texts = Vec::new();
         let ir = self.ir;
-        let disasm = define && self.opts.disasm;
-        ctx.set_disasm(disasm);
+        let define = !matches!(emit, Emit::Listing(asm::Listing::Clif, _));
         for (i, code) in ir.funcs.iter().enumerate() {
-            if !define && !want(code) {
+            if let Emit::Listing(_, Some(only)) = emit
+                && only != code.name
+            {
                 continue;
             }
             ctx.func.signature = translate::toy_signature(code, call_conv);
@@ -342,15 +326,22 @@ impl<'a> Compiler<'a> {
                 record("cranelift", start.elapsed());
                 defined.map_err(|detail| format!("compiling `{}`: {detail}", code.name))?;
                 self.keep_stack_maps(id, &code.name, &ctx);
-                if let Some(text) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
-                    eprintln!("; fn {} (machine code)\n{text}", code.name);
+            }
+            match emit {
+                Emit::Run => {}
+                Emit::Listing(asm::Listing::Asm, _) => {
+                    let text = asm::disassemble(self, &ctx, self.funcs[i])?;
+                    texts.push((code.name.clone(), text));
                 }
-            } else {
-                texts.push((code.name.clone(), ctx.func.display().to_string()));
+                Emit::Listing(_, _) => {
+                    let text = ctx.func.display().to_string();
+                    let legend = self.callee_legend(&text);
+                    texts.push((code.name.clone(), text + &legend));
+                }
             }
             self.module.clear_context(&mut ctx);
         }
-        if define {
+        if matches!(emit, Emit::Run) {
             let start = Instant::now();
             let finalized = self
                 .module
@@ -461,15 +452,22 @@ impl<'a> Compiler<'a> {
         ids.dedup();
         let mut out = String::new();
         for n in ids {
-            let id = ClFuncId::from_u32(n);
-            let decl = self.module.declarations().get_function_decl(id);
-            let name = match self.funcs.iter().position(|f| *f == id) {
-                Some(i) => self.ir.funcs[i].name.clone(),
-                None => decl.linkage_name(id).to_string(),
-            };
+            let name = self.callee_name(ClFuncId::from_u32(n));
             out.push_str(&format!("; u0:{n} = {name}\n"));
         }
         out
+    }
+
+    /// The name of a declared function: the Toy function's name, or the
+    /// runtime symbol, or a trampoline's `SYMBOL.gc`.
+    fn callee_name(&self, id: ClFuncId) -> String {
+        match self.funcs.iter().position(|f| *f == id) {
+            Some(i) => self.ir.funcs[i].name.clone(),
+            None => {
+                let decl = self.module.declarations().get_function_decl(id);
+                decl.linkage_name(id).to_string()
+            }
+        }
     }
 
     /// The read-only data object of a string constant (one per distinct text).

@@ -37,7 +37,7 @@ fn with_compiled(ir: &str, f: impl Fn(&[usize])) {
     let (m, sources) = parse(ir, "x");
     for optimize in [false, true] {
         let mut cx = Compiler::new(&m, &sources, &options(optimize)).expect("compiler");
-        cx.compile(true, |_| true).expect("compile");
+        cx.compile(super::Emit::Run).expect("compile");
         let ptrs: Vec<usize> = cx
             .funcs
             .iter()
@@ -302,7 +302,15 @@ fn thrower()
 #[test]
 fn clif_text_names_each_function() {
     let (m, sources) = parse(&format!("{SUM_LOOP}\n{EMPTY_INIT}"), "x");
-    let clif = |only| super::clif_text(&m, &sources, &options(true), only);
+    let clif = |only| {
+        super::asm::module_listing(
+            &m,
+            &sources,
+            &options(true),
+            only,
+            super::asm::Listing::Clif,
+        )
+    };
     let text = clif(None).expect("clif");
     assert!(text.starts_with("; fn sum\n"), "{text}");
     assert!(text.contains("; fn <init>\n"), "{text}");
@@ -468,7 +476,7 @@ fn only_huge_functions_use_the_large_function_allocator() {
         let (m, sources) = parse(&add_chain(n), "x");
         for optimize in [false, true] {
             let mut cx = Compiler::new(&m, &sources, &options(optimize)).expect("compiler");
-            cx.compile(true, |_| true).expect("compile");
+            cx.compile(super::Emit::Run).expect("compile");
             assert_eq!(
                 cx.large_functions, large,
                 "{n} additions, optimize={optimize}"

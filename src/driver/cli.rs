@@ -123,6 +123,29 @@ pub enum Command {
         /// Print only this function.
         #[arg(long = "fn", value_name = "NAME")]
         func: Option<String>,
+        /// Print the Cranelift IR after Cranelift's own optimizer (e-graph
+        /// rewrites and legalization; at `-O0` legalization only), which
+        /// is what it turns into machine code.
+        #[arg(long)]
+        optimized: bool,
+    },
+    /// An interactive session: each line (statements, an expression, or
+    /// `fn`/`struct`/`import`/`let`/`var` items kept for later lines) is
+    /// compiled with the JIT and run. `:help` lists the commands.
+    Repl {
+        /// Optimization level of every line: `-O0`, `-O1` or `-O2`.
+        #[arg(short = 'O', default_value = "2", value_parser = parse_opt_level)]
+        opt: OptLevel,
+    },
+    /// Print the machine code of each function (or of `--fn NAME`),
+    /// disassembled, with the targets of calls and of data references
+    /// named (`; -> toy_print_int`).
+    Asm {
+        #[command(flatten)]
+        build: BuildArgs,
+        /// Print only this function.
+        #[arg(long = "fn", value_name = "NAME")]
+        func: Option<String>,
     },
 }
 

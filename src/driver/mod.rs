@@ -8,6 +8,7 @@
 //! uncaught runtime error.
 
 pub mod cli;
+mod repl;
 
 use crate::diag::{self, Diagnostic};
 use crate::span::{FileId, SourceMap};
@@ -66,9 +67,11 @@ fn run_cli(cli: Cli) -> i32 {
         Command::Run { build, .. }
         | Command::Ir { build, .. }
         | Command::Cfg { build, .. }
-        | Command::Clif { build, .. } => build.time_passes,
+        | Command::Clif { build, .. }
+        | Command::Asm { build, .. } => build.time_passes,
         Command::Check { .. }
         | Command::Passes
+        | Command::Repl { .. }
         | Command::Opt { .. }
         | Command::Fuzz(_)
         | Command::Bisect { .. } => false,
@@ -86,6 +89,12 @@ fn run_command(cli: Cli) -> i32 {
         Command::Passes => {
             print!("{}", crate::opt::describe_passes());
             0
+        }
+        Command::Repl { opt } => {
+            if let Some(note) = opt.note() {
+                eprintln!("{note}");
+            }
+            repl::run(opt.level)
         }
         Command::Check {
             file,
@@ -209,29 +218,53 @@ fn run_command(cli: Cli) -> i32 {
             ),
             Err(code) => code,
         },
-        Command::Clif { build, func } => match build_ir(&build, &mut sources) {
-            Ok(module) if !has_function(&module, func.as_deref()) => {
-                unknown_function(&module, func.as_deref())
-            }
-            Ok(module) => {
-                match crate::codegen::clif_text(
-                    &module,
-                    &sources,
-                    &codegen_options(&build),
-                    func.as_deref(),
-                ) {
-                    Ok(text) => {
-                        print!("{text}");
-                        0
-                    }
-                    Err(e) => {
-                        eprintln!("error: {e}");
-                        1
-                    }
-                }
-            }
-            Err(code) => code,
-        },
+        Command::Clif {
+            build,
+            func,
+            optimized,
+        } => {
+            use crate::codegen::asm::Listing;
+            let kind = if optimized {
+                Listing::OptimizedClif
+            } else {
+                Listing::Clif
+            };
+            listing_command(&build, func.as_deref(), kind, &mut sources)
+        }
+        Command::Asm { build, func } => listing_command(
+            &build,
+            func.as_deref(),
+            crate::codegen::asm::Listing::Asm,
+            &mut sources,
+        ),
+    }
+}
+
+/// `toyc clif` and `toyc asm`: the backend's listing of every function,
+/// or of `--fn NAME`, on stdout.
+fn listing_command(
+    build: &BuildArgs,
+    func: Option<&str>,
+    kind: crate::codegen::asm::Listing,
+    sources: &mut SourceMap,
+) -> i32 {
+    let module = match build_ir(build, sources) {
+        Ok(module) => module,
+        Err(code) => return code,
+    };
+    if !has_function(&module, func) {
+        return unknown_function(&module, func);
+    }
+    let opts = codegen_options(build);
+    match crate::codegen::asm::module_listing(&module, sources, &opts, func, kind) {
+        Ok(text) => {
+            print!("{text}");
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
     }
 }
 
@@ -392,8 +425,6 @@ fn codegen_options(build: &BuildArgs) -> crate::codegen::CodegenOptions {
         regalloc: crate::codegen::RegallocChoice::parse(
             std::env::var("TOYC_REGALLOC").ok().as_deref(),
         ),
-        // `TOYC_DISASM=1`: the machine code of every function on stderr.
-        disasm: std::env::var_os("TOYC_DISASM").is_some_and(|v| v == "1"),
         gc: crate::runtime::gc::GcConfig::default(),
         // Tests only: see `CodegenOptions::panic_in`.
         panic_in: std::env::var("TOYC_TEST_CODEGEN_PANIC").ok(),

@@ -11,7 +11,7 @@ fn toyc(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn fn_filter_prints_only_that_function() {
-    for cmd in ["ir", "clif"] {
+    for cmd in ["ir", "clif", "asm"] {
         let out = toyc(&[cmd, "--fn", "fib", "examples/fib.toy"]);
         assert_eq!(out.status.code(), Some(0), "{cmd}");
         let text = String::from_utf8_lossy(&out.stdout);
@@ -47,7 +47,7 @@ fn a_pass_without_its_prerequisite_is_a_command_line_error() {
 
 #[test]
 fn fn_filter_with_an_unknown_name_is_a_command_line_error() {
-    for cmd in ["ir", "clif"] {
+    for cmd in ["ir", "clif", "asm"] {
         let out = toyc(&[cmd, "--fn", "nosuch", "examples/fib.toy"]);
         assert_eq!(out.status.code(), Some(2), "{cmd}");
         assert!(out.stdout.is_empty(), "{cmd}");

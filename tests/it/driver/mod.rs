@@ -1,3 +1,5 @@
 //! The command line.
+mod asm;
 mod cli;
+mod repl;
 mod warnings;

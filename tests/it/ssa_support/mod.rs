@@ -189,7 +189,13 @@ pub fn build(p: Program) -> Module {
         verify: true,
         ..Default::default()
     };
-    if let Err(e) = toyc::codegen::clif_text(&m, &sources, &opts, None) {
+    if let Err(e) = toyc::codegen::asm::module_listing(
+        &m,
+        &sources,
+        &opts,
+        None,
+        toyc::codegen::asm::Listing::Clif,
+    ) {
         let text: String = m
             .funcs
             .iter()

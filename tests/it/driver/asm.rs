@@ -1,0 +1,138 @@
+//! `toyc asm` (disassembled machine code) and `toyc clif --optimized`.
+use std::process::Command;
+
+fn toyc(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_toyc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run toyc")
+}
+
+/// Writes a Toy program to a fresh file in the temp directory.
+fn program(test: &str, text: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("toyc-asm-{}-{test}.toy", std::process::id()));
+    std::fs::write(&path, text).expect("write temp file");
+    path
+}
+
+fn stdout_of(args: &[&str]) -> String {
+    let out = toyc(args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// The mnemonic of each instruction line (`  offset:  mnemonic operands`).
+fn mnemonics(listing: &str) -> Vec<&str> {
+    listing
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .filter_map(|l| l.split(":  ").nth(1)?.split_whitespace().next())
+        .collect()
+}
+
+const PROGRAM: &str = "\
+fn add(a: int, b: int) -> int { return a + b; }
+fn fib(n: int) -> int { if n < 2 { return n; } return fib(n - 1) + fib(n - 2); }
+fn main() { print(add(fib(20), 1)); }
+";
+
+#[test]
+fn add_is_one_addition_between_prologue_and_return() {
+    let file = program("add", PROGRAM);
+    for level in ["-O0", "-O2"] {
+        let text = stdout_of(&["asm", level, "--fn", "add", file.to_str().unwrap()]);
+        assert!(text.starts_with("; fn add\n"), "{text}");
+        #[cfg(target_arch = "x86_64")]
+        {
+            // The frame pointer is kept (the collector walks frames by it).
+            assert_eq!(
+                mnemonics(&text),
+                ["push", "mov", "lea", "mov", "pop", "ret"],
+                "{level}: {text}"
+            );
+            assert!(text.contains("lea    rax, [rdi + rsi]"), "{level}: {text}");
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            assert!(mnemonics(&text).contains(&"add"), "{level}: {text}");
+            assert_eq!(mnemonics(&text).last(), Some(&"ret"), "{level}: {text}");
+        }
+    }
+}
+
+#[test]
+fn calls_name_their_targets() {
+    let file = program("calls", PROGRAM);
+    let text = stdout_of(&["asm", "-O0", file.to_str().unwrap()]);
+    let headers: Vec<&str> = text.lines().filter(|l| l.starts_with("; fn ")).collect();
+    assert_eq!(
+        headers,
+        ["; fn add", "; fn fib", "; fn main", "; fn <init>"]
+    );
+    let fib = text
+        .split("; fn ")
+        .find(|f| f.starts_with("fib\n"))
+        .unwrap();
+    // Two recursive calls, each naming `fib`, and the addition of their results.
+    let calls: Vec<&str> = fib
+        .lines()
+        .filter(|l| mnemonics(l) == ["call"] && l.ends_with("; -> fib"))
+        .collect();
+    assert_eq!(calls.len(), 2, "{fib}");
+    assert!(mnemonics(fib).contains(&"add"), "{fib}");
+    assert!(mnemonics(fib).contains(&"ret"), "{fib}");
+    // The stack-limit check reads a runtime symbol.
+    assert!(fib.contains("; -> toy_stack_limit"), "{fib}");
+    let main = text
+        .split("; fn ")
+        .find(|f| f.starts_with("main\n"))
+        .unwrap();
+    assert!(main.contains("; -> toy_print_int\n"), "{main}");
+    assert!(main.contains("; -> toy_print_newline\n"), "{main}");
+    assert!(
+        main.contains("; -> add\n") && main.contains("; -> fib\n"),
+        "{main}"
+    );
+}
+
+#[test]
+fn data_references_name_globals_and_strings() {
+    let file = program(
+        "data",
+        "var count = 0;\nfn main() { count += 1; print(\"hello\", count); }\n",
+    );
+    let text = stdout_of(&["asm", "--fn", "main", file.to_str().unwrap()]);
+    assert!(text.contains("; -> global count\n"), "{text}");
+    assert!(text.contains("; -> \"hello\"\n"), "{text}");
+    // Collecting runtime functions are called through their trampolines.
+    let file = program(
+        "concat",
+        "fn main() { let s = \"a\" + str(len(args())); print(s); }\n",
+    );
+    let text = stdout_of(&["asm", "--fn", "main", file.to_str().unwrap()]);
+    assert!(text.contains("; -> toy_str_concat.gc\n"), "{text}");
+}
+
+#[test]
+fn optimized_clif_is_what_cranelift_rewrote() {
+    let file = program(
+        "times8",
+        "fn times8(x: int) -> int { return x * 8; }\nfn main() { print(times8(len(args()))); }\n",
+    );
+    let path = file.to_str().unwrap();
+    let plain = stdout_of(&["clif", "--fn", "times8", path]);
+    let optimized = stdout_of(&["clif", "--optimized", "--fn", "times8", path]);
+    assert!(plain.contains("imul"), "{plain}");
+    // Cranelift's e-graph rewrites the multiplication by 8 into a shift.
+    assert!(!optimized.contains("imul"), "{optimized}");
+    assert!(optimized.contains("ishl"), "{optimized}");
+    // At -O0, Cranelift does not optimize.
+    let o0 = stdout_of(&["clif", "-O0", "--optimized", "--fn", "times8", path]);
+    assert!(o0.contains("imul"), "{o0}");
+}
