@@ -88,6 +88,21 @@ pub fn clif_text(
     opts: &CodegenOptions,
     only: Option<&str>,
 ) -> Result<String, String> {
+    let mut out = String::new();
+    for (name, text) in clif_functions(module, sources, opts, only)? {
+        out.push_str(&format!("; fn {name}\n{text}\n"));
+    }
+    Ok(out)
+}
+
+/// [`clif_text`] per function: `(name, CLIF)`, each text followed by the
+/// legend of the Toy functions it calls.
+pub fn clif_functions(
+    module: &ir::Module,
+    sources: &SourceMap,
+    opts: &CodegenOptions,
+    only: Option<&str>,
+) -> Result<Vec<(String, String)>, String> {
     if let Some(name) = only
         && !module.funcs.iter().any(|f| f.name == name)
     {
@@ -95,13 +110,31 @@ pub fn clif_text(
     }
     let mut cx = Compiler::new(module, sources, opts)?;
     let texts = cx.compile(false, |f| only.is_none_or(|n| n == f.name))?;
-    let mut out = String::new();
-    for (name, text) in texts {
-        out.push_str(&format!("; fn {name}\n{text}"));
-        out.push_str(&cx.callee_legend(&text));
-        out.push('\n');
-    }
-    Ok(out)
+    Ok(texts
+        .into_iter()
+        .map(|(name, text)| {
+            let legend = cx.callee_legend(&text);
+            (name, text + &legend)
+        })
+        .collect())
+}
+
+/// Compiles every function (nothing runs) and returns, for every function
+/// (or only the one named `only`), Cranelift's listing of its machine code:
+/// the VCode after register allocation, with Cranelift's instruction names
+/// and block labels. It is not a disassembly of the bytes.
+pub fn machine_code(
+    module: &ir::Module,
+    sources: &SourceMap,
+    opts: &CodegenOptions,
+    only: Option<&str>,
+) -> Result<Vec<(String, String)>, String> {
+    let opts = CodegenOptions {
+        disasm: true,
+        ..opts.clone()
+    };
+    let mut cx = Compiler::new(module, sources, &opts)?;
+    cx.compile(true, |f| only.is_none_or(|n| n == f.name))
 }
 
 /// Module-wide state of one compilation.
@@ -289,7 +322,8 @@ impl<'a> Compiler<'a> {
 
     /// Translates every function selected by `want`; defines (compiles) them
     /// all when `define`. Returns the CLIF text of the selected functions
-    /// when not defining.
+    /// when not defining, and their machine code listing (VCode) when
+    /// defining with [`CodegenOptions::disasm`].
     pub fn compile(
         &mut self,
         define: bool,
@@ -301,11 +335,12 @@ impl<'a> Compiler<'a> {
         let mut texts = Vec::new();
         let ir = self.ir;
         let disasm = define && self.opts.disasm;
-        ctx.set_disasm(disasm);
         for (i, code) in ir.funcs.iter().enumerate() {
             if !define && !want(code) {
                 continue;
             }
+            // Per function: `clear_context` resets it.
+            ctx.set_disasm(disasm && want(code));
             ctx.func.signature = translate::toy_signature(code, call_conv);
             ctx.func.name = UserFuncName::user(0, i as u32);
             let start = Instant::now();
@@ -345,7 +380,7 @@ impl<'a> Compiler<'a> {
                 defined.map_err(|detail| format!("compiling `{}`: {detail}", code.name))?;
                 self.keep_stack_maps(id, &code.name, &ctx);
                 if let Some(text) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
-                    eprintln!("; fn {} (machine code)\n{text}", code.name);
+                    texts.push((code.name.clone(), text.clone()));
                 }
             } else {
                 texts.push((code.name.clone(), ctx.func.display().to_string()));

@@ -41,7 +41,9 @@ pub fn run(
 
     let _guard = runtime::run_lock();
     let mut cx = Compiler::new(module, sources, opts)?;
-    cx.compile(true, |_| true)?;
+    for (name, text) in cx.compile(true, |_| true)? {
+        eprintln!("; fn {name} (machine code)\n{text}");
+    }
     let init_ptr = cx.module.get_finalized_function(cx.funcs[init_i]) as usize;
     let main_ptr = cx.module.get_finalized_function(cx.funcs[main_i]) as usize;
     let positions = cx.positions.clone();
