@@ -4,7 +4,7 @@
 //! final IR, the CLIF and the machine code.
 
 use super::svg::{EdgeKind, Graph, Node};
-use super::{Column, FunctionView, Page, Syntax};
+use super::{Column, Counts, FunctionView, Page, Syntax};
 use crate::codegen::CodegenOptions;
 use crate::ir::{Inst, IrCode, Module};
 use crate::opt::{Counters, PassObserver, PipelineOptions};
@@ -85,7 +85,7 @@ struct Snapshots<'a, 'b> {
     last: Vec<String>,
     columns: Vec<Vec<Column>>,
     /// The passes since the function's last column that left it unchanged.
-    pending: Vec<Vec<(String, Vec<(String, u64)>)>>,
+    pending: Vec<Vec<(String, Counts)>>,
 }
 
 impl PassObserver for Snapshots<'_, '_> {
@@ -108,7 +108,7 @@ impl PassObserver for Snapshots<'_, '_> {
             if !selected(self.inputs, f) {
                 continue;
             }
-            let counted: Vec<(String, u64)> = counters
+            let counted: Counts = counters
                 .get(&f.name)
                 .map(|c| c.0.iter().map(|(k, v)| (k.clone(), *v)).collect())
                 .unwrap_or_default();
@@ -202,34 +202,27 @@ fn memssa_column(
     col
 }
 
-/// The CFG of `f`: block `#b` per block; a `goto #d if not %c` goes to
-/// `#d` when `%c` is false (the fallthrough when true).
+/// The CFG of `f`: block `#b` per block, dashed when it raises; a
+/// `goto #d if not %c` goes to `#d` when `%c` is false.
 fn ir_graph(f: &IrCode) -> Graph {
-    let mut g = Graph::default();
-    for (b, blk) in f.cfg.blocks.iter().enumerate() {
-        let last = blk
-            .stmts
-            .clone()
-            .last()
-            .and_then(|i| f.stmts.inst.get(i as usize));
-        let raises = blk
-            .stmts
-            .clone()
-            .any(|i| matches!(f.stmts.inst.get(i as usize), Some(Inst::Raise { .. })));
-        g.nodes.push(Node {
+    let nodes = (0..f.cfg.blocks.len())
+        .map(|b| Node {
             key: format!("#{}", b + 1),
-            dashed: raises,
-        });
-        for s in &blk.succs {
-            let kind = match last {
-                Some(Inst::GotoIfNot { dest, .. }) if *dest == *s => EdgeKind::False,
-                Some(Inst::GotoIfNot { .. }) => EdgeKind::True,
-                _ => EdgeKind::Plain,
+            dashed: crate::ir::dot::raises(f, b),
+        })
+        .collect();
+    let edges = crate::ir::dot::edges(f)
+        .into_iter()
+        .map(|(from, to, branch)| {
+            let kind = match branch {
+                Some(true) => EdgeKind::True,
+                Some(false) => EdgeKind::False,
+                None => EdgeKind::Plain,
             };
-            g.edges.push((b, s.0 as usize, kind));
-        }
-    }
-    g
+            (from, to, kind)
+        })
+        .collect();
+    Graph { nodes, edges }
 }
 
 /// The CLIF of a function, its rows in blocks, and its CFG read from the

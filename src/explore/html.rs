@@ -72,7 +72,7 @@ pub fn render(page: &Page) -> String {
     for f in &page.functions {
         function_section(&mut out, page, f);
     }
-    let _ = write!(out, "</main><script>{SCRIPT}</script></body></html>\n");
+    let _ = writeln!(out, "</main><script>{SCRIPT}</script></body></html>");
     out
 }
 

@@ -54,6 +54,9 @@ pub enum Syntax {
     Plain,
 }
 
+/// What a pass counted in a function, `(counter, n)` in name order.
+pub type Counts = Vec<(String, u64)>;
+
 /// One column of a function.
 #[derive(Clone, Debug)]
 pub struct Column {
@@ -68,13 +71,13 @@ pub struct Column {
     pub note: Option<String>,
     /// Passes that ran since the previous column without changing the
     /// function's text, each with what it counted in the function.
-    pub unchanged: Vec<(String, Vec<(String, u64)>)>,
+    pub unchanged: Vec<(String, Counts)>,
     pub rows: Vec<Row>,
     /// The CFG drawing, when the column's text has blocks.
     pub cfg: Option<svg::Graph>,
     /// For a pass column: what the pass counted in this function
     /// (`licm.hoisted: 2`).
-    pub counters: Vec<(String, u64)>,
+    pub counters: Counts,
     /// For a pass column: the pass's remarks on this function, one row
     /// each; `None` when nothing feeds remarks into the page.
     pub remarks: Option<Vec<Row>>,
