@@ -10,6 +10,7 @@
 pub mod codegen;
 pub mod diag;
 pub mod driver;
+pub mod explore;
 pub mod fuzz;
 pub mod interp;
 pub mod ir;

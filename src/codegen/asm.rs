@@ -58,8 +58,9 @@ pub fn function_listing(
     Ok(texts.pop().map(|(_, text)| text).unwrap_or_default())
 }
 
-/// `(name, listing)` of every function, or of the one named `only`.
-fn function_listings(
+/// `(name, listing)` of every function, or of the one named `only`, in
+/// module order.
+pub fn function_listings(
     module: &ir::Module,
     sources: &SourceMap,
     opts: &super::CodegenOptions,

@@ -52,13 +52,12 @@ pub enum Command {
     Ir {
         #[command(flatten)]
         build: BuildArgs,
-        /// Print only this function.
-        #[arg(long = "fn", value_name = "NAME")]
-        func: Option<String>,
         /// Interleave MemorySSA (LLVM `print<memoryssa>`); `--memssa=walker`
         /// adds each access's clobber.
+        /// A value needs `=` (`--memssa=walker`), so `--memssa FILE` reads
+        /// FILE as the program.
         #[arg(long = "memssa", value_name = "MODE", num_args = 0..=1, default_missing_value = "plain",
-              value_parser = ["plain", "walker"])]
+              require_equals = true, value_parser = ["plain", "walker"])]
         memssa: Option<String>,
         /// Print each statement's flags where they differ from the defaults
         /// of its instruction (`!flags(..)`), so `toyc opt` reads them back.
@@ -74,9 +73,19 @@ pub enum Command {
     Cfg {
         #[command(flatten)]
         build: BuildArgs,
-        /// Print only this function.
-        #[arg(long = "fn", value_name = "NAME")]
-        func: Option<String>,
+    },
+    /// Write one self-contained HTML page (no server, no external assets)
+    /// showing a function through the pipeline, like Go's GOSSAFUNC
+    /// ssa.html: source, IR after construction and after each pass that
+    /// changed it, MemorySSA, CLIF and machine code side by side, each with
+    /// a drawing of its CFG; a function picker for the whole module.
+    Explore {
+        #[command(flatten)]
+        build: BuildArgs,
+        /// Where to write the page (default: FILE's stem + `.html` in the
+        /// current directory; `-`: stdout).
+        #[arg(short = 'o', long = "output", value_name = "OUT.html")]
+        output: Option<PathBuf>,
     },
     /// Differential fuzzing: generate random Toy programs, compute their
     /// expected output with an independent reference evaluator, and compare
@@ -120,9 +129,6 @@ pub enum Command {
     Clif {
         #[command(flatten)]
         build: BuildArgs,
-        /// Print only this function.
-        #[arg(long = "fn", value_name = "NAME")]
-        func: Option<String>,
         /// Print the Cranelift IR after Cranelift's own optimizer (e-graph
         /// rewrites and legalization; at `-O0` legalization only), which
         /// is what it turns into machine code.
@@ -143,9 +149,6 @@ pub enum Command {
     Asm {
         #[command(flatten)]
         build: BuildArgs,
-        /// Print only this function.
-        #[arg(long = "fn", value_name = "NAME")]
-        func: Option<String>,
     },
 }
 
@@ -162,12 +165,24 @@ pub struct BuildArgs {
     /// of the `-O` level's pipeline; `none` runs no pass of ours.
     #[arg(long, value_name = "PASS,...")]
     pub passes: Option<String>,
-    /// Print the IR (to stderr) after this pass, or after every pass (`all`).
-    #[arg(long = "print-after", value_name = "PASS|all")]
+    /// Only this function: in the printed IR (or CLIF, or CFG), and in
+    /// what `--print-before`, `--print-after`, `--print-changed` and
+    /// `--stats` report.
+    #[arg(long = "fn", value_name = "NAME")]
+    pub func: Option<String>,
+    /// Print the IR (to stderr) after these passes (comma-separated), or
+    /// after every pass (`all`).
+    #[arg(long = "print-after", value_name = "PASS,...|all")]
     pub print_after: Option<String>,
-    /// Print the IR (to stderr) before this pass, or before every pass (`all`).
-    #[arg(long = "print-before", value_name = "PASS|all")]
+    /// Print the IR (to stderr) before these passes (comma-separated), or
+    /// before every pass (`all`).
+    #[arg(long = "print-before", value_name = "PASS,...|all")]
     pub print_before: Option<String>,
+    /// Print each function (to stderr) at the start, then after each pass
+    /// that changed it; `--print-changed=diff`: as a unified diff.
+    #[arg(long = "print-changed", value_name = "MODE", num_args = 0..=1, default_missing_value = "full",
+          require_equals = true, value_parser = ["full", "diff"])]
+    pub print_changed: Option<String>,
     /// Print the passes' counters (`pass.counter: N`) to stderr.
     #[arg(long)]
     pub stats: bool,

@@ -68,7 +68,8 @@ fn run_cli(cli: Cli) -> i32 {
         | Command::Ir { build, .. }
         | Command::Cfg { build, .. }
         | Command::Clif { build, .. }
-        | Command::Asm { build, .. } => build.time_passes,
+        | Command::Asm { build, .. }
+        | Command::Explore { build, .. } => build.time_passes,
         Command::Check { .. }
         | Command::Passes
         | Command::Repl { .. }
@@ -143,18 +144,12 @@ fn run_command(cli: Cli) -> i32 {
             Err(code) => code,
         },
         Command::Ir {
-            build,
-            func,
-            dot: true,
-            ..
+            build, dot: true, ..
         }
-        | Command::Cfg { build, func } => match build_ir(&build, &mut sources) {
-            Ok(module) if !has_function(&module, func.as_deref()) => {
-                unknown_function(&module, func.as_deref())
-            }
+        | Command::Cfg { build } => match build_ir(&build, &mut sources) {
             Ok(module) => {
                 for f in &module.funcs {
-                    if func.as_deref().is_none_or(|n| n == f.name) {
+                    if build.func.as_deref().is_none_or(|n| n == f.name) {
                         print!("{}", crate::ir::dot::function_dot(f, &module.program));
                     }
                 }
@@ -164,15 +159,12 @@ fn run_command(cli: Cli) -> i32 {
         },
         Command::Ir {
             build,
-            func,
             memssa,
             flags,
             ..
         } => match build_ir(&build, &mut sources) {
-            Ok(module) if !has_function(&module, func.as_deref()) => {
-                unknown_function(&module, func.as_deref())
-            }
             Ok(module) => {
+                let func = &build.func;
                 match memssa {
                     Some(mode) => print!(
                         "{}",
@@ -197,6 +189,7 @@ fn run_command(cli: Cli) -> i32 {
             }
             Err(code) => code,
         },
+        Command::Explore { build, output } => explore_command(&build, output.as_deref()),
         Command::Opt {
             file,
             passes,
@@ -218,25 +211,18 @@ fn run_command(cli: Cli) -> i32 {
             ),
             Err(code) => code,
         },
-        Command::Clif {
-            build,
-            func,
-            optimized,
-        } => {
+        Command::Clif { build, optimized } => {
             use crate::codegen::asm::Listing;
             let kind = if optimized {
                 Listing::OptimizedClif
             } else {
                 Listing::Clif
             };
-            listing_command(&build, func.as_deref(), kind, &mut sources)
+            listing_command(&build, kind, &mut sources)
         }
-        Command::Asm { build, func } => listing_command(
-            &build,
-            func.as_deref(),
-            crate::codegen::asm::Listing::Asm,
-            &mut sources,
-        ),
+        Command::Asm { build } => {
+            listing_command(&build, crate::codegen::asm::Listing::Asm, &mut sources)
+        }
     }
 }
 
@@ -244,7 +230,6 @@ fn run_command(cli: Cli) -> i32 {
 /// or of `--fn NAME`, on stdout.
 fn listing_command(
     build: &BuildArgs,
-    func: Option<&str>,
     kind: crate::codegen::asm::Listing,
     sources: &mut SourceMap,
 ) -> i32 {
@@ -252,11 +237,9 @@ fn listing_command(
         Ok(module) => module,
         Err(code) => return code,
     };
-    if !has_function(&module, func) {
-        return unknown_function(&module, func);
-    }
     let opts = codegen_options(build);
-    match crate::codegen::asm::module_listing(&module, sources, &opts, func, kind) {
+    match crate::codegen::asm::module_listing(&module, sources, &opts, build.func.as_deref(), kind)
+    {
         Ok(text) => {
             print!("{text}");
             0
@@ -341,15 +324,76 @@ fn opt_command(file: &Path, passes: &str, flags: bool, stats: bool) -> i32 {
         ..Default::default()
     };
     let mut counters = crate::opt::Counters::default();
-    let printer = |m: &crate::ir::Module| crate::ir::print::print_module_with(m, None, None, flags);
+    let program = module.program.clone();
+    let printer =
+        |f: &crate::ir::IrCode| crate::ir::print::print_function_with(f, &program, None, flags);
     if let Err(errors) = crate::opt::run_pipeline(&mut module, &opts, &mut counters, &printer) {
         return report_verifier_failure("", errors);
     }
     if stats {
         eprint!("{}", counters.render());
     }
-    print!("{}", printer(&module));
+    print!(
+        "{}",
+        crate::ir::print::print_module_with(&module, None, None, flags)
+    );
     0
+}
+
+/// `toyc explore FILE [--fn NAME] [-o OUT.html]`: builds the page
+/// (crate::explore) and writes it; says where on stderr.
+fn explore_command(build: &BuildArgs, output: Option<&Path>) -> i32 {
+    let mut sources = SourceMap::new();
+    let opts = match pipeline_options(build) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let program = match check_file(&build.file, &mut sources) {
+        Ok(p) => p,
+        Err(diags) => return report(&sources, &diags),
+    };
+    let module = match build_ssa(build, program) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let inputs = crate::explore::collect::Inputs {
+        sources: &sources,
+        main: crate::span::FileId(0),
+        pipeline: &opts,
+        codegen: &codegen_options(build),
+        only: build.func.as_deref(),
+    };
+    let page = match crate::explore::collect::build_page(module, &inputs) {
+        Ok(p) => p,
+        Err(e) => return report_verifier_failure("", vec![e]),
+    };
+    let html = crate::explore::html::render(&page);
+    let path = match output {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let stem = build.file.file_stem().unwrap_or_default().to_string_lossy();
+            let stem = if is_stdin(&build.file) {
+                "stdin".into()
+            } else {
+                stem
+            };
+            std::path::PathBuf::from(format!("{stem}.html"))
+        }
+    };
+    if is_stdin(&path) {
+        print!("{html}");
+        return 0;
+    }
+    match std::fs::write(&path, html) {
+        Ok(()) => {
+            eprintln!("wrote {}", path.display());
+            0
+        }
+        Err(e) => {
+            eprintln!("error: cannot write `{}`: {e}", path.display());
+            1
+        }
+    }
 }
 
 /// `toyc fuzz`: the fuzzer runs this binary (or `--toyc PATH`) as a
@@ -462,16 +506,17 @@ pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir:
     })
     .map_err(|diags| report(sources, &diags))?;
     show_warnings(sources, &warnings);
-    let mut module = crate::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
-    if opts.verify
-        && let Err(errors) = crate::ir::verify::verify_module(&module)
-    {
-        return Err(report_verifier_failure("after SSA construction: ", errors));
-    }
+    let mut module = build_ssa(build, program)?;
     let mut counters = crate::opt::Counters::default();
-    let printer = |m: &crate::ir::Module| crate::ir::print::print_module(m, sources, None);
-    crate::opt::run_pipeline(&mut module, &opts, &mut counters, &printer)
+    let program = module.program.clone();
+    let print =
+        |f: &crate::ir::IrCode| crate::ir::print::print_function(f, &program, Some(sources));
+    let mut printer = crate::opt::print::PrintObserver::new(&opts, &print);
+    crate::opt::run_pipeline_observed(&mut module, &opts, &mut counters, &mut printer)
         .map_err(|errors| report_verifier_failure("", errors))?;
+    if build.func.is_some() {
+        counters = printer.counters().clone();
+    }
     // Without the per-pass verifier, the optimised module is still verified
     // once, so wrong IR never reaches the backend silently.
     if !opts.verify && !opts.passes.is_empty() {
@@ -480,6 +525,24 @@ pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir:
     }
     if build.stats {
         eprint!("{}", counters.render());
+    }
+    Ok(module)
+}
+
+/// SSA construction (and the verifier when enabled) for the checked
+/// `program`; `--fn NAME` naming no function of it is a command-line error.
+fn build_ssa(
+    build: &BuildArgs,
+    program: crate::sema::hir::Program,
+) -> Result<crate::ir::Module, i32> {
+    let module = crate::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
+    if !has_function(&module, build.func.as_deref()) {
+        return Err(unknown_function(&module, build.func.as_deref()));
+    }
+    if verify_enabled()
+        && let Err(errors) = crate::ir::verify::verify_module(&module)
+    {
+        return Err(report_verifier_failure("after SSA construction: ", errors));
     }
     Ok(module)
 }
@@ -505,32 +568,50 @@ pub fn pipeline_options(build: &BuildArgs) -> Result<crate::opt::PipelineOptions
         })?,
         None => crate::opt::default_passes(build.opt.level),
     };
-    for sel in [&build.print_after, &build.print_before]
-        .into_iter()
-        .flatten()
-    {
-        let is_step = crate::opt::STEPS.contains(&sel.as_str());
-        if is_step && build.print_before.as_ref() == Some(sel) {
-            eprintln!(
-                "error: --print-before: `{sel}` is a step inside a pass; --print-after prints after it"
-            );
-            return Err(2);
-        }
-        if sel != "all" && !is_step && crate::opt::find_pass(sel).is_none() {
-            eprintln!(
-                "error: unknown pass `{sel}` in --print-after/--print-before (`toyc passes` lists them; \
-                 the steps inside passes are {})",
-                crate::opt::STEPS.join(", ")
-            );
-            return Err(2);
+    let print_before = crate::opt::PrintSel::parse(build.print_before.as_deref());
+    let print_after = crate::opt::PrintSel::parse(build.print_after.as_deref());
+    for (flag, sel) in [
+        ("--print-before", &print_before),
+        ("--print-after", &print_after),
+    ] {
+        for name in sel.names() {
+            check_print_name(flag, name)?;
         }
     }
     Ok(crate::opt::PipelineOptions {
         passes,
-        print_before: crate::opt::PrintSel::parse(build.print_before.as_deref()),
-        print_after: crate::opt::PrintSel::parse(build.print_after.as_deref()),
+        print_before,
+        print_after,
+        print_changed: build.print_changed.as_deref().map(|m| match m {
+            "diff" => crate::opt::PrintChanged::Diff,
+            _ => crate::opt::PrintChanged::Full,
+        }),
+        only: build.func.clone(),
         verify: verify_enabled(),
     })
+}
+
+/// A name in `flag`'s list must be a pass, or for `--print-after` a step
+/// inside one; otherwise a command-line error (exit 2) listing the names
+/// there are.
+fn check_print_name(flag: &str, name: &str) -> Result<(), i32> {
+    let is_step = crate::opt::STEPS.contains(&name);
+    if is_step && flag == "--print-before" {
+        eprintln!(
+            "error: --print-before: `{name}` is a step inside a pass; --print-after prints after it"
+        );
+        return Err(2);
+    }
+    if !is_step && crate::opt::find_pass(name).is_none() {
+        let passes: Vec<&str> = crate::opt::PASSES.iter().map(|p| p.name).collect();
+        eprintln!(
+            "error: {flag}: unknown pass `{name}`\n  known passes: {}\n  steps inside passes (--print-after only): {}",
+            passes.join(", "),
+            crate::opt::STEPS.join(", ")
+        );
+        return Err(2);
+    }
+    Ok(())
 }
 
 /// Prints diagnostics to stderr and returns exit code 1.

@@ -94,14 +94,17 @@ pub fn run(module: &mut Module, ctx: &mut PassCtx) {
     let recursive = callgraph::recursive(&succ, &comps);
     for comp in &comps {
         for &f in comp {
-            let sites = plan(module, f, &recursive, &mut ctx.counters);
-            if sites.is_empty() {
-                continue;
-            }
-            let mut code = splice_all(module, f, &sites);
-            ctx.counters.add("inline.inlined", sites.len() as u64);
-            cleanup(&mut code, ctx);
-            module.funcs[f] = code;
+            let name = module.funcs[f].name.clone();
+            ctx.counting_for(&name, |ctx| {
+                let sites = plan(module, f, &recursive, &mut ctx.counters);
+                if sites.is_empty() {
+                    return;
+                }
+                let mut code = splice_all(module, f, &sites);
+                ctx.counters.add("inline.inlined", sites.len() as u64);
+                cleanup(&mut code, ctx);
+                module.funcs[f] = code;
+            });
         }
     }
 }

@@ -30,6 +30,7 @@ pub mod licm;
 pub mod licm_checks;
 pub mod loops;
 pub mod pi_insert;
+pub mod print;
 pub mod promote;
 pub mod rotate;
 pub mod sccp;
@@ -74,6 +75,9 @@ pub struct PassCtx {
     /// The inner step `--print-after` names (`OUTER.STEP`, one of
     /// [`STEPS`]), printed after it runs.
     pub print_step: Option<StepPrint>,
+    /// The counters of the running pass by function
+    /// ([`PassCtx::counting_for`]).
+    pub by_function: BTreeMap<String, Counters>,
 }
 
 /// The steps passes run inside themselves with [`PassCtx::run_step`], as
@@ -87,11 +91,12 @@ pub const STEPS: [&str; 5] = [
     "rotate.loops",
 ];
 
-/// An inner step to print (`step`, one of [`STEPS`]) and how to print a
-/// function of the module.
+/// An inner step to print (`step`, one of [`STEPS`]), for which function
+/// (`only`; `None`: all), and how to print a function of the module.
 #[derive(Clone)]
 pub struct StepPrint {
     pub step: String,
+    pub only: Option<String>,
     pub print: std::sync::Arc<dyn Fn(&IrCode) -> String + Send + Sync>,
 }
 
@@ -134,6 +139,24 @@ impl PassCtx {
         }
     }
 
+    /// Runs `work` and adds what it counts to the counters of function
+    /// `name` in [`PassCtx::by_function`] too (besides [`PassCtx::counters`]),
+    /// so `--stats --fn NAME` reports that function alone.
+    pub fn counting_for<R>(&mut self, name: &str, work: impl FnOnce(&mut PassCtx) -> R) -> R {
+        let before = self.counters.clone();
+        let result = work(self);
+        for (counter, &n) in &self.counters.0 {
+            let added = n - before.get(counter);
+            if added > 0 {
+                self.by_function
+                    .entry(name.to_string())
+                    .or_default()
+                    .add(counter, added);
+            }
+        }
+        result
+    }
+
     /// Runs the pass `step` (named `step_name`) on `ir` as a step of the
     /// pass `outer`, the way `checks` and `rotate` restore loop shape with
     /// `loops`: its counters are reported as `OUTER.COUNTER`
@@ -151,6 +174,7 @@ impl PassCtx {
         step(ir, &mut local);
         if let Some(p) = &self.print_step
             && p.step.strip_prefix(outer).and_then(|s| s.strip_prefix('.')) == Some(step_name)
+            && p.only.as_ref().is_none_or(|n| *n == ir.name)
         {
             eprint!(
                 "*** IR after {} (fn {}) ***\n{}",
@@ -200,16 +224,19 @@ pub struct Pass {
 
 impl Pass {
     /// Runs the pass over `module`: a function pass over every function in
-    /// order, a module pass once.
-    pub fn run_module(&self, module: &mut Module, ctx: &mut PassCtx) {
+    /// order, a module pass once. Returns what it counted in each function
+    /// (a module pass attributes its counts with [`PassCtx::counting_for`]).
+    pub fn run_module(&self, module: &mut Module, ctx: &mut PassCtx) -> BTreeMap<String, Counters> {
         match self.run {
             PassFn::Function(run) => {
                 for f in &mut module.funcs {
-                    run(f, ctx);
+                    let name = f.name.clone();
+                    ctx.counting_for(&name, |ctx| run(f, ctx));
                 }
             }
             PassFn::Module(run) => run(module, ctx),
         }
+        std::mem::take(&mut ctx.by_function)
     }
 }
 
@@ -361,24 +388,48 @@ pub enum PrintSel {
     #[default]
     None,
     All,
-    Pass(String),
+    /// The passes (or steps, [`STEPS`]) of a comma-separated list.
+    Passes(Vec<String>),
 }
 
 impl PrintSel {
+    /// `None` for no flag, `all`, or a comma-separated list of names
+    /// (blank entries dropped); the names are not checked here.
     pub fn parse(s: Option<&str>) -> PrintSel {
         match s {
             None => PrintSel::None,
             Some("all") => PrintSel::All,
-            Some(p) => PrintSel::Pass(p.to_string()),
+            Some(list) => PrintSel::Passes(
+                list.split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(String::from)
+                    .collect(),
+            ),
         }
     }
-    fn selects(&self, pass: &str) -> bool {
+    pub fn selects(&self, pass: &str) -> bool {
         match self {
             PrintSel::None => false,
             PrintSel::All => true,
-            PrintSel::Pass(p) => p == pass,
+            PrintSel::Passes(ps) => ps.iter().any(|p| p == pass),
         }
     }
+    /// The names of a list (empty for `None` and `All`).
+    pub fn names(&self) -> &[String] {
+        match self {
+            PrintSel::Passes(ps) => ps,
+            PrintSel::None | PrintSel::All => &[],
+        }
+    }
+}
+
+/// `--print-changed`: print a function after a pass only when the pass
+/// changed it, in full or as a unified diff against its text before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrintChanged {
+    Full,
+    Diff,
 }
 
 /// What to run and what to report.
@@ -387,6 +438,10 @@ pub struct PipelineOptions {
     pub passes: Vec<&'static str>,
     pub print_before: PrintSel,
     pub print_after: PrintSel,
+    pub print_changed: Option<PrintChanged>,
+    /// Print only this function (and [`print::PrintObserver::counters`]
+    /// counts only it); `None`: every function.
+    pub only: Option<String>,
     pub verify: bool,
 }
 
@@ -429,58 +484,83 @@ pub fn parse_pass_list(list: &str) -> Result<Vec<&'static str>, String> {
 }
 
 /// Runs the pipeline over every function, adding to `counters`. `print`
-/// renders the module (the IR printer) for `--print-before/after`; output
-/// goes to stderr. Returns the verifier's errors (prefixed with the pass
-/// name) if it fails.
+/// renders one function (the IR printer) for `--print-before/after/changed`,
+/// whose output goes to stderr ([`print::PrintObserver`]). Returns the
+/// verifier's errors (prefixed with the pass name) if it fails.
 pub fn run_pipeline(
     module: &mut Module,
     opts: &PipelineOptions,
     counters: &mut Counters,
-    print: &dyn Fn(&Module) -> String,
+    print: &dyn Fn(&IrCode) -> String,
 ) -> Result<(), Vec<String>> {
-    let print_step = match &opts.print_after {
-        PrintSel::Pass(p) if STEPS.contains(&p.as_str()) => {
-            let program = module.program.clone();
-            Some(StepPrint {
-                step: p.clone(),
-                print: std::sync::Arc::new(move |f: &IrCode| {
-                    crate::ir::print::print_function(f, &program, None)
-                }),
-            })
-        }
-        _ => None,
-    };
+    let mut printer = print::PrintObserver::new(opts, print);
+    run_pipeline_observed(module, opts, counters, &mut printer)
+}
+
+/// Watches the pipeline: called before and after every pass with the whole
+/// module, and with the counters each function got from each pass.
+pub trait PassObserver {
+    /// Before the first pass.
+    fn start(&mut self, _module: &Module) {}
+    fn before(&mut self, _pass: &str, _module: &Module) {}
+    /// After pass `pass`; `counters` holds what the pass counted in each
+    /// function (by name; a function it counted nothing in is absent).
+    fn after(&mut self, _pass: &str, _module: &Module, _counters: &BTreeMap<String, Counters>) {}
+}
+
+/// [`run_pipeline`] reporting to `observer` instead of printing.
+pub fn run_pipeline_observed(
+    module: &mut Module,
+    opts: &PipelineOptions,
+    counters: &mut Counters,
+    observer: &mut dyn PassObserver,
+) -> Result<(), Vec<String>> {
+    let print_step = step_printer(module, opts);
     let mut ctx = PassCtx {
         verify: opts.verify,
         counters: std::mem::take(counters),
         print_step,
         ..PassCtx::default()
     };
-    let result = run_passes(module, opts, &mut ctx, print);
+    observer.start(module);
+    let result = run_passes(module, opts, &mut ctx, observer);
     *counters = ctx.counters;
     result
+}
+
+/// The printer of `--print-after=OUTER.STEP` (one of [`STEPS`]), if asked.
+fn step_printer(module: &Module, opts: &PipelineOptions) -> Option<StepPrint> {
+    let step = opts
+        .print_after
+        .names()
+        .iter()
+        .find(|p| STEPS.contains(&p.as_str()))?;
+    let program = module.program.clone();
+    Some(StepPrint {
+        step: step.clone(),
+        only: opts.only.clone(),
+        print: std::sync::Arc::new(move |f: &IrCode| {
+            crate::ir::print::print_function(f, &program, None)
+        }),
+    })
 }
 
 fn run_passes(
     module: &mut Module,
     opts: &PipelineOptions,
     ctx: &mut PassCtx,
-    print: &dyn Fn(&Module) -> String,
+    observer: &mut dyn PassObserver,
 ) -> Result<(), Vec<String>> {
     for &name in &opts.passes {
         let Some(pass) = find_pass(name) else {
             continue;
         };
-        if opts.print_before.selects(name) {
-            eprint!("*** IR before {name} ***\n{}", print(module));
-        }
+        observer.before(name, module);
         let start = std::time::Instant::now();
         ctx.summaries = compute_summaries(module);
-        pass.run_module(module, ctx);
+        let by_function = pass.run_module(module, ctx);
         crate::timing::record(&format!("pass.{name}"), start.elapsed());
-        if opts.print_after.selects(name) {
-            eprint!("*** IR after {name} ***\n{}", print(module));
-        }
+        observer.after(name, module, &by_function);
         let errors = std::mem::take(&mut ctx.errors);
         if !errors.is_empty() {
             return Err(errors

@@ -72,6 +72,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "runtime",
         ],
     ),
+    // The explorer shows every stage of a function: it runs the passes and
+    // the backend (compiling, never running).
+    (
+        "explore",
+        &["span", "diag", "types", "ir", "memssa", "opt", "codegen"],
+    ),
     ("driver", &["*"]),
 ];
 

@@ -11,6 +11,7 @@ mod ssa_support;
 
 mod codegen;
 mod driver;
+mod explore;
 mod filetests;
 mod fuzz;
 mod fuzz_lib;

@@ -338,7 +338,11 @@ impl Repl {
         };
         let mut counters = crate::opt::Counters::default();
         let verified = crate::ir::verify::verify_module(&module).and_then(|()| {
-            let printer = |m: &crate::ir::Module| crate::ir::print::print_module(m, &sources, None);
+            // No `--print-*` options here: the printer is never called.
+            let program = module.program.clone();
+            let printer = |f: &crate::ir::IrCode| {
+                crate::ir::print::print_function(f, &program, Some(&sources))
+            };
             crate::opt::run_pipeline(&mut module, &opts, &mut counters, &printer)
         });
         if let Err(errors) = verified {

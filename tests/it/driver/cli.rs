@@ -402,3 +402,262 @@ fn cfg_prints_graphviz_dot() {
     let ir_dot = toyc(&["ir", "--dot", "--fn", "fib", "examples/fib.toy"]);
     assert_eq!(ir_dot.stdout, out.stdout);
 }
+
+/// `tests/it/driver/scale.toy`: `scale` doubles an array in a loop with two
+/// bounds checks; `main` calls it once, so `inline` copies it into `main`.
+const SCALE: &str = "tests/it/driver/scale.toy";
+
+/// The `***` header lines and the function signature lines of `text`.
+fn heads_and_fns(text: &str) -> (Vec<&str>, Vec<&str>) {
+    let heads = text.lines().filter(|l| l.starts_with("***")).collect();
+    let fns = text.lines().filter(|l| l.starts_with("fn ")).collect();
+    (heads, fns)
+}
+
+/// `--print-after` takes a list; `--fn` leaves only that function in
+/// what it prints.
+#[test]
+fn print_after_takes_a_list_and_fn_filters_it() {
+    let out = toyc(&["ir", "--fn", "scale", "--print-after=dce,licm", SCALE]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let (heads, fns) = heads_and_fns(&err);
+    assert_eq!(heads, ["*** IR after dce ***", "*** IR after licm ***"]);
+    assert_eq!(fns, ["fn scale(_1::[int], _2::int)"; 2]);
+    let out = toyc(&["ir", "--print-after=dce", SCALE]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let (_, fns) = heads_and_fns(&err);
+    assert_eq!(
+        fns,
+        ["fn scale(_1::[int], _2::int)", "fn main()", "fn <init>()"]
+    );
+}
+
+/// `--print-changed` prints each function at the start and then only after
+/// the passes that changed it; with `--fn`, only that function.
+#[test]
+fn print_changed_prints_a_function_after_the_passes_that_changed_it() {
+    let out = toyc(&["ir", "--print-changed", SCALE]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        heads_and_fns(&err).0,
+        [
+            "*** IR at start (fn scale) ***",
+            "*** IR at start (fn main) ***",
+            "*** IR at start (fn <init>) ***",
+            "*** IR after inline (fn main) ***",
+            "*** IR after checks (fn scale) ***",
+            "*** IR after checks (fn main) ***",
+            "*** IR after rotate (fn scale) ***",
+            "*** IR after rotate (fn main) ***",
+            "*** IR after gvn_load (fn main) ***",
+            "*** IR after simplifycfg.late (fn scale) ***",
+            "*** IR after simplifycfg.late (fn main) ***",
+        ]
+    );
+    let out = toyc(&["ir", "--fn", "scale", "--print-changed", SCALE]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let (heads, fns) = heads_and_fns(&err);
+    assert_eq!(
+        heads,
+        [
+            "*** IR at start (fn scale) ***",
+            "*** IR after checks (fn scale) ***",
+            "*** IR after rotate (fn scale) ***",
+            "*** IR after simplifycfg.late (fn scale) ***",
+        ]
+    );
+    assert_eq!(fns.len(), 4);
+}
+
+/// `--print-changed=diff`: the changes as a unified diff. `checks` removes
+/// both bounds checks of `scale` (their compares, branches and raise
+/// blocks) and the second `len` load goes with them.
+#[test]
+fn print_changed_diff_prints_a_unified_diff() {
+    let out = toyc(&[
+        "ir",
+        "--fn",
+        "scale",
+        "--print-changed=diff",
+        "--passes=sccp,dce,simplifycfg,loops,checks",
+        SCALE,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let diff = err
+        .split_once("*** IR diff after checks (fn scale) ***\n")
+        .map(|(_, d)| d)
+        .unwrap_or_else(|| panic!("no diff after checks: {err}"));
+    assert_eq!(
+        diff,
+        "--- before checks
++++ after checks
+@@ -1,21 +1,11 @@
+ fn scale(_1::[int], _2::int)
+ 2 1 ─ %1  = load len(_1)::int
+-  2 ┄ %2  = φ (#1 => 0, #5 => %14)::int
++  2 ┄ %2  = φ (#1 => 0, #3 => %8)::int
+   │   %3  = ilt(%2, %1)::bool
+-  └──       goto #6 if not %3
+-3 3 ─ %5  = load len(_1)::int
+-  │   %6  = iult(%2, %5)::bool
+-  └──       goto #7 if not %6
+-  4 ─ %8  = load _1[%2]::int
+-  │   %9  = imul(%8, _2)::int
+-  │   %10 = load len(_1)::int
+-  │   %11 = iult(%2, %10)::bool
+-  └──       goto #8 if not %11
+-  5 ─       store _1[%2] = %9
+-2 │   %14 = iadd(%2, 1)::int
++  └──       goto #4 if not %3
++3 3 ─ %5  = load _1[%2]::int
++  │   %6  = imul(%5, _2)::int
++  │         store _1[%2] = %6
++2 │   %8  = iadd(%2, 1)::int
+   └──       goto #2
+-5 6 ─       return
+-3 7 ─       raise index_out_of_bounds(%2, %5)
+-  └──       unwind
+-  8 ─       raise index_out_of_bounds(%2, %10)
+-  └──       unwind
++5 4 ─       return
+"
+    );
+    // sccp, dce, simplifycfg and loops left it unchanged: no diff for them.
+    assert_eq!(err.matches("*** IR diff after").count(), 1, "{err}");
+}
+
+/// `--stats --fn NAME` counts what the passes did in that function; the
+/// module's counts are the sums over its functions.
+#[test]
+fn stats_with_fn_counts_that_function() {
+    let stats = |func: Option<&str>| {
+        let mut args = vec!["ir", "--stats", SCALE];
+        if let Some(f) = func {
+            args.extend(["--fn", f]);
+        }
+        let out = toyc(&args);
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert_eq!(
+        stats(Some("scale")),
+        "checks.bounds_removed: 2
+checks.simplifycfg.merged: 2
+rotate.loops.exits: 1
+rotate.loops.preheaders: 1
+rotate.rotated: 1
+simplifycfg.threaded: 1
+"
+    );
+    assert_eq!(
+        stats(Some("main")),
+        "checks.bounds_removed: 2
+checks.simplifycfg.merged: 2
+gvn_load.forwarded_alloc: 1
+inline.inlined: 1
+inline.simplifycfg.merged: 2
+inline.simplifycfg.threaded: 1
+rotate.loops.exits: 1
+rotate.loops.preheaders: 1
+rotate.rotated: 1
+simplifycfg.threaded: 1
+"
+    );
+    assert_eq!(
+        stats(None),
+        "checks.bounds_removed: 4
+checks.simplifycfg.merged: 4
+gvn_load.forwarded_alloc: 1
+inline.inlined: 1
+inline.simplifycfg.merged: 2
+inline.simplifycfg.threaded: 1
+rotate.loops.exits: 2
+rotate.loops.preheaders: 2
+rotate.rotated: 2
+simplifycfg.threaded: 2
+"
+    );
+}
+
+/// A name in `--print-after`/`--print-before` that is no pass is a
+/// command-line error listing the passes and steps there are.
+#[test]
+fn an_unknown_pass_to_print_lists_the_known_ones() {
+    let out = toyc(&["ir", "--print-after=dce,lcim", SCALE]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --print-after: unknown pass `lcim`
+  known passes: sccp, dce, simplifycfg, inline, loops, pi, cse, checks, rotate, gvn_load, licm, gvn_load.late, cse.late, simplifycfg.late, dse
+  steps inside passes (--print-after only): checks.simplifycfg, checks.loops, inline.sccp, inline.simplifycfg, rotate.loops
+"
+    );
+    let out = toyc(&["ir", "--print-before=nope", SCALE]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .starts_with("error: --print-before: unknown pass `nope`\n")
+    );
+}
+
+/// `--memssa` before the file: the file is not taken as its value.
+#[test]
+fn memssa_works_before_or_after_the_file() {
+    let before = toyc(&["ir", "--memssa", SCALE]);
+    let after = toyc(&["ir", SCALE, "--memssa"]);
+    assert_eq!(
+        before.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&before.stderr)
+    );
+    assert_eq!(before.stdout, after.stdout);
+    let text = String::from_utf8_lossy(&before.stdout);
+    assert!(
+        text.starts_with("fn scale(_1::[int], _2::int)\n  │ ; MemoryUse(liveOnEntry)\n"),
+        "{text}"
+    );
+    let walker = toyc(&["ir", "--memssa=walker", SCALE]);
+    assert!(String::from_utf8_lossy(&walker.stdout).contains("- clobbered by liveOnEntry"));
+}
+
+/// `toyc explore` writes one HTML page with the columns of every function;
+/// `--fn` keeps one, and `-o -` writes to stdout.
+#[test]
+fn explore_writes_one_self_contained_page() {
+    let out = toyc(&["explore", SCALE, "--fn", "scale", "-o", "-"]);
+    assert_eq!(out.status.code(), Some(0));
+    let html = String::from_utf8_lossy(&out.stdout);
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(
+        !html.contains("src=") && !html.contains("href="),
+        "no external assets"
+    );
+    let cols: Vec<&str> = html
+        .split("<div class=\"col")
+        .skip(1)
+        .filter_map(|c| c.split("data-col=\"").nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(
+        cols,
+        [
+            "source",
+            "start",
+            "pass-checks",
+            "pass-rotate",
+            "pass-simplifycfg.late",
+            "memssa",
+            "clif",
+            "machine"
+        ]
+    );
+    assert_eq!(html.matches("<section class=\"fn\"").count(), 1);
+    let all = toyc(&["explore", SCALE, "-o", "-"]);
+    let html = String::from_utf8_lossy(&all.stdout);
+    assert_eq!(html.matches("<section class=\"fn\"").count(), 3);
+    assert!(html.contains("<option value=\"main\" selected>main</option>"));
+}

@@ -167,7 +167,7 @@ fn command_line_flags_select_the_pipeline() {
     let opts = toyc::driver::pipeline_options(&build).expect("valid options");
     assert_eq!(opts.passes, vec!["dce", "sccp"]);
     assert_eq!(opts.print_after, opt::PrintSel::All);
-    assert_eq!(opts.print_before, opt::PrintSel::Pass("dce".into()));
+    assert_eq!(opts.print_before, opt::PrintSel::Passes(vec!["dce".into()]));
     let cli = Cli::try_parse_from(["toyc", "run", "-O0", "--interp", "--profile", "f.toy"])
         .expect("flags parse");
     let Command::Run {
