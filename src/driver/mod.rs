@@ -150,7 +150,7 @@ fn run_command(cli: Cli) -> i32 {
             memssa,
             flags,
             ..
-        } => match build_ir(&build, &mut sources) {
+        } => match build_ir_for(&build, &mut sources, func.as_deref()) {
             Ok(module) if !has_function(&module, func.as_deref()) => {
                 unknown_function(&module, func.as_deref())
             }
@@ -409,6 +409,16 @@ pub fn verify_enabled() -> bool {
 /// Front end plus SSA construction (and the verifier when enabled).
 /// On failure, diagnostics are printed and the exit code returned.
 pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir::Module, i32> {
+    build_ir_for(build, sources, None)
+}
+
+/// [`build_ir`]; `--remarks` shows only those about the function `only`
+/// when given (`--fn NAME`).
+pub fn build_ir_for(
+    build: &BuildArgs,
+    sources: &mut SourceMap,
+    only: Option<&str>,
+) -> Result<crate::ir::Module, i32> {
     let opts = pipeline_options(build)?;
     if let Some(note) = build.opt.note() {
         eprintln!("{note}");
@@ -423,8 +433,12 @@ pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir:
     }
     let mut counters = crate::opt::Counters::default();
     let printer = |m: &crate::ir::Module| crate::ir::print::print_module(m, sources, None);
-    crate::opt::run_pipeline(&mut module, &opts, &mut counters, &printer)
-        .map_err(|errors| report_verifier_failure("", errors))?;
+    let remarks =
+        crate::opt::run_pipeline_with_remarks(&mut module, &opts, &mut counters, &printer)
+            .map_err(|errors| report_verifier_failure("", errors))?;
+    if let Some(sel) = &build.remarks {
+        eprint!("{}", render_remarks(&remarks, sources, sel, only));
+    }
     // Without the per-pass verifier, the optimised module is still verified
     // once, so wrong IR never reaches the backend silently.
     if !opts.verify && !opts.passes.is_empty() {
@@ -435,6 +449,34 @@ pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir:
         eprint!("{}", counters.render());
     }
     Ok(module)
+}
+
+/// The remarks `--remarks=sel` (`all`: every pass) and `--fn only` select,
+/// one line each, positions as `line:col` in the main file and
+/// `file:line:col` elsewhere (inlined or stdlib code).
+pub fn render_remarks(
+    remarks: &[crate::opt::remarks::Remark],
+    sources: &SourceMap,
+    sel: &str,
+    only: Option<&str>,
+) -> String {
+    let pos = |span: crate::span::Span| {
+        if sources.files().nth(span.file.0 as usize).is_none() {
+            return "?".to_string();
+        }
+        let (l, c) = sources.get(span.file).line_col(span.start);
+        if span.file == FileId(0) {
+            format!("{l}:{c}")
+        } else {
+            format!("{}:{l}:{c}", sources.get(span.file).name)
+        }
+    };
+    remarks
+        .iter()
+        .filter(|r| sel == "all" || r.selected_by(sel))
+        .filter(|r| only.is_none_or(|f| f == r.func))
+        .map(|r| r.render(&pos) + "\n")
+        .collect()
 }
 
 /// Reports a verifier failure as an internal compiler error (each error
@@ -478,11 +520,25 @@ pub fn pipeline_options(build: &BuildArgs) -> Result<crate::opt::PipelineOptions
             return Err(2);
         }
     }
+    if let Some(sel) = build.remarks.as_deref()
+        && sel != "all"
+        && !crate::opt::PASSES
+            .iter()
+            .any(|p| p.name == sel || p.name.split('.').next() == Some(sel))
+    {
+        let known: Vec<&str> = crate::opt::PASSES.iter().map(|p| p.name).collect();
+        eprintln!(
+            "error: --remarks: unknown pass `{sel}` (known passes: {})",
+            known.join(", ")
+        );
+        return Err(2);
+    }
     Ok(crate::opt::PipelineOptions {
         passes,
         print_before: crate::opt::PrintSel::parse(build.print_before.as_deref()),
         print_after: crate::opt::PrintSel::parse(build.print_after.as_deref()),
         verify: verify_enabled(),
+        remarks: build.remarks.is_some(),
     })
 }
 

@@ -14,7 +14,8 @@
 //!
 //! Everything a pass reads besides the IR comes in its [`PassCtx`]: whether
 //! to verify, the call summaries of the module (computed before each pass),
-//! the [`Counters`] it adds to (`pass.counter: N` lines with `--stats`), and
+//! the [`Counters`] it adds to (`pass.counter: N` lines with `--stats`),
+//! the optimisation remarks it records (`--remarks`, [`remarks`]), and
 //! where MemorySSA verifier failures go. No pass reads global or
 //! thread-local compiler state.
 
@@ -31,13 +32,16 @@ pub mod licm_checks;
 pub mod loops;
 pub mod pi_insert;
 pub mod promote;
+pub mod remarks;
 pub mod rotate;
 pub mod sccp;
 
 use crate::ir::{IrCode, Module};
 use crate::memssa::MemorySsa;
 use crate::memssa::alias::{Summaries, compute_summaries};
+use remarks::{Describe, Msg, NameTables, Remark, RemarkKind};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Named event counters, printed `name: N` in name order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -74,6 +78,14 @@ pub struct PassCtx {
     /// The inner step `--print-after` names (`OUTER.STEP`, one of
     /// [`STEPS`]), printed after it runs.
     pub print_step: Option<StepPrint>,
+    /// The remarks recorded so far, in order; `None` when nobody asked for
+    /// them ([`PassCtx::remark`] then records nothing).
+    pub remarks: Option<Vec<Remark>>,
+    /// The row of [`PASSES`] running (or `OUTER.STEP` inside
+    /// [`PassCtx::run_step`]): the `pass` of the remarks recorded.
+    pub pass: String,
+    /// The module's struct, global and function names, for remarks.
+    pub names: Arc<NameTables>,
 }
 
 /// The steps passes run inside themselves with [`PassCtx::run_step`], as
@@ -120,6 +132,41 @@ impl PassCtx {
         }
     }
 
+    /// Whether remarks are being collected: a pass may skip the work of
+    /// finding what to say otherwise.
+    pub fn remarks_on(&self) -> bool {
+        self.remarks.is_some()
+    }
+
+    /// Records a remark about statement position `span` of `ir` (when
+    /// remarks are collected); `msg` builds the message from source-level
+    /// descriptions of `ir`'s values.
+    pub fn remark(
+        &mut self,
+        ir: &IrCode,
+        kind: RemarkKind,
+        span: crate::span::Span,
+        msg: impl FnOnce(&Describe) -> Msg,
+    ) {
+        if self.remarks.is_none() {
+            return;
+        }
+        let d = Describe {
+            ir,
+            names: &self.names,
+        };
+        let remark = Remark {
+            pass: self.pass.clone(),
+            func: ir.name.clone(),
+            kind,
+            span,
+            message: msg(&d),
+        };
+        if let Some(list) = &mut self.remarks {
+            list.push(remark);
+        }
+    }
+
     /// Verifies `m` (built over `ir` with [`PassCtx::summaries`]) when
     /// [`PassCtx::verify`], recording failures in [`PassCtx::errors`].
     pub fn check_memssa(&mut self, m: &MemorySsa, ir: &IrCode) {
@@ -148,7 +195,13 @@ impl PassCtx {
         step: fn(&mut IrCode, &mut PassCtx),
     ) {
         let mut local = PassCtx::for_function(self.verify);
+        local.pass = format!("{outer}.{step_name}");
+        local.names = self.names.clone();
+        local.remarks = self.remarks.as_ref().map(|_| Vec::new());
         step(ir, &mut local);
+        if let (Some(mine), Some(theirs)) = (&mut self.remarks, local.remarks.take()) {
+            mine.extend(theirs);
+        }
         if let Some(p) = &self.print_step
             && p.step.strip_prefix(outer).and_then(|s| s.strip_prefix('.')) == Some(step_name)
         {
@@ -388,6 +441,8 @@ pub struct PipelineOptions {
     pub print_before: PrintSel,
     pub print_after: PrintSel,
     pub verify: bool,
+    /// Collect optimisation remarks ([`run_pipeline_with_remarks`]).
+    pub remarks: bool,
 }
 
 /// The default pipeline of level `opt`.
@@ -438,6 +493,32 @@ pub fn run_pipeline(
     counters: &mut Counters,
     print: &dyn Fn(&Module) -> String,
 ) -> Result<(), Vec<String>> {
+    run_pipeline_with_remarks(module, opts, counters, print).map(|_| ())
+}
+
+/// The names remarks use, from `module`'s program tables.
+pub fn name_tables(module: &Module) -> NameTables {
+    let p = &module.program;
+    NameTables {
+        fields: p
+            .structs
+            .iter()
+            .map(|s| s.fields.iter().map(|f| f.name.clone()).collect())
+            .collect(),
+        globals: p.globals.iter().map(|g| g.name.clone()).collect(),
+        functions: module.funcs.iter().map(|f| f.name.clone()).collect(),
+    }
+}
+
+/// [`run_pipeline`], also returning the optimisation remarks of every pass
+/// in the order they were made when [`PipelineOptions::remarks`] (empty
+/// otherwise).
+pub fn run_pipeline_with_remarks(
+    module: &mut Module,
+    opts: &PipelineOptions,
+    counters: &mut Counters,
+    print: &dyn Fn(&Module) -> String,
+) -> Result<Vec<Remark>, Vec<String>> {
     let print_step = match &opts.print_after {
         PrintSel::Pass(p) if STEPS.contains(&p.as_str()) => {
             let program = module.program.clone();
@@ -454,11 +535,17 @@ pub fn run_pipeline(
         verify: opts.verify,
         counters: std::mem::take(counters),
         print_step,
+        remarks: opts.remarks.then(Vec::new),
+        names: Arc::new(if opts.remarks {
+            name_tables(module)
+        } else {
+            NameTables::default()
+        }),
         ..PassCtx::default()
     };
     let result = run_passes(module, opts, &mut ctx, print);
     *counters = ctx.counters;
-    result
+    result.map(|()| ctx.remarks.unwrap_or_default())
 }
 
 fn run_passes(
@@ -476,6 +563,7 @@ fn run_passes(
         }
         let start = std::time::Instant::now();
         ctx.summaries = compute_summaries(module);
+        ctx.pass = name.to_string();
         pass.run_module(module, ctx);
         crate::timing::record(&format!("pass.{name}"), start.elapsed());
         if opts.print_after.selects(name) {

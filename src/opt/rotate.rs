@@ -373,12 +373,14 @@ impl Renamer<'_> {
         };
         let flags = default_flags(&inst);
         let span = self.ir.stmts.span[v.index()];
+        let name = self.ir.stmts.name[v.index()].clone();
         self.new_phis.entry(y).or_default().push(BStmt {
             id,
             inst,
             ty,
             span,
             flags,
+            name,
         });
         Operand::Value(id)
     }
@@ -412,6 +414,7 @@ fn copy_test(
             ty: ir.stmts.ty[s as usize].clone(),
             span: ir.stmts.span[s as usize],
             flags,
+            name: ir.stmts.name[s as usize].clone(),
         });
     }
     bir.blocks[pos].stmts.extend(out);
@@ -536,6 +539,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         let inst = Inst::Phi { edges, values };
         let flags = default_flags(&inst);
         let span = ir.stmts.span[v.index()];
+        let name = ir.stmts.name[v.index()].clone();
         rn.new_phis
             .entry(if in_x { p.x } else { p.b })
             .or_default()
@@ -545,6 +549,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
                 ty,
                 span,
                 flags,
+                name,
             });
     }
     if rn.failed {
