@@ -99,10 +99,36 @@ pub fn run(module: &mut Module, ctx: &mut PassCtx) {
             if sites.is_empty() {
                 continue;
             }
+            name_arguments(module, f, &sites);
             let mut code = splice_all(module, f, &sites);
             ctx.counters.add("inline.inlined", sites.len() as u64);
             cleanup(&mut code, ctx);
             module.funcs[f] = code;
+        }
+    }
+}
+
+/// Gives each unnamed value the caller `f` passes to an inlined callee the
+/// name of the parameter it becomes (`callee::param`): inlined, it is that
+/// variable's value.
+fn name_arguments(module: &mut Module, f: usize, sites: &[Site]) {
+    for site in sites {
+        let Some(Inst::Call { args, .. }) = module.funcs[f].stmts.get(site.call).cloned() else {
+            continue;
+        };
+        let callee = &module.funcs[site.callee];
+        let names: Vec<VarName> = callee
+            .param_names
+            .iter()
+            .map(|p| qualified_name(&callee.name, p))
+            .collect();
+        let caller = &mut module.funcs[f].stmts;
+        for (arg, name) in args.iter().zip(names) {
+            if let Operand::Value(x) = arg
+                && let Some(slot @ None) = caller.name.get_mut(x.index())
+            {
+                *slot = Some(name);
+            }
         }
     }
 }

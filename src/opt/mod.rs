@@ -162,7 +162,27 @@ impl PassCtx {
             span,
             message: msg(&d),
         };
-        if let Some(list) = &mut self.remarks {
+        // Passes that iterate may reach the same decision again: a remark
+        // is recorded once per pass and function; a transformation done
+        // supersedes what was missed at the same statement earlier in the
+        // pass (a load hoisted once its guard was).
+        if let Some(list) = &mut self.remarks
+            && kind == RemarkKind::Passed
+        {
+            list.retain(|r| {
+                !(r.kind == RemarkKind::Missed
+                    && r.pass == remark.pass
+                    && r.func == remark.func
+                    && r.span == remark.span)
+            });
+        }
+        if let Some(list) = &mut self.remarks
+            && !list
+                .iter()
+                .rev()
+                .take_while(|r| r.pass == remark.pass && r.func == remark.func)
+                .any(|r| *r == remark)
+        {
             list.push(remark);
         }
     }

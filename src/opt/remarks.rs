@@ -15,7 +15,7 @@
 //! place (`a.len`, `a[i]`, `p.x`, `total` for a global), a small
 //! arithmetic expression of those (`i + 1`); otherwise the IR's `%n`.
 
-use crate::ir::{BinaryOp, Inst, IrCode, Loc, Operand, Value};
+use crate::ir::{BinaryOp, Cmp, Inst, IrCode, Loc, Operand, Value};
 use crate::span::Span;
 use crate::types::{GlobalId, StructId};
 use cranelift_entity::EntityRef;
@@ -71,9 +71,14 @@ pub struct Remark {
 }
 
 impl Remark {
-    /// `pass: message`, each position written by `pos`.
+    /// `pass: in FUNC: message`, each position written by `pos`.
     pub fn render(&self, pos: &dyn Fn(Span) -> String) -> String {
-        format!("{}: {}", self.pass, self.message_text(pos))
+        format!(
+            "{}: in {}: {}",
+            self.pass,
+            self.func,
+            self.message_text(pos)
+        )
     }
 
     /// The message alone, each position written by `pos`.
@@ -152,6 +157,24 @@ impl Describe<'_> {
         }
     }
 
+    /// A memory-writing statement as the source says it: `store a[i]`,
+    /// `call f`, `runtime push`, `allocation`.
+    pub fn access_stmt(&self, v: Value) -> String {
+        match self.ir.stmts.get(v) {
+            Some(Inst::Store { .. }) => format!("store {}", self.place_of(v)),
+            Some(Inst::Call { func, .. }) => format!(
+                "call {}",
+                self.names
+                    .functions
+                    .get(func.index())
+                    .map_or("?", |s| s.as_str())
+            ),
+            Some(Inst::Runtime { func, .. }) => format!("runtime {}", func.row().ir_name),
+            Some(Inst::NewArray { .. } | Inst::NewStruct { .. }) => "allocation".into(),
+            _ => v.to_string(),
+        }
+    }
+
     /// A description of `loc` with these operands.
     pub fn place(
         &self,
@@ -194,6 +217,11 @@ impl Describe<'_> {
                 self.place(loc, base.as_ref(), index.as_ref(), depth)
             }
             Some(Inst::Pi { value, .. } | Inst::Copy(value)) => self.operand_at(value, depth),
+            Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ult), a, b)) => format!(
+                "0 <= {} < {}",
+                self.operand_at(a, depth),
+                self.operand_at(b, depth)
+            ),
             Some(Inst::Binary(op, a, b)) if infix(*op).is_some() => format!(
                 "{} {} {}",
                 self.operand_at(a, depth),
@@ -213,6 +241,15 @@ fn infix(op: BinaryOp) -> Option<&'static str> {
         BinaryOp::IMul | BinaryOp::FMul => "*",
         BinaryOp::IDiv | BinaryOp::FDiv => "/",
         BinaryOp::IRem | BinaryOp::FRem => "%",
+        BinaryOp::ICmp(c) | BinaryOp::FCmp(c) => match c {
+            Cmp::Eq => "==",
+            Cmp::Ne => "!=",
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+            Cmp::Gt => ">",
+            Cmp::Ge => ">=",
+            Cmp::Ult => return None,
+        },
         _ => return None,
     })
 }
