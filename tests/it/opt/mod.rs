@@ -10,5 +10,6 @@ mod memssa_clients;
 mod pipeline;
 mod promote;
 mod promote_elems;
+mod remarks;
 mod rotate;
 mod snapshots;
