@@ -24,6 +24,7 @@ impl FnBuilder {
                 params,
                 ret,
                 span: Span::default(),
+                param_names: Vec::new(),
                 stmts: InstructionStream::default(),
                 cfg: Cfg::default(),
             },

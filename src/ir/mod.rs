@@ -4,9 +4,10 @@
 //!
 //! Layout (after Julia's `IRCode`):
 //! - One [`InstructionStream`] of parallel vectors: `inst`, `ty`, `span`,
-//!   `flags`, `name` (source names). Statement `n` defines the value `Value(n)`, printed `%{n+1}`
-//!   (values and blocks are stored 0-based and printed 1-based, as Julia
-//!   prints them). Function arguments are [`Operand::Arg`], printed `_{n+1}`.
+//!   `flags`, `name` (source names). Statement `n` defines the value
+//!   `Value(n)`, printed `%{n+1}` (values and blocks are stored 0-based and
+//!   printed 1-based, as Julia prints them). Function arguments are
+//!   [`Operand::Arg`], printed `_{n+1}`.
 //! - The CFG is stored beside the statements: block `b` owns the statement
 //!   range `cfg.blocks[b].stmts`, and lists its `preds` and `succs`.
 //!

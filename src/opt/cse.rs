@@ -84,8 +84,12 @@ struct Scope {
     /// When remarks are wanted: (statement, its earlier twin) for each
     /// merged expression, (branch, condition, its known value) for each
     /// decided branch.
-    said: Option<(Vec<(Value, Value)>, Vec<(Value, Value, bool)>)>,
+    said: Option<Said>,
 }
+
+/// What the walk did, for remarks: merged (statement, earlier twin) pairs
+/// and decided (branch, condition, value) triples.
+type Said = (Vec<(Value, Value)>, Vec<(Value, Value, bool)>);
 
 impl Scope {
     /// Visits block `b` (its dominators are visited and still in scope).
