@@ -163,12 +163,10 @@ impl PassCtx {
             message: msg(&d),
         };
         // Passes that iterate may reach the same decision again: a remark
-        // is recorded once per pass and function; a transformation done
-        // supersedes what was missed at the same statement earlier in the
-        // pass (a load hoisted once its guard was).
-        if let Some(list) = &mut self.remarks
-            && kind == RemarkKind::Passed
-        {
+        // is recorded once per pass and function; a later remark on a
+        // statement supersedes what the pass missed there earlier (a load
+        // hoisted once its guard was, or missed for a later reason).
+        if let Some(list) = &mut self.remarks {
             list.retain(|r| {
                 !(r.kind == RemarkKind::Missed
                     && r.pass == remark.pass

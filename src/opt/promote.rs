@@ -85,7 +85,7 @@ use crate::opt::PassCtx;
 use crate::opt::licm::{
     BoundsFacts, Guards, bounds_facts, known_inbounds, known_nonnil, nonnil_guards,
 };
-use crate::opt::remarks::{Describe, Msg, NameTables, RemarkKind};
+use crate::opt::remarks::{Msg, NameTables, RemarkKind, promotion};
 use crate::span::Span;
 use cranelift_entity::EntityRef;
 use std::collections::{HashMap, HashSet};
@@ -177,31 +177,6 @@ type Out<'a, 'b> = (
     &'a mut Vec<(RemarkKind, Span, Msg)>,
     Option<&'b NameTables>,
 );
-
-/// The remark on promoting (or not) `key` in a loop whose first store of
-/// it is `at`.
-fn promote_remark(
-    ir: &IrCode,
-    names: &NameTables,
-    at: Value,
-    key: &Key,
-    done: bool,
-) -> (RemarkKind, Span, Msg) {
-    let d = Describe { ir, names };
-    let place = d.place(&key.loc, key.base.as_ref(), key.index.as_ref(), 3);
-    let span = ir.stmts.span[at.index()];
-    if done {
-        let msg = Msg::new(format!("kept {place} in a register across the loop at ")).at(span);
-        (RemarkKind::Passed, span, msg)
-    } else {
-        let msg = Msg::new(format!(
-            "could not keep {place} in a register across the loop at "
-        ))
-        .at(span)
-        .t(": another access in the loop may touch it, or it may fault");
-        (RemarkKind::Missed, span, msg)
-    }
-}
 
 /// The location a load or store of `inst` names, when it is promotable in
 /// shape (a global, a field or an array element).
@@ -443,7 +418,7 @@ fn promote_loop(
         if (done + 1) * l.exits.len() > MAX_EXIT_STORES {
             break;
         }
-        let remark = names.map(|n| promote_remark(ir, n, first_store, &key, true));
+        let remark = names.map(|n| promotion(ir, n, first_store, true));
         let mark = (new.nodes.len(), stores.len());
         let site = Site {
             l,
@@ -459,7 +434,15 @@ fn promote_loop(
         } else {
             new.nodes.truncate(mark.0);
             stores.truncate(mark.1);
-            said.extend(names.map(|n| promote_remark(ir, n, first_store, &key, false)));
+            // A place that changes from one iteration to the next (`a[i]`)
+            // is no candidate: only an invariant one is worth a remark.
+            let varies = |o: &Option<Operand>| match o {
+                Some(Operand::Value(v)) => m.block_of(*v).is_none_or(|b| l.contains(b)),
+                _ => false,
+            };
+            if !varies(&key.base) && !varies(&key.index) {
+                said.extend(names.map(|n| promotion(ir, n, first_store, false)));
+            }
         }
     }
     done

@@ -134,6 +134,31 @@ pub struct Describe<'a> {
     pub names: &'a NameTables,
 }
 
+/// The remark of scalar promotion on the place that `store`, its first
+/// store in the loop, writes: kept in a register across the loop (`done`)
+/// or not.
+pub fn promotion(
+    ir: &IrCode,
+    names: &NameTables,
+    store: Value,
+    done: bool,
+) -> (RemarkKind, Span, Msg) {
+    let place = Describe { ir, names }.place_of(store);
+    let span = ir.stmts.span.get(store.index()).copied().unwrap_or(ir.span);
+    if done {
+        let msg = Msg::new(format!("kept {place} in a register across the loop at ")).at(span);
+        (RemarkKind::Passed, span, msg)
+    } else {
+        // Why is spread over many checks (aliasing accesses, a base that
+        // may be nil or out of bounds, the loop's shape): not said.
+        let msg = Msg::new(format!(
+            "could not keep {place} in a register across the loop at "
+        ))
+        .at(span);
+        (RemarkKind::Missed, span, msg)
+    }
+}
+
 /// How deep [`Describe::operand`] looks through loads and arithmetic.
 const DEPTH: u32 = 3;
 
