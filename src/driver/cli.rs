@@ -186,6 +186,13 @@ pub struct BuildArgs {
     /// Print the passes' counters (`pass.counter: N`) to stderr.
     #[arg(long)]
     pub stats: bool,
+    /// Print optimisation remarks to stderr, one line per decision a pass
+    /// made or declined (`licm: hoisted load a.len out of the loop at
+    /// 4:11`); `--remarks=PASS` only those of one pass (`gvn_load` includes
+    /// `gvn_load.late`). With `toyc ir --fn NAME`, only that function's.
+    #[arg(long, value_name = "PASS", num_args = 0..=1, require_equals = true,
+          default_missing_value = "all")]
+    pub remarks: Option<String>,
     /// Print the time of each phase (`time.PHASE: N ms`) to stderr.
     #[arg(long = "time-passes")]
     pub time_passes: bool,

@@ -495,6 +495,8 @@ pub fn verify_enabled() -> bool {
 
 /// Front end plus SSA construction (and the verifier when enabled).
 /// On failure, diagnostics are printed and the exit code returned.
+/// `--remarks` are printed on stderr (only those about `--fn NAME` when
+/// given).
 pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir::Module, i32> {
     let opts = pipeline_options(build)?;
     if let Some(note) = build.opt.note() {
@@ -512,10 +514,17 @@ pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir:
     let print =
         |f: &crate::ir::IrCode| crate::ir::print::print_function(f, &program, Some(sources));
     let mut printer = crate::opt::print::PrintObserver::new(&opts, &print);
-    crate::opt::run_pipeline_observed(&mut module, &opts, &mut counters, &mut printer)
-        .map_err(|errors| report_verifier_failure("", errors))?;
+    let remarks =
+        crate::opt::run_pipeline_observed(&mut module, &opts, &mut counters, &mut printer)
+            .map_err(|errors| report_verifier_failure("", errors))?;
     if build.func.is_some() {
         counters = printer.counters().clone();
+    }
+    if let Some(sel) = &build.remarks {
+        eprint!(
+            "{}",
+            render_remarks(&remarks, sources, sel, build.func.as_deref())
+        );
     }
     // Without the per-pass verifier, the optimised module is still verified
     // once, so wrong IR never reaches the backend silently.
@@ -545,6 +554,34 @@ fn build_ssa(
         return Err(report_verifier_failure("after SSA construction: ", errors));
     }
     Ok(module)
+}
+
+/// The remarks `--remarks=sel` (`all`: every pass) and `--fn only` select,
+/// one line each, positions as `line:col` in the main file and
+/// `file:line:col` elsewhere (inlined or stdlib code).
+pub fn render_remarks(
+    remarks: &[crate::opt::remarks::Remark],
+    sources: &SourceMap,
+    sel: &str,
+    only: Option<&str>,
+) -> String {
+    let pos = |span: crate::span::Span| {
+        if sources.files().nth(span.file.0 as usize).is_none() {
+            return "?".to_string();
+        }
+        let (l, c) = sources.get(span.file).line_col(span.start);
+        if span.file == FileId(0) {
+            format!("{l}:{c}")
+        } else {
+            format!("{}:{l}:{c}", sources.get(span.file).name)
+        }
+    };
+    remarks
+        .iter()
+        .filter(|r| sel == "all" || r.selected_by(sel))
+        .filter(|r| only.is_none_or(|f| f == r.func))
+        .map(|r| r.render(&pos) + "\n")
+        .collect()
 }
 
 /// Reports a verifier failure as an internal compiler error (each error
@@ -578,6 +615,19 @@ pub fn pipeline_options(build: &BuildArgs) -> Result<crate::opt::PipelineOptions
             check_print_name(flag, name)?;
         }
     }
+    if let Some(sel) = build.remarks.as_deref()
+        && sel != "all"
+        && !crate::opt::PASSES
+            .iter()
+            .any(|p| p.name == sel || p.name.split('.').next() == Some(sel))
+    {
+        let known: Vec<&str> = crate::opt::PASSES.iter().map(|p| p.name).collect();
+        eprintln!(
+            "error: --remarks: unknown pass `{sel}` (known passes: {})",
+            known.join(", ")
+        );
+        return Err(2);
+    }
     Ok(crate::opt::PipelineOptions {
         passes,
         print_before,
@@ -588,6 +638,7 @@ pub fn pipeline_options(build: &BuildArgs) -> Result<crate::opt::PipelineOptions
         }),
         only: build.func.clone(),
         verify: verify_enabled(),
+        remarks: build.remarks.is_some(),
     })
 }
 

@@ -8,6 +8,7 @@ use super::{Column, Counts, FunctionView, Page, Syntax};
 use crate::codegen::CodegenOptions;
 use crate::codegen::asm::Listing;
 use crate::ir::{Inst, IrCode, Module};
+use crate::opt::remarks::Remark;
 use crate::opt::{Counters, PassObserver, PipelineOptions};
 use crate::span::{FileId, SourceMap};
 use std::collections::BTreeMap;
@@ -35,8 +36,13 @@ pub fn build_page(mut module: Module, inputs: &Inputs) -> Result<Page, String> {
         pending: Vec::new(),
     };
     let mut counters = Counters::default();
-    crate::opt::run_pipeline_observed(&mut module, inputs.pipeline, &mut counters, &mut snaps)
-        .map_err(|errs| errs.join("\n"))?;
+    let pipeline = PipelineOptions {
+        remarks: true,
+        ..inputs.pipeline.clone()
+    };
+    let remarks =
+        crate::opt::run_pipeline_observed(&mut module, &pipeline, &mut counters, &mut snaps)
+            .map_err(|errs| errs.join("\n"))?;
     let Snapshots {
         columns, pending, ..
     } = snaps;
@@ -58,6 +64,7 @@ pub fn build_page(mut module: Module, inputs: &Inputs) -> Result<Page, String> {
         if !selected(inputs, f) {
             continue;
         }
+        attach_remarks(&mut cols, &f.name, &remarks, inputs);
         let mut mem = memssa_column(f, &module, &sums, inputs);
         mem.unchanged = trailing;
         cols.push(mem);
@@ -77,6 +84,48 @@ pub fn build_page(mut module: Module, inputs: &Inputs) -> Result<Page, String> {
         functions,
         pipeline: inputs.pipeline.passes.join(", "),
     })
+}
+
+/// Gives each pass column of function `func` the remarks of its pass and
+/// of the passes collapsed into it (those that left the function
+/// unchanged, named in front of their remarks), each row on its source
+/// line when that is in the main file.
+fn attach_remarks(cols: &mut [Column], func: &str, remarks: &[Remark], inputs: &Inputs) {
+    let file = inputs.sources.get(inputs.main);
+    for col in cols.iter_mut().filter(|c| c.pass.is_some()) {
+        let own = col.pass.clone().unwrap_or_default();
+        let covered: Vec<&str> = col
+            .unchanged
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .chain([own.as_str()])
+            .collect();
+        let rows = remarks
+            .iter()
+            .filter(|r| r.func == func)
+            .filter(|r| covered.iter().any(|p| r.pass == *p || r.selected_by(p)))
+            .map(|r| {
+                let in_main = r.span.file == inputs.main;
+                let pos = |span: crate::span::Span| {
+                    let (l, c) = inputs.sources.get(span.file).line_col(span.start);
+                    if span.file == inputs.main {
+                        format!("{l}:{c}")
+                    } else {
+                        format!("{}:{l}:{c}", inputs.sources.get(span.file).name)
+                    }
+                };
+                let text = if r.pass == own {
+                    r.message_text(&pos)
+                } else {
+                    format!("{}: {}", r.pass, r.message_text(&pos))
+                };
+                let mut row = super::Row::text(&text);
+                row.line = in_main.then(|| file.line_col(r.span.start).0 as u32);
+                row
+            })
+            .collect();
+        col.remarks = Some(rows);
+    }
 }
 
 fn selected(inputs: &Inputs, f: &IrCode) -> bool {

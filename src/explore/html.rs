@@ -163,9 +163,7 @@ fn remarks(out: &mut String, col: &Column) {
                 row_html(out, r, Syntax::Ir);
             }
         }
-        None => out.push_str(
-            "<div class=\"row missing\">no per-decision remarks: toyc does not record them yet</div>",
-        ),
+        None => {}
     }
     if !col.counters.is_empty() {
         let c: Vec<String> = col

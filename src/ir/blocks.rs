@@ -20,7 +20,7 @@
 
 use crate::ir::compact::cfg_from_ranges;
 use crate::ir::edit::for_each_operand_mut;
-use crate::ir::{BlockId, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value};
+use crate::ir::{BlockId, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value, VarName};
 use crate::span::Span;
 use cranelift_entity::EntityRef;
 use std::collections::HashMap;
@@ -35,6 +35,9 @@ pub struct BStmt {
     pub ty: Type,
     pub span: Span,
     pub flags: Flags,
+    /// The source name (see [`InstructionStream`]): keep it only when the
+    /// statement still computes that variable's value.
+    pub name: Option<VarName>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -153,6 +156,7 @@ impl BlockIr {
                         ty: ir.stmts.ty[i].clone(),
                         span: ir.stmts.span[i],
                         flags: ir.stmts.flags[i],
+                        name: ir.stmts.name[i].clone(),
                     }),
                 }
             }
@@ -174,6 +178,7 @@ impl BlockIr {
             params: ir.params.clone(),
             ret: ir.ret.clone(),
             span: ir.span,
+            param_names: ir.param_names.clone(),
             stmts: InstructionStream::default(),
             cfg: Default::default(),
         };
@@ -301,7 +306,7 @@ impl BlockIr {
                 if let Inst::Phi { edges, .. } = &mut inst {
                     edges.iter_mut().for_each(|e| *e = to_block(e.0));
                 }
-                out.push(inst, s.ty, s.span, s.flags);
+                out.push_named(inst, s.ty, s.span, s.flags, s.name);
             }
             let next = bi + 1;
             let term = match &block.term {

@@ -27,7 +27,7 @@
 
 use crate::ir::edit::{NewNodes, for_each_operand_mut, for_each_value_use, removable};
 use crate::ir::{
-    BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value,
+    BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value, VarName,
 };
 use crate::span::Span;
 use cranelift_entity::EntityRef;
@@ -67,6 +67,7 @@ pub struct IncrementalCompact<'a> {
     tys: Vec<Type>,
     spans: Vec<Span>,
     flags: Vec<Flags>,
+    names: Vec<Option<VarName>>,
     /// Per original block, its values in final placement order.
     order: Vec<Vec<u32>>,
     subst: Vec<Option<Operand>>,
@@ -86,6 +87,7 @@ impl<'a> IncrementalCompact<'a> {
             mut ty,
             mut span,
             mut flags,
+            name: mut names,
         } = stream;
         let mut before: Vec<Vec<u32>> = vec![Vec::new(); len];
         let mut after: Vec<Vec<u32>> = vec![Vec::new(); len];
@@ -102,6 +104,7 @@ impl<'a> IncrementalCompact<'a> {
             ty.push(node.ty);
             span.push(node.span);
             flags.push(node.flags);
+            names.push(node.name);
         }
         let mut order: Vec<Vec<u32>> = Vec::with_capacity(ir.cfg.blocks.len());
         for bb in &ir.cfg.blocks {
@@ -132,6 +135,7 @@ impl<'a> IncrementalCompact<'a> {
             tys: ty,
             spans: span,
             flags,
+            names,
             order,
             subst: vec![None; n],
             new_count,
@@ -496,7 +500,13 @@ impl<'a> IncrementalCompact<'a> {
                     stats.nodes_inserted += 1;
                 }
                 renumber[v] = Some(out.len() as u32);
-                out.push(inst, self.tys[v].clone(), self.spans[v], self.flags[v]);
+                out.push_named(
+                    inst,
+                    self.tys[v].clone(),
+                    self.spans[v],
+                    self.flags[v],
+                    self.names[v].take(),
+                );
             }
             let falls = match out.inst.last() {
                 Some(i) if out.len() as u32 > start => {

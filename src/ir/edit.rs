@@ -16,7 +16,7 @@
 //!
 //! [`compact`]: crate::ir::compact::compact
 
-use crate::ir::{Fact, Flags, Inst, IrCode, Operand, Type, Value};
+use crate::ir::{Fact, Flags, Inst, IrCode, Operand, Type, Value, VarName};
 use crate::span::Span;
 use cranelift_entity::EntityRef;
 
@@ -31,6 +31,9 @@ pub struct NewNode {
     pub ty: Type,
     pub span: Span,
     pub flags: Flags,
+    /// The source name; `None` unless the pass knows the node computes
+    /// that variable's value ([`NewNodes::set_name`]).
+    pub name: Option<VarName>,
 }
 
 /// Statements waiting to be inserted by compaction. Node `i` defines the
@@ -95,8 +98,20 @@ impl NewNodes {
             ty,
             span,
             flags,
+            name: None,
         });
         Value(self.base + self.nodes.len() as u32 - 1)
+    }
+
+    /// Gives the new node `v` the source name `name` (it must compute that
+    /// variable's value, e.g. a hoisted copy of a named statement).
+    pub fn set_name(&mut self, v: Value, name: Option<VarName>) {
+        if let Some(n) =
+            v.0.checked_sub(self.base)
+                .and_then(|i| self.nodes.get_mut(i as usize))
+        {
+            n.name = name;
+        }
     }
 
     /// The instruction defining `v`, original or new.

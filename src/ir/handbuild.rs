@@ -42,6 +42,7 @@ pub fn ir_from_blocks(
         params,
         ret,
         span: Span::default(),
+        param_names: Vec::new(),
         stmts,
         cfg,
     }

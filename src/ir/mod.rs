@@ -4,14 +4,16 @@
 //!
 //! Layout (after Julia's `IRCode`):
 //! - One [`InstructionStream`] of parallel vectors: `inst`, `ty`, `span`,
-//!   `flags`. Statement `n` defines the value `Value(n)`, printed `%{n+1}`
-//!   (values and blocks are stored 0-based and printed 1-based, as Julia
-//!   prints them). Function arguments are [`Operand::Arg`], printed `_{n+1}`.
+//!   `flags`, `name` (source names). Statement `n` defines the value
+//!   `Value(n)`, printed `%{n+1}` (values and blocks are stored 0-based and
+//!   printed 1-based, as Julia prints them). Function arguments are
+//!   [`Operand::Arg`], printed `_{n+1}`.
 //! - The CFG is stored beside the statements: block `b` owns the statement
 //!   range `cfg.blocks[b].stmts`, and lists its `preds` and `succs`.
 //!
 //! Invariants (checked by the verifier):
-//! - The four vectors of the stream have equal length. Block ranges are
+//! - The five vectors of the stream have equal length; `param_names` is
+//!   empty or names every parameter. Block ranges are
 //!   non-empty, contiguous, in order, and together cover every statement.
 //! - Control leaves a block by its last statement: `Goto`, `GotoIfNot`,
 //!   `Return`, `Unwind` or `Unreachable`; a block whose last statement is
@@ -357,14 +359,26 @@ impl Flags {
     }
 }
 
+/// The source-level name of a value: the local variable SSA construction
+/// wrote it to (or the variable a φ merges), `callee::x` for a variable of
+/// an inlined callee. Printed as a `# x` comment after the statement.
+pub type VarName = Box<str>;
+
 /// The statements of one function, as parallel vectors indexed by
 /// statement number.
+///
+/// `name` is the source-name side table: `name[v]` is the variable whose
+/// value `v` is (at some point of the source program), or `None` when
+/// unknown. A pass that moves or copies a statement may carry its name or
+/// drop it, but never gives a statement a name that is not one of its
+/// variables.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct InstructionStream {
     pub inst: Vec<Inst>,
     pub ty: Vec<Type>,
     pub span: Vec<Span>,
     pub flags: Vec<Flags>,
+    pub name: Vec<Option<VarName>>,
 }
 
 impl InstructionStream {
@@ -374,12 +388,29 @@ impl InstructionStream {
     pub fn is_empty(&self) -> bool {
         self.inst.is_empty()
     }
+    /// Appends an unnamed statement.
     pub fn push(&mut self, inst: Inst, ty: Type, span: Span, flags: Flags) -> Value {
+        self.push_named(inst, ty, span, flags, None)
+    }
+    /// Appends a statement with its source name.
+    pub fn push_named(
+        &mut self,
+        inst: Inst,
+        ty: Type,
+        span: Span,
+        flags: Flags,
+        name: Option<VarName>,
+    ) -> Value {
         self.inst.push(inst);
         self.ty.push(ty);
         self.span.push(span);
         self.flags.push(flags);
+        self.name.push(name);
         Value(self.inst.len() as u32 - 1)
+    }
+    /// The source name of `v`, if known.
+    pub fn name_of(&self, v: Value) -> Option<&str> {
+        self.name.get(v.index()).and_then(|n| n.as_deref())
     }
     /// The instruction of statement `v`, if `v` is in the stream.
     pub fn get(&self, v: Value) -> Option<&Inst> {
@@ -435,6 +466,8 @@ pub struct IrCode {
     pub ret: Type,
     /// The function's source span (for the printer's header).
     pub span: Span,
+    /// The parameters' source names: empty (unknown) or one per parameter.
+    pub param_names: Vec<VarName>,
     pub stmts: InstructionStream,
     pub cfg: Cfg,
 }
@@ -466,6 +499,16 @@ impl IrCode {
     /// `None` for `nil` or an out-of-range value or argument.
     pub fn operand_type(&self, op: &Operand) -> Option<Type> {
         operand_type_with(op, &self.params, |v| self.stmts.ty.get(v.index()).cloned())
+    }
+
+    /// The source name of `op`: a named value's variable or a parameter's
+    /// name; `None` for constants and unnamed values.
+    pub fn source_name(&self, op: &Operand) -> Option<&str> {
+        match op {
+            Operand::Value(v) => self.stmts.name_of(*v),
+            Operand::Arg(a) => self.param_names.get(*a as usize).map(|n| &**n),
+            _ => None,
+        }
     }
 }
 

@@ -5,10 +5,13 @@
 //! margin, the block marker (`1 ─` at a block's first statement, `┄`
 //! instead of `─` for a block with several predecessors, `│` inside,
 //! `└──` at the last statement), then `%n = inst::type` (no `::type` for
-//! statements without a value). Values and blocks print 1-based.
+//! statements without a value) and `  # name` when the value has a source
+//! name. Values and blocks print 1-based. The header ends in `  # a, b`,
+//! the parameters' source names, when they are known.
 use crate::ir::edit::default_flags;
 use crate::ir::{
     BinaryOp, Cmp, Fact, Flags, Inst, IrCode, Loc, Module, Operand, RaiseKind, RuntimeFn, UnaryOp,
+    Value,
 };
 use crate::sema::hir::Program;
 use crate::span::SourceMap;
@@ -100,6 +103,9 @@ pub fn print_function_with(
 ) -> String {
     let p = Printer { program };
     let mut out = signature(&f.name, &f.params, &f.ret, program);
+    if !f.param_names.is_empty() {
+        let _ = write!(out, "  # {}", f.param_names.join(", "));
+    }
     out.push('\n');
     // Robust to malformed IR (the verifier reports it): only whole rows.
     let n = f
@@ -157,6 +163,9 @@ pub fn print_function_with(
                 && *fl != default_flags(&f.stmts.inst[i])
             {
                 let _ = write!(suffix, " !flags({})", flag_names(*fl).join(", "));
+            }
+            if let Some(name) = f.stmts.name_of(Value(i as u32)) {
+                let _ = write!(suffix, "  # {name}");
             }
             let body = if *ty == Type::Void {
                 format!("{:vw$}   {}{}", "", inst, suffix, vw = val_w)

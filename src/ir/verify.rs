@@ -80,15 +80,23 @@ fn check_lengths(f: &IrCode, errs: &mut Vec<String>) -> bool {
     let name = &f.name;
     let s = &f.stmts;
     let n = s.inst.len();
-    if s.ty.len() != n || s.span.len() != n || s.flags.len() != n {
+    if s.ty.len() != n || s.span.len() != n || s.flags.len() != n || s.name.len() != n {
         errs.push(format!(
-            "fn {name}: the statement vectors differ in length (inst {}, ty {}, span {}, flags {})",
+            "fn {name}: the statement vectors differ in length (inst {}, ty {}, span {}, flags {}, name {})",
             n,
             s.ty.len(),
             s.span.len(),
-            s.flags.len()
+            s.flags.len(),
+            s.name.len()
         ));
         return false;
+    }
+    if !f.param_names.is_empty() && f.param_names.len() != f.params.len() {
+        errs.push(format!(
+            "fn {name}: {} parameter names for {} parameters",
+            f.param_names.len(),
+            f.params.len()
+        ));
     }
     true
 }

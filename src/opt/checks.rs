@@ -19,10 +19,12 @@
 //! ([`crate::memssa::alias`]). This is flow-insensitive and conservative.
 
 use crate::ir::dom::DomTree;
-use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type};
+use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type, Value};
 use crate::memssa::alias::{Class, Effect, Summaries, inst_effect};
 use crate::opt::PassCtx;
 use crate::opt::pi_insert;
+use crate::opt::remarks::{Describe, Msg, NameTables, RemarkKind};
+use crate::span::Span;
 use cranelift_entity::EntityRef;
 use std::collections::{BTreeSet, HashMap};
 
@@ -385,8 +387,89 @@ fn raise_kind(ir: &IrCode, b: BlockId) -> Option<RaiseKind> {
     None
 }
 
-/// Removed checks by kind: (bounds, nil, division).
-pub fn eliminate(ir: &mut IrCode, sums: &Summaries) -> (u64, u64, u64) {
+/// A remark to make: kind, position, message.
+type Said = Vec<(RemarkKind, Span, Msg)>;
+
+/// The remark on the check `cmp(x, y)` (statement `at`) guarding a `kind`
+/// error, `removed` or not; `by_dominator` when an earlier branch decided
+/// the same comparison.
+#[allow(clippy::too_many_arguments)]
+fn check_remark(
+    d: &Describe,
+    at: Operand,
+    kind: RaiseKind,
+    x: Operand,
+    y: Operand,
+    removed: bool,
+    by_dominator: bool,
+) -> Option<(RemarkKind, Span, Msg)> {
+    let Operand::Value(at) = at else { return None };
+    let span = *d.ir.stmts.span.get(at.index())?;
+    let (what, why) = match kind {
+        RaiseKind::IndexOutOfBounds => {
+            let array = match d.ir.stmts.get(root_value(d.ir, y)?) {
+                Some(Inst::Load {
+                    loc: Loc::ArrayLen,
+                    base: Some(b),
+                    ..
+                }) => d.operand(b),
+                _ => "?".into(),
+            };
+            let i = d.operand(&x);
+            (
+                format!("bounds check on {array}[{i}]"),
+                format!("{i} in 0..{}", d.operand(&y)),
+            )
+        }
+        RaiseKind::NilDereference => {
+            let p = d.operand(&x);
+            (format!("nil check on {p}"), format!("{p} is not nil"))
+        }
+        RaiseKind::DivisionByZero => {
+            let v = d.operand(&x);
+            (format!("division check on {v}"), format!("{v} is not 0"))
+        }
+        _ => return None,
+    };
+    let why = if by_dominator {
+        "an earlier branch checked the same".to_string()
+    } else {
+        why
+    };
+    Some(if removed {
+        let msg = Msg::new(format!("removed {what} at "))
+            .at(span)
+            .t(format!(" ({why})"));
+        (RemarkKind::Passed, span, msg)
+    } else {
+        let msg = Msg::new(format!("could not remove {what} at ")).at(span);
+        (RemarkKind::Missed, span, msg)
+    })
+}
+
+/// The statement `o` names once copies and π are looked through.
+fn root_value(ir: &IrCode, o: Operand) -> Option<Value> {
+    let mut o = o;
+    for _ in 0..8 {
+        match o {
+            Operand::Value(v) => match ir.stmts.get(v)? {
+                Inst::Pi { value, .. } | Inst::Copy(value) => o = *value,
+                _ => return Some(v),
+            },
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Removed checks by kind: (bounds, nil, division); with `names`, the
+/// remarks on every check in `said`.
+pub fn eliminate(
+    ir: &mut IrCode,
+    sums: &Summaries,
+    names: Option<&NameTables>,
+    said: &mut Said,
+) -> (u64, u64, u64) {
     let dom = DomTree::new(&ir.cfg);
     let facts = Facts {
         ir,
@@ -437,14 +520,19 @@ pub fn eliminate(ir: &mut IrCode, sums: &Summaries) -> (u64, u64, u64) {
             continue;
         };
         let (cmp, x, y) = (*cmp, *x, *y);
-        let proven = match (kind, cmp) {
+        let by_facts = match (kind, cmp) {
             (RaiseKind::IndexOutOfBounds, Cmp::Ult) => {
                 facts.lower(x, 0).is_some_and(|l| l >= 0) && facts.lt(x, y, 0)
             }
             (RaiseKind::NilDereference, Cmp::Ne) if y == Operand::Nil => facts.non_nil(x, 0),
             (RaiseKind::DivisionByZero, Cmp::Ne) if y == Operand::Int(0) => facts.non_zero(x),
             _ => false,
-        } || known.contains_key(&facts.cmp_key(cmp, x, y));
+        };
+        let proven = by_facts || known.contains_key(&facts.cmp_key(cmp, x, y));
+        if let Some(names) = names {
+            let d = Describe { ir, names };
+            said.extend(check_remark(&d, *cond, kind, x, y, proven, !by_facts));
+        }
         if !proven {
             continue;
         }
@@ -470,8 +558,13 @@ pub fn eliminate(ir: &mut IrCode, sums: &Summaries) -> (u64, u64, u64) {
 /// The `checks` pass: π insertion, check elimination, π removal.
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     pi_insert::insert_pis(ir);
-    let (bounds, nil, div) = eliminate(ir, &ctx.summaries);
+    let mut said = Vec::new();
+    let names = ctx.remarks_on().then_some(&*ctx.names);
+    let (bounds, nil, div) = eliminate(ir, &ctx.summaries, names, &mut said);
     pi_insert::strip_pis(ir);
+    for (kind, span, msg) in said {
+        ctx.remark(ir, kind, span, |_| msg);
+    }
     if bounds + nil + div > 0 {
         // Merge the blocks the folded branches left behind, then restore
         // the dedicated preheaders and exits that merging may have removed

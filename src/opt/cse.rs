@@ -29,6 +29,7 @@ use crate::ir::dom::DomTree;
 use crate::ir::edit::{OpKey, for_each_operand_mut, op_key, replace_uses};
 use crate::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
+use crate::opt::remarks::{Msg, RemarkKind};
 use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
@@ -80,7 +81,15 @@ struct Scope {
     log: Vec<Undo>,
     replaced: u64,
     branches: u64,
+    /// When remarks are wanted: (statement, its earlier twin) for each
+    /// merged expression, (branch, condition, its known value) for each
+    /// decided branch.
+    said: Option<Said>,
 }
+
+/// What the walk did, for remarks: merged (statement, earlier twin) pairs
+/// and decided (branch, condition, value) triples.
+type Said = (Vec<(Value, Value)>, Vec<(Value, Value, bool)>);
 
 impl Scope {
     /// Visits block `b` (its dominators are visited and still in scope).
@@ -122,6 +131,9 @@ impl Scope {
                 if let Operand::Value(c) = cond
                     && let Some(&known) = self.conds.get(c)
                 {
+                    if let Some((_, branches)) = &mut self.said {
+                        branches.push((Value(s), *c, known));
+                    }
                     *cond = Operand::Bool(known);
                     self.branches += 1;
                 }
@@ -131,6 +143,9 @@ impl Scope {
             match self.exprs.get(&k) {
                 Some(&earlier) => {
                     replace_uses(ir, Value(s), Operand::Value(earlier));
+                    if let Some((merged, _)) = &mut self.said {
+                        merged.push((Value(s), earlier));
+                    }
                     self.replaced += 1;
                 }
                 None => {
@@ -163,13 +178,43 @@ impl Scope {
     }
 }
 
+/// The remarks on what the walk merged and decided (made before
+/// compaction: a merged statement is a copy of its twin).
+fn remark(
+    ir: &IrCode,
+    ctx: &mut PassCtx,
+    merged: &[(Value, Value)],
+    decided: &[(Value, Value, bool)],
+) {
+    for &(s, earlier) in merged {
+        let (at, first) = (ir.stmts.span[s.index()], ir.stmts.span[earlier.index()]);
+        ctx.remark(ir, RemarkKind::Passed, at, |d| {
+            Msg::new(format!("{} at ", d.operand(&Operand::Value(earlier))))
+                .at(at)
+                .t(" is computed already at ")
+                .at(first)
+        });
+    }
+    for &(s, c, known) in decided {
+        let at = ir.stmts.span[s.index()];
+        ctx.remark(ir, RemarkKind::Passed, at, |d| {
+            Msg::new("the branch at ").at(at).t(format!(
+                " is decided: {} is {known} here",
+                d.operand(&Operand::Value(c))
+            ))
+        });
+    }
+}
+
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
-    let counters = &mut ctx.counters;
     if ir.cfg.blocks.is_empty() {
         return;
     }
     let dom = DomTree::new(&ir.cfg);
-    let mut scope = Scope::default();
+    let mut scope = Scope {
+        said: ctx.remarks_on().then(Default::default),
+        ..Scope::default()
+    };
     // (block, next child index, log length before the block was entered)
     let mut stack: Vec<(BlockId, usize, usize)> = vec![(BlockId(0), 0, 0)];
     scope.enter(ir, BlockId(0));
@@ -184,9 +229,12 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         stack.pop();
         scope.leave(mark);
     }
+    if let Some((merged, decided)) = scope.said.take() {
+        remark(ir, ctx, &merged, &decided);
+    }
     if scope.replaced + scope.branches > 0 {
         compact_only(ir);
     }
-    counters.add("cse.replaced", scope.replaced);
-    counters.add("cse.branches", scope.branches);
+    ctx.counters.add("cse.replaced", scope.replaced);
+    ctx.counters.add("cse.branches", scope.branches);
 }

@@ -79,6 +79,7 @@ use crate::ir::edit::{NewNodes, delete, for_each_operand, replace_uses};
 use crate::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, RuntimeFn, Value};
 use crate::memssa::alias::{AliasResult, Effect, MemLoc, Summaries, inst_effect};
 use crate::memssa::{AccessId, AccessKind, MemorySsa};
+use crate::opt::remarks::{Msg, RemarkKind};
 use crate::opt::{Counters, PassCtx};
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::collections::HashSet;
@@ -446,7 +447,6 @@ fn judge(cx: &Ctx, s: Value, counters: &mut Counters) -> Option<Dead> {
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
-    let counters = &mut ctx.counters;
     let scan_start = std::time::Instant::now();
     let exit_block = |b: BlockId| {
         let blk = &ir.cfg.blocks[b.index()];
@@ -479,21 +479,31 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         if !m.block_of(v).is_some_and(|b| m.dom.reachable(b)) {
             continue;
         }
-        if let Some(d) = judge(&cx, v, counters) {
+        if let Some(d) = judge(&cx, v, &mut ctx.counters) {
             dead.push((v, d));
         }
     }
     crate::timing::record("dse.scan", scan_start.elapsed());
     let local = cx.local;
     for &(v, why) in &dead {
+        let span = ir.stmts.span[v.index()];
+        ctx.remark(ir, RemarkKind::Passed, span, |d| {
+            let why = match why {
+                Dead::Overwritten => "it is overwritten on every path before any read",
+                Dead::UnreadAlloc => "its object is never read and does not escape",
+            };
+            Msg::new(format!("removed store {} at ", d.place_of(v)))
+                .at(span)
+                .t(format!(": {why}"))
+        });
         if let Some(a) = m.access_for(v) {
             m.remove_access(a);
         }
         delete(ir, v);
-        counters.add(why.counter(), 1);
+        ctx.counters.add(why.counter(), 1);
     }
     let removed_allocs = remove_allocs(ir, &mut m, &local);
-    counters.add("dse.removed_alloc", removed_allocs);
+    ctx.counters.add("dse.removed_alloc", removed_allocs);
     ctx.check_memssa(&m, ir);
     if !dead.is_empty() || removed_allocs > 0 {
         compact(ir, NewNodes::new(ir));

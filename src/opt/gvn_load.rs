@@ -21,6 +21,8 @@ use crate::ir::{Inst, IrCode, Loc, Operand, Value};
 use crate::memssa::alias::{AliasResult, Effect};
 use crate::memssa::{AccessId, AccessKind, MemorySsa};
 use crate::opt::PassCtx;
+use crate::opt::remarks::{Msg, RemarkKind};
+use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
 fn same_loc(m: &MemorySsa, ir: &IrCode, a: &Effect, b: &Effect) -> bool {
@@ -70,15 +72,16 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
             continue;
         };
         let eff = m.access(a).effect.clone();
-        let mut with: Option<(Operand, &str)> = None;
+        // The value, its counter, and the statement it comes from.
+        let mut with: Option<(Operand, &str, Value)> = None;
         if let AccessKind::Def { inst: d } = m.access(c).kind {
             match ir.stmts.get(d) {
                 Some(Inst::Store { value, .. }) if same_loc(&m, ir, &m.access(c).effect, &eff) => {
-                    with = Some((*value, "gvn_load.forwarded"));
+                    with = Some((*value, "gvn_load.forwarded", d));
                 }
                 Some(Inst::NewArray { .. } | Inst::NewStruct { .. }) => {
-                    with =
-                        initial_value(ir, d, &loc, &base).map(|x| (x, "gvn_load.forwarded_alloc"));
+                    with = initial_value(ir, d, &loc, &base)
+                        .map(|x| (x, "gvn_load.forwarded_alloc", d));
                 }
                 _ => {}
             }
@@ -88,13 +91,24 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
             // The most recent candidates only (bounded work per load).
             for &(w, wa) in list.iter().rev().take(16) {
                 if m.dominates(wa, a) && same_loc(&m, ir, &m.access(wa).effect, &eff) {
-                    with = Some((Operand::Value(w), "gvn_load.redundant"));
+                    with = Some((Operand::Value(w), "gvn_load.redundant", w));
                     break;
                 }
             }
         }
         match with {
-            Some((x, counter)) => {
+            Some((x, counter, from)) => {
+                let (at, src) = (ir.stmts.span[v.index()], ir.stmts.span[from.index()]);
+                ctx.remark(ir, RemarkKind::Passed, at, |d| {
+                    let msg = Msg::new(format!("load {} at ", d.place_of(v))).at(at);
+                    match counter {
+                        "gvn_load.redundant" => msg.t(" is redundant with ").at(src),
+                        "gvn_load.forwarded" => msg.t(" gets the value stored at ").at(src),
+                        _ => msg
+                            .t(" gets the initial value of the allocation at ")
+                            .at(src),
+                    }
+                });
                 m.remove_access(a);
                 replace_uses(ir, v, x);
                 ctx.counters.add(counter, 1);

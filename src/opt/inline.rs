@@ -59,11 +59,12 @@
 //! MemorySSA and the alias summaries are rebuilt by the later passes as
 //! usual.
 
-use super::{Counters, PassCtx, callgraph};
+use super::remarks::{Msg, RemarkKind};
+use super::{PassCtx, callgraph};
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::edit::for_each_operand_mut;
-use crate::ir::{BlockId, Flags, Inst, IrCode, Module, Operand, Type, Value};
+use crate::ir::{BlockId, Flags, Inst, IrCode, Module, Operand, Type, Value, VarName};
 use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
@@ -96,15 +97,41 @@ pub fn run(module: &mut Module, ctx: &mut PassCtx) {
         for &f in comp {
             let name = module.funcs[f].name.clone();
             ctx.counting_for(&name, |ctx| {
-                let sites = plan(module, f, &recursive, &mut ctx.counters);
+                let sites = plan(module, f, &recursive, ctx);
                 if sites.is_empty() {
                     return;
                 }
+                name_arguments(module, f, &sites);
                 let mut code = splice_all(module, f, &sites);
                 ctx.counters.add("inline.inlined", sites.len() as u64);
                 cleanup(&mut code, ctx);
                 module.funcs[f] = code;
             });
+        }
+    }
+}
+
+/// Gives each unnamed value the caller `f` passes to an inlined callee the
+/// name of the parameter it becomes (`callee::param`): inlined, it is that
+/// variable's value.
+fn name_arguments(module: &mut Module, f: usize, sites: &[Site]) {
+    for site in sites {
+        let Some(Inst::Call { args, .. }) = module.funcs[f].stmts.get(site.call).cloned() else {
+            continue;
+        };
+        let callee = &module.funcs[site.callee];
+        let names: Vec<VarName> = callee
+            .param_names
+            .iter()
+            .map(|p| qualified_name(&callee.name, p))
+            .collect();
+        let caller = &mut module.funcs[f].stmts;
+        for (arg, name) in args.iter().zip(names) {
+            if let Operand::Value(x) = arg
+                && let Some(slot @ None) = caller.name.get_mut(x.index())
+            {
+                *slot = Some(name);
+            }
         }
     }
 }
@@ -152,9 +179,9 @@ fn checked_call(code: &IrCode, b: usize, s: u32) -> Option<(Value, Label)> {
     }
 }
 
-/// The calls of function `f` to inline, in statement order, counting the
-/// ones left.
-fn plan(module: &Module, f: usize, recursive: &[bool], counters: &mut Counters) -> Vec<Site> {
+/// The calls of function `f` to inline, in statement order, counting (and
+/// remarking) the ones left.
+fn plan(module: &Module, f: usize, recursive: &[bool], ctx: &mut PassCtx) -> Vec<Site> {
     let caller = &module.funcs[f];
     let budget = caller.stmts.len().max(MIN_GROWTH);
     let mut used = 0usize;
@@ -165,17 +192,28 @@ fn plan(module: &Module, f: usize, recursive: &[bool], counters: &mut Counters) 
                 continue;
             };
             let g = func.index();
+            let skip = |ctx: &mut PassCtx, counter: &str, why: String| {
+                ctx.counters.add(counter, 1);
+                let name = module.funcs.get(g).map_or("?", |c| c.name.as_str());
+                let span = caller.stmts.span[s as usize];
+                ctx.remark(caller, RemarkKind::Missed, span, |_| {
+                    Msg::new(format!("did not inline {name} into {} at ", caller.name))
+                        .at(span)
+                        .t(format!(": {why}"))
+                });
+            };
             let Some(callee) = module.funcs.get(g) else {
-                counters.add("inline.skipped_shape", 1);
+                skip(ctx, "inline.skipped_shape", "unknown callee".into());
                 continue;
             };
             if recursive.get(g).copied().unwrap_or(true) {
-                counters.add("inline.skipped_recursive", 1);
+                skip(ctx, "inline.skipped_recursive", "it is recursive".into());
                 continue;
             }
             let size = callee.stmts.len();
             if size > MAX_CALLEE_STMTS {
-                counters.add("inline.skipped_too_big", 1);
+                let why = format!("too big ({size} statements, limit {MAX_CALLEE_STMTS})");
+                skip(ctx, "inline.skipped_too_big", why);
                 continue;
             }
             let shape = Shape::of(callee);
@@ -188,14 +226,26 @@ fn plan(module: &Module, f: usize, recursive: &[bool], counters: &mut Counters) 
                 || shape.entry_has_preds
                 || (shape.unwinds && check.is_none())
             {
-                counters.add("inline.skipped_shape", 1);
+                skip(
+                    ctx,
+                    "inline.skipped_shape",
+                    "a call shape the inliner does not handle".into(),
+                );
                 continue;
             }
             if used + size > budget {
-                counters.add("inline.skipped_budget", 1);
+                let why = format!(
+                    "{}'s growth budget of {budget} statements is spent",
+                    caller.name
+                );
+                skip(ctx, "inline.skipped_budget", why);
                 continue;
             }
             used += size;
+            let span = caller.stmts.span[s as usize];
+            ctx.remark(caller, RemarkKind::Passed, span, |_| {
+                Msg::new(format!("inlined {} into {} at ", callee.name, caller.name)).at(span)
+            });
             sites.push(Site {
                 call: Value(s),
                 callee: g,
@@ -204,6 +254,12 @@ fn plan(module: &Module, f: usize, recursive: &[bool], counters: &mut Counters) 
         }
     }
     sites
+}
+
+/// The source name, in a caller, of the variable `name` of the inlined
+/// function `callee`: `callee::name`.
+pub fn qualified_name(callee: &str, name: &str) -> VarName {
+    format!("{callee}::{name}").into()
 }
 
 /// `callee`'s blocks with fresh labels and values, ready to splice.
@@ -269,6 +325,7 @@ fn copy_callee(
                     ty: s.ty,
                     span: s.span,
                     flags: s.flags,
+                    name: s.name.map(|n| qualified_name(&callee.name, &n)),
                 }
             })
             .collect();
@@ -367,6 +424,7 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
                             ty: st.ty,
                             span: st.span,
                             flags: PURE,
+                            name: st.name,
                         });
                     }
                     if let Some((ok, target)) = site.check {
@@ -385,6 +443,7 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
                         ty: st.ty,
                         span: st.span,
                         flags: PURE,
+                        name: None,
                     });
                 }
                 _ => cur.stmts.push(st),

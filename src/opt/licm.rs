@@ -29,8 +29,10 @@ use crate::ir::edit::{NewNodes, for_each_operand, is_pure, replace_uses};
 use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RuntimeFn, Type, Value};
 use crate::memssa::alias::{Class, Effect, Summaries, inst_effect};
-use crate::memssa::{LIVE_ON_ENTRY, MemorySsa};
-use crate::opt::{Counters, PassCtx};
+use crate::memssa::{AccessId, LIVE_ON_ENTRY, MemorySsa};
+use crate::opt::PassCtx;
+use crate::opt::remarks::{Describe, Msg, RemarkKind};
+use crate::span::Span;
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::collections::{HashMap, HashSet};
 
@@ -327,7 +329,7 @@ const ROUNDS: usize = 3;
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     for _ in 0..ROUNDS {
         hoist_invariants(ir, ctx);
-        if !crate::opt::licm_checks::run(ir, &mut ctx.counters, &ctx.summaries) {
+        if !crate::opt::licm_checks::run(ir, ctx) {
             break;
         }
     }
@@ -354,7 +356,7 @@ fn hoist_invariants(ir: &mut IrCode, ctx: &mut PassCtx) {
     }
     let mut changed = false;
     for l in loops.values() {
-        changed |= hoist_loop(ir, &mut m, &mut st, l, &guards, &mut ctx.counters);
+        changed |= hoist_loop(ir, &mut m, &mut st, l, &guards, ctx);
     }
     ctx.check_memssa(&m, ir);
     if changed {
@@ -368,7 +370,7 @@ fn hoist_loop(
     st: &mut State,
     l: &LoopInfo,
     guards: &Guards,
-    counters: &mut Counters,
+    ctx: &mut PassCtx,
 ) -> bool {
     let Some(ph) = l.preheader else { return false };
     let header = &ir.cfg.blocks[l.header.index()];
@@ -405,7 +407,7 @@ fn hoist_loop(
             let mut stmts: Vec<Value> = ir.cfg.blocks[b.index()].stmts.clone().map(Value).collect();
             stmts.extend(st.extra[b].iter().copied());
             for v in stmts {
-                if try_hoist(ir, m, st, l, (ph, ph_term, after), guards, v, counters) {
+                if try_hoist(ir, m, st, l, (ph, ph_term, after), guards, v, ctx) {
                     changed = true;
                 }
             }
@@ -427,7 +429,7 @@ fn try_hoist(
     (ph, ph_term, after): (BlockId, Value, bool),
     guards: &Guards,
     v: Value,
-    counters: &mut Counters,
+    ctx: &mut PassCtx,
 ) -> bool {
     let Some(inst) = inst_of(ir, &st.new, v).cloned() else {
         return false;
@@ -453,6 +455,9 @@ fn try_hoist(
             Loc::ArrayElem(_) => false,
         };
         if !safe {
+            if !matches!(loc, Loc::ArrayElem(_)) {
+                missed_load(ir, st, v, &inst, ctx, |_| Msg::new(": its base may be nil"));
+            }
             return false;
         }
         let Some(a) = m.access_for(v) else {
@@ -460,6 +465,14 @@ fn try_hoist(
         };
         let c = m.clobbering_access(ir, a);
         if c != LIVE_ON_ENTRY && l.contains(m.access(c).block) {
+            if ctx.remarks_on() {
+                let by = clobber_in_loop(ir, m, l, c, loc);
+                missed_load(ir, st, v, &inst, ctx, |d| match by {
+                    Some(w) => Msg::new(format!(": clobbered by {} at ", d.access_stmt(w)))
+                        .at(ir.stmts.span[w.index()]),
+                    None => Msg::new(": clobbered in the loop"),
+                });
+            }
             return false;
         }
         is_load = true;
@@ -468,8 +481,19 @@ fn try_hoist(
     }
     let ty = ty_of(ir, &st.new, v);
     let feeds_check = matches!(inst, Inst::Binary(BinaryOp::ICmp(_), ..));
+    if is_load && ctx.remarks_on() {
+        let span = span_of(ir, st, v);
+        ctx.remark(ir, RemarkKind::Passed, span, |d| {
+            Msg::new(format!(
+                "hoisted load {} out of the loop at ",
+                load_place(d, &inst)
+            ))
+            .at(span)
+        });
+    }
     let nv = st.new.insert_node(ir, ph_term, inst, ty, after);
     if (v.index()) < ir.stmts.len() {
+        st.new.set_name(nv, ir.stmts.name[v.index()].clone());
         replace_uses(ir, v, Operand::Value(nv));
     } else if let Some(n) = st.new.nodes.get_mut((v.0 - st.new.base) as usize) {
         n.inst = Inst::Copy(Operand::Value(nv));
@@ -481,12 +505,80 @@ fn try_hoist(
         if let Some(a) = m.access_for(v) {
             m.move_access(ir, a, nv, ph, usize::MAX);
         }
-        counters.add("licm.hoisted_loads", 1);
+        ctx.counters.add("licm.hoisted_loads", 1);
     } else {
-        counters.add("licm.hoisted", 1);
+        ctx.counters.add("licm.hoisted", 1);
         if feeds_check {
-            counters.add("licm.hoisted_cmps", 1);
+            ctx.counters.add("licm.hoisted_cmps", 1);
         }
     }
     true
+}
+
+/// The span of statement `v`, original or new.
+fn span_of(ir: &IrCode, st: &State, v: Value) -> Span {
+    match ir.stmts.span.get(v.index()) {
+        Some(s) => *s,
+        None => st
+            .new
+            .nodes
+            .get((v.0 - st.new.base) as usize)
+            .map_or(ir.span, |n| n.span),
+    }
+}
+
+/// The source description of the place the load `inst` reads.
+fn load_place(d: &Describe, inst: &Inst) -> String {
+    match inst {
+        Inst::Load { loc, base, index } => d.place(loc, base.as_ref(), index.as_ref(), 3),
+        _ => "?".into(),
+    }
+}
+
+/// Remarks that the invariant load `v` (`inst`) stays in its loop, `why`
+/// following its position.
+fn missed_load(
+    ir: &IrCode,
+    st: &State,
+    v: Value,
+    inst: &Inst,
+    ctx: &mut PassCtx,
+    why: impl FnOnce(&Describe) -> Msg,
+) {
+    let span = span_of(ir, st, v);
+    ctx.remark(ir, RemarkKind::Missed, span, |d| {
+        let mut msg =
+            Msg::new(format!("could not hoist load {} at ", load_place(d, inst))).at(span);
+        msg.0.extend(why(d).0);
+        msg
+    });
+}
+
+/// The statement of the loop `l` that clobbers a load of `loc` whose
+/// clobbering access is `c`: `c`'s own statement, or for a memory φ the
+/// first write in the loop to the same kind of location (or a call).
+fn clobber_in_loop(
+    ir: &IrCode,
+    m: &MemorySsa,
+    l: &LoopInfo,
+    c: AccessId,
+    loc: &Loc,
+) -> Option<Value> {
+    if let Some(w) = m.inst_of(c) {
+        return Some(w);
+    }
+    l.blocks
+        .iter()
+        .flat_map(|b| m.block_accesses(*b))
+        .find_map(|&a| {
+            let w = m.inst_of(a)?;
+            let writes = match ir.stmts.get(w)? {
+                Inst::Store { loc: sl, .. } => sl == loc,
+                Inst::Call { .. } | Inst::Runtime { .. } => {
+                    matches!(m.access(a).kind, crate::memssa::AccessKind::Def { .. })
+                }
+                _ => false,
+            };
+            writes.then_some(w)
+        })
 }

@@ -62,7 +62,9 @@ use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::ir::{BlockId, Flags, Inst, IrCode, Loc, Operand, RaiseKind, Value};
 use crate::memssa::alias::Summaries;
 use crate::memssa::{LIVE_ON_ENTRY, MemorySsa};
-use crate::opt::Counters;
+use crate::opt::remarks::{Describe, Msg, NameTables, RemarkKind};
+use crate::opt::{Counters, PassCtx};
+use crate::span::Span;
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::collections::{HashMap, HashSet};
 
@@ -277,7 +279,48 @@ impl Ctx<'_> {
 
 /// Moves the hoistable checks and element loads of every loop; returns
 /// whether anything moved.
-pub fn run(ir: &mut IrCode, counters: &mut Counters, sums: &Summaries) -> bool {
+pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) -> bool {
+    let mut said = Vec::new();
+    let names = ctx.remarks_on().then_some(&*ctx.names);
+    let changed = hoist_checks(ir, &mut ctx.counters, &ctx.summaries, names, &mut said);
+    for (span, msg) in said {
+        ctx.remark(ir, RemarkKind::Passed, span, |_| msg);
+    }
+    changed
+}
+
+/// The remarks on the checks and element loads `h` moves out of its loop.
+fn hoist_remarks(ir: &IrCode, names: &NameTables, h: &Hoist, said: &mut Vec<(Span, Msg)>) {
+    let d = Describe { ir, names };
+    for &(_, cond, _) in &h.checks {
+        let span = match cond {
+            Operand::Value(c) => ir.stmts.span[c.index()],
+            _ => continue,
+        };
+        let msg = Msg::new(format!(
+            "hoisted the check {} out of the loop at ",
+            d.operand(&cond)
+        ));
+        said.push((span, msg.at(span)));
+    }
+    for &v in &h.loads {
+        let span = ir.stmts.span[v.index()];
+        let msg = Msg::new(format!(
+            "hoisted load {} out of the loop at ",
+            d.place_of(v)
+        ));
+        said.push((span, msg.at(span).t(" (with its check)")));
+    }
+}
+
+/// [`run`], the remarks to make going to `said` when `names` is given.
+fn hoist_checks(
+    ir: &mut IrCode,
+    counters: &mut Counters,
+    sums: &Summaries,
+    names: Option<&NameTables>,
+    said: &mut Vec<(Span, Msg)>,
+) -> bool {
     let dom = DomTree::new(&ir.cfg);
     let loops = LoopNest::new(&ir.cfg, &dom).loops;
     if loops.is_empty() {
@@ -302,6 +345,11 @@ pub fn run(ir: &mut IrCode, counters: &mut Counters, sums: &Summaries) -> bool {
     let (nchecks, nloads) = plans
         .iter()
         .fold((0, 0), |(c, l), h| (c + h.checks.len(), l + h.loads.len()));
+    if let Some(names) = names {
+        for h in &plans {
+            hoist_remarks(ir, names, h, said);
+        }
+    }
     let mut bir = BlockIr::from_ir(ir);
     let mut before: HashMap<Label, Vec<BBlock>> = HashMap::new();
     for h in &plans {

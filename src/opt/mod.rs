@@ -14,7 +14,8 @@
 //!
 //! Everything a pass reads besides the IR comes in its [`PassCtx`]: whether
 //! to verify, the call summaries of the module (computed before each pass),
-//! the [`Counters`] it adds to (`pass.counter: N` lines with `--stats`), and
+//! the [`Counters`] it adds to (`pass.counter: N` lines with `--stats`),
+//! the optimisation remarks it records (`--remarks`, [`remarks`]), and
 //! where MemorySSA verifier failures go. No pass reads global or
 //! thread-local compiler state.
 
@@ -32,13 +33,16 @@ pub mod loops;
 pub mod pi_insert;
 pub mod print;
 pub mod promote;
+pub mod remarks;
 pub mod rotate;
 pub mod sccp;
 
 use crate::ir::{IrCode, Module};
 use crate::memssa::MemorySsa;
 use crate::memssa::alias::{Summaries, compute_summaries};
+use remarks::{Describe, Msg, NameTables, Remark, RemarkKind};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Named event counters, printed `name: N` in name order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -78,6 +82,14 @@ pub struct PassCtx {
     /// The counters of the running pass by function
     /// ([`PassCtx::counting_for`]).
     pub by_function: BTreeMap<String, Counters>,
+    /// The remarks recorded so far, in order; `None` when nobody asked for
+    /// them ([`PassCtx::remark`] then records nothing).
+    pub remarks: Option<Vec<Remark>>,
+    /// The row of [`PASSES`] running (or `OUTER.STEP` inside
+    /// [`PassCtx::run_step`]): the `pass` of the remarks recorded.
+    pub pass: String,
+    /// The module's struct, global and function names, for remarks.
+    pub names: Arc<NameTables>,
 }
 
 /// The steps passes run inside themselves with [`PassCtx::run_step`], as
@@ -122,6 +134,59 @@ impl PassCtx {
         PassCtx {
             verify,
             ..PassCtx::default()
+        }
+    }
+
+    /// Whether remarks are being collected: a pass may skip the work of
+    /// finding what to say otherwise.
+    pub fn remarks_on(&self) -> bool {
+        self.remarks.is_some()
+    }
+
+    /// Records a remark about statement position `span` of `ir` (when
+    /// remarks are collected); `msg` builds the message from source-level
+    /// descriptions of `ir`'s values.
+    pub fn remark(
+        &mut self,
+        ir: &IrCode,
+        kind: RemarkKind,
+        span: crate::span::Span,
+        msg: impl FnOnce(&Describe) -> Msg,
+    ) {
+        if self.remarks.is_none() {
+            return;
+        }
+        let d = Describe {
+            ir,
+            names: &self.names,
+        };
+        let remark = Remark {
+            pass: self.pass.clone(),
+            func: ir.name.clone(),
+            kind,
+            span,
+            message: msg(&d),
+        };
+        // Passes that iterate may reach the same decision again: a remark
+        // is recorded once per pass and function; a later remark on a
+        // statement supersedes what the pass missed there earlier (a load
+        // hoisted once its guard was, or missed for a later reason).
+        if let Some(list) = &mut self.remarks {
+            list.retain(|r| {
+                !(r.kind == RemarkKind::Missed
+                    && r.pass == remark.pass
+                    && r.func == remark.func
+                    && r.span == remark.span)
+            });
+        }
+        if let Some(list) = &mut self.remarks
+            && !list
+                .iter()
+                .rev()
+                .take_while(|r| r.pass == remark.pass && r.func == remark.func)
+                .any(|r| *r == remark)
+        {
+            list.push(remark);
         }
     }
 
@@ -171,7 +236,13 @@ impl PassCtx {
         step: fn(&mut IrCode, &mut PassCtx),
     ) {
         let mut local = PassCtx::for_function(self.verify);
+        local.pass = format!("{outer}.{step_name}");
+        local.names = self.names.clone();
+        local.remarks = self.remarks.as_ref().map(|_| Vec::new());
         step(ir, &mut local);
+        if let (Some(mine), Some(theirs)) = (&mut self.remarks, local.remarks.take()) {
+            mine.extend(theirs);
+        }
         if let Some(p) = &self.print_step
             && p.step.strip_prefix(outer).and_then(|s| s.strip_prefix('.')) == Some(step_name)
             && p.only.as_ref().is_none_or(|n| *n == ir.name)
@@ -443,6 +514,8 @@ pub struct PipelineOptions {
     /// counts only it); `None`: every function.
     pub only: Option<String>,
     pub verify: bool,
+    /// Collect optimisation remarks ([`run_pipeline_observed`] returns them).
+    pub remarks: bool,
 }
 
 /// The default pipeline of level `opt`.
@@ -494,7 +567,21 @@ pub fn run_pipeline(
     print: &dyn Fn(&IrCode) -> String,
 ) -> Result<(), Vec<String>> {
     let mut printer = print::PrintObserver::new(opts, print);
-    run_pipeline_observed(module, opts, counters, &mut printer)
+    run_pipeline_observed(module, opts, counters, &mut printer).map(|_| ())
+}
+
+/// The names remarks use, from `module`'s program tables.
+pub fn name_tables(module: &Module) -> NameTables {
+    let p = &module.program;
+    NameTables {
+        fields: p
+            .structs
+            .iter()
+            .map(|s| s.fields.iter().map(|f| f.name.clone()).collect())
+            .collect(),
+        globals: p.globals.iter().map(|g| g.name.clone()).collect(),
+        functions: module.funcs.iter().map(|f| f.name.clone()).collect(),
+    }
 }
 
 /// Watches the pipeline: called before and after every pass with the whole
@@ -508,24 +595,32 @@ pub trait PassObserver {
     fn after(&mut self, _pass: &str, _module: &Module, _counters: &BTreeMap<String, Counters>) {}
 }
 
-/// [`run_pipeline`] reporting to `observer` instead of printing.
+/// [`run_pipeline`] reporting to `observer` instead of printing; returns
+/// the optimisation remarks of every pass in the order they were made
+/// when [`PipelineOptions::remarks`] (empty otherwise).
 pub fn run_pipeline_observed(
     module: &mut Module,
     opts: &PipelineOptions,
     counters: &mut Counters,
     observer: &mut dyn PassObserver,
-) -> Result<(), Vec<String>> {
+) -> Result<Vec<Remark>, Vec<String>> {
     let print_step = step_printer(module, opts);
     let mut ctx = PassCtx {
         verify: opts.verify,
         counters: std::mem::take(counters),
         print_step,
+        remarks: opts.remarks.then(Vec::new),
+        names: Arc::new(if opts.remarks {
+            name_tables(module)
+        } else {
+            NameTables::default()
+        }),
         ..PassCtx::default()
     };
     observer.start(module);
     let result = run_passes(module, opts, &mut ctx, observer);
     *counters = ctx.counters;
-    result
+    result.map(|()| ctx.remarks.unwrap_or_default())
 }
 
 /// The printer of `--print-after=OUTER.STEP` (one of [`STEPS`]), if asked.
@@ -558,6 +653,7 @@ fn run_passes(
         observer.before(name, module);
         let start = std::time::Instant::now();
         ctx.summaries = compute_summaries(module);
+        ctx.pass = name.to_string();
         let by_function = pass.run_module(module, ctx);
         crate::timing::record(&format!("pass.{name}"), start.elapsed());
         observer.after(name, module, &by_function);

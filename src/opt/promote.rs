@@ -85,6 +85,8 @@ use crate::opt::PassCtx;
 use crate::opt::licm::{
     BoundsFacts, Guards, bounds_facts, known_inbounds, known_nonnil, nonnil_guards,
 };
+use crate::opt::remarks::{Msg, NameTables, RemarkKind, promotion};
+use crate::span::Span;
 use cranelift_entity::EntityRef;
 use std::collections::{HashMap, HashSet};
 
@@ -102,12 +104,33 @@ const MAX_EXIT_STORES: usize = 64;
 const STORE_SCAN: usize = 64;
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
-    let sums = &ctx.summaries;
     for _ in 0..MAX_ROUNDS {
+        let mut said = Vec::new();
+        let n = promote_round(ir, ctx, &mut said);
+        for (kind, span, msg) in said {
+            ctx.remark(ir, kind, span, |_| msg);
+        }
+        if n == 0 {
+            return;
+        }
+    }
+}
+
+/// One round over every loop (a loop whose blocks a promotion of this
+/// round touched waits for the next); the remarks to make go to `said`.
+/// Returns how many locations it promoted.
+fn promote_round(
+    ir: &mut IrCode,
+    ctx: &mut PassCtx,
+    said: &mut Vec<(RemarkKind, Span, Msg)>,
+) -> usize {
+    let sums = &ctx.summaries;
+    let names = ctx.remarks_on().then_some(&*ctx.names);
+    {
         let m = MemorySsa::build(ir, sums);
         let loops = LoopNest::new(&ir.cfg, &m.dom).loops;
         if loops.is_empty() {
-            return;
+            return 0;
         }
         let guards = nonnil_guards(ir);
         let bounds = bounds_facts(ir, sums);
@@ -124,7 +147,8 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
             {
                 continue;
             }
-            let k = promote_loop(ir, &m, (&guards, &bounds, sums), &mut new, &mut stores, l);
+            let out = (&mut new, &mut stores, &mut *said, names);
+            let k = promote_loop(ir, &m, (&guards, &bounds, sums), out, l);
             if k > 0 {
                 n += k;
                 touched.extend(l.blocks.iter().copied());
@@ -133,7 +157,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
             }
         }
         if n == 0 {
-            return;
+            return 0;
         }
         ctx.counters.add("licm.promoted", n as u64);
         // Exit stores after every φ of the round, so φs stay at block heads.
@@ -141,8 +165,18 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
             new.insert_node(ir, at, st, Type::Void, false);
         }
         compact(ir, new);
+        n
     }
 }
+
+/// Where promotions write: the new nodes, the exit stores, the remarks,
+/// and the names remarks use (`None`: no remarks wanted).
+type Out<'a, 'b> = (
+    &'a mut NewNodes,
+    &'a mut Vec<(Value, Inst)>,
+    &'a mut Vec<(RemarkKind, Span, Msg)>,
+    Option<&'b NameTables>,
+);
 
 /// The location a load or store of `inst` names, when it is promotable in
 /// shape (a global, a field or an array element).
@@ -302,8 +336,7 @@ fn promote_loop(
     ir: &mut IrCode,
     m: &MemorySsa,
     guards: (&Guards, &BoundsFacts, &Summaries),
-    new: &mut NewNodes,
-    stores: &mut Vec<(Value, Inst)>,
+    (new, stores, said, names): Out,
     l: &LoopInfo,
 ) -> usize {
     let Some(ph) = l.preheader else { return 0 };
@@ -352,16 +385,16 @@ fn promote_loop(
     }
     let stmts = loop_stmts(ir, l);
     // Candidate locations: stored in the loop.
-    let mut cands: Vec<Key> = Vec::new();
+    let mut cands: Vec<(Key, Value)> = Vec::new();
     for &(_, v) in &stmts {
         let Some(inst @ Inst::Store { .. }) = ir.stmts.get(v) else {
             continue;
         };
         if let Some(c) = loc_of(inst)
-            && !cands.contains(&c)
+            && !cands.iter().any(|(k, _)| *k == c)
             && cands.len() < MAX_CANDIDATES
         {
-            cands.push(c);
+            cands.push((c, v));
         }
     }
     if cands.is_empty() || l.exits.len() > MAX_EXITS {
@@ -381,10 +414,11 @@ fn promote_loop(
         }
     }
     let mut done = 0;
-    for key in cands {
+    for (key, first_store) in cands {
         if (done + 1) * l.exits.len() > MAX_EXIT_STORES {
             break;
         }
+        let remark = names.map(|n| promotion(ir, n, first_store, true));
         let mark = (new.nodes.len(), stores.len());
         let site = Site {
             l,
@@ -396,9 +430,19 @@ fn promote_loop(
         if let Some(mine) = promote_one(ir, m, guards, new, stores, &site, &key) {
             effects.retain(|(v, _)| !mine.contains(v));
             done += 1;
+            said.extend(remark);
         } else {
             new.nodes.truncate(mark.0);
             stores.truncate(mark.1);
+            // A place that changes from one iteration to the next (`a[i]`)
+            // is no candidate: only an invariant one is worth a remark.
+            let varies = |o: &Option<Operand>| match o {
+                Some(Operand::Value(v)) => m.block_of(*v).is_none_or(|b| l.contains(b)),
+                _ => false,
+            };
+            if !varies(&key.base) && !varies(&key.index) {
+                said.extend(names.map(|n| promotion(ir, n, first_store, false)));
+            }
         }
     }
     done

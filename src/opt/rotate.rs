@@ -58,6 +58,7 @@ use crate::ir::edit::{default_flags, for_each_operand, for_each_operand_mut};
 use crate::ir::loops::LoopNest;
 use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
+use crate::opt::remarks::{Msg, RemarkKind};
 use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
@@ -373,12 +374,14 @@ impl Renamer<'_> {
         };
         let flags = default_flags(&inst);
         let span = self.ir.stmts.span[v.index()];
+        let name = self.ir.stmts.name[v.index()].clone();
         self.new_phis.entry(y).or_default().push(BStmt {
             id,
             inst,
             ty,
             span,
             flags,
+            name,
         });
         Operand::Value(id)
     }
@@ -412,6 +415,7 @@ fn copy_test(
             ty: ir.stmts.ty[s as usize].clone(),
             span: ir.stmts.span[s as usize],
             flags,
+            name: ir.stmts.name[s as usize].clone(),
         });
     }
     bir.blocks[pos].stmts.extend(out);
@@ -536,6 +540,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         let inst = Inst::Phi { edges, values };
         let flags = default_flags(&inst);
         let span = ir.stmts.span[v.index()];
+        let name = ir.stmts.name[v.index()].clone();
         rn.new_phis
             .entry(if in_x { p.x } else { p.b })
             .or_default()
@@ -545,6 +550,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
                 ty,
                 span,
                 flags,
+                name,
             });
     }
     if rn.failed {
@@ -610,8 +616,7 @@ fn merge_latches(ir: &mut IrCode) -> u64 {
 }
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
-    let counters = &mut ctx.counters;
-    counters.add("rotate.latches_merged", merge_latches(ir));
+    ctx.counters.add("rotate.latches_merged", merge_latches(ir));
     let dom = DomTree::new(&ir.cfg);
     let plans = check_uses(ir, &dom, candidates(ir, &dom));
     if plans.is_empty() {
@@ -620,8 +625,18 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let Some(out) = rotate_all(ir, &dom, &plans) else {
         return;
     };
+    for p in &plans {
+        let term = ir.cfg.blocks[p.h as usize].stmts.end.saturating_sub(1);
+        let span = ir.stmts.span.get(term as usize).copied().unwrap_or(ir.span);
+        ctx.remark(ir, RemarkKind::Passed, span, |d| {
+            Msg::new("rotated the loop at ").at(span).t(format!(
+                " into `if {0} {{ do {{..}} while {0} }}`",
+                d.operand(&p.cond)
+            ))
+        });
+    }
     *ir = out;
-    counters.add("rotate.rotated", plans.len() as u64);
+    ctx.counters.add("rotate.rotated", plans.len() as u64);
     // Restores dedicated exits: a step reported as `rotate.loops.*`.
     ctx.run_step("rotate", "loops", ir, crate::opt::loops::run);
 }

@@ -22,6 +22,7 @@ use crate::ir::edit::{NewNodes, for_each_value_use, is_pure};
 use crate::ir::fold;
 use crate::ir::{BlockId, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
+use crate::opt::remarks::{Msg, RemarkKind};
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::collections::HashSet;
 
@@ -232,9 +233,32 @@ pub fn solve(ir: &IrCode) -> Solution {
 }
 
 /// The pass: solve, then rewrite and compact in one sweep.
+/// Remarks on the branches whose condition `sol` found constant.
+fn remark_folded_branches(ir: &IrCode, sol: &Solution, ctx: &mut PassCtx) {
+    for (s, inst) in ir.stmts.inst.iter().enumerate() {
+        if let Inst::GotoIfNot {
+            cond: Operand::Value(c),
+            ..
+        } = inst
+            && let Some(Lattice::Const(Operand::Bool(k))) = sol.values.get(*c)
+        {
+            let span = ir.stmts.span[s];
+            ctx.remark(ir, RemarkKind::Passed, span, |d| {
+                Msg::new("folded the branch at ").at(span).t(format!(
+                    ": {} is always {k}",
+                    d.operand(&Operand::Value(*c))
+                ))
+            });
+        }
+    }
+}
+
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
-    let counters = &mut ctx.counters;
     let sol = solve(ir);
+    if ctx.remarks_on() {
+        remark_folded_branches(ir, &sol, ctx);
+    }
+    let counters = &mut ctx.counters;
     let mut consts = 0;
     let mut branches = 0;
     let new = NewNodes::new(ir);

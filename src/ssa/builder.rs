@@ -26,6 +26,7 @@
 use super::env::{Entry, Env};
 use crate::ir::{Flags, Inst, Operand, Type, Value};
 use crate::span::Span;
+use cranelift_entity::EntityRef;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -79,6 +80,10 @@ pub struct Node {
     pub span: Span,
     pub flags: Flags,
     pub block: Blk,
+    /// The source variable whose value this node is: the first variable it
+    /// was written to, or the variable a φ was made for (only variables
+    /// below [`Builder::named_vars`], not hidden temporaries).
+    pub var: Option<Var>,
 }
 
 /// How control leaves a builder block. Distinct from `ir::blocks::Term`
@@ -158,6 +163,9 @@ pub struct Builder {
     skip: FxMap<Blk, (Blk, FxSet<Var>)>,
     loops: FxMap<Blk, (Blk, FxSet<Var>)>,
     pub var_ty: Vec<Type>,
+    /// Variables below this are the function's locals (they have source
+    /// names); [`Builder::new_var`] makes hidden ones above.
+    pub named_vars: Var,
     lvn: FxMap<(Blk, LvnKey), Operand>,
     next_seq: u32,
 }
@@ -177,6 +185,7 @@ impl Builder {
             log: Vec::new(),
             skip: FxMap::default(),
             loops: FxMap::default(),
+            named_vars: var_ty.len() as Var,
             var_ty,
             lvn: FxMap::default(),
             next_seq: 0,
@@ -236,6 +245,7 @@ impl Builder {
             span,
             flags,
             block,
+            var: None,
         });
         self.forward.push(None);
         self.phi_users.push(Vec::new());
@@ -334,7 +344,22 @@ impl Builder {
     /// Defines `var` in `block` (an assignment of the program).
     pub fn write_var(&mut self, var: Var, block: Blk, value: Operand) {
         self.log.push(var);
+        self.name_node(var, value);
         self.env[block as usize].insert(var, Entry::Val(value));
+    }
+
+    /// Records that `value` is a value of `var`, unless its node already
+    /// has a variable or `var` is hidden.
+    fn name_node(&mut self, var: Var, value: Operand) {
+        if var >= self.named_vars {
+            return;
+        }
+        if let Operand::Value(v) = self.resolve(value)
+            && let Some(node) = self.nodes.get_mut(v.index())
+            && node.var.is_none()
+        {
+            node.var = Some(var);
+        }
     }
 
     /// Records what a read found (not an assignment).
@@ -570,6 +595,9 @@ impl Builder {
             Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0),
             b,
         );
+        if var < self.named_vars {
+            self.nodes[n as usize].var = Some(var);
+        }
         self.blocks[b as usize].phis.push(n);
         n
     }

@@ -13,7 +13,7 @@ use super::builder::{Blk, BuildTerm, Builder};
 use super::scc::remove_redundant_phis;
 use crate::ir::edit::{for_each_operand, for_each_operand_mut};
 use crate::ir::{
-    BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value,
+    BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value, VarName,
 };
 use crate::sema::hir::FuncId;
 use crate::span::Span;
@@ -24,6 +24,10 @@ pub struct Header {
     pub params: Vec<Type>,
     pub ret: Type,
     pub span: Span,
+    /// The name of every local (builder variables below `named_vars`).
+    pub var_names: Vec<VarName>,
+    /// The parameters' names.
+    pub param_names: Vec<VarName>,
 }
 
 fn term_of(b: &Builder, blk: Blk) -> Option<&BuildTerm> {
@@ -381,7 +385,8 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
             };
             let mut flags = node.flags;
             flags.insert(cold);
-            stmts.push(inst, node.ty.clone(), node.span, flags);
+            let name = node.var.and_then(|v| h.var_names.get(v as usize)).cloned();
+            stmts.push_named(inst, node.ty.clone(), node.span, flags, name);
         }
         let (term, span) = match &bb.term {
             Some((t, s)) => (t.clone(), *s),
@@ -415,6 +420,7 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
         params: h.params,
         ret: h.ret,
         span: h.span,
+        param_names: h.param_names,
         stmts,
         cfg: Cfg { blocks },
     }

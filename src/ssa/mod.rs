@@ -67,6 +67,13 @@ pub fn build_function_counted(program: &Program, id: FuncId, may_throw: &[bool])
         params: l.params.clone(),
         ret: func.ret.clone(),
         span: func.span,
+        var_names: func.locals.iter().map(|l| l.name.as_str().into()).collect(),
+        param_names: func
+            .params
+            .iter()
+            .filter_map(|p| func.locals.get(p.0 as usize))
+            .map(|l| l.name.as_str().into())
+            .collect(),
     };
     let steps = l.b.steps;
     (emit::emit(l.b, header), steps)

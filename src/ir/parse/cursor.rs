@@ -112,6 +112,17 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// The text of a `# names` comment, if one is next.
+    pub fn source_names(&mut self) -> Option<String> {
+        match self.peek() {
+            Some(Tok::SourceNames(s)) => {
+                self.pos += 1;
+                Some(s.clone())
+            }
+            _ => None,
+        }
+    }
+
     pub fn expect_end(&self) -> Result<(), ParseError> {
         if self.at_end() {
             Ok(())
@@ -188,5 +199,6 @@ pub fn describe(t: &Tok) -> String {
         Tok::BlockStart => "─".into(),
         Tok::Cont => "│".into(),
         Tok::Punct(p) => p.to_string(),
+        Tok::SourceNames(s) => format!("# {s}"),
     }
 }

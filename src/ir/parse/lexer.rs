@@ -2,7 +2,8 @@
 //!
 //! Invariants: every token knows its 1-based line and column (in
 //! characters); a line's tokens never include a comment (`;` to the end of
-//! the line, outside strings); lexing never panics on any input, it
+//! the line, outside strings) and `# names` is one token to the end of the
+//! line (or a `;`); lexing never panics on any input, it
 //! returns an error at the offending character instead.
 
 use super::ParseError;
@@ -30,6 +31,9 @@ pub enum Tok {
     Cont,
     /// Punctuation: `( ) [ ] { } , = :: -> => < <= . ! _`.
     Punct(&'static str),
+    /// `# text` (a `#` followed by a space) to the end of the line: the
+    /// source names of a statement (`# i`) or of the parameters (`# a, n`).
+    SourceNames(String),
 }
 
 /// A token with its position.
@@ -86,6 +90,13 @@ fn lex_line(line: &str, lno: u32) -> Result<Vec<Token>, ParseError> {
             break;
         }
         let (tok, len) = match c {
+            '#' if chars.get(i + 1).is_some_and(|c| c.is_whitespace()) => {
+                let rest: String = chars[i + 1..].iter().take_while(|c| **c != ';').collect();
+                (
+                    Tok::SourceNames(rest.trim().to_string()),
+                    1 + rest.chars().count(),
+                )
+            }
             '─' | '┄' => (Tok::BlockStart, 1),
             '│' | '|' => (Tok::Cont, 1),
             '└' => (Tok::Cont, run_of(&chars, i + 1, '─') + 1),

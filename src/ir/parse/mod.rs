@@ -21,7 +21,7 @@ mod lexer;
 mod names;
 mod stmt;
 
-use crate::ir::{IrCode, Module};
+use crate::ir::{IrCode, Module, VarName};
 use crate::sema::hir::Program;
 use crate::types::{FuncId, Type};
 use cursor::Cursor;
@@ -77,13 +77,14 @@ pub fn parse(text: &str) -> Result<Module, Vec<ParseError>> {
     program.main = FuncId(find("main").unwrap_or(0) as u32);
     program.init = FuncId(find("<init>").unwrap_or(0) as u32);
     let mut funcs = Vec::new();
-    for (i, (f, (name, params, ret))) in fns.iter().zip(sigs).enumerate() {
+    for (i, (f, (name, params, ret, param_names))) in fns.iter().zip(sigs).enumerate() {
         let head = stmt::Head {
             name,
             at: (f.head[0].line, f.head[0].col),
             func: FuncId(i as u32),
             params,
             ret,
+            param_names,
         };
         funcs.push(stmt::parse_body(head, &f.body, &program).map_err(|e| vec![e])?);
     }
@@ -212,12 +213,13 @@ fn parse_fields(c: &mut Cursor, names: &Program) -> Result<Vec<(String, Type)>, 
     Ok(fields)
 }
 
-/// `fn name(_1::T, _2::T) -> T` (no arrow: returns nothing); parameters
-/// may also be written as bare types.
-fn parse_signature(
-    line: &[Token],
-    program: &Program,
-) -> Result<(String, Vec<Type>, Type), ParseError> {
+/// A signature: name, parameter types, return type, parameter names.
+type Signature = (String, Vec<Type>, Type, Vec<VarName>);
+
+/// `fn name(_1::T, _2::T) -> T` (no arrow: returns nothing) and optionally
+/// `# a, b`, the parameters' source names; parameters may also be written
+/// as bare types.
+fn parse_signature(line: &[Token], program: &Program) -> Result<Signature, ParseError> {
     let mut c = Cursor::new(line);
     c.expect_ident("fn")?;
     let name = c.name("a function name")?;
@@ -238,8 +240,19 @@ fn parse_signature(
     } else {
         Type::Void
     };
+    let names: Vec<VarName> = match c.source_names() {
+        Some(s) => s.split(',').map(|n| VarName::from(n.trim())).collect(),
+        None => Vec::new(),
+    };
+    if !names.is_empty() && names.len() != params.len() {
+        return Err(c.err(format!(
+            "{} parameter names for {} parameters",
+            names.len(),
+            params.len()
+        )));
+    }
     c.expect_end()?;
-    Ok((name, params, ret))
+    Ok((name, params, ret, names))
 }
 
 /// Parses one function alone (a module holding only it, see [`parse`]).

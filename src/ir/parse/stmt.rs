@@ -1,5 +1,5 @@
 //! Function bodies: one statement per line, `[line] [block ─|┄] [│|└──]
-//! [%n =] instruction [::type] [!flags(..)]`, then the resolution of value
+//! [%n =] instruction [::type] [!flags(..)] [# name]`, then the resolution of value
 //! and block numbers to positions.
 //!
 //! While a body is read, `Operand::Value(Value(n))` and `BlockId(n)` hold
@@ -15,7 +15,8 @@ use crate::ir::compact::cfg_from_ranges;
 use crate::ir::edit::{default_flags, for_each_operand_mut};
 use crate::ir::print::FLAG_NAMES;
 use crate::ir::{
-    BlockId, Fact, Flags, Inst, InstructionStream, IrCode, Loc, Operand, Value, operand_type_with,
+    BlockId, Fact, Flags, Inst, InstructionStream, IrCode, Loc, Operand, Value, VarName,
+    operand_type_with,
 };
 use crate::sema::hir::Program;
 use crate::span::Span;
@@ -31,6 +32,8 @@ pub struct Head {
     pub func: FuncId,
     pub params: Vec<Type>,
     pub ret: Type,
+    /// The parameters' source names (`# a, n` after the signature).
+    pub param_names: Vec<VarName>,
 }
 
 /// A statement as read, before [`resolve`].
@@ -43,6 +46,8 @@ struct Parsed {
     field: Option<String>,
     /// Whether it was written `%n = ...`.
     named: bool,
+    /// The source name (`# i` at the end of the line).
+    source_name: Option<VarName>,
     line: u32,
     col: u32,
 }
@@ -126,6 +131,7 @@ fn parse_line(
     } else {
         None
     };
+    let source_name = c.source_names().map(|s| VarName::from(s.as_str()));
     c.expect_end()?;
     body.stmts.push(Parsed {
         inst,
@@ -133,6 +139,7 @@ fn parse_line(
         flags,
         field,
         named: label.is_some(),
+        source_name,
         line: line_no,
         col,
     });
@@ -540,7 +547,7 @@ fn resolve(mut body: Body, head: Head, program: &Program) -> Result<IrCode, Pars
             fill_loc(loc, ty, p.field.as_deref(), program).map_err(at)?;
         }
         let flags = p.flags.unwrap_or_else(|| default_flags(&inst));
-        stmts.push(inst, p.ty, Span::default(), flags);
+        stmts.push_named(inst, p.ty, Span::default(), flags, p.source_name);
     }
     let n = stmts.len() as u32;
     let mut ranges: Vec<std::ops::Range<u32>> = Vec::new();
@@ -554,6 +561,7 @@ fn resolve(mut body: Body, head: Head, program: &Program) -> Result<IrCode, Pars
         params: head.params,
         ret: head.ret,
         span: Span::default(),
+        param_names: head.param_names,
         stmts,
         cfg,
     })

@@ -105,7 +105,10 @@ fn opt_runs_passes_on_the_output_of_ir() {
         text.starts_with("struct Node { value::int, next::Node }\n"),
         "{text}"
     );
-    assert!(text.contains("fn reverse(_1::Node) -> Node\n"), "{text}");
+    assert!(
+        text.contains("fn reverse(_1::Node) -> Node  # list\n"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The IR: compaction, the verifier (one test per invariant), printed snapshots.
 mod compact;
 mod compact_props;
+mod names;
 mod parse;
 mod snapshots;
 mod verify;

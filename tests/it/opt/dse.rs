@@ -69,7 +69,7 @@ fn overwritten_on_both_branches_is_removed() {
     assert_eq!(
         ir,
         body(
-            "fn f(_1::P, _2::bool)",
+            "fn f(_1::P, _2::bool)  # p, c",
             &[
                 "1 ─ %1 = ine(_1, nil)::bool",
                 "└──      goto #6 if not %1",
@@ -216,13 +216,13 @@ fn kill_of_a_loop_invariant_location_after_the_back_edge_counts() {
     assert_eq!(
         ir,
         body(
-            "fn f(_1::int)",
+            "fn f(_1::int)  # n",
             &[
                 "1 ─      goto #2",
-                "2 ┄ %2 = φ (#1 => 0, #3 => %5)::int",
+                "2 ┄ %2 = φ (#1 => 0, #3 => %5)::int  # i",
                 "│   %3 = ilt(%2, _1)::bool",
                 "└──      goto #4 if not %3",
-                "3 ─ %5 = iadd(%2, 1)::int",
+                "3 ─ %5 = iadd(%2, 1)::int  # i",
                 "└──      goto #2",
                 "4 ─      store @g = 3",
                 "└──      return",
@@ -254,15 +254,15 @@ fn unread_local_allocation_loses_its_stores_across_blocks_and_loops_then_itself(
     assert_eq!(
         ir,
         body(
-            "fn f(_1::int) -> int",
+            "fn f(_1::int) -> int  # n",
             &[
                 "1 ─      nothing",
-                "2 ┄ %2 = φ (#1 => 0, #5 => %7)::int",
+                "2 ┄ %2 = φ (#1 => 0, #5 => %7)::int  # i",
                 "│   %3 = ilt(%2, _1)::bool",
                 "└──      goto #6 if not %3",
                 "3 ─      nothing",
                 "4 ─      nothing",
-                "5 ─ %7 = iadd(%2, 1)::int",
+                "5 ─ %7 = iadd(%2, 1)::int  # i",
                 "└──      goto #2",
                 "6 ─      return %2",
             ]

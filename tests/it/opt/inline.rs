@@ -50,13 +50,13 @@ fn inlines_a_leaf_with_its_effects_and_arguments() {
     assert_eq!(c.get("inline.sccp.consts"), 1);
     assert_eq!(c.get("inline.simplifycfg.merged"), 4);
     // The arguments became the operands (the second call's is the load
-    // between the calls); the cleanup folded `1 + 2` and merged the blocks
+    // between the calls, which is now the value of `add`'s `a`); the cleanup folded `1 + 2` and merged the blocks
     // split at the calls into one.
     let want = "fn main()\n \
         1 ─ %1  = load @g::int\n \
         │   %2  = iadd(%1, 1)::int\n \
         │         store @g = %2\n \
-        │   %4  = load @g::int\n \
+        │   %4  = load @g::int  # add::a\n \
         │   %5  = load @g::int\n \
         │   %6  = iadd(%5, 1)::int\n \
         │         store @g = %6\n \

@@ -10,6 +10,7 @@ mod memssa_clients;
 mod pipeline;
 mod promote;
 mod promote_elems;
+mod remarks;
 mod rotate;
 mod snapshots;
 mod toy_run;

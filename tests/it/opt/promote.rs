@@ -19,15 +19,15 @@ fn promotes_a_global_counter() {
     let (c, out, ir) = check("p1", src, LICM, "f");
     assert_eq!(out, "10\n13\n");
     assert_eq!(c.get("licm.promoted"), 1);
-    let want = "fn f(_1::int)\n \
+    let want = "fn f(_1::int)  # n\n \
         1 ─ %1  = load @g::int\n \
         └──       goto #2\n \
         2 ┄ %3  = φ (#1 => %1, #3 => %7)::int\n \
-        │   %4  = φ (#1 => 0, #3 => %8)::int\n \
+        │   %4  = φ (#1 => 0, #3 => %8)::int  # i\n \
         │   %5  = ilt(%4, _1)::bool\n \
         └──       goto #4 if not %5\n \
         3 ─ %7  = iadd(%3, %4)::int\n \
-        │   %8  = iadd(%4, 1)::int\n \
+        │   %8  = iadd(%4, 1)::int  # i\n \
         └──       goto #2\n \
         4 ─       store @g = %3\n \
         └──       return\n";

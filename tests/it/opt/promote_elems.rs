@@ -44,17 +44,17 @@ fn promotes_an_accumulator_element() {
     let (c, out, ir) = check("e1", src, LICM, "sum");
     assert_eq!(out, "10 0\n");
     assert_eq!(c.get("licm.promoted"), 1);
-    let want = "fn sum(_1::[int]) -> int\n \
-        1 ─ %1  = new [int](len 1, fill 0)::[int]\n \
+    let want = "fn sum(_1::[int]) -> int  # x\n \
+        1 ─ %1  = new [int](len 1, fill 0)::[int]  # acc\n \
         │   %2  = load len(_1)::int\n \
         └── %3  = load %1[0]::int\n \
         2 ┄ %4  = φ (#1 => %3, #3 => %9)::int\n \
-        │   %5  = φ (#1 => 0, #3 => %10)::int\n \
+        │   %5  = φ (#1 => 0, #3 => %10)::int  # j\n \
         │   %6  = ilt(%5, %2)::bool\n \
         └──       goto #4 if not %6\n \
         3 ─ %8  = load _1[%5]::int\n \
         │   %9  = iadd(%4, %8)::int\n \
-        │   %10 = iadd(%5, 1)::int\n \
+        │   %10 = iadd(%5, 1)::int  # j\n \
         └──       goto #2\n \
         4 ─       store %1[0] = %4\n \
         │   %13 = load %1[0]::int\n \
@@ -72,17 +72,17 @@ fn a_store_in_the_preheader_is_the_value_entering_the_loop() {
     let (c, out, ir) = check("e1b", src, LICM, "sum");
     assert_eq!(out, "10 0\n");
     assert_eq!(c.get("licm.promoted"), 1);
-    let want = "fn sum(_1::[int]) -> int\n \
-        1 ─ %1  = new [int](len 1, fill 0)::[int]\n \
+    let want = "fn sum(_1::[int]) -> int  # x\n \
+        1 ─ %1  = new [int](len 1, fill 0)::[int]  # acc\n \
         │         store %1[0] = 0\n \
         └── %3  = load len(_1)::int\n \
         2 ┄ %4  = φ (#1 => 0, #3 => %9)::int\n \
-        │   %5  = φ (#1 => 0, #3 => %10)::int\n \
+        │   %5  = φ (#1 => 0, #3 => %10)::int  # j\n \
         │   %6  = ilt(%5, %3)::bool\n \
         └──       goto #4 if not %6\n \
         3 ─ %8  = load _1[%5]::int\n \
         │   %9  = iadd(%4, %8)::int\n \
-        │   %10 = iadd(%5, 1)::int\n \
+        │   %10 = iadd(%5, 1)::int  # j\n \
         └──       goto #2\n \
         4 ─       store %1[0] = %4\n \
         │   %13 = load %1[0]::int\n \
