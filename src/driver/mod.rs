@@ -88,6 +88,12 @@ fn run_command(cli: Cli) -> i32 {
             0
         }
         Command::Check { file, format } if format == "json" => check_json(&file),
+        Command::Check { file, .. } if crate::bril::is_bril_path(&file) => {
+            match load_bril(&file, &mut sources) {
+                Ok(_) => 0,
+                Err(code) => code,
+            }
+        }
         Command::Check { file, .. } => match check_file(&file, &mut sources) {
             Ok(_) => 0,
             Err(diags) => report(&sources, &diags),
@@ -109,7 +115,7 @@ fn run_command(cli: Cli) -> i32 {
             profile,
             gc_stats,
             args,
-        } => match build_ir(&build, &mut sources) {
+        } => match build_ir_with_args(&build, &mut sources, Some(&args)) {
             Ok(module) if interp => crate::timing::time("interp", || {
                 let gc = gc_config(gc_stats);
                 crate::interp::run_module(&module, &sources, &args, profile, gc)
@@ -409,13 +415,65 @@ pub fn verify_enabled() -> bool {
 /// Front end plus SSA construction (and the verifier when enabled).
 /// On failure, diagnostics are printed and the exit code returned.
 pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir::Module, i32> {
+    build_ir_with_args(build, sources, None)
+}
+
+/// Reads and checks a Bril program (`.bril` text or `.json`); errors are
+/// reported here and give the exit code.
+fn load_bril(
+    path: &Path,
+    sources: &mut SourceMap,
+) -> Result<(crate::bril::ast::Program, crate::bril::check::Checked), i32> {
+    let file = load_main_file(path, sources).map_err(|msg| {
+        eprintln!("error: {msg}");
+        1
+    })?;
+    crate::bril::load(sources, file).map_err(|diags| report(sources, &diags))
+}
+
+/// The IR of a Bril program. `main_args` are the command line's values
+/// for `main`'s parameters (`toyc run`); without them (`ir`, `clif`) the
+/// entry passes zeros.
+fn build_bril_ir(
+    path: &Path,
+    sources: &mut SourceMap,
+    main_args: Option<&[String]>,
+) -> Result<crate::ir::Module, i32> {
+    let (prog, checked) =
+        crate::timing::time("parse+check", || load_bril(path, sources))?;
+    let values = match main_args {
+        Some(args) => {
+            let main = prog.functions.iter().find(|f| f.name == "main");
+            let params = main.map_or(&[][..], |f| &f.params[..]);
+            Some(crate::bril::parse_main_args(params, args).map_err(|msg| {
+                eprintln!("error: {msg}");
+                2
+            })?)
+        }
+        None => None,
+    };
+    Ok(crate::timing::time("ssa", || {
+        crate::ssa::bril::build_bril_module(&prog, &checked, values.as_deref())
+    }))
+}
+
+/// [`build_ir`]; for a Bril program, `main_args` as in [`build_bril_ir`].
+pub fn build_ir_with_args(
+    build: &BuildArgs,
+    sources: &mut SourceMap,
+    main_args: Option<&[String]>,
+) -> Result<crate::ir::Module, i32> {
     let opts = pipeline_options(build)?;
     if let Some(note) = build.opt.note() {
         eprintln!("{note}");
     }
-    let program = crate::timing::time("parse+check", || check_file(&build.file, sources))
-        .map_err(|diags| report(sources, &diags))?;
-    let mut module = crate::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
+    let mut module = if crate::bril::is_bril_path(&build.file) {
+        build_bril_ir(&build.file, sources, main_args)?
+    } else {
+        let program = crate::timing::time("parse+check", || check_file(&build.file, sources))
+            .map_err(|diags| report(sources, &diags))?;
+        crate::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)))
+    };
     if opts.verify
         && let Err(errors) = crate::ir::verify::verify_module(&module)
     {

@@ -31,6 +31,7 @@ pub mod math;
 pub mod object;
 pub mod output;
 pub mod strings;
+pub mod bril;
 
 use object::StrObj;
 use std::sync::Mutex;
@@ -220,5 +221,6 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     v.extend(strings::symbols());
     v.extend(heap::symbols());
     v.extend(io::symbols());
+    v.extend(bril::symbols());
     v
 }
