@@ -82,6 +82,7 @@ pub fn check(prog: &Program) -> Result<Checked, Vec<Diagnostic>> {
     if errors.is_empty() {
         Ok(checked)
     } else {
+        errors.sort_by_key(|d| d.span.start);
         Err(errors)
     }
 }

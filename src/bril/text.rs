@@ -80,7 +80,7 @@ fn program<'a>(file: FileId, text: &'a str) -> impl Parser<'a, &'a str, Program,
     let span_of = move |s: SimpleSpan| trim_leading(file, text, s);
 
     let ty = recursive(|ty| {
-        ws.ignore_then(ident_str)
+        ws.ignore_then(ident_str.labelled("type"))
             .then(sym('<').ignore_then(ty).then_ignore(sym('>')).or_not())
             .try_map(|(name, param): (&str, Option<BrilType>), span| {
                 match (name, param) {
@@ -96,7 +96,6 @@ fn program<'a>(file: FileId, text: &'a str) -> impl Parser<'a, &'a str, Program,
                     )),
                 }
             })
-            .labelled("type")
     });
 
     let digit = any().filter(|c: &char| c.is_ascii_digit());
@@ -295,6 +294,9 @@ fn diagnostic(file: FileId, text: &str, e: &Rich<'_, char>) -> Diagnostic {
             let mut list: Vec<String> = Vec::new();
             for p in expected {
                 let s = match p {
+                    // Whitespace and comments may come anywhere: never the
+                    // thing that was missing.
+                    RichPattern::Token(c) if **c == '#' => continue,
                     RichPattern::Label(l) => l.to_string(),
                     RichPattern::Token(c) => format!("`{}`", c.escape_debug()),
                     RichPattern::Identifier(s) => format!("`{s}`"),
