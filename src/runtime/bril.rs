@@ -28,8 +28,9 @@ thread_local! {
     static HEAP: RefCell<Heap> = RefCell::new(Heap::default());
 }
 
+/// Sets the pending error. Every caller is a function that may throw, so
+/// it allocates (the message) and starts with a safepoint.
 fn raise(msg: String, pos: u64) {
-    gc::safepoint(&[]);
     super::raise_msg(&msg, pos);
 }
 
@@ -39,6 +40,7 @@ fn split(p: i64) -> (i64, i64) {
 
 /// `alloc n`: a new allocation of `n` slots.
 pub extern "C" fn toy_bril_alloc(n: i64, pos: u64) -> i64 {
+    gc::safepoint(&[]);
     if n <= 0 || n > u32::MAX as i64 {
         raise(format!("cannot allocate {n} entries"), pos);
         return 0;
@@ -52,6 +54,7 @@ pub extern "C" fn toy_bril_alloc(n: i64, pos: u64) -> i64 {
 
 /// `free p`: `p` must be the start of a live allocation.
 pub extern "C" fn toy_bril_free(p: i64, pos: u64) {
+    gc::safepoint(&[]);
     let (id, off) = split(p);
     let ok = HEAP.with_borrow_mut(|h| {
         let slot = h.allocs.get_mut((id - 1) as usize);
@@ -109,26 +112,33 @@ fn store(p: i64, v: u64, pos: u64) {
 }
 
 pub extern "C" fn toy_bril_load_int(p: i64, pos: u64) -> i64 {
+    gc::safepoint(&[]);
     load(p, pos) as i64
 }
 pub extern "C" fn toy_bril_load_float(p: i64, pos: u64) -> f64 {
+    gc::safepoint(&[]);
     f64::from_bits(load(p, pos))
 }
 pub extern "C" fn toy_bril_load_bool(p: i64, pos: u64) -> u8 {
+    gc::safepoint(&[]);
     (load(p, pos) != 0) as u8
 }
 pub extern "C" fn toy_bril_store_int(p: i64, v: i64, pos: u64) {
+    gc::safepoint(&[]);
     store(p, v as u64, pos)
 }
 pub extern "C" fn toy_bril_store_float(p: i64, v: f64, pos: u64) {
+    gc::safepoint(&[]);
     store(p, v.to_bits(), pos)
 }
 pub extern "C" fn toy_bril_store_bool(p: i64, v: u8, pos: u64) {
+    gc::safepoint(&[]);
     store(p, (v != 0) as u64, pos)
 }
 
 /// At the end of `main`: memory still allocated is an error, as in `brili`.
 pub extern "C" fn toy_bril_check_leaks(pos: u64) {
+    gc::safepoint(&[]);
     if HEAP.with_borrow(|h| h.live) > 0 {
         raise(
             "Some memory locations have not been freed by end of execution.".into(),

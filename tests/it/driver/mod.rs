@@ -1,2 +1,3 @@
 //! The command line.
 mod cli;
+mod bril;
