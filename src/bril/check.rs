@@ -75,9 +75,12 @@ pub fn check(prog: &Program) -> Result<Checked, Vec<Diagnostic>> {
         }
         checked.vars.push(c.vars);
     }
-    if seen.get("main").is_none() && errors.is_empty() {
+    if !seen.contains_key("main") && errors.is_empty() {
         let span = crate::span::Span::default();
-        errors.push(Diagnostic::error(span, "the program has no `@main` function"));
+        errors.push(Diagnostic::error(
+            span,
+            "the program has no `@main` function",
+        ));
     }
     if errors.is_empty() {
         Ok(checked)
@@ -117,8 +120,9 @@ impl FnCheck<'_, '_> {
             };
             match self.vars.get(d) {
                 Some(old) if old != t => {
-                    let msg =
-                        format!("variable `{d}` is defined with type `{t}`, elsewhere with `{old}`");
+                    let msg = format!(
+                        "variable `{d}` is defined with type `{t}`, elsewhere with `{old}`"
+                    );
                     self.err(i, msg);
                 }
                 Some(_) => {}
@@ -181,7 +185,10 @@ impl FnCheck<'_, '_> {
         if let Some(t) = found
             && &t != want
         {
-            self.err(i, format!("`{}`: {what} must be `{want}`, found `{t}`", i.op));
+            self.err(
+                i,
+                format!("`{}`: {what} must be `{want}`, found `{t}`", i.op),
+            );
         }
     }
 
@@ -234,12 +241,17 @@ impl FnCheck<'_, '_> {
                 if let Some(t) = self.dest(i, true) {
                     let ok = matches!(
                         (&t, i.value),
-                        (Int | Float, Some(super::ast::Literal::Int(_) | super::ast::Literal::Float(_)))
-                            | (Bool, Some(super::ast::Literal::Bool(_)))
+                        (
+                            Int | Float,
+                            Some(super::ast::Literal::Int(_) | super::ast::Literal::Float(_))
+                        ) | (Bool, Some(super::ast::Literal::Bool(_)))
                             | (Char, Some(super::ast::Literal::Char(_)))
                     );
                     if !ok {
-                        self.err(i, format!("`const` of type `{t}` needs a literal of that type"));
+                        self.err(
+                            i,
+                            format!("`const` of type `{t}` needs a literal of that type"),
+                        );
                     }
                 }
             }
@@ -352,7 +364,9 @@ impl FnCheck<'_, '_> {
                 }
             }
             "load" if self.counts(i, 1, 0, 0) => match (self.var(i, &i.args[0]), d) {
-                (Some(BrilType::Ptr(elem)), Some(d)) => self.expect(i, "the result", Some(*elem), &d),
+                (Some(BrilType::Ptr(elem)), Some(d)) => {
+                    self.expect(i, "the result", Some(*elem), &d)
+                }
                 (Some(BrilType::Ptr(_)), None) | (None, _) => {}
                 (Some(t), _) => self.err(i, format!("`load` needs a pointer, found `{t}`")),
             },
@@ -361,7 +375,9 @@ impl FnCheck<'_, '_> {
                 let k = self.var(i, &i.args[1]);
                 self.expect(i, "the offset", k, &Int);
                 match (p, d) {
-                    (Some(t @ BrilType::Ptr(_)), Some(d)) => self.expect(i, "the result", Some(t), &d),
+                    (Some(t @ BrilType::Ptr(_)), Some(d)) => {
+                        self.expect(i, "the result", Some(t), &d)
+                    }
                     (Some(BrilType::Ptr(_)), None) | (None, _) => {}
                     (Some(t), _) => self.err(i, format!("`ptradd` needs a pointer, found `{t}`")),
                 }

@@ -14,7 +14,10 @@ use serde_json::{Map, Value};
 pub fn parse(file: FileId, text: &str) -> Result<Program, Vec<Diagnostic>> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
         let at = offset_of(text, e.line(), e.column());
-        vec![Diagnostic::error(Span::new(file, at, at), format!("invalid JSON: {e}"))]
+        vec![Diagnostic::error(
+            Span::new(file, at, at),
+            format!("invalid JSON: {e}"),
+        )]
     })?;
     let cx = Cx {
         span: Span::new(file, 0, 0),
@@ -41,7 +44,8 @@ struct Cx {
 type R<T> = Result<T, String>;
 
 fn obj<'v>(v: &'v Value, what: &str) -> R<&'v Map<String, Value>> {
-    v.as_object().ok_or_else(|| format!("{what} must be a JSON object"))
+    v.as_object()
+        .ok_or_else(|| format!("{what} must be a JSON object"))
 }
 
 fn string_list(o: &Map<String, Value>, key: &str, what: &str) -> R<Vec<String>> {
@@ -92,7 +96,9 @@ fn literal(v: &Value, what: &str) -> R<Literal> {
                 _ => Err(format!("{what}: char must have one character")),
             }
         }
-        _ => Err(format!("{what}: `value` must be a number, bool or one-character string")),
+        _ => Err(format!(
+            "{what}: `value` must be a number, bool or one-character string"
+        )),
     }
 }
 

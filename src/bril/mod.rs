@@ -97,7 +97,14 @@ fn js_number(s: &str) -> Option<f64> {
     if t.is_empty() {
         return Some(0.0);
     }
-    for (prefix, radix) in [("0x", 16), ("0X", 16), ("0o", 8), ("0O", 8), ("0b", 2), ("0B", 2)] {
+    for (prefix, radix) in [
+        ("0x", 16),
+        ("0X", 16),
+        ("0o", 8),
+        ("0O", 8),
+        ("0b", 2),
+        ("0B", 2),
+    ] {
         if let Some(digits) = t.strip_prefix(prefix) {
             return i64::from_str_radix(digits, radix).ok().map(|v| v as f64);
         }
@@ -109,7 +116,10 @@ fn js_number(s: &str) -> Option<f64> {
     if body == "Infinity" {
         return Some(sign * f64::INFINITY);
     }
-    if !body.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-')) {
+    if !body
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'))
+    {
         return None;
     }
     body.parse::<f64>().ok().map(|v| sign * v)

@@ -49,59 +49,80 @@ pub fn parse(file: FileId, text: &str) -> Result<Program, Vec<Diagnostic>> {
     Err(diags)
 }
 
-fn program<'a>(file: FileId, text: &'a str) -> impl Parser<'a, &'a str, Program, Extra<'a>> {
+/// Whitespace and `#` comments.
+fn ws<'a>() -> impl Parser<'a, &'a str, (), Extra<'a>> + Clone {
     let comment = just('#').then(none_of('\n').repeated()).ignored();
-    let ws = choice((
+    choice((
         any().filter(|c: &char| c.is_whitespace()).ignored(),
         comment,
     ))
-    .repeated();
-    let ident_str = any()
+    .repeated()
+}
+
+/// The text of an identifier (no leading whitespace).
+fn ident_str<'a>() -> impl Parser<'a, &'a str, &'a str, Extra<'a>> + Clone {
+    any()
         .filter(|c: &char| c.is_alphabetic() || matches!(c, '_' | '%'))
         .then(
             any()
                 .filter(|c: &char| c.is_alphanumeric() || matches!(c, '_' | '%' | '.'))
                 .repeated(),
         )
-        .to_slice();
-    let ident = ws
-        .ignore_then(ident_str)
-        .map(String::from)
-        .labelled("identifier");
-    let func_name = ws
-        .ignore_then(just('@').ignore_then(ident_str))
-        .map(String::from)
-        .labelled("function name");
-    let label_name = ws
-        .ignore_then(just('.').ignore_then(ident_str))
-        .map(String::from)
-        .labelled("label");
-    let sym = move |c: char| ws.ignore_then(just(c));
-    let span_of = move |s: SimpleSpan| trim_leading(file, text, s);
+        .to_slice()
+}
 
-    let ty = recursive(|ty| {
-        ws.ignore_then(ident_str.labelled("type"))
+fn ident<'a>() -> impl Parser<'a, &'a str, String, Extra<'a>> + Clone {
+    ws().ignore_then(ident_str())
+        .map(String::from)
+        .labelled("identifier")
+}
+
+/// An identifier after the sigil `sigil` (`@f`, `.l`).
+fn sigil_name<'a>(
+    sigil: char,
+    what: &'static str,
+) -> impl Parser<'a, &'a str, String, Extra<'a>> + Clone {
+    ws().ignore_then(just(sigil).ignore_then(ident_str()))
+        .map(String::from)
+        .labelled(what)
+}
+
+fn sym<'a>(c: char) -> impl Parser<'a, &'a str, char, Extra<'a>> + Clone {
+    ws().ignore_then(just(c))
+}
+
+fn bril_type<'a>() -> impl Parser<'a, &'a str, BrilType, Extra<'a>> + Clone {
+    recursive(|ty| {
+        ws().ignore_then(ident_str().labelled("type"))
             .then(sym('<').ignore_then(ty).then_ignore(sym('>')).or_not())
-            .try_map(|(name, param): (&str, Option<BrilType>), span| {
-                match (name, param) {
-                    ("int", None) => Ok(BrilType::Int),
-                    ("bool", None) => Ok(BrilType::Bool),
-                    ("float", None) => Ok(BrilType::Float),
-                    ("char", None) => Ok(BrilType::Char),
-                    ("ptr", Some(t)) => Ok(BrilType::Ptr(Box::new(t))),
-                    ("ptr", None) => Err(Rich::custom(span, "`ptr` needs its element type: `ptr<int>`")),
-                    (n, _) => Err(Rich::custom(
-                        span,
-                        format!("unknown type `{n}` (Bril's types are int, bool, float, char and ptr<T>)"),
-                    )),
-                }
+            .try_map(|(name, param): (&str, Option<BrilType>), span| match (name, param) {
+                ("int", None) => Ok(BrilType::Int),
+                ("bool", None) => Ok(BrilType::Bool),
+                ("float", None) => Ok(BrilType::Float),
+                ("char", None) => Ok(BrilType::Char),
+                ("ptr", Some(t)) => Ok(BrilType::Ptr(Box::new(t))),
+                ("ptr", None) => Err(Rich::custom(
+                    span,
+                    "`ptr` needs its element type: `ptr<int>`",
+                )),
+                (n, _) => Err(Rich::custom(
+                    span,
+                    format!(
+                        "unknown type `{n}` (Bril's types are int, bool, float, char and ptr<T>)"
+                    ),
+                )),
             })
-    });
+    })
+}
 
+/// A literal of `const`: a number, `true`/`false` or a char.
+fn literal<'a>() -> impl Parser<'a, &'a str, Literal, Extra<'a>> + Clone {
     let digit = any().filter(|c: &char| c.is_ascii_digit());
     let digits = digit.repeated().at_least(1);
     let mantissa = choice((
-        digits.then(just('.').then(digit.repeated()).or_not()).ignored(),
+        digits
+            .then(just('.').then(digit.repeated()).or_not())
+            .ignored(),
         just('.').then(digits).ignored(),
     ));
     let exponent = one_of("eE").then(one_of("+-").or_not()).then(digits);
@@ -125,30 +146,39 @@ fn program<'a>(file: FileId, text: &'a str) -> impl Parser<'a, &'a str, Program,
         .ignore_then(choice((escape, none_of("'\\\n"))))
         .then_ignore(just('\''))
         .map(Literal::Char);
-    let literal = ws
-        .ignore_then(choice((
-            just("true").to(Literal::Bool(true)),
-            just("false").to(Literal::Bool(false)),
-            character,
-            number,
-        )))
-        .labelled("literal");
+    ws().ignore_then(choice((
+        just("true").to(Literal::Bool(true)),
+        just("false").to(Literal::Bool(false)),
+        character,
+        number,
+    )))
+    .labelled("literal")
+}
 
+/// A label or an instruction; a broken instruction is skipped through its
+/// `;` (giving `None`).
+fn item<'a>(
+    file: FileId,
+    text: &'a str,
+) -> impl Parser<'a, &'a str, Option<Item>, Extra<'a>> + Clone {
+    let span_of = move |s: SimpleSpan| trim_leading(file, text, s);
     let operand = choice((
-        func_name.map(Operand::Func),
-        label_name.map(Operand::Label),
-        ident.map(Operand::Var),
+        sigil_name('@', "function name").map(Operand::Func),
+        sigil_name('.', "label").map(Operand::Label),
+        ident().map(Operand::Var),
     ));
     let operands = operand.repeated().collect::<Vec<_>>();
     let rhs = choice((
-        ws.ignore_then(just("const"))
+        ws().ignore_then(just("const"))
             .then(any().filter(|c: &char| c.is_whitespace()).rewind())
-            .ignore_then(literal)
+            .ignore_then(literal())
             .map(Rhs::Const),
-        ident.then(operands).map(|(op, args)| Rhs::Op(op, args)),
+        ident()
+            .then(operands.clone())
+            .map(|(op, args)| Rhs::Op(op, args)),
     ));
-    let value_instr = ident
-        .then(sym(':').ignore_then(ty.clone()).or_not())
+    let value_instr = ident()
+        .then(sym(':').ignore_then(bril_type()).or_not())
         .then_ignore(sym('='))
         .then(rhs)
         .then_ignore(sym(';'))
@@ -159,27 +189,30 @@ fn program<'a>(file: FileId, text: &'a str) -> impl Parser<'a, &'a str, Program,
             };
             instr(op, Some(dest), ty, args, value, span_of(e.span()))
         });
-    let effect_instr = ident
+    let effect_instr = ident()
         .then(operands)
         .then_ignore(sym(';'))
         .map_with(move |(op, args), e| instr(op, None, None, args, None, span_of(e.span())));
-    let label = label_name
+    let label = sigil_name('.', "label")
         .then_ignore(sym(':'))
         .map_with(move |name, e| Item::Label {
             name,
             span: span_of(e.span()),
         });
-    let skip_broken = ws
+    let skip_broken = ws()
         .ignore_then(none_of(";}").repeated().at_least(1))
         .then(just(';'))
         .to(None);
-    let item = choice((label, value_instr, effect_instr))
+    choice((label, value_instr, effect_instr))
         .map(Some)
-        .recover_with(via_parser(skip_broken));
+        .recover_with(via_parser(skip_broken))
+}
 
-    let param = ident
+fn program<'a>(file: FileId, text: &'a str) -> impl Parser<'a, &'a str, Program, Extra<'a>> {
+    let span_of = move |s: SimpleSpan| trim_leading(file, text, s);
+    let param = ident()
         .then_ignore(sym(':'))
-        .then(ty.clone())
+        .then(bril_type())
         .map_with(move |(name, ty), e| Param {
             name,
             ty,
@@ -191,12 +224,13 @@ fn program<'a>(file: FileId, text: &'a str) -> impl Parser<'a, &'a str, Program,
         .collect::<Vec<_>>()
         .delimited_by(sym('('), sym(')'))
         .or_not();
-    let function = func_name
+    let function = sigil_name('@', "function name")
         .map_with(move |name, e| (name, span_of(e.span())))
         .then(params)
-        .then(sym(':').ignore_then(ty).or_not())
+        .then(sym(':').ignore_then(bril_type()).or_not())
         .then(
-            item.repeated()
+            item(file, text)
+                .repeated()
                 .collect::<Vec<_>>()
                 .delimited_by(sym('{'), sym('}')),
         )
@@ -210,7 +244,7 @@ fn program<'a>(file: FileId, text: &'a str) -> impl Parser<'a, &'a str, Program,
     function
         .repeated()
         .collect::<Vec<_>>()
-        .then_ignore(ws)
+        .then_ignore(ws())
         .then_ignore(end())
         .map(|functions| Program { functions })
 }
@@ -310,7 +344,9 @@ fn diagnostic(file: FileId, text: &str, e: &Rich<'_, char>) -> Diagnostic {
             let message = match list.as_slice() {
                 [] => format!("unexpected {found}"),
                 [one] => format!("expected {one}, found {found}"),
-                [init @ .., last] => format!("expected {} or {last}, found {found}", init.join(", ")),
+                [init @ .., last] => {
+                    format!("expected {} or {last}, found {found}", init.join(", "))
+                }
             };
             Diagnostic::error(at, message).with_label("here")
         }

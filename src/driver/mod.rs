@@ -439,8 +439,7 @@ fn build_bril_ir(
     sources: &mut SourceMap,
     main_args: Option<&[String]>,
 ) -> Result<crate::ir::Module, i32> {
-    let (prog, checked) =
-        crate::timing::time("parse+check", || load_bril(path, sources))?;
+    let (prog, checked) = crate::timing::time("parse+check", || load_bril(path, sources))?;
     let values = match main_args {
         Some(args) => {
             let main = prog.functions.iter().find(|f| f.name == "main");

@@ -80,12 +80,10 @@ pub extern "C" fn toy_bril_free(p: i64, pos: u64) {
 /// The slot `p` points to, through `f`; an error when there is none.
 fn with_slot<R>(p: i64, pos: u64, f: impl FnOnce(&mut Option<u64>) -> R) -> Option<R> {
     let (id, off) = split(p);
-    let r = HEAP.with_borrow_mut(|h| {
-        match h.allocs.get_mut((id - 1) as usize) {
-            Some(Some(a)) => a.get_mut(off as usize).map(f).ok_or("out of bounds"),
-            Some(None) => Err("after free"),
-            None => Err("out of bounds"),
-        }
+    let r = HEAP.with_borrow_mut(|h| match h.allocs.get_mut((id - 1) as usize) {
+        Some(Some(a)) => a.get_mut(off as usize).map(f).ok_or("out of bounds"),
+        Some(None) => Err("after free"),
+        None => Err("out of bounds"),
     });
     match r {
         Ok(v) => Some(v),
@@ -234,8 +232,14 @@ pub(super) fn symbols() -> Vec<(&'static str, *const u8)> {
         ("toy_bril_check_leaks", toy_bril_check_leaks as *const u8),
         ("toy_bril_print_float", toy_bril_print_float as *const u8),
         ("toy_bril_print_char", toy_bril_print_char as *const u8),
-        ("toy_bril_float_to_bits", toy_bril_float_to_bits as *const u8),
-        ("toy_bril_bits_to_float", toy_bril_bits_to_float as *const u8),
+        (
+            "toy_bril_float_to_bits",
+            toy_bril_float_to_bits as *const u8,
+        ),
+        (
+            "toy_bril_bits_to_float",
+            toy_bril_bits_to_float as *const u8,
+        ),
     ]
 }
 

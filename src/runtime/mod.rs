@@ -24,6 +24,7 @@
 //! end (the driver's caller), `exit(n)`, an uncaught exception, a stack
 //! overflow.
 
+pub mod bril;
 pub mod gc;
 pub mod heap;
 pub mod io;
@@ -31,7 +32,6 @@ pub mod math;
 pub mod object;
 pub mod output;
 pub mod strings;
-pub mod bril;
 
 use object::StrObj;
 use std::sync::Mutex;

@@ -42,10 +42,7 @@ pub fn ir_type(t: &BrilType) -> Type {
 
 /// Whether a Bril op may raise a runtime error by itself.
 fn op_may_throw(op: &str) -> bool {
-    matches!(
-        op,
-        "div" | "int2char" | "alloc" | "free" | "load" | "store"
-    )
+    matches!(op, "div" | "int2char" | "alloc" | "free" | "load" | "store")
 }
 
 /// Which functions may throw: one that has a throwing op or calls one that
@@ -64,8 +61,7 @@ fn may_throw(prog: &BrilProgram, ids: &HashMap<&str, FuncId>) -> Vec<bool> {
             }
             let calls_thrower = instrs(f).any(|i| {
                 i.op == "call"
-                    && i
-                        .funcs
+                    && i.funcs
                         .first()
                         .and_then(|c| ids.get(c.as_str()))
                         .is_some_and(|id| throws[id.0 as usize])
@@ -131,7 +127,14 @@ pub fn build_bril_module(
         .collect();
     funcs.push(empty_function("<init>", init, main.span));
     if let Some(e) = entry {
-        funcs.push(entry_function(main, main_id, e, main_args, uses_memory, throws[main_id.0 as usize]));
+        funcs.push(entry_function(
+            main,
+            main_id,
+            e,
+            main_args,
+            uses_memory,
+            throws[main_id.0 as usize],
+        ));
     }
     Module {
         funcs,
@@ -180,15 +183,35 @@ fn entry_function(
         })
         .collect();
     let ret = main.ret.as_ref().map_or(Type::Void, ir_type);
-    let flags = if main_throws { Flags::default() } else { Flags::NOTHROW };
-    b.push(Inst::Call { func: main_id, args: ops }, ret, span, flags);
+    let flags = if main_throws {
+        Flags::default()
+    } else {
+        Flags::NOTHROW
+    };
+    b.push(
+        Inst::Call {
+            func: main_id,
+            args: ops,
+        },
+        ret,
+        span,
+        flags,
+    );
     let mut unwind = None;
     if main_throws {
         after_may_throw(&mut b, &mut unwind, span);
     }
     if check_leaks {
         let f = RuntimeFn::BrilCheckLeaks;
-        b.push(Inst::Runtime { func: f, args: Vec::new() }, Type::Void, span, runtime_flags(f));
+        b.push(
+            Inst::Runtime {
+                func: f,
+                args: Vec::new(),
+            },
+            Type::Void,
+            span,
+            runtime_flags(f),
+        );
         after_may_throw(&mut b, &mut unwind, span);
     }
     b.terminate(BuildTerm::Return(None), span);

@@ -198,7 +198,9 @@ impl<'a> FnBuild<'a> {
         } else {
             Flags::NOTHROW
         };
-        let v = self.b.push(Inst::Call { func: callee, args }, ty, i.span, flags);
+        let v = self
+            .b
+            .push(Inst::Call { func: callee, args }, ty, i.span, flags);
         if throws {
             super::after_may_throw(&mut self.b, &mut self.unwind, i.span);
         }
@@ -226,12 +228,21 @@ impl<'a> FnBuild<'a> {
     fn div(&mut self, i: &Instr) -> Operand {
         let span = i.span;
         let (a, d) = (self.read(&i.args[0]), self.read(&i.args[1]));
-        let ok = self
-            .b
-            .binary(BinaryOp::ICmp(Cmp::Ne), d, Operand::Int(0), Type::Bool, span);
+        let ok = self.b.binary(
+            BinaryOp::ICmp(Cmp::Ne),
+            d,
+            Operand::Int(0),
+            Type::Bool,
+            span,
+        );
         self.check(ok, span, |s| {
             let kind = RaiseKind::DivisionByZero;
-            s.b.push(Inst::Raise { kind, args: vec![] }, Type::Void, span, Flags::default());
+            s.b.push(
+                Inst::Raise { kind, args: vec![] },
+                Type::Void,
+                span,
+                Flags::default(),
+            );
         });
         self.b.binary(BinaryOp::IDiv, a, d, Type::Int, span)
     }
@@ -241,11 +252,15 @@ impl<'a> FnBuild<'a> {
         let span = i.span;
         let x = self.read(&i.args[0]);
         let ult = BinaryOp::ICmp(Cmp::Ult);
-        let in_range = self.b.binary(ult, x, Operand::Int(0x11_0000), Type::Bool, span);
+        let in_range = self
+            .b
+            .binary(ult, x, Operand::Int(0x11_0000), Type::Bool, span);
         let off = self
             .b
             .binary(BinaryOp::ISub, x, Operand::Int(0xD800), Type::Int, span);
-        let surrogate = self.b.binary(ult, off, Operand::Int(0x800), Type::Bool, span);
+        let surrogate = self
+            .b
+            .binary(ult, off, Operand::Int(0x800), Type::Bool, span);
         let not_surrogate = self.b.unary(UnaryOp::Not, surrogate, Type::Bool, span);
         let ok = self
             .b
@@ -257,7 +272,15 @@ impl<'a> FnBuild<'a> {
             let m = s.rt(RuntimeFn::StrConcat, vec![head, text], Type::Str, span);
             let msg = s.rt(RuntimeFn::StrConcat, vec![m, tail], Type::Str, span);
             let kind = RaiseKind::Throw;
-            s.b.push(Inst::Raise { kind, args: vec![msg] }, Type::Void, span, Flags::default());
+            s.b.push(
+                Inst::Raise {
+                    kind,
+                    args: vec![msg],
+                },
+                Type::Void,
+                span,
+                Flags::default(),
+            );
         });
         x
     }

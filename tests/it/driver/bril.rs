@@ -46,7 +46,11 @@ fn bril_text_and_json_run_in_every_mode() {
     for file in [&text, &json] {
         for mode in ["-O0", "-O2", "--interp"] {
             let (code, out, err) = toyc(&["run", mode, file, "--", "5"]);
-            assert_eq!((code, out.as_str(), err.as_str()), (0, "1\n", ""), "{mode} {file}");
+            assert_eq!(
+                (code, out.as_str(), err.as_str()),
+                (0, "1\n", ""),
+                "{mode} {file}"
+            );
         }
         assert_eq!(toyc(&["check", file]).0, 0);
     }
@@ -65,7 +69,14 @@ fn ir_shows_the_loop_phi_and_the_entry_function() {
 #[test]
 fn passes_print_after_stats_and_memssa_work_on_bril() {
     let file = temp("passes.bril", COUNTDOWN);
-    let (code, _, err) = toyc(&["run", "--passes=sccp,dce", "--print-after=sccp", &file, "--", "3"]);
+    let (code, _, err) = toyc(&[
+        "run",
+        "--passes=sccp,dce",
+        "--print-after=sccp",
+        &file,
+        "--",
+        "3",
+    ]);
     assert_eq!(code, 0);
     assert!(err.contains("*** IR after sccp ***"), "{err}");
     let (code, out, err) = toyc(&["run", "-O2", "--stats", &file, "--", "3"]);
@@ -87,5 +98,8 @@ fn bril_syntax_errors_have_file_line_and_column() {
     let file = temp("bad.bril", "@main {\n  x: int = const 1\n}\n");
     let (code, out, err) = toyc(&["check", &file]);
     assert_eq!((code, out.as_str()), (1, ""));
-    assert!(err.contains("bad.bril:3:1: expected `;`, found `}`"), "{err}");
+    assert!(
+        err.contains("bad.bril:3:1: expected `;`, found `}`"),
+        "{err}"
+    );
 }

@@ -1,3 +1,3 @@
 //! The command line.
-mod cli;
 mod bril;
+mod cli;

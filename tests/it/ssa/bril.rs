@@ -345,10 +345,12 @@ fn read_undefined_on_one_path_is_an_explicit_undef() {
 ";
     assert_minimal(text, "f", 1);
     let (_, module) = build(text);
-    let printed =
-        toyc::ir::print::print_module(&module, &toyc::span::SourceMap::new(), Some("f"));
+    let printed = toyc::ir::print::print_module(&module, &toyc::span::SourceMap::new(), Some("f"));
     assert!(printed.contains("%1 = undef::int"), "{printed}");
-    assert!(printed.contains("%4 = φ (#1 => %1, #2 => %3)::int"), "{printed}");
+    assert!(
+        printed.contains("%4 = φ (#1 => %1, #2 => %3)::int"),
+        "{printed}"
+    );
 }
 
 /// Two diamonds in a row, one without an else block (a label entered both
@@ -406,12 +408,22 @@ fn bril_json_and_text_build_the_same_ir() {
 #[test]
 fn bril_json_errors_name_where_they_are() {
     let mut sources = toyc::span::SourceMap::new();
-    let bad = sources.add("p.json".into(), None, "{\"functions\": [\n  {\"name\": 3}\n]}".into());
+    let bad = sources.add(
+        "p.json".into(),
+        None,
+        "{\"functions\": [\n  {\"name\": 3}\n]}".into(),
+    );
     let errs = toyc::bril::load(&sources, bad).unwrap_err();
     assert_eq!(errs[0].message, "function 1 has no `name`");
     let broken = sources.add("q.json".into(), None, "{\"functions\": [\n  {,\n]}".into());
     let errs = toyc::bril::load(&sources, broken).unwrap_err();
-    assert!(errs[0].message.starts_with("invalid JSON: key must be a string at line 2"), "{}", errs[0].message);
+    assert!(
+        errs[0]
+            .message
+            .starts_with("invalid JSON: key must be a string at line 2"),
+        "{}",
+        errs[0].message
+    );
     let rendered = toyc::diag::render(&sources, &errs, false);
     assert!(rendered.contains("q.json:2:4"), "{rendered}");
 }
@@ -422,8 +434,11 @@ fn the_independent_count_sees_definitions_and_liveness() {
     let (prog, _) = build(TWO_ENTRY);
     let blocks = cfg(&prog, "f");
     assert_eq!(blocks.len(), 4);
-    let succs: BTreeMap<usize, Vec<usize>> =
-        blocks.iter().enumerate().map(|(i, b)| (i, b.succs.clone())).collect();
+    let succs: BTreeMap<usize, Vec<usize>> = blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (i, b.succs.clone()))
+        .collect();
     assert_eq!(succs[&0], vec![1, 2]);
     assert_eq!(succs[&1], vec![2, 3]);
     assert_eq!(succs[&2], vec![1, 3]);
