@@ -1,10 +1,10 @@
 //! Bril's canonical JSON form (what `bril2json` writes), read with
 //! `serde_json` into the same [`ast::Program`] as the text format.
 //!
-//! JSON carries no positions that survive parsing into values, so a
-//! structural error points at the start of the file and names the function
-//! and instruction it is in; a JSON syntax error has serde's line and
-//! column. Instructions get the span of the whole file's first byte.
+//! `serde_json` values carry no positions, so [`object_starts`] finds them
+//! in the text: every function and instruction gets the span of the `{`
+//! that opens its object, and an error inside one points there (and names
+//! it). A JSON syntax error has serde's line and column.
 use super::ast::{BrilType, Function, Instr, Item, Literal, Param, Program};
 use crate::diag::Diagnostic;
 use crate::span::{FileId, Span};
@@ -20,10 +20,52 @@ pub fn parse(file: FileId, text: &str) -> Result<Program, Vec<Diagnostic>> {
         )]
     })?;
     let cx = Cx {
-        span: Span::new(file, 0, 0),
+        file,
+        starts: object_starts(text),
+        at: std::cell::Cell::new(0),
     };
     cx.program(&value)
-        .map_err(|msg| vec![Diagnostic::error(cx.span, msg)])
+        .map_err(|msg| vec![Diagnostic::error(cx.here(), msg)])
+}
+
+/// Where each function's object starts (`{` inside the root's
+/// `functions` list), with where each of its instructions starts, in
+/// document order. Strings are skipped, so their contents never count.
+fn object_starts(text: &str) -> Vec<(usize, Vec<usize>)> {
+    let mut out: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut stack: Vec<u8> = Vec::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, b) in text.bytes().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                if b == b'{' && stack == b"{[" {
+                    out.push((i, Vec::new()));
+                } else if b == b'{'
+                    && stack == b"{[{["
+                    && let Some(f) = out.last_mut()
+                {
+                    f.1.push(i);
+                }
+                stack.push(b);
+            }
+            b'}' | b']' => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The byte offset of a 1-based line and column (serde counts columns in
@@ -38,7 +80,10 @@ fn offset_of(text: &str, line: usize, col: usize) -> usize {
 }
 
 struct Cx {
-    span: Span,
+    file: FileId,
+    starts: Vec<(usize, Vec<usize>)>,
+    /// The start of the object being read (the error position).
+    at: std::cell::Cell<usize>,
 }
 
 type R<T> = Result<T, String>;
@@ -103,6 +148,24 @@ fn literal(v: &Value, what: &str) -> R<Literal> {
 }
 
 impl Cx {
+    fn here(&self) -> Span {
+        let at = self.at.get();
+        Span::new(self.file, at, at + 1)
+    }
+
+    /// Moves the error position to function `f`'s object, or to its
+    /// instruction `i`.
+    fn enter(&self, f: usize, i: Option<usize>) -> Span {
+        let pos = self.starts.get(f).map(|(start, instrs)| match i {
+            Some(i) => instrs.get(i).copied().unwrap_or(*start),
+            None => *start,
+        });
+        if let Some(p) = pos {
+            self.at.set(p);
+        }
+        self.here()
+    }
+
     fn program(&self, v: &Value) -> R<Program> {
         let o = obj(v, "the program")?;
         let funcs = match o.get("functions") {
@@ -118,6 +181,7 @@ impl Cx {
     }
 
     fn function(&self, v: &Value, index: usize) -> R<Function> {
+        let span = self.enter(index, None);
         let o = obj(v, &format!("function {}", index + 1))?;
         let name = o
             .get("name")
@@ -138,7 +202,7 @@ impl Cx {
                             .ok_or_else(|| format!("{what}: a parameter has no `name`"))?
                             .to_string(),
                         ty: bril_type(p.get("type").unwrap_or(&Value::Null), &what)?,
-                        span: self.span,
+                        span,
                     })
                 })
                 .collect::<R<Vec<_>>>()?,
@@ -153,7 +217,10 @@ impl Cx {
             Some(Value::Array(a)) => a
                 .iter()
                 .enumerate()
-                .map(|(i, x)| self.item(x, &format!("{what}, instruction {}", i + 1)))
+                .map(|(i, x)| {
+                    let at = self.enter(index, Some(i));
+                    self.item(x, &format!("{what}, instruction {}", i + 1), at)
+                })
                 .collect::<R<Vec<_>>>()?,
             Some(_) => return Err(format!("{what}: `instrs` must be a list")),
         };
@@ -162,11 +229,11 @@ impl Cx {
             params,
             ret,
             items,
-            span: self.span,
+            span,
         })
     }
 
-    fn item(&self, v: &Value, what: &str) -> R<Item> {
+    fn item(&self, v: &Value, what: &str, span: Span) -> R<Item> {
         let o = obj(v, what)?;
         if let Some(l) = o.get("label") {
             let name = l
@@ -174,7 +241,7 @@ impl Cx {
                 .ok_or_else(|| format!("{what}: `label` must be a string"))?;
             return Ok(Item::Label {
                 name: name.to_string(),
-                span: self.span,
+                span,
             });
         }
         let op = o
@@ -206,7 +273,7 @@ impl Cx {
             funcs: string_list(o, "funcs", what)?,
             labels: string_list(o, "labels", what)?,
             value,
-            span: self.span,
+            span,
         }))
     }
 }

@@ -415,6 +415,19 @@ fn bril_json_errors_name_where_they_are() {
     );
     let errs = toyc::bril::load(&sources, bad).unwrap_err();
     assert_eq!(errs[0].message, "function 1 has no `name`");
+    let rendered = toyc::diag::render(&sources, &errs, false);
+    assert!(rendered.contains("p.json:2:3"), "{rendered}");
+    let typo = sources.add(
+        "t.json".into(),
+        None,
+        "{\"functions\": [{\"name\": \"main\", \"instrs\": [\n  {\"op\": \"nop\"},\n  {\"op\": \"frob\", \"args\": [\"{\"]}]}]}".into(),
+    );
+    let errs = toyc::bril::load(&sources, typo).unwrap_err();
+    let rendered = toyc::diag::render(&sources, &errs, false);
+    assert!(
+        rendered.contains("t.json:3:3: unknown Bril op `frob`"),
+        "{rendered}"
+    );
     let broken = sources.add("q.json".into(), None, "{\"functions\": [\n  {,\n]}".into());
     let errs = toyc::bril::load(&sources, broken).unwrap_err();
     assert!(
