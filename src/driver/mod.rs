@@ -254,8 +254,13 @@ fn check_json(file: &Path) -> i32 {
             return 1;
         }
     };
-    match crate::sema::analyze(&mut sources, main) {
-        Ok(_) => 0,
+    let checked = if crate::bril::is_bril_path(file) {
+        crate::bril::load(&sources, main).map(|_| ())
+    } else {
+        crate::sema::analyze(&mut sources, main).map(|_| ())
+    };
+    match checked {
+        Ok(()) => 0,
         Err(diags) => {
             print!("{}", diag::render_json(&sources, &diags));
             1

@@ -103,3 +103,14 @@ fn bril_syntax_errors_have_file_line_and_column() {
         "{err}"
     );
 }
+
+#[test]
+fn check_format_json_reads_bril() {
+    let file = temp("json-diag.bril", "@main {\n  x: int = add y y;\n}\n");
+    let (code, out, err) = toyc(&["check", "--format=json", &file]);
+    assert_eq!((code, err.as_str()), (1, ""));
+    assert!(
+        out.contains("\"line\":2,\"col\":3,") && out.contains("undefined variable `y`"),
+        "{out}"
+    );
+}
