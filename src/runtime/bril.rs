@@ -164,7 +164,8 @@ pub extern "C" fn toy_bril_bits_to_float(x: i64) -> f64 {
 }
 
 /// How `brili` prints a float: `toFixed(17)`, or `toExponential(17)` when
-/// `|log10 |x|| >= 10`; `-0` keeps its sign.
+/// `|log10 |x|| >= 10`; `-0` keeps its sign. Both round a tie up in
+/// magnitude, as JavaScript does (Rust's formatting breaks ties to even).
 pub fn js_float(x: f64) -> String {
     if x.is_nan() {
         return "NaN".into();
@@ -172,51 +173,81 @@ pub fn js_float(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    if x != 0.0 && x.abs().log10().abs() >= 10.0 {
-        let s = format!("{x:.17e}");
-        return match s.split_once('e') {
-            Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
-            _ => s,
-        };
-    }
     let sign = if x.is_sign_negative() { "-" } else { "" };
+    if x != 0.0 && x.abs().log10().abs() >= 10.0 {
+        return format!("{sign}{}", exponential17(x.abs()));
+    }
     format!("{sign}{}", fixed17(x.abs()))
 }
 
-/// `x.toFixed(17)` for `0 <= x < 1e21`: the nearest 17-decimal number, a
-/// tie going up (Rust's formatting breaks ties to even).
+/// Whether the exact decimal expansion `digits` (after the ones kept) is
+/// exactly one half: a 5 followed by zeros only.
+fn is_tie(rest: &str) -> bool {
+    rest.starts_with('5') && rest[1..].bytes().all(|b| b == b'0')
+}
+
+/// Adds one to a string of decimal digits; `true` when it carried out of
+/// the first digit (which then reads `1` followed by zeros, one longer).
+fn increment(digits: &mut Vec<u8>) -> bool {
+    for d in digits.iter_mut().rev() {
+        if *d == b'9' {
+            *d = b'0';
+        } else {
+            *d += 1;
+            return false;
+        }
+    }
+    digits.insert(0, b'1');
+    true
+}
+
+/// `x.toFixed(17)` for `0 <= x < 1e21`.
 fn fixed17(x: f64) -> String {
     let s = format!("{x:.17}");
-    let probe = format!("{x:.25}");
-    if !probe.ends_with("50000000") {
+    if !format!("{x:.25}").ends_with("50000000") {
         return s;
     }
     // A possible tie: decide on the exact expansion.
     let exact = format!("{x:.1100}");
     let (int, frac) = exact.split_once('.').unwrap_or((&exact, ""));
-    let rest = &frac[17..];
-    let tie = rest.starts_with('5') && rest[1..].bytes().all(|b| b == b'0');
-    if !tie {
+    if !is_tie(&frac[17..]) {
         return s;
     }
     let mut digits: Vec<u8> = format!("{int}{}", &frac[..17]).into_bytes();
-    let mut i = digits.len();
-    loop {
-        if i == 0 {
-            digits.insert(0, b'1');
-            break;
-        }
-        i -= 1;
-        if digits[i] == b'9' {
-            digits[i] = b'0';
-        } else {
-            digits[i] += 1;
-            break;
-        }
-    }
+    increment(&mut digits);
     let n = digits.len() - 17;
     let text = String::from_utf8(digits).unwrap_or_default();
     format!("{}.{}", &text[..n], &text[n..])
+}
+
+/// `x.toExponential(17)` for finite `x > 0`: `d.ddddddddddddddddde±N`.
+fn exponential17(x: f64) -> String {
+    let js = |s: String| match s.split_once('e') {
+        Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
+        _ => s,
+    };
+    let s = format!("{x:.17e}");
+    let probe = format!("{x:.25e}");
+    if !probe
+        .split_once('e')
+        .is_some_and(|(m, _)| m.ends_with("50000000"))
+    {
+        return js(s);
+    }
+    let exact = format!("{x:.1100e}");
+    let (mantissa, exp) = exact.split_once('e').unwrap_or((&exact, "0"));
+    let (lead, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if !is_tie(&frac[17..]) {
+        return js(s);
+    }
+    let mut digits: Vec<u8> = format!("{lead}{}", &frac[..17]).into_bytes();
+    let mut exp: i32 = exp.parse().unwrap_or(0);
+    if increment(&mut digits) {
+        digits.pop();
+        exp += 1;
+    }
+    let text = String::from_utf8(digits).unwrap_or_default();
+    js(format!("{}.{}e{exp}", &text[..1], &text[1..]))
 }
 
 pub(super) fn symbols() -> Vec<(&'static str, *const u8)> {
@@ -261,5 +292,18 @@ mod tests {
         // 2^-18 = 0.000003814697265625: a tie at the 18th decimal, which
         // JavaScript rounds up.
         assert_eq!(js_float(2f64.powi(-18)), "0.00000381469726563");
+        // 1000000000000000.125: a tie at the 19th significant digit.
+        assert_eq!(
+            js_float(8000000000000001.0 / 8.0),
+            "1.00000000000000013e+15"
+        );
+        assert_eq!(
+            js_float(-8000000000000001.0 / 8.0),
+            "-1.00000000000000013e+15"
+        );
+        assert_eq!(
+            js_float(8000000000000003.0 / 8.0),
+            "1.00000000000000038e+15"
+        );
     }
 }
