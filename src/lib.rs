@@ -7,6 +7,7 @@
 //! `fuzz` (the differential fuzzer) runs the `toyc` binary as a subprocess
 //! and uses no other module.
 
+pub mod bril;
 pub mod codegen;
 pub mod diag;
 pub mod driver;

@@ -130,6 +130,23 @@ pub enum RuntimeFn {
     ReadAll,
     ReadFile,
     WriteFile,
+    /// Bril's memory extension (`runtime/bril.rs`): pointers are ints.
+    BrilAlloc,
+    BrilFree,
+    BrilLoadInt,
+    BrilLoadFloat,
+    BrilLoadBool,
+    BrilStoreInt,
+    BrilStoreFloat,
+    BrilStoreBool,
+    /// Memory still allocated when Bril's `main` returns is an error.
+    BrilCheckLeaks,
+    /// A float as `brili` prints it (JavaScript's `toFixed(17)`).
+    BrilPrintFloat,
+    /// A Bril char (a Unicode scalar value).
+    BrilPrintChar,
+    BrilFloatToBits,
+    BrilBitsToFloat,
 }
 
 /// One runtime function. The machine-level call (codegen and the
@@ -200,7 +217,7 @@ use Ty::{Array, Bool, Elem, Float, Int, Ref, Str, StrArray, Void};
 /// parameters, result, effect, symbol, then `throws()` (may throw),
 /// `allocates()`, `tag(..)` where they hold.
 #[rustfmt::skip]
-pub const RUNTIME: [RtRow; 43] = [
+pub const RUNTIME: [RtRow; 56] = [
     rt(R::PrintInt,     "print_int",     &[Int],           Void,     Io,             Some("toy_print_int")),
     rt(R::PrintFloat,   "print_float",   &[Float],         Void,     Io,             Some("toy_print_float")),
     rt(R::PrintBool,    "print_bool",    &[Bool],          Void,     Io,             Some("toy_print_bool")),
@@ -244,6 +261,19 @@ pub const RUNTIME: [RtRow; 43] = [
     rt(R::ReadAll,      "read_all",      &[],              Str,      Io,             Some("toy_read_all")).allocates(),
     rt(R::ReadFile,     "read_file",     &[Str],           Str,      Io,             Some("toy_read_file")).throws().allocates(),
     rt(R::WriteFile,    "write_file",    &[Str, Str],      Void,     Io,             Some("toy_write_file")).throws().allocates(),
+    rt(R::BrilAlloc,    "bril_alloc",    &[Int],           Int,      Io,             Some("toy_bril_alloc")).throws().allocates(),
+    rt(R::BrilFree,     "bril_free",     &[Int],           Void,     Io,             Some("toy_bril_free")).throws().allocates(),
+    rt(R::BrilLoadInt,  "bril_load_int", &[Int],           Int,      Io,             Some("toy_bril_load_int")).throws().allocates(),
+    rt(R::BrilLoadFloat,"bril_load_float",&[Int],          Float,    Io,             Some("toy_bril_load_float")).throws().allocates(),
+    rt(R::BrilLoadBool, "bril_load_bool",&[Int],           Bool,     Io,             Some("toy_bril_load_bool")).throws().allocates(),
+    rt(R::BrilStoreInt, "bril_store_int",&[Int, Int],      Void,     Io,             Some("toy_bril_store_int")).throws().allocates(),
+    rt(R::BrilStoreFloat,"bril_store_float",&[Int, Float], Void,     Io,             Some("toy_bril_store_float")).throws().allocates(),
+    rt(R::BrilStoreBool,"bril_store_bool",&[Int, Bool],    Void,     Io,             Some("toy_bril_store_bool")).throws().allocates(),
+    rt(R::BrilCheckLeaks,"bril_check_leaks",&[],           Void,     Io,             Some("toy_bril_check_leaks")).throws().allocates(),
+    rt(R::BrilPrintFloat,"bril_print_float",&[Float],      Void,     Io,             Some("toy_bril_print_float")),
+    rt(R::BrilPrintChar,"bril_print_char",&[Int],          Void,     Io,             Some("toy_bril_print_char")),
+    rt(R::BrilFloatToBits,"bril_float_to_bits",&[Float],   Int,      Pure,           Some("toy_bril_float_to_bits")),
+    rt(R::BrilBitsToFloat,"bril_bits_to_float",&[Int],     Float,    Pure,           Some("toy_bril_bits_to_float")),
 ];
 
 impl RuntimeFn {

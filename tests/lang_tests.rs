@@ -1,5 +1,6 @@
 //! The lang-tests harness: every `.toy` file under `lang-tests/` and
-//! `examples/` is a test whose expectations are written in comments at the
+//! `examples/`, and every `.bril` file (Bril programs, whose header
+//! comments start with `#` instead of `//`), is a test whose expectations are written in comments at the
 //! top of the file (the format is documented in `lang-tests/README.md`).
 //!
 //! Each (file × mode) pair is one libtest trial named `PATH::MODE`, where
@@ -174,7 +175,12 @@ fn main() {
                     continue;
                 }
             };
-            let spec = match parse_header(&text) {
+            let marker = if path.extension().is_some_and(|e| e == "bril") {
+                "#"
+            } else {
+                "//"
+            };
+            let spec = match parse_header(&text, marker) {
                 Ok(FileKind::Helper) => continue,
                 Ok(FileKind::Test(spec)) => *spec,
                 Err(msg) => {
@@ -239,17 +245,17 @@ fn collect_toy_files(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.path();
         if path.is_dir() {
             collect_toy_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "toy") {
+        } else if path.extension().is_some_and(|e| e == "toy" || e == "bril") {
             out.push(path);
         }
     }
 }
 
-/// Parses the header: the leading lines of the file that are blank or `//`
-/// comments. A comment of the form `// KEY: VALUE` (KEY made of lowercase
-/// letters and `-`) is a directive and KEY must be known; other comments
-/// are free text.
-fn parse_header(text: &str) -> Result<FileKind, String> {
+/// Parses the header: the leading lines of the file that are blank or
+/// comments starting with `marker` (`//`, or `#` in Bril). A comment of the
+/// form `// KEY: VALUE` (KEY made of lowercase letters and `-`) is a
+/// directive and KEY must be known; other comments are free text.
+fn parse_header(text: &str, marker: &str) -> Result<FileKind, String> {
     let mut spec = Spec::default();
     let mut stderr_lines: Option<String> = None;
     for (i, raw) in text.lines().enumerate() {
@@ -257,7 +263,7 @@ fn parse_header(text: &str) -> Result<FileKind, String> {
         if line.is_empty() {
             continue;
         }
-        let Some(comment) = line.strip_prefix("//") else {
+        let Some(comment) = line.strip_prefix(marker) else {
             break;
         };
         let Some((key, value)) = directive(comment) else {

@@ -593,6 +593,17 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         let code = self.code;
         match &code.stmts.inst[s] {
             Inst::Nothing | Inst::Phi { .. } => {}
+            // Any value of the type stands for an undefined one.
+            Inst::Undef => {
+                let ty = code.stmts.ty[s].clone();
+                let zero = match ty {
+                    Type::Float => Operand::Float(0.0),
+                    Type::Bool => Operand::Bool(false),
+                    _ => Operand::Int(0),
+                };
+                let v = self.operand(&zero)?;
+                self.set(s, Some(v));
+            }
             Inst::Copy(op) | Inst::Pi { value: op, .. } => {
                 if cl_type(&code.stmts.ty[s]).is_some() {
                     let v = self.operand(op)?;

@@ -102,6 +102,12 @@ fn run_command(cli: Cli) -> i32 {
             format,
             warnings,
         } if format == "json" => check_json(&file, warnings.policy()),
+        Command::Check { file, .. } if crate::bril::is_bril_path(&file) => {
+            match load_bril(&file, &mut sources) {
+                Ok(_) => 0,
+                Err(code) => code,
+            }
+        }
         Command::Check { file, warnings, .. } => {
             match check_file_warnings(&file, &mut sources, warnings.policy()) {
                 Ok((_, warnings)) => {
@@ -128,7 +134,7 @@ fn run_command(cli: Cli) -> i32 {
             profile,
             gc_stats,
             args,
-        } => match build_ir(&build, &mut sources) {
+        } => match build_ir_with_args(&build, &mut sources, Some(&args)) {
             Ok(module) if interp => crate::timing::time("interp", || {
                 let gc = gc_config(gc_stats);
                 crate::interp::run_module(&module, &sources, &args, profile, gc)
@@ -273,8 +279,13 @@ fn check_json(file: &Path, policy: WarningPolicy) -> i32 {
             return 1;
         }
     };
-    match apply_policy(crate::sema::check(&mut sources, main), policy) {
-        Ok((_, warnings)) => {
+    let checked = if crate::bril::is_bril_path(file) {
+        crate::bril::load(&sources, main).map(|_| Vec::new())
+    } else {
+        apply_policy(crate::sema::check(&mut sources, main), policy).map(|(_, w)| w)
+    };
+    match checked {
+        Ok(warnings) => {
             print!("{}", diag::render_json(&sources, &warnings));
             0
         }
@@ -348,11 +359,14 @@ fn explore_command(build: &BuildArgs, output: Option<&Path>) -> i32 {
         Ok(o) => o,
         Err(code) => return code,
     };
-    let program = match check_file(&build.file, &mut sources) {
-        Ok(p) => p,
-        Err(diags) => return report(&sources, &diags),
+    let built = if crate::bril::is_bril_path(&build.file) {
+        build_bril_ir(&build.file, &mut sources, None)
+    } else {
+        check_file(&build.file, &mut sources)
+            .map(|program| crate::ssa::build_module(Arc::new(program)))
+            .map_err(|diags| report(&sources, &diags))
     };
-    let module = match build_ssa(build, program) {
+    let module = match built.and_then(|m| checked_ssa(build, m)) {
         Ok(m) => m,
         Err(code) => return code,
     };
@@ -498,17 +512,69 @@ pub fn verify_enabled() -> bool {
 /// `--remarks` are printed on stderr (only those about `--fn NAME` when
 /// given).
 pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir::Module, i32> {
+    build_ir_with_args(build, sources, None)
+}
+
+/// Reads and checks a Bril program (`.bril` text or `.json`); errors are
+/// reported here and give the exit code.
+fn load_bril(
+    path: &Path,
+    sources: &mut SourceMap,
+) -> Result<(crate::bril::ast::Program, crate::bril::check::Checked), i32> {
+    let file = load_main_file(path, sources).map_err(|msg| {
+        eprintln!("error: {msg}");
+        1
+    })?;
+    crate::bril::load(sources, file).map_err(|diags| report(sources, &diags))
+}
+
+/// The IR of a Bril program. `main_args` are the command line's values
+/// for `main`'s parameters (`toyc run`); without them (`ir`, `clif`) the
+/// entry passes zeros.
+fn build_bril_ir(
+    path: &Path,
+    sources: &mut SourceMap,
+    main_args: Option<&[String]>,
+) -> Result<crate::ir::Module, i32> {
+    let (prog, checked) = crate::timing::time("parse+check", || load_bril(path, sources))?;
+    let values = match main_args {
+        Some(args) => {
+            let main = prog.functions.iter().find(|f| f.name == "main");
+            let params = main.map_or(&[][..], |f| &f.params[..]);
+            Some(crate::bril::parse_main_args(params, args).map_err(|msg| {
+                eprintln!("error: {msg}");
+                2
+            })?)
+        }
+        None => None,
+    };
+    Ok(crate::timing::time("ssa", || {
+        crate::ssa::bril::build_bril_module(&prog, &checked, values.as_deref())
+    }))
+}
+
+/// [`build_ir`]; for a Bril program, `main_args` as in [`build_bril_ir`].
+pub fn build_ir_with_args(
+    build: &BuildArgs,
+    sources: &mut SourceMap,
+    main_args: Option<&[String]>,
+) -> Result<crate::ir::Module, i32> {
     let opts = pipeline_options(build)?;
     if let Some(note) = build.opt.note() {
         eprintln!("{note}");
     }
-    let policy = build.warnings.policy();
-    let (program, warnings) = crate::timing::time("parse+check", || {
-        check_file_warnings(&build.file, sources, policy)
-    })
-    .map_err(|diags| report(sources, &diags))?;
-    show_warnings(sources, &warnings);
-    let mut module = build_ssa(build, program)?;
+    let mut module = if crate::bril::is_bril_path(&build.file) {
+        checked_ssa(build, build_bril_ir(&build.file, sources, main_args)?)?
+    } else {
+        let policy = build.warnings.policy();
+        let (program, warnings) = crate::timing::time("parse+check", || {
+            check_file_warnings(&build.file, sources, policy)
+        })
+        .map_err(|diags| report(sources, &diags))?;
+        show_warnings(sources, &warnings);
+        let module = crate::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
+        checked_ssa(build, module)?
+    };
     let mut counters = crate::opt::Counters::default();
     let program = module.program.clone();
     let print =
@@ -538,13 +604,9 @@ pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir:
     Ok(module)
 }
 
-/// SSA construction (and the verifier when enabled) for the checked
-/// `program`; `--fn NAME` naming no function of it is a command-line error.
-fn build_ssa(
-    build: &BuildArgs,
-    program: crate::sema::hir::Program,
-) -> Result<crate::ir::Module, i32> {
-    let module = crate::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
+/// The module SSA construction built, after the verifier when enabled;
+/// `--fn NAME` naming no function of it is a command-line error.
+fn checked_ssa(build: &BuildArgs, module: crate::ir::Module) -> Result<crate::ir::Module, i32> {
     if !has_function(&module, build.func.as_deref()) {
         return Err(unknown_function(&module, build.func.as_deref()));
     }

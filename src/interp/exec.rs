@@ -7,7 +7,7 @@ use super::Prepared;
 use crate::ir::fold;
 use crate::ir::{BinaryOp, Inst, Loc, Module, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
 use crate::runtime::gc::{self, roots::ShadowFrame};
-use crate::runtime::{self, heap, io, math, object, output, strings};
+use crate::runtime::{self, bril, heap, io, math, object, output, strings};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
@@ -352,6 +352,8 @@ impl<'a> Machine<'a> {
             }
             Inst::NoException => (runtime::PENDING.load(Ordering::Relaxed) == 0) as u64,
             Inst::TakeException => runtime::toy_take_exception() as u64,
+            // Any value of the type stands for an undefined one.
+            Inst::Undef => 0,
             Inst::Goto(_)
             | Inst::GotoIfNot { .. }
             | Inst::Return(_)
@@ -438,6 +440,21 @@ impl<'a> Machine<'a> {
             RuntimeFn::ReadFile => return unsafe { io::toy_read_file(sp(0), pos) } as u64,
             // SAFETY: as for `ReadFile`.
             RuntimeFn::WriteFile => unsafe { io::toy_write_file(sp(0), sp(1), pos) },
+            RuntimeFn::BrilAlloc => return bril::toy_bril_alloc(x(0) as i64, pos) as u64,
+            RuntimeFn::BrilFree => bril::toy_bril_free(x(0) as i64, pos),
+            RuntimeFn::BrilLoadInt => return bril::toy_bril_load_int(x(0) as i64, pos) as u64,
+            RuntimeFn::BrilLoadFloat => return fb(bril::toy_bril_load_float(x(0) as i64, pos)),
+            RuntimeFn::BrilLoadBool => return bril::toy_bril_load_bool(x(0) as i64, pos) as u64,
+            RuntimeFn::BrilStoreInt => bril::toy_bril_store_int(x(0) as i64, x(1) as i64, pos),
+            RuntimeFn::BrilStoreFloat => bril::toy_bril_store_float(x(0) as i64, fl(1), pos),
+            RuntimeFn::BrilStoreBool => {
+                bril::toy_bril_store_bool(x(0) as i64, (x(1) & 0xff != 0) as u8, pos)
+            }
+            RuntimeFn::BrilCheckLeaks => bril::toy_bril_check_leaks(pos),
+            RuntimeFn::BrilPrintFloat => bril::toy_bril_print_float(fl(0)),
+            RuntimeFn::BrilPrintChar => bril::toy_bril_print_char(x(0) as i64),
+            RuntimeFn::BrilFloatToBits => return bril::toy_bril_float_to_bits(fl(0)) as u64,
+            RuntimeFn::BrilBitsToFloat => return fb(bril::toy_bril_bits_to_float(x(0) as i64)),
         }
         0
     }

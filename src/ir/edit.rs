@@ -151,7 +151,8 @@ pub fn is_pure(inst: &Inst) -> bool {
         | Inst::PhiC { .. }
         | Inst::Pi { .. }
         | Inst::StrConst(_)
-        | Inst::NoException => true,
+        | Inst::NoException
+        | Inst::Undef => true,
         Inst::Upsilon(_)
         | Inst::Call { .. }
         | Inst::Runtime { .. }
@@ -197,7 +198,11 @@ pub fn removable(inst: &Inst, flags: Flags) -> bool {
 macro_rules! visit_operands {
     ($inst:expr, $f:ident, $facts:expr, $iter:ident) => {
         match $inst {
-            Inst::Nothing | Inst::StrConst(_) | Inst::NoException | Inst::TakeException => {}
+            Inst::Nothing
+            | Inst::StrConst(_)
+            | Inst::NoException
+            | Inst::TakeException
+            | Inst::Undef => {}
             Inst::PhiC { .. } | Inst::Goto(_) | Inst::Unwind | Inst::Unreachable => {}
             Inst::Copy(a) | Inst::Unary(_, a) | Inst::Upsilon(a) => $f(a),
             Inst::Binary(_, a, b) => {

@@ -123,6 +123,7 @@ pub fn inst_text(inst: &Inst) -> String {
         Inst::Raise { kind, args } => format!("raise {kind:?}({})", ops(args)),
         Inst::NoException => "noexception".into(),
         Inst::TakeException => "takeexception".into(),
+        Inst::Undef => "undef".into(),
         Inst::Goto(b) => format!("goto {b}"),
         Inst::GotoIfNot { cond, dest } => format!("goto {dest} if not {}", op(cond)),
         Inst::Return(Some(a)) => format!("return {}", op(a)),

@@ -311,6 +311,10 @@ pub enum Inst {
     NoException,
     /// Takes the pending exception's message and clears it. `str`.
     TakeException,
+    /// A value no definition reaches (a Bril read of a variable unassigned
+    /// on some path): any value of the statement's type, which is
+    /// `int`, `float` or `bool`. Pure; the machine code and the interpreter use zero.
+    Undef,
     /// Terminator: `goto #b`.
     Goto(BlockId),
     /// Terminator: `goto #b if not %c`; falls through when `c` is true.

@@ -421,6 +421,7 @@ impl Printer<'_> {
             Inst::Raise { kind, args: a } => format!("raise {}({})", raise_name(*kind), args(a)),
             Inst::NoException => "no_exception()".into(),
             Inst::TakeException => "take_exception()".into(),
+            Inst::Undef => "undef".into(),
             Inst::Goto(b) => format!("goto {b}"),
             Inst::GotoIfNot { cond, dest } => format!("goto {dest} if not {}", operand(cond)),
             Inst::Return(Some(v)) => format!("return {}", operand(v)),

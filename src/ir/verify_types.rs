@@ -88,6 +88,11 @@ fn check_inst(c: &mut Ctx, inst: &Inst) {
     let f = c.f;
     match inst {
         Inst::Nothing | Inst::Goto(_) | Inst::Unwind | Inst::Unreachable => c.result(&Void),
+        Inst::Undef => {
+            if !matches!(f.stmts.ty[c.i], Int | Float | Bool) {
+                c.err("undef must have type int, float or bool".into());
+            }
+        }
         Inst::Copy(a) => {
             let t = f.stmts.ty[c.i].clone();
             c.expect("the copied operand", a, &t);

@@ -87,6 +87,7 @@ struct Hoist {
 fn quiet(inst: &Inst, flags: Flags) -> bool {
     match inst {
         Inst::Upsilon(_) | Inst::TakeException => false,
+        Inst::Undef => true,
         Inst::Load { .. } | Inst::NewStruct { .. } => true,
         Inst::Runtime { .. } => {
             flags.contains(Flags::EFFECT_FREE) && flags.contains(Flags::NOTHROW)

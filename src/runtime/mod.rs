@@ -24,6 +24,7 @@
 //! end (the driver's caller), `exit(n)`, an uncaught exception, a stack
 //! overflow.
 
+pub mod bril;
 pub mod gc;
 pub mod heap;
 pub mod io;
@@ -220,5 +221,6 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     v.extend(strings::symbols());
     v.extend(heap::symbols());
     v.extend(io::symbols());
+    v.extend(bril::symbols());
     v
 }

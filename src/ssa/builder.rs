@@ -146,6 +146,7 @@ pub enum LvnKey {
     Unary(crate::ir::UnaryOp, OpKey),
     Binary(crate::ir::BinaryOp, OpKey, OpKey),
     Str(Box<str>),
+    Undef(Type),
 }
 
 pub struct Builder {
@@ -168,6 +169,10 @@ pub struct Builder {
     pub named_vars: Var,
     lvn: FxMap<(Blk, LvnKey), Operand>,
     next_seq: u32,
+    /// A read that reaches no definition gives an explicit `undef`
+    /// statement (Bril, where that is allowed) instead of a zero constant
+    /// (Toy, where sema rules it out outside dead code).
+    pub explicit_undef: bool,
 }
 
 impl Builder {
@@ -189,6 +194,7 @@ impl Builder {
             var_ty,
             lvn: FxMap::default(),
             next_seq: 0,
+            explicit_undef: false,
         };
         let entry = b.new_block();
         b.seal(entry);
@@ -545,11 +551,32 @@ impl Builder {
         self.resolve(v)
     }
 
-    /// A placeholder value of `var`'s type, used only where the variable
-    /// can have no value (dead code).
+    /// The value of `var` where no definition reaches: dead code, or (with
+    /// `explicit_undef`) a path on which the variable was never assigned.
     fn undef(&mut self, var: Var) -> Operand {
         let ty = self.var_ty.get(var as usize).cloned().unwrap_or(Type::Int);
-        self.zero_of(&ty)
+        self.placeholder(&ty)
+    }
+
+    fn placeholder(&mut self, ty: &Type) -> Operand {
+        if self.explicit_undef {
+            self.undef_of(ty)
+        } else {
+            self.zero_of(ty)
+        }
+    }
+
+    /// An `undef` statement of type `ty`, one per type, in the entry block
+    /// (which dominates every use).
+    pub fn undef_of(&mut self, ty: &Type) -> Operand {
+        let key = (0, LvnKey::Undef(ty.clone()));
+        if let Some(v) = self.lvn.get(&key) {
+            return *v;
+        }
+        let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
+        let v = self.push_at(0, Inst::Undef, ty.clone(), Span::default(), flags);
+        self.lvn.insert(key, v);
+        v
     }
 
     /// A constant of type `ty` (for `str`, an empty string statement).
@@ -698,7 +725,7 @@ impl Builder {
                         continue;
                     }
                     let ty = self.nodes[p as usize].ty.clone();
-                    self.zero_of(&ty)
+                    self.placeholder(&ty)
                 }
             };
             self.replace_phi(p, same);

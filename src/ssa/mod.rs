@@ -5,6 +5,7 @@
 //! fly; `throws` decides which functions may throw; `scc` and `emit` finish
 //! a function into [`IrCode`](crate::ir::IrCode).
 mod assign;
+pub mod bril;
 pub mod builder;
 mod builtins;
 mod emit;

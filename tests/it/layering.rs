@@ -22,13 +22,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("rtfns", &["types"]),
     ("syntax", &["span", "diag"]),
     ("sema", &["span", "diag", "types", "rtfns", "syntax"]),
+    // The Bril front end (text and JSON parsers, checks): beside `syntax`.
+    ("bril", &["span", "diag"]),
     // The IR keeps the typed program it was built from for its struct,
     // global and function tables: of the front end it names only that.
     (
         "ir",
         &["span", "diag", "types", "rtfns", "sema::hir::Program"],
     ),
-    // SSA construction translates the HIR.
+    // SSA construction translates the HIR, and Bril's checked AST.
     (
         "ssa",
         &[
@@ -38,6 +40,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "types",
             "rtfns",
             "sema::hir",
+            "bril",
             "ir",
         ],
     ),

@@ -113,7 +113,16 @@ fn the_table_says_what_may_throw() {
             RuntimeFn::ParseFloat,
             RuntimeFn::ReadLine,
             RuntimeFn::ReadFile,
-            RuntimeFn::WriteFile
+            RuntimeFn::WriteFile,
+            RuntimeFn::BrilAlloc,
+            RuntimeFn::BrilFree,
+            RuntimeFn::BrilLoadInt,
+            RuntimeFn::BrilLoadFloat,
+            RuntimeFn::BrilLoadBool,
+            RuntimeFn::BrilStoreInt,
+            RuntimeFn::BrilStoreFloat,
+            RuntimeFn::BrilStoreBool,
+            RuntimeFn::BrilCheckLeaks,
         ]
     );
 }

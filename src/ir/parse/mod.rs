@@ -74,7 +74,9 @@ pub fn parse(text: &str) -> Result<Module, Vec<ParseError>> {
         sigs.push(sig);
     }
     let find = |n: &str| program.functions.iter().position(|f| f.name == n);
-    program.main = FuncId(find("main").unwrap_or(0) as u32);
+    // A Bril program's entry (`<main>`, docs/bril.md) runs before its `main`.
+    let entry = find("<main>").or_else(|| find("main"));
+    program.main = FuncId(entry.unwrap_or(0) as u32);
     program.init = FuncId(find("<init>").unwrap_or(0) as u32);
     let mut funcs = Vec::new();
     for (i, (f, (name, params, ret, param_names))) in fns.iter().zip(sigs).enumerate() {

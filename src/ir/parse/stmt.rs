@@ -354,6 +354,7 @@ fn call_like(
     let unknown = |c: &Cursor, what: &str, n: &str| c.err(format!("unknown {what} `{n}`"));
     Ok(Some(match name {
         "nothing" => Inst::Nothing,
+        "undef" => Inst::Undef,
         "no_exception" | "take_exception" => {
             c.expect_punct("(")?;
             c.expect_punct(")")?;

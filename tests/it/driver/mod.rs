@@ -1,5 +1,6 @@
 //! The command line.
 mod asm;
+mod bril;
 mod cli;
 mod repl;
 mod warnings;

@@ -19,15 +19,21 @@ fn toy_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for p in entries {
         if p.is_dir() {
             toy_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "toy") {
+        } else if p.extension().is_some_and(|e| e == "toy" || e == "bril") {
             out.push(p);
         }
     }
 }
 
-/// The IR of `path` at -O0, or `None` when it does not compile.
+/// The IR of `path` (Toy or Bril) at -O0, or `None` when it does not
+/// compile.
 fn build(path: &Path) -> Option<Module> {
     let mut sources = SourceMap::new();
+    if toyc::bril::is_bril_path(path) {
+        let file = toyc::driver::load_main_file(path, &mut sources).ok()?;
+        let (prog, checked) = toyc::bril::load(&sources, file).ok()?;
+        return Some(toyc::ssa::bril::build_bril_module(&prog, &checked, None));
+    }
     let program = toyc::driver::check_file(path, &mut sources).ok()?;
     Some(toyc::ssa::build_module(Arc::new(program)))
 }
