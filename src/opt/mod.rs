@@ -33,6 +33,7 @@ pub mod pi_insert;
 pub mod promote;
 pub mod rotate;
 pub mod sccp;
+pub mod tailrec;
 
 use crate::ir::{IrCode, Module};
 use crate::memssa::MemorySsa;
@@ -238,6 +239,12 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Module(inline::run),
         level: Some(2),
         doc: "inline calls of small non-recursive functions (bottom-up over the call graph; cleans the changed callers with sccp and simplifycfg)",
+    },
+    Pass {
+        name: "tailrec",
+        run: PassFn::Function(tailrec::run),
+        level: Some(2),
+        doc: "tail-recursion elimination: self tail calls become a loop; `return x + f(..)` accumulates (int add/mul/and/or/xor)",
     },
     Pass {
         name: "loops",
