@@ -284,7 +284,9 @@ fn eliminate(bir: &mut BlockIr, ir: &IrCode, mut sites: Vec<TailSite>) {
     let acc = acc_op.map(|_| bir.fresh_value());
     let path_blocks: Vec<usize> = sites.iter().flat_map(|s| s.path.iter().copied()).collect();
     let mut edges = vec![BlockId(entry)];
-    let mut param_in: Vec<Vec<Operand>> = (0..params.len()).map(|i| vec![Operand::Arg(i as u32)]).collect();
+    let mut param_in: Vec<Vec<Operand>> = (0..params.len())
+        .map(|i| vec![Operand::Arg(i as u32)])
+        .collect();
     let mut acc_in = vec![Operand::Int(acc_op.and_then(identity).unwrap_or(0))];
     // Later sites first, so an earlier site's call index in a shared block
     // stays valid.
@@ -296,7 +298,9 @@ fn eliminate(bir: &mut BlockIr, ir: &IrCode, mut sites: Vec<TailSite>) {
                 let id = bir.fresh_value();
                 let inst = Inst::Binary(op, Operand::Value(a), map(x));
                 bir.blocks[site.block].stmts.truncate(site.call_index);
-                bir.blocks[site.block].stmts.push(stmt(id, inst, Type::Int, span));
+                bir.blocks[site.block]
+                    .stmts
+                    .push(stmt(id, inst, Type::Int, span));
                 Operand::Value(id)
             }
             _ => {
