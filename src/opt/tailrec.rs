@@ -84,6 +84,118 @@ fn is_unwind_only(b: &BBlock) -> bool {
     b.stmts.is_empty() && b.term == Term::Unwind
 }
 
+/// Where the way from a call to its `return` has got to: the statements
+/// still to run in block `cur`, its terminator, and the blocks entered
+/// after the call's block.
+struct Way<'a> {
+    cur: usize,
+    rest: &'a [BStmt],
+    term: &'a Term,
+    path: Vec<usize>,
+}
+
+/// The way on from the call at `call_index` of block `block`, past its
+/// exception check: `None` when the call may throw without one, or the
+/// check's exception edge goes anywhere but to a block that only unwinds
+/// (a handler in this function), or the normal edge's block has another
+/// way in.
+fn past_exception_check<'a>(
+    bir: &'a BlockIr,
+    uses: &[u32],
+    preds: &[Vec<Label>],
+    block: usize,
+    call_index: usize,
+) -> Option<Way<'a>> {
+    let blk = &bir.blocks[block];
+    let call = &blk.stmts[call_index];
+    let rest = &blk.stmts[call_index + 1..];
+    let Some(e) = rest.first().filter(|s| s.inst == Inst::NoException) else {
+        return call.flags.contains(Flags::NOTHROW).then_some(Way {
+            cur: block,
+            rest,
+            term: &blk.term,
+            path: Vec::new(),
+        });
+    };
+    let Term::Branch { cond, then, els } = &blk.term else {
+        return None;
+    };
+    let at = position_of(bir);
+    let unwinds = at(*els).is_some_and(|u| is_unwind_only(&bir.blocks[u]));
+    let check_used_once = uses.get(e.id.index()) == Some(&1);
+    if *cond != Operand::Value(e.id) || !check_used_once || !unwinds || then == els {
+        return None;
+    }
+    if rest.len() != 1 || preds[*then as usize].len() != 1 {
+        return None;
+    }
+    let cur = at(*then)?;
+    Some(Way {
+        cur,
+        rest: &bir.blocks[cur].stmts,
+        term: &bir.blocks[cur].term,
+        path: vec![cur],
+    })
+}
+
+/// Follows `way` from the call `call` to a `return` of its value, through
+/// at most one accumulating operation; the operation and its other operand
+/// when there is one. `None` when anything else happens on the way.
+fn follow_to_return<'a>(
+    bir: &'a BlockIr,
+    ir: &IrCode,
+    uses: &[u32],
+    preds: &[Vec<Label>],
+    way: &mut Way<'a>,
+    call: Value,
+) -> Option<Option<(BinaryOp, Operand)>> {
+    let at = position_of(bir);
+    let used = |v: Value| uses.get(v.index()).copied().unwrap_or(u32::MAX);
+    // The value the function is about to return.
+    let mut tracked = call;
+    let mut accumulate = None;
+    for _ in 0..MAX_PATH_BLOCKS {
+        for s in way.rest {
+            let Inst::Binary(op, a, b) = &s.inst else {
+                return None;
+            };
+            let t = Operand::Value(tracked);
+            let x = if *a == t { b } else { a };
+            if accumulate.is_some()
+                || identity(*op).is_none()
+                || s.ty != Type::Int
+                || (*a != t && *b != t)
+                || *x == t
+                || used(tracked) != 1
+            {
+                return None;
+            }
+            accumulate = Some((*op, *x));
+            tracked = s.id;
+        }
+        match way.term {
+            Term::Return(Some(r)) if *r == Operand::Value(tracked) && used(tracked) == 1 => {
+                return Some(accumulate);
+            }
+            Term::Return(None) if ir.ret == Type::Void => return Some(None),
+            Term::Goto(next) => {
+                let n = at(*next)?;
+                let nb = &bir.blocks[n];
+                let void_return = nb.stmts.is_empty() && nb.term == Term::Return(None);
+                if preds[*next as usize].len() != 1 && !void_return || n == way.cur {
+                    return None;
+                }
+                way.cur = n;
+                way.path.push(n);
+                way.rest = &nb.stmts;
+                way.term = &nb.term;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// The tail site of the call at `call_index` of block `block`, if it is one.
 fn tail_site(
     bir: &BlockIr,
@@ -93,101 +205,22 @@ fn tail_site(
     block: usize,
     call_index: usize,
 ) -> Option<TailSite> {
-    let at = position_of(bir);
-    let blk = &bir.blocks[block];
-    let call = &blk.stmts[call_index];
+    let call = &bir.blocks[block].stmts[call_index];
     let Inst::Call { func, args } = &call.inst else {
         return None;
     };
     if *func != ir.func || args.len() != ir.params.len() {
         return None;
     }
-    let used = |v: Value| uses.get(v.index()).copied().unwrap_or(u32::MAX);
-    // The value the function is about to return, and the block and
-    // statement the path continues at.
-    let mut tracked = call.id;
-    let mut accumulate = None;
-    let mut path = Vec::new();
-    let mut cur = block;
-    let mut rest = &blk.stmts[call_index + 1..];
-    let mut term = &blk.term;
-    let checked = rest.first().filter(|s| s.inst == Inst::NoException);
-    if checked.is_none() && !call.flags.contains(Flags::NOTHROW) {
-        return None;
-    }
-    if let Some(e) = checked {
-        let Term::Branch { cond, then, els } = term else {
-            return None;
-        };
-        let unwinds = at(*els).is_some_and(|u| is_unwind_only(&bir.blocks[u]));
-        if *cond != Operand::Value(e.id) || used(e.id) != 1 || !unwinds || then == els {
-            return None;
-        }
-        if rest.len() != 1 {
-            return None;
-        }
-        cur = at(*then)?;
-        path.push(cur);
-        rest = &bir.blocks[cur].stmts;
-        term = &bir.blocks[cur].term;
-        if preds[*then as usize].len() != 1 {
-            return None;
-        }
-    }
-    for _ in 0..MAX_PATH_BLOCKS {
-        for s in rest {
-            let Inst::Binary(op, a, b) = &s.inst else {
-                return None;
-            };
-            let x = if *a == Operand::Value(tracked) { b } else { a };
-            let uses_tracked = *a == Operand::Value(tracked) || *b == Operand::Value(tracked);
-            if accumulate.is_some()
-                || identity(*op).is_none()
-                || s.ty != Type::Int
-                || !uses_tracked
-                || *x == Operand::Value(tracked)
-                || used(tracked) != 1
-            {
-                return None;
-            }
-            accumulate = Some((*op, *x));
-            tracked = s.id;
-        }
-        match term {
-            Term::Return(Some(r)) if *r == Operand::Value(tracked) && used(tracked) == 1 => {
-                return Some(TailSite {
-                    block,
-                    call_index,
-                    args: args.clone(),
-                    accumulate,
-                    path,
-                });
-            }
-            Term::Return(None) if ir.ret == Type::Void => {
-                return Some(TailSite {
-                    block,
-                    call_index,
-                    args: args.clone(),
-                    accumulate: None,
-                    path,
-                });
-            }
-            Term::Goto(next) => {
-                let n = at(*next)?;
-                let nb = &bir.blocks[n];
-                let void_return = nb.stmts.is_empty() && nb.term == Term::Return(None);
-                if preds[*next as usize].len() != 1 && !void_return || n == cur {
-                    return None;
-                }
-                cur = n;
-                path.push(n);
-                rest = &nb.stmts;
-                term = &nb.term;
-            }
-            _ => return None,
-        }
-    }
-    None
+    let mut way = past_exception_check(bir, uses, preds, block, call_index)?;
+    let accumulate = follow_to_return(bir, ir, uses, preds, &mut way, call.id)?;
+    Some(TailSite {
+        block,
+        call_index,
+        args: args.clone(),
+        accumulate,
+        path: way.path,
+    })
 }
 
 /// Every tail site of the function; at most one accumulating `op`.
