@@ -25,7 +25,8 @@
 //! the `op` result may have no other use.
 //!
 //! The transformation: a new entry block jumps to the old entry, which
-//! becomes the loop header with one φ per parameter (the arguments on the
+//! becomes the loop header (or, when the old entry already heads a loop, to
+//! a new header block before it) with one φ per parameter (the arguments on the
 //! entry edge, the call's arguments on each tail site's edge); every use of
 //! a parameter reads its φ. With accumulated sites, an accumulator φ starts
 //! at `op`'s identity, each accumulated site jumps back with
@@ -304,7 +305,15 @@ fn accumulate_returns(bir: &mut BlockIr, op: BinaryOp, acc: Value, skip: &[usize
 
 /// Turns the tail sites into jumps to a loop header (module doc).
 fn eliminate(bir: &mut BlockIr, ir: &IrCode, mut sites: Vec<TailSite>) {
-    let header = bir.blocks[0].label;
+    let old_entry = bir.blocks[0].label;
+    // The old entry is the loop header, unless it already has predecessors
+    // (it heads a loop): then a new block holds the φs.
+    let entry_has_preds = !bir.preds()[old_entry as usize].is_empty();
+    let header = if entry_has_preds {
+        bir.fresh_label()
+    } else {
+        old_entry
+    };
     let entry = bir.fresh_label();
     let params: Vec<Value> = ir.params.iter().map(|_| bir.fresh_value()).collect();
     let param_ops: Vec<Operand> = params.iter().map(|&v| Operand::Value(v)).collect();
@@ -372,16 +381,23 @@ fn eliminate(bir: &mut BlockIr, ir: &IrCode, mut sites: Vec<TailSite>) {
         };
         phis.push(stmt(a, inst, Type::Int, span));
     }
-    bir.blocks[0].stmts.splice(0..0, phis);
-    bir.blocks.insert(
-        0,
-        BBlock {
-            label: entry,
-            stmts: Vec::new(),
-            term: Term::Goto(header),
+    let mut front = vec![BBlock {
+        label: entry,
+        stmts: Vec::new(),
+        term: Term::Goto(header),
+        term_span: span,
+    }];
+    if entry_has_preds {
+        front.push(BBlock {
+            label: header,
+            stmts: phis,
+            term: Term::Goto(old_entry),
             term_span: span,
-        },
-    );
+        });
+    } else {
+        bir.blocks[0].stmts.splice(0..0, phis);
+    }
+    bir.blocks.splice(0..0, front);
 }
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
