@@ -74,10 +74,28 @@ fn identity(op: BinaryOp) -> Option<i64> {
     }
 }
 
-/// The layout position of each label.
-fn position_of(bir: &BlockIr) -> impl Fn(Label) -> Option<usize> + '_ {
-    let pos = bir.positions();
-    move |l| pos.get(l as usize).copied().flatten()
+/// What the search for tail sites reads, computed once per function.
+struct Facts<'a> {
+    bir: &'a BlockIr,
+    ir: &'a IrCode,
+    /// Use counts by value ([`use_counts`]).
+    uses: Vec<u32>,
+    /// Predecessor labels by label ([`BlockIr::preds`]).
+    preds: Vec<Vec<Label>>,
+    /// Layout position by label ([`BlockIr::positions`]).
+    pos: Vec<Option<usize>>,
+}
+
+impl Facts<'_> {
+    fn at(&self, l: Label) -> Option<usize> {
+        self.pos.get(l as usize).copied().flatten()
+    }
+    fn used(&self, v: Value) -> u32 {
+        self.uses.get(v.index()).copied().unwrap_or(u32::MAX)
+    }
+    fn single_pred(&self, l: Label) -> bool {
+        self.preds.get(l as usize).is_some_and(|p| p.len() == 1)
+    }
 }
 
 /// Whether `b` holds only `unwind`.
@@ -100,13 +118,8 @@ struct Way<'a> {
 /// check's exception edge goes anywhere but to a block that only unwinds
 /// (a handler in this function), or the normal edge's block has another
 /// way in.
-fn past_exception_check<'a>(
-    bir: &'a BlockIr,
-    uses: &[u32],
-    preds: &[Vec<Label>],
-    block: usize,
-    call_index: usize,
-) -> Option<Way<'a>> {
+fn past_exception_check<'a>(f: &Facts<'a>, block: usize, call_index: usize) -> Option<Way<'a>> {
+    let bir = f.bir;
     let blk = &bir.blocks[block];
     let call = &blk.stmts[call_index];
     let rest = &blk.stmts[call_index + 1..];
@@ -121,16 +134,14 @@ fn past_exception_check<'a>(
     let Term::Branch { cond, then, els } = &blk.term else {
         return None;
     };
-    let at = position_of(bir);
-    let unwinds = at(*els).is_some_and(|u| is_unwind_only(&bir.blocks[u]));
-    let check_used_once = uses.get(e.id.index()) == Some(&1);
-    if *cond != Operand::Value(e.id) || !check_used_once || !unwinds || then == els {
+    let unwinds = f.at(*els).is_some_and(|u| is_unwind_only(&bir.blocks[u]));
+    if *cond != Operand::Value(e.id) || f.used(e.id) != 1 || !unwinds || then == els {
         return None;
     }
-    if rest.len() != 1 || preds[*then as usize].len() != 1 {
+    if rest.len() != 1 || !f.single_pred(*then) {
         return None;
     }
-    let cur = at(*then)?;
+    let cur = f.at(*then)?;
     Some(Way {
         cur,
         rest: &bir.blocks[cur].stmts,
@@ -143,15 +154,11 @@ fn past_exception_check<'a>(
 /// at most one accumulating operation; the operation and its other operand
 /// when there is one. `None` when anything else happens on the way.
 fn follow_to_return<'a>(
-    bir: &'a BlockIr,
-    ir: &IrCode,
-    uses: &[u32],
-    preds: &[Vec<Label>],
+    f: &Facts<'a>,
     way: &mut Way<'a>,
     call: Value,
 ) -> Option<Option<(BinaryOp, Operand)>> {
-    let at = position_of(bir);
-    let used = |v: Value| uses.get(v.index()).copied().unwrap_or(u32::MAX);
+    let used = |v: Value| f.used(v);
     // The value the function is about to return.
     let mut tracked = call;
     let mut accumulate = None;
@@ -178,12 +185,12 @@ fn follow_to_return<'a>(
             Term::Return(Some(r)) if *r == Operand::Value(tracked) && used(tracked) == 1 => {
                 return Some(accumulate);
             }
-            Term::Return(None) if ir.ret == Type::Void => return Some(None),
+            Term::Return(None) if f.ir.ret == Type::Void => return Some(None),
             Term::Goto(next) => {
-                let n = at(*next)?;
-                let nb = &bir.blocks[n];
+                let n = f.at(*next)?;
+                let nb = &f.bir.blocks[n];
                 let void_return = nb.stmts.is_empty() && nb.term == Term::Return(None);
-                if preds[*next as usize].len() != 1 && !void_return || n == way.cur {
+                if !f.single_pred(*next) && !void_return || n == way.cur {
                     return None;
                 }
                 way.cur = n;
@@ -198,14 +205,8 @@ fn follow_to_return<'a>(
 }
 
 /// The tail site of the call at `call_index` of block `block`, if it is one.
-fn tail_site(
-    bir: &BlockIr,
-    ir: &IrCode,
-    uses: &[u32],
-    preds: &[Vec<Label>],
-    block: usize,
-    call_index: usize,
-) -> Option<TailSite> {
+fn tail_site(f: &Facts<'_>, block: usize, call_index: usize) -> Option<TailSite> {
+    let (bir, ir) = (f.bir, f.ir);
     let call = &bir.blocks[block].stmts[call_index];
     let Inst::Call { func, args } = &call.inst else {
         return None;
@@ -213,8 +214,8 @@ fn tail_site(
     if *func != ir.func || args.len() != ir.params.len() {
         return None;
     }
-    let mut way = past_exception_check(bir, uses, preds, block, call_index)?;
-    let accumulate = follow_to_return(bir, ir, uses, preds, &mut way, call.id)?;
+    let mut way = past_exception_check(f, block, call_index)?;
+    let accumulate = follow_to_return(f, &mut way, call.id)?;
     Some(TailSite {
         block,
         call_index,
@@ -226,8 +227,13 @@ fn tail_site(
 
 /// Every tail site of the function; at most one accumulating `op`.
 fn find_sites(bir: &BlockIr, ir: &IrCode) -> Vec<TailSite> {
-    let uses = use_counts(ir, None);
-    let preds = bir.preds();
+    let facts = Facts {
+        bir,
+        ir,
+        uses: use_counts(ir, None),
+        preds: bir.preds(),
+        pos: bir.positions(),
+    };
     let mut sites: Vec<TailSite> = Vec::new();
     let mut op_used: Option<BinaryOp> = None;
     for (b, blk) in bir.blocks.iter().enumerate() {
@@ -235,7 +241,7 @@ fn find_sites(bir: &BlockIr, ir: &IrCode) -> Vec<TailSite> {
             if !matches!(s.inst, Inst::Call { .. }) {
                 continue;
             }
-            let Some(site) = tail_site(bir, ir, &uses, &preds, b, i) else {
+            let Some(site) = tail_site(&facts, b, i) else {
                 continue;
             };
             if let Some((op, _)) = site.accumulate {
@@ -401,6 +407,14 @@ fn eliminate(bir: &mut BlockIr, ir: &IrCode, mut sites: Vec<TailSite>) {
 }
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let calls_itself = ir
+        .stmts
+        .inst
+        .iter()
+        .any(|i| matches!(i, Inst::Call { func, .. } if *func == ir.func));
+    if !calls_itself {
+        return;
+    }
     let mut bir = BlockIr::from_ir(ir);
     let sites = find_sites(&bir, ir);
     if sites.is_empty() {
