@@ -36,6 +36,7 @@ pub mod promote;
 pub mod remarks;
 pub mod rotate;
 pub mod sccp;
+pub mod tailrec;
 
 use crate::ir::{IrCode, Module};
 use crate::memssa::MemorySsa;
@@ -336,6 +337,12 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Module(inline::run),
         level: Some(2),
         doc: "inline calls of small non-recursive functions (bottom-up over the call graph; cleans the changed callers with sccp and simplifycfg)",
+    },
+    Pass {
+        name: "tailrec",
+        run: PassFn::Function(tailrec::run),
+        level: Some(2),
+        doc: "tail-recursion elimination: self tail calls become a loop; `return x + f(..)` accumulates (int add/mul/and/or/xor)",
     },
     Pass {
         name: "loops",

@@ -129,7 +129,7 @@ fn uncaught_throw_in_a_callee() {
 fn stack_overflow_is_an_error_not_a_crash() {
     let o = run(
         "overflow",
-        "fn f(n: int) -> int { return f(n + 1) + 1; }\nfn main() { print(\"start\"); print(f(0)); }\n",
+        "fn f(n: int) -> int { return 1 - f(n + 1); }\nfn main() { print(\"start\"); print(f(0)); }\n",
     );
     assert_eq!(
         (o.code, o.stdout.as_str(), o.stderr.as_str()),
@@ -143,6 +143,29 @@ fn recursion_100_000_deep() {
         "deep",
         "fn depth(n: int) -> int { if n == 0 { return 0; } return depth(n - 1) + 1; }\nfn main() { print(depth(100000)); }\n",
         "100000\n",
+    );
+}
+
+/// Ten million levels of tail recursion (plain and accumulating) run at
+/// `-O2`, where the tailrec pass makes them loops; at `-O0` the same program
+/// is real recursion and overflows the stack.
+#[test]
+fn tail_recursion_10_000_000_deep_at_o2() {
+    let path = write_program(
+        "deep_tail",
+        "fn count(n: int, acc: int) -> int { if n == 0 { return acc; } return count(n - 1, acc + 2); }\n\
+         fn sum(n: int) -> int { if n == 0 { return 0; } return n + sum(n - 1); }\n\
+         fn main() { print(count(10000000, 0)); print(sum(10000000)); }\n",
+    );
+    let o2 = run_opt(&path, "-O2", &[]);
+    assert_eq!(
+        (o2.code, o2.stdout.as_str(), o2.stderr.as_str()),
+        (Some(0), "20000000\n50000005000000\n", "")
+    );
+    let o0 = run_opt(&path, "-O0", &[]);
+    assert_eq!(
+        (o0.code, o0.stdout.as_str(), o0.stderr.as_str()),
+        (Some(101), "", "error: stack overflow\n")
     );
 }
 

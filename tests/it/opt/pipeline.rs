@@ -69,6 +69,7 @@ fn pipeline_table_levels_and_pass_lists() {
             "dce",
             "simplifycfg",
             "inline",
+            "tailrec",
             "loops",
             "cse",
             "checks",
