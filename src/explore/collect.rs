@@ -120,7 +120,7 @@ fn attach_remarks(cols: &mut [Column], func: &str, remarks: &[Remark], inputs: &
                     format!("{}: {}", r.pass, r.message_text(&pos))
                 };
                 let mut row = super::Row::text(&text);
-                row.line = in_main.then(|| file.line_col(r.span.start).0 as u32);
+                row.line = in_main.then(|| file.line_col(r.span.start).0);
                 row
             })
             .collect();

@@ -573,8 +573,20 @@ pub fn run_pipeline(
     counters: &mut Counters,
     print: &dyn Fn(&IrCode) -> String,
 ) -> Result<(), Vec<String>> {
+    run_pipeline_with_remarks(module, opts, counters, print).map(|_| ())
+}
+
+/// [`run_pipeline`], also returning the optimisation remarks of every pass
+/// in the order they were made when [`PipelineOptions::remarks`] (empty
+/// otherwise).
+pub fn run_pipeline_with_remarks(
+    module: &mut Module,
+    opts: &PipelineOptions,
+    counters: &mut Counters,
+    print: &dyn Fn(&IrCode) -> String,
+) -> Result<Vec<Remark>, Vec<String>> {
     let mut printer = print::PrintObserver::new(opts, print);
-    run_pipeline_observed(module, opts, counters, &mut printer).map(|_| ())
+    run_pipeline_observed(module, opts, counters, &mut printer)
 }
 
 /// The names remarks use, from `module`'s program tables.

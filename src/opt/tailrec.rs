@@ -277,6 +277,7 @@ fn rename_params(bir: &mut BlockIr, params: &[Operand]) {
     }
 }
 
+/// A new statement without a source name.
 fn stmt(id: Value, inst: Inst, ty: Type, span: crate::span::Span) -> BStmt {
     let flags = default_flags(&inst);
     BStmt {
@@ -285,6 +286,7 @@ fn stmt(id: Value, inst: Inst, ty: Type, span: crate::span::Span) -> BStmt {
         ty,
         span,
         flags,
+        name: None,
     }
 }
 
@@ -368,16 +370,20 @@ fn eliminate(bir: &mut BlockIr, ir: &IrCode, mut sites: Vec<TailSite>) {
         accumulate_returns(bir, op, a, &path_blocks);
     }
     let span = bir.blocks[0].term_span;
+    // Each parameter's φ is that parameter's variable.
     let mut phis: Vec<BStmt> = params
         .iter()
         .zip(param_in)
         .zip(&ir.params)
-        .map(|((&v, values), ty)| {
+        .enumerate()
+        .map(|(k, ((&v, values), ty))| {
             let inst = Inst::Phi {
                 edges: edges.clone(),
                 values,
             };
-            stmt(v, inst, ty.clone(), span)
+            let mut phi = stmt(v, inst, ty.clone(), span);
+            phi.name = ir.param_names.get(k).cloned();
+            phi
         })
         .collect();
     if let Some(a) = acc {
