@@ -426,13 +426,13 @@ fn print_after_takes_a_list_and_fn_filters_it() {
     let err = String::from_utf8_lossy(&out.stderr);
     let (heads, fns) = heads_and_fns(&err);
     assert_eq!(heads, ["*** IR after dce ***", "*** IR after licm ***"]);
-    assert_eq!(fns, ["fn scale(_1::[int], _2::int)"; 2]);
+    assert_eq!(fns, ["fn scale(_1::[int], _2::int)  # a, k"; 2]);
     let out = toyc(&["ir", "--print-after=dce", SCALE]);
     let err = String::from_utf8_lossy(&out.stderr);
     let (_, fns) = heads_and_fns(&err);
     assert_eq!(
         fns,
-        ["fn scale(_1::[int], _2::int)", "fn main()", "fn <init>()"]
+        ["fn scale(_1::[int], _2::int)  # a, k", "fn main()", "fn <init>()"]
     );
 }
 
@@ -498,10 +498,10 @@ fn print_changed_diff_prints_a_unified_diff() {
         "--- before checks
 +++ after checks
 @@ -1,21 +1,11 @@
- fn scale(_1::[int], _2::int)
+ fn scale(_1::[int], _2::int)  # a, k
  2 1 ─ %1  = load len(_1)::int
--  2 ┄ %2  = φ (#1 => 0, #5 => %14)::int
-+  2 ┄ %2  = φ (#1 => 0, #3 => %8)::int
+-  2 ┄ %2  = φ (#1 => 0, #5 => %14)::int  # i
++  2 ┄ %2  = φ (#1 => 0, #3 => %8)::int  # i
    │   %3  = ilt(%2, %1)::bool
 -  └──       goto #6 if not %3
 -3 3 ─ %5  = load len(_1)::int
@@ -595,7 +595,7 @@ fn an_unknown_pass_to_print_lists_the_known_ones() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "error: --print-after: unknown pass `lcim`
-  known passes: sccp, dce, simplifycfg, inline, loops, pi, cse, checks, rotate, gvn_load, licm, gvn_load.late, cse.late, simplifycfg.late, dse
+  known passes: sccp, dce, simplifycfg, inline, tailrec, loops, pi, cse, checks, rotate, gvn_load, licm, gvn_load.late, cse.late, simplifycfg.late, dse
   steps inside passes (--print-after only): checks.simplifycfg, checks.loops, inline.sccp, inline.simplifycfg, rotate.loops
 "
     );
@@ -621,7 +621,7 @@ fn memssa_works_before_or_after_the_file() {
     assert_eq!(before.stdout, after.stdout);
     let text = String::from_utf8_lossy(&before.stdout);
     assert!(
-        text.starts_with("fn scale(_1::[int], _2::int)\n  │ ; MemoryUse(liveOnEntry)\n"),
+        text.starts_with("fn scale(_1::[int], _2::int)  # a, k\n  │ ; MemoryUse(liveOnEntry)\n"),
         "{text}"
     );
     let walker = toyc(&["ir", "--memssa=walker", SCALE]);
