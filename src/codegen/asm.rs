@@ -90,12 +90,7 @@ pub(super) fn disassemble(
     let code = ctx
         .compiled_code()
         .ok_or("no compiled code to disassemble")?;
-    let relocs: Vec<ModuleReloc> = code
-        .buffer
-        .relocs()
-        .iter()
-        .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id))
-        .collect();
+    let relocs = super::module_relocs(code, &ctx.func, id);
     let cs = host_disassembler().map_err(|e| format!("disassembler: {e}"))?;
     let bytes = code.code_buffer();
     let insns = cs

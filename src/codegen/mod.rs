@@ -399,12 +399,7 @@ impl<'a> Compiler<'a> {
                 cranelift_codegen::CodegenError::Unsupported(msg),
             ));
         };
-        let relocs: Vec<ModuleReloc> = code
-            .buffer
-            .relocs()
-            .iter()
-            .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id))
-            .collect();
+        let relocs = module_relocs(code, &ctx.func, id);
         self.module.define_function_bytes(
             id,
             code.buffer.alignment as u64,
@@ -540,4 +535,18 @@ impl<'a> Compiler<'a> {
         self.types[tag as usize] = desc;
         tag
     }
+}
+
+/// The relocations of `func`'s compiled `code` (function `id`), as the
+/// JIT module links them.
+fn module_relocs(
+    code: &cranelift_codegen::CompiledCode,
+    func: &cranelift_codegen::ir::Function,
+    id: cranelift_module::FuncId,
+) -> Vec<ModuleReloc> {
+    code.buffer
+        .relocs()
+        .iter()
+        .map(|r| ModuleReloc::from_mach_reloc(r, func, id))
+        .collect()
 }

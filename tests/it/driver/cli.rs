@@ -136,8 +136,9 @@ fn opt_on_a_filetest_prints_its_expectation() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
 }
 
-/// Runs `toyc ARGS` with `input` on its stdin.
-fn toyc_with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
+/// Runs `toyc ARGS` with `input` on its stdin (written from a thread, so
+/// a toyc that exits before reading it, or writes much first, is fine).
+pub(crate) fn toyc_with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
     use std::io::Write;
     use std::process::Stdio;
     let mut child = Command::new(env!("CARGO_BIN_EXE_toyc"))
@@ -432,7 +433,11 @@ fn print_after_takes_a_list_and_fn_filters_it() {
     let (_, fns) = heads_and_fns(&err);
     assert_eq!(
         fns,
-        ["fn scale(_1::[int], _2::int)  # a, k", "fn main()", "fn <init>()"]
+        [
+            "fn scale(_1::[int], _2::int)  # a, k",
+            "fn main()",
+            "fn <init>()"
+        ]
     );
 }
 

@@ -1,7 +1,5 @@
 //! `-W error`, `-A warnings` and warnings in `--format=json`, on every
 //! command that compiles.
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 /// A program with exactly one warning (an unused local at 2:9) that prints
 /// `ok`.
@@ -9,22 +7,7 @@ const ONE_WARNING: &str = "fn main() {\n    let unused = 1;\n    print(\"ok\");\
 
 /// Runs toyc with the program on stdin (`-` as the file).
 fn toyc_on(args: &[&str], program: &str) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toyc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run toyc");
-    // toyc may exit before reading (a bad command line): a failed write
-    // is then expected.
-    let _ = child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(program.as_bytes());
-    child.wait_with_output().expect("wait for toyc")
+    super::cli::toyc_with_stdin(args, program.as_bytes())
 }
 
 fn stderr(out: &std::process::Output) -> String {
