@@ -370,11 +370,11 @@ fn report(failure: Failure) {
     match failure {
         Failure::Diagnostics(sources, diags) => {
             let main = crate::span::FileId(0);
-            let colour = super::use_colour();
+            let colour = super::files::use_colour();
             eprint!("{}", Session::render(&sources, main, &diags, colour));
         }
         Failure::Internal(errors) => {
-            super::report_verifier_failure("", errors);
+            super::build::report_verifier_failure("", errors);
         }
     }
 }
