@@ -8,6 +8,7 @@
 //! and uses no other module.
 
 pub mod bril;
+pub mod bril_out;
 pub mod codegen;
 pub mod diag;
 pub mod driver;

@@ -6,6 +6,7 @@
 pub mod ast;
 pub mod check;
 pub mod json;
+pub mod print;
 pub mod text;
 
 use crate::diag::Diagnostic;

@@ -66,6 +66,15 @@ pub enum Command {
         /// Print each function's CFG as Graphviz DOT instead (as `toyc cfg`).
         #[arg(long)]
         dot: bool,
+        /// Print the program as Bril text instead (what `bril2txt` prints):
+        /// the functions `main` reaches, after the pipeline `-O` selects,
+        /// for Bril's own tools (`brili`). A construct with no Bril form
+        /// is an error (docs/bril.md, "Bril out").
+        #[arg(long, conflicts_with_all = ["memssa", "flags", "dot", "bril_json"])]
+        bril: bool,
+        /// The same as `--bril`, as Bril JSON (what `bril2json` writes).
+        #[arg(long = "bril-json", conflicts_with_all = ["memssa", "flags", "dot"])]
+        bril_json: bool,
     },
     /// Print the control-flow graph of each function (or of `--fn NAME`)
     /// as Graphviz DOT, statements in the blocks:

@@ -110,6 +110,27 @@ pub(super) fn ir_command(
     0
 }
 
+/// `toyc ir --bril` / `--bril-json`: the optimised program as Bril text
+/// or JSON ([`crate::bril_out`]); a construct with no Bril form is a
+/// compile error (exit 1).
+pub(super) fn bril_command(build: &BuildArgs, json: bool, sources: &mut SourceMap) -> i32 {
+    let module = match build_ir(build, sources) {
+        Ok(module) => module,
+        Err(code) => return code,
+    };
+    match crate::bril_out::emit_module(&module, build.func.as_deref()) {
+        Ok(prog) if json => {
+            print!("{}", crate::bril::print::to_json(&prog));
+            0
+        }
+        Ok(prog) => {
+            print!("{}", crate::bril::print::to_text(&prog));
+            0
+        }
+        Err(diags) => report(sources, &diags),
+    }
+}
+
 /// `toyc bisect FILE`: which pass of -O2 first changes the program's output.
 pub(super) fn bisect_command(file: &Path, interp: bool, timeout: f64) -> i32 {
     match this_exe() {

@@ -123,6 +123,12 @@ fn run_command(cli: Cli) -> i32 {
         | Command::Cfg { build } => commands::dot_command(&build, &mut sources),
         Command::Ir {
             build,
+            bril,
+            bril_json,
+            ..
+        } if bril || bril_json => commands::bril_command(&build, bril_json, &mut sources),
+        Command::Ir {
+            build,
             memssa,
             flags,
             ..

@@ -44,6 +44,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "ir",
         ],
     ),
+    // Bril output reads the optimised IR and builds Bril's AST.
+    (
+        "bril_out",
+        &["span", "diag", "types", "rtfns", "ir", "bril"],
+    ),
     (
         "memssa",
         &["span", "diag", "types", "rtfns", "sema::hir::Program", "ir"],

@@ -9,6 +9,7 @@
 mod memssa_support;
 mod ssa_support;
 
+mod bril_out;
 mod codegen;
 mod driver;
 mod explore;
