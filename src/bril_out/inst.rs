@@ -20,7 +20,7 @@ impl FnEmitter<'_> {
             Inst::Unary(u, x) => self.unary(v, *u, x),
             Inst::Binary(o, x, y) => self.binary(v, *o, x, y),
             Inst::Call { func, args } => {
-                self.end_of_output(span);
+                self.end_of_output();
                 let callee = self.module.funcs[func.index()].name.clone();
                 let args: Vec<String> = args.iter().map(|a| self.operand(a, span)).collect();
                 let mut i = instr("call", span);
@@ -39,7 +39,7 @@ impl FnEmitter<'_> {
                 kind: RaiseKind::DivisionByZero,
                 ..
             } => {
-                self.end_of_output(span);
+                self.end_of_output();
                 let zero = Operand::Int(0);
                 let (z, z2) = (self.operand(&zero, span), self.operand(&zero, span));
                 let mut i = instr("div", span);
@@ -228,39 +228,46 @@ impl FnEmitter<'_> {
                         line.args.push(x);
                         line.after_space = false;
                     }
-                    Some(_) => self.fail_unit(span, "output without a space or newline (`write`)"),
+                    Some(_) => self.fail_unit(span, WRITE),
                 }
             }
             RuntimeFn::PrintSpace => match &mut self.pending {
                 Some(line) if !line.after_space => line.after_space = true,
-                _ => self.fail_unit(span, "output without a space or newline (`write`)"),
+                _ => self.fail_unit(span, WRITE),
             },
             RuntimeFn::PrintNewline => {
                 let line = self.pending.take();
                 if line.as_ref().is_some_and(|l| l.after_space) {
-                    return self.fail_unit(span, "output without a space or newline (`write`)");
+                    return self.fail_unit(span, WRITE);
                 }
                 let mut i = instr("print", span);
                 i.args = line.map(|l| l.args).unwrap_or_default();
                 self.items.push(Item::Instr(i));
             }
+            // The line cannot be printed: say why, not that it is unfinished.
+            RuntimeFn::PrintFloat | RuntimeFn::PrintStr | RuntimeFn::PrintValue => {
+                self.pending = None;
+                self.fail_unit(span, &runtime_what(func));
+            }
             f => {
-                self.end_of_output(span);
-                let what = runtime_what(f);
-                self.fail_unit(span, &what);
+                self.end_of_output();
+                self.fail_unit(span, &runtime_what(f));
             }
         }
     }
 
     /// Where output may happen or the program may stop: a `print` line
     /// still open here would come out in another order, so it is an error.
-    pub(super) fn end_of_output(&mut self, span: Span) {
+    pub(super) fn end_of_output(&mut self) {
         if let Some(line) = self.pending.take() {
-            let _ = span;
-            self.fail_unit(line.span, "output without a newline (`write`)");
+            self.fail_unit(line.span, WRITE);
         }
     }
 }
+
+/// Output that Bril's `print` cannot make: it always separates its
+/// arguments by a space and ends the line.
+const WRITE: &str = "output without a newline (`write`)";
 
 /// A temporary of the instructions that `v` expands to: `%N.k`.
 fn temp(v: Value, k: u32) -> String {

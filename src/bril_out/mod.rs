@@ -199,7 +199,7 @@ impl<'a> FnEmitter<'a> {
             }
         }
         let end_span = last.map_or(self.code.span, |v| self.span(v));
-        self.end_of_output(end_span);
+        self.end_of_output();
         self.phi_sets(blk);
         match last {
             Some(v) => self.terminator(v, blk, next),
