@@ -139,7 +139,11 @@ fn instr_json(i: &Instr) -> Value {
     if let Some(t) = &i.ty {
         obj.insert("type".into(), type_json(t));
     }
-    for (key, list) in [("args", &i.args), ("funcs", &i.funcs), ("labels", &i.labels)] {
+    for (key, list) in [
+        ("args", &i.args),
+        ("funcs", &i.funcs),
+        ("labels", &i.labels),
+    ] {
         if !list.is_empty() {
             obj.insert(key.into(), json!(list));
         }

@@ -205,7 +205,13 @@ impl FnEmitter<'_> {
         let span = self.span(v);
         let (a, b) = (self.operand(x, span), self.operand(y, span));
         let (q, p) = (temp(v, 1), temp(v, 2));
-        self.raw(q.clone(), BrilType::Int, "div", vec![a.clone(), b.clone()], span);
+        self.raw(
+            q.clone(),
+            BrilType::Int,
+            "div",
+            vec![a.clone(), b.clone()],
+            span,
+        );
         self.raw(p.clone(), BrilType::Int, "mul", vec![q, b], span);
         self.raw(value_name(v), BrilType::Int, "sub", vec![a, p], span);
     }

@@ -34,8 +34,8 @@
 use crate::bril::ast::{self as b, BrilType, Item, Literal};
 use crate::diag::Diagnostic;
 use crate::ir::{BlockId, Inst, IrCode, Module, Operand, Type, Value};
-use crate::types::FuncId;
 use crate::span::Span;
+use crate::types::FuncId;
 use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 

@@ -40,11 +40,17 @@ fn main() {
 fn bril_text_runs_and_prints_what_the_toy_program_prints() {
     let toy = temp("squares.toy", SQUARES);
     let (code, want, err) = toyc(&["run", &toy]);
-    assert_eq!((code, want.as_str(), err.as_str()), (0, "0 0 true\n1 1 false\n2 4 true\n", ""));
+    assert_eq!(
+        (code, want.as_str(), err.as_str()),
+        (0, "0 0 true\n1 1 false\n2 4 true\n", "")
+    );
     for level in ["-O0", "-O2"] {
         let (code, text, err) = toyc(&["ir", "--bril", level, &toy]);
         assert_eq!((code, err.as_str()), (0, ""), "{level}");
-        assert!(text.starts_with("@") && text.contains("@main {"), "{level}: {text}");
+        assert!(
+            text.starts_with("@") && text.contains("@main {"),
+            "{level}: {text}"
+        );
         let (code, json, err) = toyc(&["ir", "--bril-json", level, &toy]);
         assert_eq!((code, err.as_str()), (0, ""), "{level}");
         let bril = temp(&format!("squares{level}.bril"), &text);
@@ -52,7 +58,11 @@ fn bril_text_runs_and_prints_what_the_toy_program_prints() {
         for file in [&bril, &json] {
             for mode in ["-O0", "--interp"] {
                 let (code, out, err) = toyc(&["run", mode, file]);
-                assert_eq!((code, out.as_str(), err.as_str()), (0, want.as_str(), ""), "{level} {mode} {file}");
+                assert_eq!(
+                    (code, out.as_str(), err.as_str()),
+                    (0, want.as_str(), ""),
+                    "{level} {mode} {file}"
+                );
             }
         }
     }
@@ -60,7 +70,10 @@ fn bril_text_runs_and_prints_what_the_toy_program_prints() {
 
 #[test]
 fn the_optimised_program_is_the_folded_one() {
-    let toy = temp("folded.toy", "fn sq(x: int) -> int {\n    return x * x;\n}\n\nfn main() {\n    print(sq(3), 1 < 2);\n}\n");
+    let toy = temp(
+        "folded.toy",
+        "fn sq(x: int) -> int {\n    return x * x;\n}\n\nfn main() {\n    print(sq(3), 1 < 2);\n}\n",
+    );
     let (code, text, err) = toyc(&["ir", "--bril", &toy]);
     assert_eq!((code, err.as_str()), (0, ""));
     let expected = "\
@@ -77,7 +90,10 @@ fn the_optimised_program_is_the_folded_one() {
 
 #[test]
 fn a_construct_without_a_bril_form_is_an_error_at_its_position() {
-    let toy = temp("strings.toy", "fn main() {\n    let n = 2;\n    print(\"n is\", n);\n}\n");
+    let toy = temp(
+        "strings.toy",
+        "fn main() {\n    let n = 2;\n    print(\"n is\", n);\n}\n",
+    );
     let (code, out, err) = toyc(&["ir", "--bril", &toy]);
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     let headline = err.lines().next().unwrap_or_default();

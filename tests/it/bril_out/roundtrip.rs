@@ -78,10 +78,14 @@ fn runnable_programs() -> Vec<PathBuf> {
     }
     files.retain(|f| {
         let text = std::fs::read_to_string(f).unwrap_or_default();
-        let header = text.lines().take_while(|l| l.trim().is_empty() || l.starts_with("//"));
-        !header
-            .into_iter()
-            .any(|l| ["// error:", "// check-only:", "// module:"].iter().any(|d| l.starts_with(d)))
+        let header = text
+            .lines()
+            .take_while(|l| l.trim().is_empty() || l.starts_with("//"));
+        !header.into_iter().any(|l| {
+            ["// error:", "// check-only:", "// module:"]
+                .iter()
+                .any(|d| l.starts_with(d))
+        })
     });
     files.sort();
     files
@@ -123,7 +127,10 @@ fn check(file: &Path, level: &str, want: &Outcome, tmp: &Path) -> Verdict {
         return Verdict::Skipped(rest.split(" in Bril").next().unwrap_or(rest).to_string());
     }
     if ir.code != 0 {
-        return Verdict::Failed(format!("toyc ir --bril {level} exit {}: {}", ir.code, ir.stderr));
+        return Verdict::Failed(format!(
+            "toyc ir --bril {level} exit {}: {}",
+            ir.code, ir.stderr
+        ));
     }
     let stem = file.file_stem().unwrap_or_default().to_string_lossy();
     let bril = tmp.join(format!("{stem}{level}.bril"));
@@ -198,7 +205,15 @@ fn toy_programs_round_trip_through_bril() {
         for (why, n) in by_count {
             println!("  {n:4}  {why}");
         }
-        assert!(converted >= MIN_CONVERTED, "{level}: only {converted} converted");
+        assert!(
+            converted >= MIN_CONVERTED,
+            "{level}: only {converted} converted"
+        );
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
