@@ -219,6 +219,11 @@ impl FnEmitter<'_> {
     /// A runtime call: a piece of a `print` line, or an error.
     fn runtime(&mut self, v: Value, func: RuntimeFn, args: &[Operand]) {
         let span = self.span(v);
+        use RuntimeFn::{PrintBool, PrintInt, PrintNewline, PrintSpace};
+        if self.broken_line && matches!(func, PrintInt | PrintBool | PrintSpace | PrintNewline) {
+            self.broken_line = func != PrintNewline;
+            return;
+        }
         match func {
             RuntimeFn::PrintInt | RuntimeFn::PrintBool => {
                 let x = self.operand(&args[0], span);
@@ -253,6 +258,7 @@ impl FnEmitter<'_> {
             // The line cannot be printed: say why, not that it is unfinished.
             RuntimeFn::PrintFloat | RuntimeFn::PrintStr | RuntimeFn::PrintValue => {
                 self.pending = None;
+                self.broken_line = true;
                 self.fail_unit(span, &runtime_what(func));
             }
             f => {
@@ -265,6 +271,7 @@ impl FnEmitter<'_> {
     /// Where output may happen or the program may stop: a `print` line
     /// still open here would come out in another order, so it is an error.
     pub(super) fn end_of_output(&mut self) {
+        self.broken_line = false;
         if let Some(line) = self.pending.take() {
             self.fail_unit(line.span, WRITE);
         }

@@ -120,6 +120,9 @@ struct FnEmitter<'a> {
     items: Vec<Item>,
     errors: Vec<Diagnostic>,
     pending: Option<PrintLine>,
+    /// The current `print` line has an argument with no Bril form (already
+    /// reported): its other pieces are dropped up to its newline.
+    broken_line: bool,
 }
 
 impl<'a> FnEmitter<'a> {
@@ -133,6 +136,7 @@ impl<'a> FnEmitter<'a> {
             items: Vec::new(),
             errors: Vec::new(),
             pending: None,
+            broken_line: false,
         }
     }
 

@@ -74,7 +74,7 @@ fn the_optimised_program_is_the_folded_one() {
         "folded.toy",
         "fn sq(x: int) -> int {\n    return x * x;\n}\n\nfn main() {\n    print(sq(3), 1 < 2);\n}\n",
     );
-    let (code, text, err) = toyc(&["ir", "--bril", &toy]);
+    let (code, text, err) = toyc(&["ir", "--bril", "-A", "warnings", &toy]);
     assert_eq!((code, err.as_str()), (0, ""));
     let expected = "\
 @main {
