@@ -77,9 +77,10 @@ class Run:
     code: int | None
 
 
-def which_first(*candidates):
-    """The first candidate that is an executable file, else one on the PATH."""
-    for c in candidates:
+def locate(given, *candidates):
+    """`given` (a path or a name on the PATH) when there is one, else the
+    first candidate that is an executable file or a name on the PATH."""
+    for c in [given] if given else candidates:
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
         if c and os.sep not in c and shutil.which(c):
@@ -94,22 +95,22 @@ def find_tools(opts, toyc):
     def release(*parts):
         return os.path.join(root, *parts, "target", "release", parts[-1])
 
-    bril2json = which_first(opts.bril2json, release("bril-rs", "bril2json"), "bril2json")
-    brilirs = which_first(opts.brilirs, release("brilirs"), "brilirs")
-    brilift = which_first(opts.brilift, release("brilift"), "brilift")
-    brili = which_first(opts.brili, "brili")
+    bril2json = locate(opts.bril2json, release("bril-rs", "bril2json"), "bril2json")
+    brilirs = locate(opts.brilirs, release("brilirs"), "brilirs")
+    brilift = locate(opts.brilift, release("brilift"), "brilift")
+    brili = locate(opts.brili, "brili")
     tools = [Tool("toyc", toyc), Tool("brilirs", brilirs)]
     for name, exe in [("brilift", brilift), ("brili", brili)]:
         tools.append(Tool(name, exe if bril2json else None, reads_json=True))
     for t in tools:
-        if t.exe is None:
-            t.why_missing = (
-                "no bril2json for its JSON input"
-                if t.reads_json and not bril2json
-                else f"not built (cargo build --release in {t.name}/, or --{t.name} PATH)"
-                if t.name in ("brilirs", "brilift")
-                else "not found (--brili PATH)"
-            )
+        if t.exe is not None:
+            continue
+        if t.reads_json and not bril2json:
+            t.why_missing = "no bril2json for its JSON input (--bril2json PATH)"
+        elif t.name == "brili":
+            t.why_missing = "not found (--brili PATH)"
+        else:
+            t.why_missing = f"not built (cargo build --release in {t.name}/, or --{t.name} PATH)"
     return tools, bril2json
 
 
