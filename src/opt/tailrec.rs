@@ -42,7 +42,7 @@
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Positions, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::edit::{default_flags, for_each_operand_mut, use_counts};
-use crate::ir::{BinaryOp, BlockId, Flags, Inst, IrCode, Operand, Type, Value};
+use crate::ir::{BinaryOp, Flags, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
 use cranelift_entity::{EntityRef, SecondaryMap};
 

@@ -6,6 +6,7 @@ use super::{Key, loc_of};
 use crate::ir::{Inst, IrCode, Operand, Type, Value};
 use crate::memssa::MemorySsa;
 use crate::memssa::alias::{AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc, decompose};
+use cranelift_entity::EntityRef;
 use std::collections::HashSet;
 
 /// The loop's accesses of `key` and the promoted value's type, when every

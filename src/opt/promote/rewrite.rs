@@ -6,6 +6,7 @@ use super::{Key, Site, first_non_head, unique_preds};
 use crate::ir::edit::{NewNodes, delete, replace_uses};
 use crate::ir::loops::LoopInfo;
 use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
+use cranelift_entity::EntityRef;
 use std::collections::{HashMap, HashSet};
 
 /// Per loop block: the promoted value at its entry and at its end.
