@@ -2,7 +2,7 @@
 # Measurements for docs/passes.md ("Measured"):
 #  1. `compact` time on generated functions of 10^5 and 10^6 statements with
 #     pending inserted nodes, copies, deletions and constant branches spread
-#     through them (the ignored test `compact_scale` in tests/it/ir/compact_props.rs,
+#     through them (the ignored test `compact_scale` in tests/it/ir/compact_scale.rs,
 #     best of 3 runs per size, release build);
 #  2. `total_dyn_inst` of the IR interpreter at -O0 and -O2 for every program
 #     in examples/, as a Markdown table.

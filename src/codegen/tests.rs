@@ -333,15 +333,8 @@ fn main()
 │        runtime print_newline()
 └──      return
 
-fn depth(_1::int) -> int
-1 ─ %1 = ieq(_1, 0)::bool
-└──      goto #3 if not %1
-2 ─      return 0
-3 ─ %4 = isub(_1, 1)::int
-│   %5 = invoke depth(%4)::int
-│   %6 = iadd(%5, 1)::int
-└──      return %6
-"
+{DEPTH_IR}",
+        DEPTH_IR = crate::ir::handbuild::DEPTH_IR
     )
 }
 

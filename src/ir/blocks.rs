@@ -22,11 +22,17 @@ use crate::ir::compact::cfg_from_ranges;
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{BlockId, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value, VarName};
 use crate::span::Span;
-use cranelift_entity::EntityRef;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use std::collections::HashMap;
 
-/// A label: a block's name that survives reordering.
-pub type Label = u32;
+/// A label: a block's name that survives reordering: the [`BlockId`] it
+/// had in the IrCode the view was made from, or a fresh one
+/// ([`BlockIr::fresh_label`]). Not a position in [`BlockIr::blocks`]
+/// (see [`BlockIr::positions`]); φ edges in a view are labels too.
+pub type Label = BlockId;
+
+/// The position in [`BlockIr::blocks`] of each label (`None`: no block).
+pub type Positions = SecondaryMap<Label, Option<usize>>;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct BStmt {
@@ -101,8 +107,8 @@ impl BBlock {
         for s in self.phis_mut() {
             if let Inst::Phi { edges, .. } = &mut s.inst {
                 for e in edges.iter_mut() {
-                    if e.0 == from {
-                        *e = BlockId(to);
+                    if *e == from {
+                        *e = to;
                     }
                 }
             }
@@ -123,10 +129,10 @@ impl BlockIr {
     /// The block view of `ir` (labels = old block numbers, φ edges in
     /// labels). Fallthrough becomes an explicit `Goto`.
     pub fn from_ir(ir: &IrCode) -> BlockIr {
-        let nb = ir.cfg.blocks.len() as u32;
-        let mut blocks = Vec::with_capacity(nb as usize);
+        let nb = ir.cfg.blocks.len();
+        let mut blocks = Vec::with_capacity(nb);
         for (b, bb) in ir.cfg.blocks.iter().enumerate() {
-            let b = b as u32;
+            let (b, next) = (BlockId::new(b), BlockId::new(b + 1));
             let mut stmts = Vec::new();
             let mut term = None;
             let mut term_span = ir.span;
@@ -137,11 +143,11 @@ impl BlockIr {
                 };
                 term_span = ir.stmts.span[i];
                 let t = match inst {
-                    Inst::Goto(d) => Some(Term::Goto(d.0)),
+                    Inst::Goto(d) => Some(Term::Goto(*d)),
                     Inst::GotoIfNot { cond, dest } => Some(Term::Branch {
                         cond: *cond,
-                        then: b + 1,
-                        els: dest.0,
+                        then: next,
+                        els: *dest,
                     }),
                     Inst::Return(r) => Some(Term::Return(*r)),
                     Inst::Unwind => Some(Term::Unwind),
@@ -160,8 +166,8 @@ impl BlockIr {
                     }),
                 }
             }
-            let term = term.unwrap_or(if b + 1 < nb {
-                Term::Goto(b + 1)
+            let term = term.unwrap_or(if next.index() < nb {
+                Term::Goto(next)
             } else {
                 Term::Unreachable
             });
@@ -185,7 +191,7 @@ impl BlockIr {
         BlockIr {
             blocks,
             next_value: ir.stmts.len() as u32,
-            next_label: nb,
+            next_label: BlockId::new(nb),
             shell,
         }
     }
@@ -196,17 +202,17 @@ impl BlockIr {
     }
 
     pub fn fresh_label(&mut self) -> Label {
-        self.next_label += 1;
-        self.next_label - 1
+        let l = self.next_label;
+        self.next_label = BlockId::new(l.index() + 1);
+        l
     }
 
-    /// The position in `blocks` of each label (`None` for unknown labels).
-    pub fn positions(&self) -> Vec<Option<usize>> {
-        let mut pos = vec![None; self.next_label as usize];
+    /// The position in `blocks` of each label (`None` for labels of no
+    /// block).
+    pub fn positions(&self) -> Positions {
+        let mut pos = SecondaryMap::with_capacity(self.next_label.index());
         for (i, b) in self.blocks.iter().enumerate() {
-            if let Some(p) = pos.get_mut(b.label as usize) {
-                *p = Some(i);
-            }
+            pos[b.label] = Some(i);
         }
         pos
     }
@@ -230,13 +236,13 @@ impl BlockIr {
     }
 
     /// Predecessor labels of every label, in block order (no duplicates).
-    pub fn preds(&self) -> Vec<Vec<Label>> {
-        let mut preds: Vec<Vec<Label>> = vec![Vec::new(); self.next_label as usize];
+    pub fn preds(&self) -> SecondaryMap<Label, Vec<Label>> {
+        let mut preds: SecondaryMap<Label, Vec<Label>> =
+            SecondaryMap::with_capacity(self.next_label.index());
         for b in &self.blocks {
             for s in b.term.succs() {
-                if let Some(list) = preds.get_mut(s as usize)
-                    && !list.contains(&b.label)
-                {
+                let list = &mut preds[s];
+                if !list.contains(&b.label) {
                     list.push(b.label);
                 }
             }
@@ -247,51 +253,9 @@ impl BlockIr {
     /// The IrCode of this block view (see the module doc). Not compacted:
     /// run compaction afterwards to drop unreachable blocks.
     pub fn lower(mut self) -> IrCode {
-        // Trampolines for branches whose true path is not the next block
-        // (one linear rebuild of the layout; φ edges renamed afterwards).
-        let old = std::mem::take(&mut self.blocks);
-        let labels: Vec<Label> = old.iter().map(|b| b.label).collect();
-        let mut renames: Vec<(Label, Label, Label)> = Vec::new();
-        self.blocks.reserve(old.len());
-        for (i, mut blk) in old.into_iter().enumerate() {
-            let next = labels.get(i + 1).copied();
-            let mut tramp_block = None;
-            if let Term::Branch { then, els, .. } = &mut blk.term
-                && Some(*then) != next
-                && *then != *els
-            {
-                let target = *then;
-                let tramp = self.next_label;
-                self.next_label += 1;
-                *then = tramp;
-                renames.push((target, blk.label, tramp));
-                tramp_block = Some(BBlock {
-                    label: tramp,
-                    stmts: Vec::new(),
-                    term: Term::Goto(target),
-                    term_span: blk.term_span,
-                });
-            }
-            self.blocks.push(blk);
-            self.blocks.extend(tramp_block);
-        }
-        if !renames.is_empty() {
-            let pos = self.positions();
-            for (target, from, tramp) in renames {
-                if let Some(p) = pos.get(target as usize).copied().flatten() {
-                    self.blocks[p].rename_phi_edge(from, tramp);
-                }
-            }
-        }
+        self.add_trampolines();
         let pos = self.positions();
-        let to_block = |l: Label| {
-            BlockId(
-                pos.get(l as usize)
-                    .copied()
-                    .flatten()
-                    .map_or(u32::MAX - 1, |p| p as u32),
-            )
-        };
+        let to_block = |l: Label| BlockId(pos[l].map_or(u32::MAX - 1, |p| p as u32));
         let mut renumber = vec![None; self.next_value as usize];
         let mut out = InstructionStream::default();
         let mut ranges = Vec::with_capacity(self.blocks.len());
@@ -304,23 +268,21 @@ impl BlockIr {
                 }
                 let mut inst = s.inst;
                 if let Inst::Phi { edges, .. } = &mut inst {
-                    edges.iter_mut().for_each(|e| *e = to_block(e.0));
+                    edges.iter_mut().for_each(|e| *e = to_block(*e));
                 }
                 out.push_named(inst, s.ty, s.span, s.flags, s.name);
             }
             let next = bi + 1;
+            // A jump to the next block is left implicit when the block has
+            // statements.
+            let falls_to = |l: Label| {
+                to_block(l).index() == next && out.len() as u32 > start && next < nblocks
+            };
             let term = match &block.term {
-                Term::Goto(l)
-                    if to_block(*l).0 as usize == next
-                        && out.len() as u32 > start
-                        && next < nblocks =>
-                {
-                    None
-                }
+                Term::Goto(l) if falls_to(*l) => None,
                 Term::Goto(l) => Some(Inst::Goto(to_block(*l))),
-                Term::Branch { cond, then, els } if then == els => {
-                    let _ = cond;
-                    if to_block(*then).0 as usize == next && out.len() as u32 > start {
+                Term::Branch { then, els, .. } if then == els => {
+                    if to_block(*then).index() == next && out.len() as u32 > start {
                         None
                     } else {
                         Some(Inst::Goto(to_block(*then)))
@@ -339,26 +301,71 @@ impl BlockIr {
             }
             ranges.push(start..out.len() as u32);
         }
-        for inst in &mut out.inst {
-            let map = |v: Value| {
-                renumber
-                    .get(v.index())
-                    .copied()
-                    .flatten()
-                    .map_or(Value(u32::MAX - 1), Value)
-            };
-            if let Inst::PhiC { upsilons } = inst {
-                upsilons.iter_mut().for_each(|u| *u = map(*u));
-            }
-            for_each_operand_mut(inst, |op| {
-                if let Operand::Value(v) = op {
-                    *v = map(*v);
-                }
-            });
-        }
+        renumber_operands(&mut out, &renumber);
         let mut ir = self.shell;
         ir.cfg = cfg_from_ranges(&out.inst, ranges);
         ir.stmts = out;
         ir
+    }
+
+    /// Gives every branch whose true path is not the next block a
+    /// trampoline block `goto then` right after it (one linear rebuild of
+    /// the layout), renaming `then`'s φ edges to the trampoline.
+    fn add_trampolines(&mut self) {
+        let old = std::mem::take(&mut self.blocks);
+        let labels: Vec<Label> = old.iter().map(|b| b.label).collect();
+        let mut renames: Vec<(Label, Label, Label)> = Vec::new();
+        self.blocks.reserve(old.len());
+        for (i, mut blk) in old.into_iter().enumerate() {
+            let next = labels.get(i + 1).copied();
+            let mut tramp_block = None;
+            if let Term::Branch { then, els, .. } = &mut blk.term
+                && Some(*then) != next
+                && *then != *els
+            {
+                let target = *then;
+                let tramp = self.fresh_label();
+                *then = tramp;
+                renames.push((target, blk.label, tramp));
+                tramp_block = Some(BBlock {
+                    label: tramp,
+                    stmts: Vec::new(),
+                    term: Term::Goto(target),
+                    term_span: blk.term_span,
+                });
+            }
+            self.blocks.push(blk);
+            self.blocks.extend(tramp_block);
+        }
+        if !renames.is_empty() {
+            let pos = self.positions();
+            for (target, from, tramp) in renames {
+                if let Some(p) = pos[target] {
+                    self.blocks[p].rename_phi_edge(from, tramp);
+                }
+            }
+        }
+    }
+}
+
+/// Rewrites every value operand (and `φᶜ` upsilon) of `out` from statement
+/// ids to the new statement numbers `renumber` gives them.
+fn renumber_operands(out: &mut InstructionStream, renumber: &[Option<u32>]) {
+    let map = |v: Value| {
+        renumber
+            .get(v.index())
+            .copied()
+            .flatten()
+            .map_or(Value(u32::MAX - 1), Value)
+    };
+    for inst in &mut out.inst {
+        if let Inst::PhiC { upsilons } = inst {
+            upsilons.iter_mut().for_each(|u| *u = map(*u));
+        }
+        for_each_operand_mut(inst, |op| {
+            if let Operand::Value(v) = op {
+                *v = map(*v);
+            }
+        });
     }
 }

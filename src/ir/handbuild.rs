@@ -158,3 +158,16 @@ pub fn dump(ir: &IrCode) -> String {
     }
     s
 }
+
+/// IR text of `depth(n) = if n == 0 { 0 } else { depth(n - 1) + 1 }`: the
+/// recursion that the deep-stack tests of codegen and the interpreter run.
+pub const DEPTH_IR: &str = "\
+fn depth(_1::int) -> int
+1 ─ %1 = ieq(_1, 0)::bool
+└──      goto #3 if not %1
+2 ─      return 0
+3 ─ %4 = isub(_1, 1)::int
+│   %5 = invoke depth(%4)::int
+│   %6 = iadd(%5, 1)::int
+└──      return %6
+";

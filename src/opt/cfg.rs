@@ -11,23 +11,20 @@
 //! edge, so it terminates. Counters: `simplifycfg.branches`,
 //! `simplifycfg.threaded`, `simplifycfg.merged`, `simplifycfg.blocks`.
 
-use crate::ir::blocks::{BlockIr, Label, Term};
+use crate::ir::blocks::{BlockIr, Label, Positions, Term};
 use crate::ir::compact::compact_only;
-use crate::ir::{BlockId, Inst, IrCode, Operand};
+use crate::ir::{Inst, IrCode, Operand};
 use crate::opt::PassCtx;
+use cranelift_entity::SecondaryMap;
+use std::collections::HashSet;
 
 /// Removes the operands of edge `from` from the φs of block `to` (`pos`:
 /// the block index of each label, [`BlockIr::positions`]).
-fn drop_phi_edge(bir: &mut BlockIr, pos: &[Option<usize>], to: Label, from: Label) {
-    if let Some(b) = pos
-        .get(to as usize)
-        .copied()
-        .flatten()
-        .and_then(|i| bir.blocks.get_mut(i))
-    {
+fn drop_phi_edge(bir: &mut BlockIr, pos: &Positions, to: Label, from: Label) {
+    if let Some(b) = pos[to].and_then(|i| bir.blocks.get_mut(i)) {
         for s in b.phis_mut() {
             if let Inst::Phi { edges, values } = &mut s.inst {
-                while let Some(i) = edges.iter().position(|e| e.0 == from) {
+                while let Some(i) = edges.iter().position(|e| *e == from) {
                     edges.remove(i);
                     values.remove(i);
                 }
@@ -42,9 +39,7 @@ fn phi_values_on(bir: &BlockIr, pos: usize, from: Label) -> Option<Vec<Operand>>
     let mut out = Vec::new();
     for s in bir.blocks[pos].stmts.iter() {
         match &s.inst {
-            Inst::Phi { edges, values } => {
-                out.push(values[edges.iter().position(|e| e.0 == from)?])
-            }
+            Inst::Phi { edges, values } => out.push(values[edges.iter().position(|e| *e == from)?]),
             Inst::Nothing => {}
             _ => break,
         }
@@ -92,7 +87,7 @@ fn remove_unreachable(bir: &mut BlockIr) {
         }
         live[i] = true;
         for s in bir.blocks[i].term.succs() {
-            if let Some(j) = pos.get(s as usize).copied().flatten() {
+            if let Some(j) = pos[s] {
                 work.push(j);
             }
         }
@@ -115,133 +110,160 @@ fn remove_unreachable(bir: &mut BlockIr) {
     });
 }
 
+/// What a round works from: the predecessors, edges and positions at its
+/// start, the labels it changed (a changed block waits for the next round)
+/// and the blocks it removed (by position).
+struct Round {
+    preds: SecondaryMap<Label, Vec<Label>>,
+    edges: HashSet<(Label, Label)>,
+    pos: Positions,
+    dirty: SecondaryMap<Label, bool>,
+    removed: Vec<bool>,
+}
+
 /// One round of threading and merging; returns (threaded, merged).
 fn round(bir: &mut BlockIr) -> (u64, u64) {
     remove_unreachable(bir);
     let preds = bir.preds();
-    let edges: std::collections::HashSet<(Label, Label)> = preds
+    let edges = preds
         .iter()
-        .enumerate()
-        .flat_map(|(t, ps)| ps.iter().map(move |&p| (p, t as Label)))
+        .flat_map(|(t, ps)| ps.iter().map(move |&p| (p, t)))
         .collect();
-    let pos = bir.positions();
-    let at = |l: Label| pos.get(l as usize).copied().flatten();
-    let mut dirty = vec![false; pos.len()];
-    let mut removed = vec![false; bir.blocks.len()];
+    let mut r = Round {
+        preds,
+        edges,
+        pos: bir.positions(),
+        dirty: SecondaryMap::new(),
+        removed: vec![false; bir.blocks.len()],
+    };
     let (mut threaded, mut merged) = (0, 0);
-    #[allow(
-        clippy::needless_range_loop,
-        reason = "the body mutates `bir.blocks` and indexes parallel vectors by `ei`"
-    )]
     for ei in 1..bir.blocks.len() {
-        let e = bir.blocks[ei].label;
-        if dirty[e as usize] {
+        if r.dirty[bir.blocks[ei].label] {
             continue;
         }
-        let e_preds = &preds[e as usize];
-        // Merge e into its single predecessor.
-        if e_preds.len() == 1 && e_preds[0] != e {
-            let a = e_preds[0];
-            let Some(ai) = at(a) else { continue };
-            let handler = bir.blocks[ei]
-                .stmts
-                .iter()
-                .any(|s| matches!(s.inst, Inst::PhiC { .. }));
-            if bir.blocks[ai].term == Term::Goto(e) && !dirty[a as usize] && !handler {
-                let mut stmts = std::mem::take(&mut bir.blocks[ei].stmts);
-                for s in &mut stmts {
-                    if let Inst::Phi { values, .. } = &s.inst {
-                        s.inst = match values.first() {
-                            Some(v) => Inst::Copy(*v),
-                            None => Inst::Nothing,
-                        };
-                    }
-                }
-                let term = bir.blocks[ei].term.clone();
-                let span = bir.blocks[ei].term_span;
-                let succs = term.succs();
-                let blk = &mut bir.blocks[ai];
-                blk.stmts.extend(stmts);
-                blk.term = term;
-                blk.term_span = span;
-                for s in succs {
-                    if let Some(si) = at(s) {
-                        bir.blocks[si].rename_phi_edge(e, a);
-                        dirty[s as usize] = true;
-                    }
-                }
-                bir.blocks[ei].term = Term::Unreachable;
-                removed[ei] = true;
-                dirty[a as usize] = true;
-                dirty[e as usize] = true;
-                merged += 1;
-                continue;
-            }
-        }
-        // Thread an empty block.
-        let Term::Goto(t) = bir.blocks[ei].term else {
-            continue;
-        };
-        let Some(ti) = at(t) else { continue };
-        if t == e || dirty[t as usize] || !is_empty(&bir.blocks[ei]) || e_preds.is_empty() {
-            continue;
-        }
-        let mut any = false;
-        let Some(on_e) = phi_values_on(bir, ti, e) else {
-            continue;
-        };
-        let mut all = true;
-        for &p in e_preds {
-            let Some(pi) = at(p) else {
-                all = false;
-                continue;
-            };
-            // Retargeting the true edge of a branch would only bring back a
-            // trampoline block at lowering (it must fall through).
-            let true_edge = matches!(bir.blocks[pi].term, Term::Branch { then, .. } if then == e);
-            if dirty[p as usize] || p == t || true_edge {
-                all = false;
-                continue;
-            }
-            if edges.contains(&(p, t)) {
-                match phi_values_on(bir, ti, p) {
-                    Some(on_p) if on_p.iter().zip(&on_e).all(|(x, y)| x == y) => {}
-                    _ => {
-                        all = false;
-                        continue;
-                    }
-                }
-            } else {
-                for s in bir.blocks[ti].phis_mut() {
-                    if let Inst::Phi { edges, values } = &mut s.inst
-                        && let Some(i) = edges.iter().position(|x| x.0 == e)
-                    {
-                        let v = values[i];
-                        edges.push(BlockId(p));
-                        values.push(v);
-                    }
-                }
-            }
-            bir.blocks[pi].term.retarget(e, t);
-            dirty[p as usize] = true;
-            threaded += 1;
-            any = true;
-        }
-        if all {
-            drop_phi_edge(bir, &pos, t, e);
-            removed[ei] = true;
-        }
-        if any || all {
-            dirty[e as usize] = true;
-            dirty[t as usize] = true;
+        if merge_into_pred(bir, &mut r, ei) {
+            merged += 1;
+        } else {
+            threaded += thread_empty(bir, &mut r, ei);
         }
     }
     let mut i = 0;
     bir.blocks.retain(|_| {
         i += 1;
-        !removed[i - 1]
+        !r.removed[i - 1]
     });
     (threaded, merged)
+}
+
+/// Merges the block at `ei` into its single predecessor when that ends in
+/// a `goto` to it and neither changed this round (its φs become copies);
+/// never a handler block (with `φᶜ`).
+fn merge_into_pred(bir: &mut BlockIr, r: &mut Round, ei: usize) -> bool {
+    let e = bir.blocks[ei].label;
+    let &[a] = r.preds[e].as_slice() else {
+        return false;
+    };
+    let Some(ai) = r.pos[a] else { return false };
+    let handler = bir.blocks[ei]
+        .stmts
+        .iter()
+        .any(|s| matches!(s.inst, Inst::PhiC { .. }));
+    if a == e || bir.blocks[ai].term != Term::Goto(e) || r.dirty[a] || handler {
+        return false;
+    }
+    let mut stmts = std::mem::take(&mut bir.blocks[ei].stmts);
+    for s in &mut stmts {
+        if let Inst::Phi { values, .. } = &s.inst {
+            s.inst = match values.first() {
+                Some(v) => Inst::Copy(*v),
+                None => Inst::Nothing,
+            };
+        }
+    }
+    let term = bir.blocks[ei].term.clone();
+    let span = bir.blocks[ei].term_span;
+    let succs = term.succs();
+    let blk = &mut bir.blocks[ai];
+    blk.stmts.extend(stmts);
+    blk.term = term;
+    blk.term_span = span;
+    for s in succs {
+        if let Some(si) = r.pos[s] {
+            bir.blocks[si].rename_phi_edge(e, a);
+            r.dirty[s] = true;
+        }
+    }
+    bir.blocks[ei].term = Term::Unreachable;
+    r.removed[ei] = true;
+    r.dirty[a] = true;
+    r.dirty[e] = true;
+    true
+}
+
+/// Threads the empty block at `ei` (`E: goto T`): each predecessor that
+/// did not change this round, is not `T`, reaches `E` by a `goto` or the
+/// false edge of a branch, and does not already reach `T` with other φ
+/// values jumps to `T` directly. `E` goes when every predecessor was
+/// threaded. Returns how many were.
+fn thread_empty(bir: &mut BlockIr, r: &mut Round, ei: usize) -> u64 {
+    let e = bir.blocks[ei].label;
+    let Term::Goto(t) = bir.blocks[ei].term else {
+        return 0;
+    };
+    let Some(ti) = r.pos[t] else { return 0 };
+    let e_preds = r.preds[e].clone();
+    if t == e || r.dirty[t] || !is_empty(&bir.blocks[ei]) || e_preds.is_empty() {
+        return 0;
+    }
+    let Some(on_e) = phi_values_on(bir, ti, e) else {
+        return 0;
+    };
+    let mut threaded = 0;
+    let mut all = true;
+    for p in e_preds {
+        let Some(pi) = r.pos[p] else {
+            all = false;
+            continue;
+        };
+        // Retargeting the true edge of a branch would only bring back a
+        // trampoline block at lowering (it must fall through).
+        let true_edge = matches!(bir.blocks[pi].term, Term::Branch { then, .. } if then == e);
+        if r.dirty[p] || p == t || true_edge {
+            all = false;
+            continue;
+        }
+        if r.edges.contains(&(p, t)) {
+            match phi_values_on(bir, ti, p) {
+                Some(on_p) if on_p.iter().zip(&on_e).all(|(x, y)| x == y) => {}
+                _ => {
+                    all = false;
+                    continue;
+                }
+            }
+        } else {
+            for s in bir.blocks[ti].phis_mut() {
+                if let Inst::Phi { edges, values } = &mut s.inst
+                    && let Some(i) = edges.iter().position(|x| *x == e)
+                {
+                    let v = values[i];
+                    edges.push(p);
+                    values.push(v);
+                }
+            }
+        }
+        bir.blocks[pi].term.retarget(e, t);
+        r.dirty[p] = true;
+        threaded += 1;
+    }
+    if all {
+        drop_phi_edge(bir, &r.pos, t, e);
+        r.removed[ei] = true;
+    }
+    if threaded > 0 || all {
+        r.dirty[e] = true;
+        r.dirty[t] = true;
+    }
+    threaded
 }
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {

@@ -174,7 +174,7 @@ fn checked_call(code: &IrCode, b: usize, s: u32) -> Option<(Value, Label)> {
         Some(Inst::GotoIfNot {
             cond: Operand::Value(ok),
             dest,
-        }) if ok.0 == s + 1 && dest.index() != b + 1 => Some((*ok, dest.0)),
+        }) if ok.0 == s + 1 && dest.index() != b + 1 => Some((*ok, *dest)),
         _ => None,
     }
 }
@@ -291,7 +291,7 @@ fn copy_callee(
     for _ in 1..callee.stmts.len() {
         bir.fresh_value();
     }
-    let label = |l: Label| lbase + l;
+    let label = |l: Label| BlockId::new(lbase.index() + l.index());
     let value = |v: Value| Value(vbase + v.0);
     let operand = |op: Operand| match op {
         Operand::Value(v) => Operand::Value(value(v)),
@@ -313,9 +313,7 @@ fn copy_callee(
                 let mut inst = s.inst;
                 for_each_operand_mut(&mut inst, |op| *op = operand(*op));
                 match &mut inst {
-                    Inst::Phi { edges, .. } => {
-                        edges.iter_mut().for_each(|e| *e = BlockId(label(e.0)))
-                    }
+                    Inst::Phi { edges, .. } => edges.iter_mut().for_each(|e| *e = label(*e)),
                     Inst::PhiC { upsilons } => upsilons.iter_mut().for_each(|u| *u = value(*u)),
                     _ => {}
                 }
@@ -366,7 +364,7 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
     let orig = std::mem::take(&mut bir.blocks);
     // owner[b]: the label of the block that ends with original block b's
     // terminator (the last join block when b was split).
-    let mut owner: Vec<Label> = (0..orig.len() as Label).collect();
+    let mut owner: Vec<Label> = (0..orig.len()).map(BlockId::new).collect();
     // (exception target, old predecessor) -> the blocks that replace the
     // predecessor in the target's φs.
     let mut handler_edges: HashMap<(Label, Label), Vec<Label>> = HashMap::new();
@@ -415,7 +413,7 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
                         let (edges, values) = copy
                             .rets
                             .iter()
-                            .map(|(l, v)| (BlockId(*l), v.unwrap_or(Operand::Nil)))
+                            .map(|(l, v)| (*l, v.unwrap_or(Operand::Nil)))
                             .unzip();
                         let phi = Inst::Phi { edges, values };
                         cur.stmts.push(BStmt {
@@ -450,10 +448,27 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
             }
         }
         cur.term = term;
-        owner[orig_label as usize] = cur.label;
+        owner[orig_label.index()] = cur.label;
         out.push(cur);
     }
-    for block in &mut out {
+    rename_phi_edges(&mut out, &owner, &handler_edges);
+    bir.blocks = out;
+    let mut code = bir.lower();
+    compact_only(&mut code);
+    code
+}
+
+/// Renames the φ edges of `blocks` after splicing: an edge from an
+/// original block comes from its `owner` (the block that now ends with its
+/// terminator), and an edge from a block whose checked call was inlined
+/// into an exception target becomes one edge per copied `unwind` block
+/// (`handler_edges`).
+fn rename_phi_edges(
+    blocks: &mut [BBlock],
+    owner: &[Label],
+    handler_edges: &HashMap<(Label, Label), Vec<Label>>,
+) {
+    for block in blocks {
         let target = block.label;
         for s in block.phis_mut() {
             let Inst::Phi { edges, values } = &mut s.inst else {
@@ -462,16 +477,15 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
             let mut new_edges = Vec::with_capacity(edges.len());
             let mut new_values = Vec::with_capacity(values.len());
             for (e, v) in edges.iter().zip(values.iter()) {
-                match handler_edges.get(&(target, e.0)) {
+                match handler_edges.get(&(target, *e)) {
                     Some(unwinds) => {
                         for u in unwinds {
-                            new_edges.push(BlockId(*u));
+                            new_edges.push(*u);
                             new_values.push(*v);
                         }
                     }
                     None => {
-                        let l = owner.get(e.index()).copied().unwrap_or(e.0);
-                        new_edges.push(BlockId(l));
+                        new_edges.push(owner.get(e.index()).copied().unwrap_or(*e));
                         new_values.push(*v);
                     }
                 }
@@ -480,8 +494,4 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
             *values = new_values;
         }
     }
-    bir.blocks = out;
-    let mut code = bir.lower();
-    compact_only(&mut code);
-    code
 }

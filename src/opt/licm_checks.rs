@@ -356,7 +356,7 @@ fn hoist_checks(
     for h in &plans {
         let pos = bir.positions();
         // Labels of the block view are the original block numbers.
-        let at = |b: BlockId| pos.get(b.index()).copied().flatten();
+        let at = |b: BlockId| pos[b];
         let mut moved = Vec::new();
         for v in &h.loads {
             let Some(b) = ctx.block_of[*v].and_then(at) else {
@@ -384,7 +384,7 @@ fn hoist_checks(
         bir.blocks[php].term = Term::Branch {
             cond: h.checks[0].1,
             then: labels[0],
-            els: h.checks[0].2.0,
+            els: h.checks[0].2,
         };
         let mut chain = Vec::new();
         for (k, &label) in labels.iter().enumerate() {
@@ -392,9 +392,9 @@ fn hoist_checks(
                 Some(&(_, cond, r)) => Term::Branch {
                     cond,
                     then: labels[k + 1],
-                    els: r.0,
+                    els: r,
                 },
-                None => Term::Goto(h.header.0),
+                None => Term::Goto(h.header),
             };
             chain.push(BBlock {
                 label,
@@ -408,9 +408,9 @@ fn hoist_checks(
         }
         let new_pre = labels[labels.len() - 1];
         if let Some(hp) = at(h.header) {
-            bir.blocks[hp].rename_phi_edge(h.preheader.0, new_pre);
+            bir.blocks[hp].rename_phi_edge(h.preheader, new_pre);
         }
-        before.entry(h.header.0).or_default().extend(chain);
+        before.entry(h.header).or_default().extend(chain);
     }
     bir.insert_before(before);
     *ir = bir.lower();

@@ -36,7 +36,7 @@ struct Analysis {
 fn analyse(bir: &BlockIr) -> Analysis {
     let pos = bir.positions();
     let n = bir.blocks.len();
-    let at = |l: Label| pos.get(l as usize).copied().flatten();
+    let at = |l: Label| pos[l];
     let succs: Vec<Vec<usize>> = bir
         .blocks
         .iter()
@@ -86,7 +86,7 @@ pub(crate) fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> B
         };
         let (mut ie, mut iv) = (Vec::new(), Vec::new());
         for (e, v) in edges.iter().zip(values) {
-            if from_labels.contains(&e.0) {
+            if from_labels.contains(e) {
                 ie.push(*e);
                 iv.push(*v);
             }
@@ -118,14 +118,14 @@ pub(crate) fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> B
         {
             let mut i = 0;
             while i < edges.len() {
-                if from_labels.contains(&edges[i].0) {
+                if from_labels.contains(&edges[i]) {
                     edges.remove(i);
                     values.remove(i);
                 } else {
                     i += 1;
                 }
             }
-            edges.push(BlockId(new_label));
+            edges.push(new_label);
             values.push(*inc);
         }
     }

@@ -315,7 +315,7 @@ impl Renamer<'_> {
             self.failed = true;
             return op;
         };
-        self.read_at(bir, pi, phi, at, 0)
+        self.read_at(bir, pi, phi, at.0, 0)
     }
 
     /// The new φ of `B` (or of `X`) standing for φ `phi` of plan `pi`.
@@ -375,7 +375,7 @@ impl Renamer<'_> {
         let flags = default_flags(&inst);
         let span = self.ir.stmts.span[v.index()];
         let name = self.ir.stmts.name[v.index()].clone();
-        self.new_phis.entry(y).or_default().push(BStmt {
+        self.new_phis.entry(BlockId(y)).or_default().push(BStmt {
             id,
             inst,
             ty,
@@ -429,7 +429,7 @@ fn copy_test(
 fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
     let mut bir = BlockIr::from_ir(ir);
     let pos = bir.positions();
-    let at = |l: u32| pos.get(l as usize).copied().flatten();
+    let at = |l: u32| pos[BlockId(l)];
     for p in plans {
         let (gp, lp, xp) = (at(p.g)?, at(p.l)?, at(p.x)?);
         let pre: HashMap<Value, Operand> = p.phis.iter().map(|(v, pr, _, _)| (*v, *pr)).collect();
@@ -437,14 +437,14 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         let c0 = copy_test(&mut bir, ir, p, gp, &pre);
         bir.blocks[gp].term = Term::Branch {
             cond: c0,
-            then: p.b,
-            els: p.x,
+            then: BlockId(p.b),
+            els: BlockId(p.x),
         };
         let c1 = copy_test(&mut bir, ir, p, lp, &lat);
         bir.blocks[lp].term = Term::Branch {
             cond: c1,
-            then: p.b,
-            els: p.x,
+            then: BlockId(p.b),
+            els: BlockId(p.x),
         };
         // X's φs: the edge from H becomes the edges from G and L.
         for s in bir.blocks[xp].stmts.iter_mut() {
@@ -466,7 +466,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         }
     }
     let dead: std::collections::HashSet<u32> = plans.iter().map(|p| p.h).collect();
-    bir.blocks.retain(|b| !dead.contains(&b.label));
+    bir.blocks.retain(|b| !dead.contains(&b.label.0));
     let mut rn = Renamer {
         ir,
         dom,
@@ -496,7 +496,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         for s in &mut stmts {
             if let Inst::Phi { edges, values } = &mut s.inst {
                 for (e, v) in edges.iter().zip(values.iter_mut()) {
-                    *v = rn.rename(&mut bir, *v, e.0);
+                    *v = rn.rename(&mut bir, *v, *e);
                 }
             } else {
                 let mut ops = Vec::new();
@@ -527,13 +527,13 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         let p = &plans[pi];
         let (v, pre, lat, ty) = p.phis[phi].clone();
         let (mut edges, mut values) = (vec![BlockId(p.g), BlockId(p.l)], Vec::new());
-        values.push(rn.rename(&mut bir, pre, p.g));
-        values.push(rn.rename(&mut bir, lat, p.l));
+        values.push(rn.rename(&mut bir, pre, BlockId(p.g)));
+        values.push(rn.rename(&mut bir, lat, BlockId(p.l)));
         if in_x {
             for q in &ir.cfg.blocks[p.x as usize].preds {
                 if q.0 != p.h {
                     edges.push(*q);
-                    values.push(rn.rename(&mut bir, Operand::Value(v), q.0));
+                    values.push(rn.rename(&mut bir, Operand::Value(v), *q));
                 }
             }
         }
@@ -542,7 +542,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         let span = ir.stmts.span[v.index()];
         let name = ir.stmts.name[v.index()].clone();
         rn.new_phis
-            .entry(if in_x { p.x } else { p.b })
+            .entry(BlockId(if in_x { p.x } else { p.b }))
             .or_default()
             .push(BStmt {
                 id,
@@ -598,16 +598,16 @@ fn merge_latches(ir: &mut IrCode) -> u64 {
     let pos = bir.positions();
     for (h, latches) in &todo {
         let (Some(hp), Some(from)) = (
-            pos.get(h.index()).copied().flatten(),
+            pos[*h],
             latches
                 .iter()
-                .map(|l| pos.get(l.index()).copied().flatten())
+                .map(|l| pos[*l])
                 .collect::<Option<Vec<usize>>>(),
         ) else {
             continue;
         };
         let blk = crate::opt::loops::split_edges(&mut bir, &from, hp);
-        before.entry(h.0).or_default().push(blk);
+        before.entry(*h).or_default().push(blk);
     }
     bir.insert_before(before);
     *ir = bir.lower();

@@ -39,12 +39,12 @@
 //! overflows. Counters: `tailrec.eliminated` (tail sites turned into
 //! jumps), `tailrec.accumulated` (those of them that accumulate).
 
-use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
+use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Positions, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::edit::{default_flags, for_each_operand_mut, use_counts};
-use crate::ir::{BinaryOp, BlockId, Flags, Inst, IrCode, Operand, Type, Value};
+use crate::ir::{BinaryOp, Flags, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
-use cranelift_entity::EntityRef;
+use cranelift_entity::{EntityRef, SecondaryMap};
 
 /// How many blocks a path from a tail call to its `return` may cross.
 const MAX_PATH_BLOCKS: usize = 8;
@@ -81,20 +81,20 @@ struct Facts<'a> {
     /// Use counts by value ([`use_counts`]).
     uses: Vec<u32>,
     /// Predecessor labels by label ([`BlockIr::preds`]).
-    preds: Vec<Vec<Label>>,
+    preds: SecondaryMap<Label, Vec<Label>>,
     /// Layout position by label ([`BlockIr::positions`]).
-    pos: Vec<Option<usize>>,
+    pos: Positions,
 }
 
 impl Facts<'_> {
     fn at(&self, l: Label) -> Option<usize> {
-        self.pos.get(l as usize).copied().flatten()
+        self.pos[l]
     }
     fn used(&self, v: Value) -> u32 {
         self.uses.get(v.index()).copied().unwrap_or(u32::MAX)
     }
     fn single_pred(&self, l: Label) -> bool {
-        self.preds.get(l as usize).is_some_and(|p| p.len() == 1)
+        self.preds[l].len() == 1
     }
 }
 
@@ -316,7 +316,7 @@ fn eliminate(bir: &mut BlockIr, ir: &IrCode, mut sites: Vec<TailSite>) {
     let old_entry = bir.blocks[0].label;
     // The old entry is the loop header, unless it already has predecessors
     // (it heads a loop): then a new block holds the φs.
-    let entry_has_preds = !bir.preds()[old_entry as usize].is_empty();
+    let entry_has_preds = !bir.preds()[old_entry].is_empty();
     let header = if entry_has_preds {
         bir.fresh_label()
     } else {
@@ -333,7 +333,7 @@ fn eliminate(bir: &mut BlockIr, ir: &IrCode, mut sites: Vec<TailSite>) {
     let acc_op = sites.iter().find_map(|s| s.accumulate.map(|(op, _)| op));
     let acc = acc_op.map(|_| bir.fresh_value());
     let path_blocks: Vec<usize> = sites.iter().flat_map(|s| s.path.iter().copied()).collect();
-    let mut edges = vec![BlockId(entry)];
+    let mut edges = vec![entry];
     let mut param_in: Vec<Vec<Operand>> = (0..params.len())
         .map(|i| vec![Operand::Arg(i as u32)])
         .collect();
@@ -360,7 +360,7 @@ fn eliminate(bir: &mut BlockIr, ir: &IrCode, mut sites: Vec<TailSite>) {
         };
         let blk = &mut bir.blocks[site.block];
         blk.term = Term::Goto(header);
-        edges.push(BlockId(blk.label));
+        edges.push(blk.label);
         for (i, a) in site.args.iter().enumerate() {
             param_in[i].push(map(*a));
         }

@@ -289,3 +289,109 @@ pub enum ExprKind {
         fields: Vec<(u32, Expr)>,
     },
 }
+
+/// A walk over the HIR. Each hook's default visits the node's children in
+/// evaluation order (the `walk_*` functions); a visitor overrides the hooks
+/// it needs and calls the matching `walk_*` to go on into the children.
+pub trait Visitor {
+    fn block(&mut self, b: &Block) {
+        walk_block(self, b);
+    }
+    fn stmt(&mut self, s: &Stmt) {
+        walk_stmt(self, s);
+    }
+    /// The place of an assignment, visited before the assigned value.
+    fn place(&mut self, p: &Place) {
+        walk_place(self, p);
+    }
+    fn expr(&mut self, e: &Expr) {
+        walk_expr(self, e);
+    }
+}
+
+/// Visits every statement of `b`.
+pub fn walk_block<V: Visitor + ?Sized>(v: &mut V, b: &Block) {
+    for s in &b.stmts {
+        v.stmt(s);
+    }
+}
+
+/// Visits the expressions, place and blocks of `s`, in evaluation order.
+pub fn walk_stmt<V: Visitor + ?Sized>(v: &mut V, s: &Stmt) {
+    match &s.kind {
+        StmtKind::Let { init, .. } => v.expr(init),
+        StmtKind::Assign { place, value, .. } => {
+            v.place(place);
+            v.expr(value);
+        }
+        StmtKind::Expr(e) | StmtKind::Throw(e) | StmtKind::Return(Some(e)) => v.expr(e),
+        StmtKind::If {
+            cond,
+            then_block,
+            else_block,
+        } => {
+            v.expr(cond);
+            v.block(then_block);
+            v.block(else_block);
+        }
+        StmtKind::While { cond, body, .. } => {
+            v.expr(cond);
+            v.block(body);
+        }
+        StmtKind::ForRange {
+            start, end, body, ..
+        } => {
+            v.expr(start);
+            v.expr(end);
+            v.block(body);
+        }
+        StmtKind::ForEach { array, body, .. } => {
+            v.expr(array);
+            v.block(body);
+        }
+        StmtKind::Try { body, handler, .. } => {
+            v.block(body);
+            v.block(handler);
+        }
+        StmtKind::Block(b) => v.block(b),
+        StmtKind::Break(_) | StmtKind::Continue(_) | StmtKind::Return(None) => {}
+    }
+}
+
+/// Visits the expressions of a place (array and index, or object).
+pub fn walk_place<V: Visitor + ?Sized>(v: &mut V, p: &Place) {
+    match p {
+        Place::Local(_) | Place::Global(_) => {}
+        Place::Index { array, index } => {
+            v.expr(array);
+            v.expr(index);
+        }
+        Place::Field { object, .. } => v.expr(object),
+    }
+}
+
+/// Visits the operands of `e`, left to right.
+pub fn walk_expr<V: Visitor + ?Sized>(v: &mut V, e: &Expr) {
+    match &e.kind {
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Str(_)
+        | ExprKind::Nil
+        | ExprKind::Local(_)
+        | ExprKind::Global(_) => {}
+        ExprKind::Unary(_, x) | ExprKind::Field { object: x, .. } => v.expr(x),
+        ExprKind::Binary(_, l, r)
+        | ExprKind::And(l, r)
+        | ExprKind::Or(l, r)
+        | ExprKind::Index { base: l, index: r }
+        | ExprKind::ArrayRepeat { value: l, count: r } => {
+            v.expr(l);
+            v.expr(r);
+        }
+        ExprKind::Call { args, .. } | ExprKind::Builtin { args, .. } | ExprKind::ArrayLit(args) => {
+            args.iter().for_each(|a| v.expr(a))
+        }
+        ExprKind::StructLit { fields, .. } => fields.iter().for_each(|(_, x)| v.expr(x)),
+    }
+}

@@ -12,7 +12,7 @@
 //! settled the first time it is reached), O((F + E) log F).
 
 use super::Sema;
-use super::hir::{self, FuncId, GlobalId};
+use super::hir::{self, FuncId, GlobalId, Visitor, walk_expr, walk_stmt};
 use crate::diag::Diagnostic;
 use crate::span::Span;
 use std::collections::BinaryHeap;
@@ -24,93 +24,27 @@ struct Uses {
     calls: Vec<(FuncId, Span)>,
 }
 
-impl Uses {
-    fn expr(&mut self, e: &hir::Expr) {
-        use hir::ExprKind::*;
-        match &e.kind {
-            Int(_) | Float(_) | Bool(_) | Str(_) | Nil | Local(_) => {}
-            Global(g) => self.reads.push(*g),
-            Unary(_, a) => self.expr(a),
-            Binary(_, a, b) | And(a, b) | Or(a, b) => {
-                self.expr(a);
-                self.expr(b);
-            }
-            Call { func, args } => {
-                self.calls.push((*func, e.span));
-                args.iter().for_each(|a| self.expr(a));
-            }
-            Builtin { args, .. } | ArrayLit(args) => args.iter().for_each(|a| self.expr(a)),
-            Index { base, index } => {
-                self.expr(base);
-                self.expr(index);
-            }
-            Field { object, .. } => self.expr(object),
-            ArrayRepeat { value, count } => {
-                self.expr(value);
-                self.expr(count);
-            }
-            StructLit { fields, .. } => fields.iter().for_each(|(_, v)| self.expr(v)),
-        }
-    }
-
-    fn block(&mut self, b: &hir::Block) {
-        b.stmts.iter().for_each(|s| self.stmt(s));
-    }
-
+impl Visitor for Uses {
     fn stmt(&mut self, s: &hir::Stmt) {
-        use hir::StmtKind::*;
-        match &s.kind {
-            Let { init, .. } => self.expr(init),
-            Assign { place, op, value } => {
-                match place {
-                    hir::Place::Local(_) => {}
-                    // A compound assignment reads the global first.
-                    hir::Place::Global(g) => {
-                        if op.is_some() {
-                            self.reads.push(*g);
-                        }
-                    }
-                    hir::Place::Index { array, index } => {
-                        self.expr(array);
-                        self.expr(index);
-                    }
-                    hir::Place::Field { object, .. } => self.expr(object),
-                }
-                self.expr(value);
-            }
-            Expr(e) | Throw(e) => self.expr(e),
-            If {
-                cond,
-                then_block,
-                else_block,
-            } => {
-                self.expr(cond);
-                self.block(then_block);
-                self.block(else_block);
-            }
-            While { cond, body, .. } => {
-                self.expr(cond);
-                self.block(body);
-            }
-            ForRange {
-                start, end, body, ..
-            } => {
-                self.expr(start);
-                self.expr(end);
-                self.block(body);
-            }
-            ForEach { array, body, .. } => {
-                self.expr(array);
-                self.block(body);
-            }
-            Break(_) | Continue(_) | Return(None) => {}
-            Return(Some(e)) => self.expr(e),
-            Try { body, handler, .. } => {
-                self.block(body);
-                self.block(handler);
-            }
-            Block(b) => self.block(b),
+        // A compound assignment reads the global first.
+        if let hir::StmtKind::Assign {
+            place: hir::Place::Global(g),
+            op: Some(_),
+            ..
+        } = &s.kind
+        {
+            self.reads.push(*g);
         }
+        walk_stmt(self, s);
+    }
+
+    fn expr(&mut self, e: &hir::Expr) {
+        match &e.kind {
+            hir::ExprKind::Global(g) => self.reads.push(*g),
+            hir::ExprKind::Call { func, .. } => self.calls.push((*func, e.span)),
+            _ => {}
+        }
+        walk_expr(self, e);
     }
 }
 

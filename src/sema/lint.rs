@@ -17,7 +17,7 @@
 //! A name starting with `_` silences the unused warnings for it, as in
 //! Rust. Compound assignment (`x += 1`) is an assignment, not a read.
 
-use super::hir::{self, BinOp, ExprKind, FuncId, LocalId, StmtKind, UnOp};
+use super::hir::{self, BinOp, ExprKind, FuncId, LocalId, UnOp, Visitor, walk_expr, walk_place};
 use super::{ItemRef, Sema};
 use crate::diag::Diagnostic;
 use crate::span::Span;
@@ -42,100 +42,28 @@ impl Uses {
         u.block(&f.body);
         u
     }
+}
 
-    fn block(&mut self, b: &hir::Block) {
-        for s in &b.stmts {
-            self.stmt(s);
-        }
-    }
-
-    fn stmt(&mut self, s: &hir::Stmt) {
-        match &s.kind {
-            StmtKind::Let { init, .. } => self.expr(init),
-            StmtKind::Assign { place, value, .. } => {
-                self.place(place);
-                self.expr(value);
-            }
-            StmtKind::Expr(e) | StmtKind::Throw(e) | StmtKind::Return(Some(e)) => self.expr(e),
-            StmtKind::If {
-                cond,
-                then_block,
-                else_block,
-            } => {
-                self.expr(cond);
-                self.block(then_block);
-                self.block(else_block);
-            }
-            StmtKind::While { cond, body, .. } => {
-                self.expr(cond);
-                self.block(body);
-            }
-            StmtKind::ForRange {
-                start, end, body, ..
-            } => {
-                self.expr(start);
-                self.expr(end);
-                self.block(body);
-            }
-            StmtKind::ForEach { array, body, .. } => {
-                self.expr(array);
-                self.block(body);
-            }
-            StmtKind::Try { body, handler, .. } => {
-                self.block(body);
-                self.block(handler);
-            }
-            StmtKind::Block(b) => self.block(b),
-            StmtKind::Break(_) | StmtKind::Continue(_) | StmtKind::Return(None) => {}
-        }
-    }
-
+impl Visitor for Uses {
     fn place(&mut self, p: &hir::Place) {
-        match p {
-            hir::Place::Local(l) => self.assigned[l.0 as usize] = true,
-            hir::Place::Global(_) => {}
-            hir::Place::Index { array, index } => {
-                self.expr(array);
-                self.expr(index);
-            }
-            hir::Place::Field { object, .. } => self.expr(object),
+        if let hir::Place::Local(l) = p {
+            self.assigned[l.0 as usize] = true;
         }
+        walk_place(self, p);
     }
 
     fn expr(&mut self, e: &hir::Expr) {
         match &e.kind {
-            ExprKind::Int(_)
-            | ExprKind::Float(_)
-            | ExprKind::Bool(_)
-            | ExprKind::Str(_)
-            | ExprKind::Nil
-            | ExprKind::Global(_) => {}
             ExprKind::Local(l) => self.read[l.0 as usize] = true,
-            ExprKind::Unary(_, x) => self.expr(x),
             ExprKind::Binary(op, l, r) => {
                 if let Some(v) = constant_comparison(*op, l, r) {
                     self.constant_comparisons.push((e.span, v));
                 }
-                self.expr(l);
-                self.expr(r);
             }
-            ExprKind::And(l, r)
-            | ExprKind::Or(l, r)
-            | ExprKind::Index { base: l, index: r }
-            | ExprKind::ArrayRepeat { value: l, count: r } => {
-                self.expr(l);
-                self.expr(r);
-            }
-            ExprKind::Call { func, args } => {
-                self.calls.push(*func);
-                args.iter().for_each(|a| self.expr(a));
-            }
-            ExprKind::Builtin { args, .. } | ExprKind::ArrayLit(args) => {
-                args.iter().for_each(|a| self.expr(a))
-            }
-            ExprKind::Field { object, .. } => self.expr(object),
-            ExprKind::StructLit { fields, .. } => fields.iter().for_each(|(_, v)| self.expr(v)),
+            ExprKind::Call { func, .. } => self.calls.push(*func),
+            _ => {}
         }
+        walk_expr(self, e);
     }
 }
 

@@ -8,13 +8,18 @@
 //! callers over the reversed call graph with a worklist (a fixpoint that
 //! handles recursion), in linear time.
 use crate::sema::hir::{
-    BinOp, Block, Expr, ExprKind, FuncId, Place, Program, Stmt, StmtKind, Type,
+    BinOp, Expr, ExprKind, FuncId, Place, Program, Stmt, StmtKind, Type, Visitor, walk_expr,
+    walk_place, walk_stmt,
 };
 
+/// What one function's body says: whether it may throw by itself, and the
+/// functions it calls outside every `try` body.
 #[derive(Default)]
 struct Facts {
     local: bool,
     callees: Vec<FuncId>,
+    /// Whether the walk is inside a `try` body of the function.
+    in_try: bool,
 }
 
 /// `result[f]` is true when a call of function `f` may end with an
@@ -26,7 +31,7 @@ pub fn may_throw(program: &Program) -> Vec<bool> {
         .iter()
         .map(|f| {
             let mut facts = Facts::default();
-            walk_block(&f.body, false, &mut facts);
+            facts.block(&f.body);
             facts
         })
         .collect();
@@ -51,81 +56,54 @@ pub fn may_throw(program: &Program) -> Vec<bool> {
     result
 }
 
-fn walk_block(b: &Block, in_try: bool, facts: &mut Facts) {
-    for s in &b.stmts {
-        walk_stmt(s, in_try, facts);
+impl Facts {
+    fn throws_here(&mut self) {
+        if !self.in_try {
+            self.local = true;
+        }
     }
 }
 
-fn throws_here(in_try: bool, facts: &mut Facts) {
-    if !in_try {
-        facts.local = true;
+impl Visitor for Facts {
+    fn stmt(&mut self, s: &Stmt) {
+        match &s.kind {
+            StmtKind::Assign {
+                op: Some(op),
+                value,
+                ..
+            } if divides(*op, &value.ty, value) => self.throws_here(),
+            StmtKind::Throw(_) => self.throws_here(),
+            StmtKind::Try { body, handler, .. } => {
+                let outer = std::mem::replace(&mut self.in_try, true);
+                self.block(body);
+                self.in_try = outer;
+                self.block(handler);
+                return;
+            }
+            _ => {}
+        }
+        walk_stmt(self, s);
     }
-}
 
-fn walk_stmt(s: &Stmt, in_try: bool, facts: &mut Facts) {
-    match &s.kind {
-        StmtKind::Let { init, .. } => walk_expr(init, in_try, facts),
-        StmtKind::Assign { place, op, value } => {
-            match place {
-                Place::Local(_) | Place::Global(_) => {}
-                Place::Index { array, index } => {
-                    walk_expr(array, in_try, facts);
-                    walk_expr(index, in_try, facts);
-                    throws_here(in_try, facts);
-                }
-                Place::Field { object, .. } => {
-                    walk_expr(object, in_try, facts);
-                    throws_here(in_try, facts);
-                }
+    fn place(&mut self, p: &Place) {
+        if matches!(p, Place::Index { .. } | Place::Field { .. }) {
+            self.throws_here();
+        }
+        walk_place(self, p);
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Binary(op, a, b) if divides(*op, &a.ty, b) => self.throws_here(),
+            ExprKind::Call { func, .. } if !self.in_try => self.callees.push(*func),
+            ExprKind::Builtin { builtin, .. } if builtin.may_throw() => self.throws_here(),
+            ExprKind::Index { .. } | ExprKind::Field { .. } => self.throws_here(),
+            ExprKind::ArrayRepeat { count, .. } if !matches!(count.kind, ExprKind::Int(n) if n >= 0) => {
+                self.throws_here()
             }
-            if let Some(op) = op
-                && divides(*op, &value.ty, value)
-            {
-                throws_here(in_try, facts);
-            }
-            walk_expr(value, in_try, facts);
+            _ => {}
         }
-        StmtKind::Expr(e) => walk_expr(e, in_try, facts),
-        StmtKind::If {
-            cond,
-            then_block,
-            else_block,
-        } => {
-            walk_expr(cond, in_try, facts);
-            walk_block(then_block, in_try, facts);
-            walk_block(else_block, in_try, facts);
-        }
-        StmtKind::While { cond, body, .. } => {
-            walk_expr(cond, in_try, facts);
-            walk_block(body, in_try, facts);
-        }
-        StmtKind::ForRange {
-            start, end, body, ..
-        } => {
-            walk_expr(start, in_try, facts);
-            walk_expr(end, in_try, facts);
-            walk_block(body, in_try, facts);
-        }
-        StmtKind::ForEach { array, body, .. } => {
-            walk_expr(array, in_try, facts);
-            walk_block(body, in_try, facts);
-        }
-        StmtKind::Break(_) | StmtKind::Continue(_) => {}
-        StmtKind::Return(e) => {
-            if let Some(e) = e {
-                walk_expr(e, in_try, facts);
-            }
-        }
-        StmtKind::Throw(e) => {
-            walk_expr(e, in_try, facts);
-            throws_here(in_try, facts);
-        }
-        StmtKind::Try { body, handler, .. } => {
-            walk_block(body, true, facts);
-            walk_block(handler, in_try, facts);
-        }
-        StmtKind::Block(b) => walk_block(b, in_try, facts),
+        walk_expr(self, e);
     }
 }
 
@@ -134,70 +112,4 @@ fn divides(op: BinOp, ty: &Type, divisor: &Expr) -> bool {
     matches!(op, BinOp::Div | BinOp::Rem)
         && *ty == Type::Int
         && !matches!(divisor.kind, ExprKind::Int(d) if d != 0)
-}
-
-fn walk_expr(e: &Expr, in_try: bool, facts: &mut Facts) {
-    match &e.kind {
-        ExprKind::Int(_)
-        | ExprKind::Float(_)
-        | ExprKind::Bool(_)
-        | ExprKind::Str(_)
-        | ExprKind::Nil
-        | ExprKind::Local(_)
-        | ExprKind::Global(_) => {}
-        ExprKind::Unary(_, a) => walk_expr(a, in_try, facts),
-        ExprKind::Binary(op, a, b) => {
-            walk_expr(a, in_try, facts);
-            walk_expr(b, in_try, facts);
-            if divides(*op, &a.ty, b) {
-                throws_here(in_try, facts);
-            }
-        }
-        ExprKind::And(a, b) | ExprKind::Or(a, b) => {
-            walk_expr(a, in_try, facts);
-            walk_expr(b, in_try, facts);
-        }
-        ExprKind::Call { func, args } => {
-            for a in args {
-                walk_expr(a, in_try, facts);
-            }
-            if !in_try {
-                facts.callees.push(*func);
-            }
-        }
-        ExprKind::Builtin { builtin, args } => {
-            for a in args {
-                walk_expr(a, in_try, facts);
-            }
-            if builtin.may_throw() {
-                throws_here(in_try, facts);
-            }
-        }
-        ExprKind::Index { base, index } => {
-            walk_expr(base, in_try, facts);
-            walk_expr(index, in_try, facts);
-            throws_here(in_try, facts);
-        }
-        ExprKind::Field { object, .. } => {
-            walk_expr(object, in_try, facts);
-            throws_here(in_try, facts);
-        }
-        ExprKind::ArrayLit(elems) => {
-            for x in elems {
-                walk_expr(x, in_try, facts);
-            }
-        }
-        ExprKind::ArrayRepeat { value, count } => {
-            walk_expr(value, in_try, facts);
-            walk_expr(count, in_try, facts);
-            if !matches!(count.kind, ExprKind::Int(n) if n >= 0) {
-                throws_here(in_try, facts);
-            }
-        }
-        ExprKind::StructLit { fields, .. } => {
-            for (_, x) in fields {
-                walk_expr(x, in_try, facts);
-            }
-        }
-    }
 }

@@ -4,6 +4,7 @@
 
 use toyc::codegen::CodegenOptions;
 use toyc::ir::Module;
+use toyc::ir::handbuild::DEPTH_IR;
 use toyc::span::SourceMap;
 
 const EMPTY_INIT: &str = "fn <init>()\n1 ─ return\n";
@@ -142,15 +143,7 @@ fn dynamic_instruction_count() {
 /// `depth(n) = n == 0 ? 0 : 1 + depth(n - 1)`; main prints depth(N).
 fn recursion(n: i64) -> (Module, SourceMap) {
     module(&format!(
-        "fn depth(_1::int) -> int
-1 ─ %1 = ieq(_1, 0)::bool
-└──      goto #3 if not %1
-2 ─      return 0
-3 ─ %4 = isub(_1, 1)::int
-│   %5 = invoke depth(%4)::int
-│   %6 = iadd(%5, 1)::int
-└──      return %6
-
+        "{DEPTH_IR}
 fn main()
 1 ─ %1 = invoke depth({n})::int
 │        runtime print_int(%1)

@@ -3,7 +3,7 @@
 //! of the pipeline it tests. Test names are `STAGE::FILE::TEST`, e.g.
 //! `cargo test --test it opt::licm_checks::`.
 //!
-//! The lang-tests (`tests/lang_tests.rs`) stay a binary of their own: they
+//! The lang-tests (`tests/lang_tests/`) stay a binary of their own: they
 //! use their own harness (libtest-mimic), one trial per file and mode.
 
 mod memssa_support;

@@ -1,5 +1,6 @@
 //! Bril programs through every command that takes a program: they go
 //! through the same IR, passes and back ends as Toy.
+use crate::ssa_support::{COUNTDOWN, COUNTDOWN_JSON};
 use std::process::Command;
 
 fn toyc(args: &[&str]) -> (i32, String, String) {
@@ -15,23 +16,6 @@ fn toyc(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
-
-const COUNTDOWN: &str = "@main(n: int) {\n  one: int = const 1;\n.loop:\n  c: bool = gt n one;\n  \
-                         br c .body .done;\n.body:\n  n: int = sub n one;\n  jmp .loop;\n.done:\n  \
-                         print n;\n}\n";
-
-const COUNTDOWN_JSON: &str = r#"{"functions": [{"name": "main", "args": [{"name": "n", "type": "int"}],
-  "instrs": [
-    {"dest": "one", "op": "const", "type": "int", "value": 1},
-    {"label": "loop"},
-    {"dest": "c", "op": "gt", "type": "bool", "args": ["n", "one"]},
-    {"op": "br", "args": ["c"], "labels": ["body", "done"]},
-    {"label": "body"},
-    {"dest": "n", "op": "sub", "type": "int", "args": ["n", "one"]},
-    {"op": "jmp", "labels": ["loop"]},
-    {"label": "done"},
-    {"op": "print", "args": ["n"]}
-  ]}]}"#;
 
 fn temp(name: &str, text: &str) -> String {
     let path = std::env::temp_dir().join(format!("toyc-{}-{name}", std::process::id()));

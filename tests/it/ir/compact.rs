@@ -307,10 +307,10 @@ fn self_loop_kept_when_branch_is_not_constant() {
     assert_eq!(stats, CompactStats::default());
 }
 
-#[test]
-fn pending_node_at_the_end_of_the_previous_block_stays_there() {
-    // JuliaLang/julia#52858: a new node attached after the last statement of
-    // block n-1, then an edge into block n (with φs) is killed.
+/// A new node attached after the last statement of block 2 (`print(6)`),
+/// then the branch ending block 1 made constant `cond`: the dump after
+/// compaction.
+fn pending_node_then_constant_branch(cond: bool) -> String {
     let mut ir = ir("fn f(_1::int) -> int
 1 ─ %1 = ilt(_1, 0)::bool
 └──      goto #3 if not %1
@@ -321,12 +321,18 @@ fn pending_node_at_the_end_of_the_previous_block_stays_there() {
     let mut new = NewNodes::new(&ir);
     new.insert_node(&ir, val(3), print(Operand::Int(6)), Type::Void, true);
     ir.stmts.inst[1] = Inst::GotoIfNot {
-        cond: Operand::Bool(false),
+        cond: Operand::Bool(cond),
         dest: b(3),
     };
     compact(&mut ir, new);
+    dump(&ir)
+}
+
+#[test]
+fn pending_node_at_the_end_of_the_previous_block_stays_there() {
+    // JuliaLang/julia#52858: the edge into block 3 (with φs) is killed.
     assert_eq!(
-        dump(&ir),
+        pending_node_then_constant_branch(false),
         text(&[
             "#1 () -> (#2)",
             "  %1 = goto #2",
@@ -338,22 +344,8 @@ fn pending_node_at_the_end_of_the_previous_block_stays_there() {
 
 #[test]
 fn pending_node_in_previous_block_with_live_phi_block() {
-    let mut ir = ir("fn f(_1::int) -> int
-1 ─ %1 = ilt(_1, 0)::bool
-└──      goto #3 if not %1
-2 ─      runtime print_int(5)
-3 ┄ %4 = φ (#1 => 1, #2 => 2)::int
-└──      return %4
-");
-    let mut new = NewNodes::new(&ir);
-    new.insert_node(&ir, val(3), print(Operand::Int(6)), Type::Void, true);
-    ir.stmts.inst[1] = Inst::GotoIfNot {
-        cond: Operand::Bool(true),
-        dest: b(3),
-    };
-    compact(&mut ir, new);
     assert_eq!(
-        dump(&ir),
+        pending_node_then_constant_branch(true),
         text(&[
             "#1 () -> (#2)",
             "  %1 = nothing",
@@ -481,6 +473,48 @@ fn incremental_compact_rewrites_during_the_sweep() {
             "  %2 = PrintInt(2)",
             "#3 (#2) -> ()",
             "  %3 = return 2"
+        ])
+    );
+}
+
+/// Found by the property test: a branch whose condition becomes constant
+/// only when a φ folds keeps both edges in that compaction (the φs of its
+/// targets were pruned with both edges live), and the next compaction
+/// folds it.
+#[test]
+fn branch_made_constant_by_phi_folding_keeps_its_edges() {
+    let mut ir = ir("fn f(_1::int) -> int
+1 ─ %1 = ilt(_1, 10)::bool
+└──      goto #3 if not %1
+2 ─      runtime print_int(1)
+└──      goto #4
+3 ─      runtime print_int(2)
+4 ┄ %6 = φ (#2 => true, #3 => true)::bool
+└──      goto #6 if not %6
+5 ─      runtime print_int(5)
+6 ┄ %9 = φ (#4 => 1, #5 => 2)::int
+└──      return %9
+");
+    compact_only(&mut ir);
+    dump(&ir);
+    compact_only(&mut ir);
+    assert_eq!(
+        dump(&ir),
+        text(&[
+            "#1 () -> (#2,#3)",
+            "  %1 = ICmp(Lt)(_1, 10)",
+            "  %2 = goto #3 if not %1",
+            "#2 (#1) -> (#4)",
+            "  %3 = PrintInt(1)",
+            "  %4 = goto #4",
+            "#3 (#1) -> (#4)",
+            "  %5 = PrintInt(2)",
+            "#4 (#2,#3) -> (#5)",
+            "  %6 = nothing",
+            "#5 (#4) -> (#6)",
+            "  %7 = PrintInt(5)",
+            "#6 (#5) -> ()",
+            "  %8 = return 2"
         ])
     );
 }

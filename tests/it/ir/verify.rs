@@ -16,47 +16,47 @@ fn v(n: u32) -> Operand {
 /// #4: %6 = φ (#2 => %3, #3 => %5); return %6
 /// ```
 fn base() -> IrCode {
-    ir_from_blocks(
-        "f",
-        vec![Type::Int, Type::Bool],
-        Type::Int,
+    ir_from_blocks("f", vec![Type::Int, Type::Bool], Type::Int, base_blocks())
+}
+
+/// The blocks of [`base`].
+fn base_blocks() -> Vec<Vec<(Inst, Type)>> {
+    vec![
         vec![
-            vec![
-                (
-                    Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)),
-                    Type::Int,
-                ),
-                (
-                    Inst::GotoIfNot {
-                        cond: Operand::Arg(1),
-                        dest: BlockId(2),
-                    },
-                    Type::Void,
-                ),
-            ],
-            vec![
-                (
-                    Inst::Binary(BinaryOp::IMul, v(0), Operand::Int(2)),
-                    Type::Int,
-                ),
-                (Inst::Goto(BlockId(3)), Type::Void),
-            ],
-            vec![(
-                Inst::Binary(BinaryOp::ISub, v(0), Operand::Int(1)),
+            (
+                Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)),
                 Type::Int,
-            )],
-            vec![
-                (
-                    Inst::Phi {
-                        edges: vec![BlockId(1), BlockId(2)],
-                        values: vec![v(2), v(4)],
-                    },
-                    Type::Int,
-                ),
-                (Inst::Return(Some(v(5))), Type::Void),
-            ],
+            ),
+            (
+                Inst::GotoIfNot {
+                    cond: Operand::Arg(1),
+                    dest: BlockId(2),
+                },
+                Type::Void,
+            ),
         ],
-    )
+        vec![
+            (
+                Inst::Binary(BinaryOp::IMul, v(0), Operand::Int(2)),
+                Type::Int,
+            ),
+            (Inst::Goto(BlockId(3)), Type::Void),
+        ],
+        vec![(
+            Inst::Binary(BinaryOp::ISub, v(0), Operand::Int(1)),
+            Type::Int,
+        )],
+        vec![
+            (
+                Inst::Phi {
+                    edges: vec![BlockId(1), BlockId(2)],
+                    values: vec![v(2), v(4)],
+                },
+                Type::Int,
+            ),
+            (Inst::Return(Some(v(5))), Type::Void),
+        ],
+    ]
 }
 
 fn errors(f: &IrCode) -> Vec<String> {
@@ -272,52 +272,17 @@ fn phi_operands_dominate_the_end_of_their_edge() {
 /// [`base`] with `%7 = π (%6, lo <= %6 < hi)` before the return, which
 /// returns `%7`.
 fn with_pi(lo: Operand, hi: Operand) -> IrCode {
-    let mut blocks = vec![
-        vec![
-            (
-                Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Int(1)),
-                Type::Int,
-            ),
-            (
-                Inst::GotoIfNot {
-                    cond: Operand::Arg(1),
-                    dest: BlockId(2),
-                },
-                Type::Void,
-            ),
-        ],
-        vec![
-            (
-                Inst::Binary(BinaryOp::IMul, v(0), Operand::Int(2)),
-                Type::Int,
-            ),
-            (Inst::Goto(BlockId(3)), Type::Void),
-        ],
-        vec![(
-            Inst::Binary(BinaryOp::ISub, v(0), Operand::Int(1)),
-            Type::Int,
-        )],
-    ];
-    blocks.push(vec![
-        (
-            Inst::Phi {
-                edges: vec![BlockId(1), BlockId(2)],
-                values: vec![v(2), v(4)],
-            },
-            Type::Int,
-        ),
-        (
-            Inst::Pi {
-                value: v(5),
-                fact: Fact::Range {
-                    lo: Some(lo),
-                    hi: Some(hi),
-                },
-            },
-            Type::Int,
-        ),
-        (Inst::Return(Some(v(6))), Type::Void),
-    ]);
+    let mut blocks = base_blocks();
+    let last = blocks.last_mut().expect("block #4");
+    let pi = Inst::Pi {
+        value: v(5),
+        fact: Fact::Range {
+            lo: Some(lo),
+            hi: Some(hi),
+        },
+    };
+    last.insert(1, (pi, Type::Int));
+    last[2] = (Inst::Return(Some(v(6))), Type::Void);
     ir_from_blocks("f", vec![Type::Int, Type::Bool], Type::Int, blocks)
 }
 

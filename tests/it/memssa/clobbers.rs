@@ -17,18 +17,33 @@ use toyc::memssa::alias::{Summaries, compute_summaries};
 use toyc::memssa::verify::verify;
 use toyc::memssa::{AccessKind, LIVE_ON_ENTRY, MemorySsa};
 
-/// The statements (values) of `f` that are loads, in order.
-fn loads(f: &IrCode) -> Vec<Value> {
+/// The statements (values) of `f` whose instruction passes `keep`, in order.
+fn stmts_where(f: &IrCode, keep: impl Fn(&Inst) -> bool) -> Vec<Value> {
     (0..f.stmts.len() as u32)
         .map(Value)
-        .filter(|v| matches!(f.stmts.inst[v.0 as usize], Inst::Load { .. }))
+        .filter(|v| keep(&f.stmts.inst[v.0 as usize]))
         .collect()
 }
+fn loads(f: &IrCode) -> Vec<Value> {
+    stmts_where(f, |i| matches!(i, Inst::Load { .. }))
+}
 fn stores(f: &IrCode) -> Vec<Value> {
-    (0..f.stmts.len() as u32)
-        .map(Value)
-        .filter(|v| matches!(f.stmts.inst[v.0 as usize], Inst::Store { .. }))
-        .collect()
+    stmts_where(f, |i| matches!(i, Inst::Store { .. }))
+}
+/// The loads of array elements, in order.
+fn elem_loads(f: &IrCode) -> Vec<Value> {
+    stmts_where(f, |i| {
+        matches!(
+            i,
+            Inst::Load {
+                loc: Loc::ArrayElem(_),
+                ..
+            }
+        )
+    })
+}
+fn calls(f: &IrCode) -> Vec<Value> {
+    stmts_where(f, |i| matches!(i, Inst::Call { .. }))
 }
 
 /// Builds MemorySSA of function `name` with the module's call summaries.
@@ -80,18 +95,7 @@ fn phi_translation_of_index() {
         fn main() { let a = [0; 4]; print(g(true, a), h(true, a)); }\n";
     let module = compile("phitrans", src);
     let (f, mut m) = mssa(&module, "g");
-    let ld = *loads(&f)
-        .iter()
-        .find(|v| {
-            matches!(
-                &f.stmts.inst[v.0 as usize],
-                Inst::Load {
-                    loc: Loc::ArrayElem(_),
-                    ..
-                }
-            )
-        })
-        .expect("elem load");
+    let ld = elem_loads(&f)[0];
     let a = m.access_for(ld).expect("access");
     assert!(matches!(
         m.access(m.defining_access(a).expect("def")).kind,
@@ -103,18 +107,7 @@ fn phi_translation_of_index() {
         "translated k=2 / k=3 miss a[1] and a[0]"
     );
     let (f, mut m) = mssa(&module, "h");
-    let ld = *loads(&f)
-        .iter()
-        .find(|v| {
-            matches!(
-                &f.stmts.inst[v.0 as usize],
-                Inst::Load {
-                    loc: Loc::ArrayElem(_),
-                    ..
-                }
-            )
-        })
-        .expect("elem load");
+    let ld = elem_loads(&f)[0];
     let a = m.access_for(ld).expect("access");
     let c = m.clobbering_access(&f, a);
     assert!(
@@ -134,18 +127,7 @@ fn cyclic_phi_resolves_to_the_store_before_the_loop() {
     let module = compile("cyclic", src);
     let (f, mut m) = mssa(&module, "h");
     let st = stores(&f);
-    let ld = *loads(&f)
-        .iter()
-        .find(|v| {
-            matches!(
-                &f.stmts.inst[v.0 as usize],
-                Inst::Load {
-                    loc: Loc::ArrayElem(_),
-                    ..
-                }
-            )
-        })
-        .expect("elem load");
+    let ld = elem_loads(&f)[0];
     let a = m.access_for(ld).expect("access");
     assert_eq!(
         m.clobbering_access(&f, a),
@@ -164,18 +146,7 @@ fn loop_carried_index_is_not_disambiguated_across_iterations() {
         fn main() { let a = [0; 8]; print(h(a, 3)); }\n";
     let module = compile("loopcarried", src);
     let (f, mut m) = mssa(&module, "h");
-    let ld = *loads(&f)
-        .iter()
-        .find(|v| {
-            matches!(
-                &f.stmts.inst[v.0 as usize],
-                Inst::Load {
-                    loc: Loc::ArrayElem(_),
-                    ..
-                }
-            )
-        })
-        .expect("elem load");
+    let ld = elem_loads(&f)[0];
     let a = m.access_for(ld).expect("access");
     let c = m.clobbering_access(&f, a);
     assert!(
@@ -196,10 +167,7 @@ fn function_clobber_uses_call_summaries() {
         fn main() { print(f([0; 2], [0.0; 2])); }\n";
     let module = compile("fnclobber", src);
     let (f, mut m) = mssa(&module, "f");
-    let calls: Vec<Value> = (0..f.stmts.len() as u32)
-        .map(Value)
-        .filter(|v| matches!(f.stmts.inst[v.0 as usize], Inst::Call { .. }))
-        .collect();
+    let calls: Vec<Value> = calls(&f);
     assert_eq!(calls.len(), 4);
     assert_eq!(m.access_for(calls[0]), None, "sq touches no memory");
     assert!(
@@ -214,18 +182,7 @@ fn function_clobber_uses_call_summaries() {
         AccessKind::Def { .. }
     ));
     let st = stores(&f);
-    let ld: Vec<Value> = loads(&f)
-        .into_iter()
-        .filter(|v| {
-            matches!(
-                &f.stmts.inst[v.0 as usize],
-                Inst::Load {
-                    loc: Loc::ArrayElem(_),
-                    ..
-                }
-            )
-        })
-        .collect();
+    let ld: Vec<Value> = elem_loads(&f);
     assert_eq!(ld.len(), 2);
     let z = m.access_for(ld[0]).expect("z");
     assert_eq!(
@@ -249,18 +206,7 @@ fn call_in_loop_is_a_loop_carried_clobber() {
         fn main() { print(l([0; 2], 3)); }\n";
     let module = compile("callloop", src);
     let (f, mut m) = mssa(&module, "l");
-    let ld = *loads(&f)
-        .iter()
-        .find(|v| {
-            matches!(
-                &f.stmts.inst[v.0 as usize],
-                Inst::Load {
-                    loc: Loc::ArrayElem(_),
-                    ..
-                }
-            )
-        })
-        .expect("elem load");
+    let ld = elem_loads(&f)[0];
     let a = m.access_for(ld).expect("access");
     let c = m.clobbering_access(&f, a);
     assert!(
@@ -269,17 +215,18 @@ fn call_in_loop_is_a_loop_carried_clobber() {
         m.describe(c)
     );
     // The length is not written by bump: its loads are clobbered by nothing.
-    for v in loads(&f) {
-        if matches!(
-            &f.stmts.inst[v.0 as usize],
+    let lens = stmts_where(&f, |i| {
+        matches!(
+            i,
             Inst::Load {
                 loc: Loc::ArrayLen,
                 ..
             }
-        ) {
-            let a = m.access_for(v).expect("len");
-            assert_eq!(m.clobbering_access(&f, a), LIVE_ON_ENTRY);
-        }
+        )
+    });
+    for v in lens {
+        let a = m.access_for(v).expect("len");
+        assert_eq!(m.clobbering_access(&f, a), LIVE_ON_ENTRY);
     }
 }
 
@@ -291,22 +238,8 @@ fn write_of_the_same_class_is_never_skipped() {
         fn main() { let a = [1; 2]; print(f(a, a)); }\n";
     let module = compile("volatile", src);
     let (f, mut m) = mssa(&module, "f");
-    let ld: Vec<Value> = loads(&f)
-        .into_iter()
-        .filter(|v| {
-            matches!(
-                &f.stmts.inst[v.0 as usize],
-                Inst::Load {
-                    loc: Loc::ArrayElem(_),
-                    ..
-                }
-            )
-        })
-        .collect();
-    let call = (0..f.stmts.len() as u32)
-        .map(Value)
-        .find(|v| matches!(f.stmts.inst[v.0 as usize], Inst::Call { .. }))
-        .expect("call");
+    let ld: Vec<Value> = elem_loads(&f);
+    let call = calls(&f)[0];
     let second = m.access_for(ld[1]).expect("second load");
     assert_eq!(
         m.clobbering_access(&f, second),

@@ -4,6 +4,7 @@
 //! Cytron et al. way: dominators, dominance frontiers, iterated dominance
 //! frontiers of each variable's definitions, restricted to the blocks
 //! where the variable is live on entry.
+use crate::ssa_support::{COUNTDOWN, COUNTDOWN_JSON};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use toyc::bril::ast::{Item, Program};
 use toyc::ir::{Inst, Module};
@@ -381,20 +382,6 @@ fn phis_per_join_of_a_diamond_chain() {
 
 #[test]
 fn bril_json_and_text_build_the_same_ir() {
-    let json = r#"{"functions": [{"name": "main", "args": [{"name": "n", "type": "int"}],
-      "instrs": [
-        {"dest": "one", "op": "const", "type": "int", "value": 1},
-        {"label": "loop"},
-        {"dest": "c", "op": "gt", "type": "bool", "args": ["n", "one"]},
-        {"op": "br", "args": ["c"], "labels": ["body", "done"]},
-        {"label": "body"},
-        {"dest": "n", "op": "sub", "type": "int", "args": ["n", "one"]},
-        {"op": "jmp", "labels": ["loop"]},
-        {"label": "done"},
-        {"op": "print", "args": ["n"]}
-      ]}]}"#;
-    let text = "@main(n: int) {\n  one: int = const 1;\n.loop:\n  c: bool = gt n one;\n  \
-                br c .body .done;\n.body:\n  n: int = sub n one;\n  jmp .loop;\n.done:\n  print n;\n}\n";
     let ir_of = |name: &str, src: &str| {
         let mut sources = toyc::span::SourceMap::new();
         let file = sources.add(name.into(), None, src.to_string());
@@ -402,7 +389,7 @@ fn bril_json_and_text_build_the_same_ir() {
         let m = toyc::ssa::bril::build_bril_module(&prog, &checked, None);
         toyc::ir::print::print_module_with(&m, None, None, false)
     };
-    assert_eq!(ir_of("p.json", json), ir_of("p.bril", text));
+    assert_eq!(ir_of("p.json", COUNTDOWN_JSON), ir_of("p.bril", COUNTDOWN));
 }
 
 #[test]

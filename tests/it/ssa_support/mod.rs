@@ -330,3 +330,22 @@ impl Rng {
         self.below(100) < percent
     }
 }
+
+/// A Bril countdown loop (`main(n)` prints 1), in the text format.
+pub const COUNTDOWN: &str = "@main(n: int) {\n  one: int = const 1;\n.loop:\n  c: bool = gt n one;\n  \
+                         br c .body .done;\n.body:\n  n: int = sub n one;\n  jmp .loop;\n.done:\n  \
+                         print n;\n}\n";
+
+/// [`COUNTDOWN`] in Bril's JSON format.
+pub const COUNTDOWN_JSON: &str = r#"{"functions": [{"name": "main", "args": [{"name": "n", "type": "int"}],
+  "instrs": [
+    {"dest": "one", "op": "const", "type": "int", "value": 1},
+    {"label": "loop"},
+    {"dest": "c", "op": "gt", "type": "bool", "args": ["n", "one"]},
+    {"op": "br", "args": ["c"], "labels": ["body", "done"]},
+    {"label": "body"},
+    {"dest": "n", "op": "sub", "type": "int", "args": ["n", "one"]},
+    {"op": "jmp", "labels": ["loop"]},
+    {"label": "done"},
+    {"op": "print", "args": ["n"]}
+  ]}]}"#;

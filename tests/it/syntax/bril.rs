@@ -1,21 +1,8 @@
 //! The Bril front end and lowering never panic: mutations of every Bril
 //! lang-test (text, and the JSON form of one program), random bytes, and
 //! deep type nesting either give diagnostics or build IR that verifies.
+use super::robustness::Rng;
 use std::path::Path;
-
-/// A tiny deterministic generator (xorshift), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Front end, lowering and the verifier on `text`, on a thread with the
 /// driver's stack. `Err` is a verifier failure (or a panic).
