@@ -366,7 +366,7 @@ impl Flags {
 /// The source-level name of a value: the local variable SSA construction
 /// wrote it to (or the variable a φ merges), `callee::x` for a variable of
 /// an inlined callee. Printed as a `# x` comment after the statement.
-pub type VarName = Box<str>;
+pub type VarName = std::sync::Arc<str>;
 
 /// The statements of one function, as parallel vectors indexed by
 /// statement number.

@@ -160,7 +160,7 @@ fn header(name: &str, func: FuncId, params: Vec<Type>, ret: Type, span: Span) ->
 fn empty_function(name: &str, id: FuncId, span: Span) -> IrCode {
     let mut b = Builder::new(Vec::new());
     b.terminate(BuildTerm::Return(None), span);
-    emit::emit(b, header(name, id, Vec::new(), Type::Void, span))
+    emit::emit(&mut b, header(name, id, Vec::new(), Type::Void, span))
 }
 
 /// `<main>`: calls Bril's `main` with the command line's values, then
@@ -220,7 +220,7 @@ fn entry_function(
         after_may_throw(&mut b, &mut unwind, span);
     }
     b.terminate(BuildTerm::Return(None), span);
-    emit::emit(b, header("<main>", id, Vec::new(), Type::Void, span))
+    emit::emit(&mut b, header("<main>", id, Vec::new(), Type::Void, span))
 }
 
 /// After a call that may throw: `no_exception()`, and the failed path
@@ -339,7 +339,7 @@ impl<'a> FnBuild<'a> {
             .iter()
             .map(|p| p.name.as_str().into())
             .collect();
-        emit::emit(self.b, h)
+        emit::emit(&mut self.b, h)
     }
 
     fn var(&self, name: &str) -> Var {

@@ -23,7 +23,7 @@
 //! - A block whose `term` is `None` is still being filled; `cur` is always a
 //!   block without a terminator. A sealed block without predecessors (other
 //!   than the entry) is dead: nothing placed in it is emitted.
-use super::env::{Entry, Env};
+use super::env::{Entry, Env, EnvArena};
 use crate::ir::{Flags, Inst, Operand, Type, Value};
 use crate::span::Span;
 use cranelift_entity::EntityRef;
@@ -103,14 +103,59 @@ pub enum BuildTerm {
     Unreachable,
 }
 
+/// The successors of a terminator, in order (no allocation).
+pub type Succs = std::iter::Flatten<std::array::IntoIter<Option<Blk>, 2>>;
+
 impl BuildTerm {
-    pub fn succs(&self) -> Vec<Blk> {
+    pub fn succs(&self) -> Succs {
         match self {
-            BuildTerm::Goto(b) => vec![*b],
-            BuildTerm::Branch { then, els, .. } => vec![*then, *els],
-            _ => Vec::new(),
+            BuildTerm::Goto(b) => [Some(*b), None],
+            BuildTerm::Branch { then, els, .. } => [Some(*then), Some(*els)],
+            _ => [None, None],
+        }
+        .into_iter()
+        .flatten()
+    }
+}
+
+/// The variables a structured region assigns, sorted and without
+/// duplicates (see [`Builder::written_since`]).
+#[derive(Clone, Debug, Default)]
+pub struct Written(Vec<Var>);
+
+impl Written {
+    pub fn contains(&self, var: &Var) -> bool {
+        self.0.binary_search(var).is_ok()
+    }
+}
+
+/// Follows replaced φs (`forward`, one entry per node) to the value that
+/// stands for `op`.
+pub fn resolve_in(forward: &[Option<Operand>], op: Operand) -> Operand {
+    let mut op = op;
+    let mut steps = 0usize;
+    while let Operand::Value(v) = op {
+        match forward[v.0 as usize] {
+            Some(next) if steps <= forward.len() => {
+                op = next;
+                steps += 1;
+            }
+            _ => break,
         }
     }
+    op
+}
+
+/// How many of a block's pure operations value numbering finds by a
+/// linear search (cheaper than hashing for the few most blocks have).
+const LVN_SCAN: usize = 16;
+
+/// A step of [`Builder::read_var`]'s walk (its explicit stack).
+enum Frame {
+    Lookup(Blk),
+    Visit(Blk),
+    Single(Blk),
+    Phi { phi: u32, block: Blk, next: usize },
 }
 
 /// A block under construction. SSA construction keeps its own block IR
@@ -156,19 +201,38 @@ pub struct Builder {
     pub blocks: Vec<BuildBlock>,
     pub cur: Blk,
     env: Vec<Env>,
+    arena: EnvArena,
     root: Vec<Blk>,
     /// Blocks visited by variable lookups (for tests bounding the work).
     pub steps: u64,
     /// Every assignment of the program, in order (for `written_since`).
     log: Vec<Var>,
-    skip: FxMap<Blk, (Blk, FxSet<Var>)>,
-    loops: FxMap<Blk, (Blk, FxSet<Var>)>,
+    /// Per block: the structured region it joins (see [`Builder::set_skip`]).
+    skip: Vec<Option<(Blk, Written)>>,
+    /// Per loop header, until sealed: see [`Builder::set_loop`].
+    loops: Vec<Option<(Blk, Written)>>,
     pub var_ty: Vec<Type>,
     /// Variables below this are the function's locals (they have source
     /// names); [`Builder::new_var`] makes hidden ones above.
     pub named_vars: Var,
-    lvn: FxMap<(Blk, LvnKey), Operand>,
+    /// Local value numbering of the pure operations of block `lvn_block`
+    /// (blocks are filled one after the other: a block is not filled again
+    /// once another block's operations are numbered): its first
+    /// [`LVN_SCAN`] operations in `lvn_few`, searched in order, the others
+    /// in `lvn`.
+    lvn_few: Vec<(LvnKey, Operand)>,
+    lvn: FxMap<LvnKey, Operand>,
+    lvn_block: Blk,
+    /// Value numbering in the entry block, which also holds the `undef`
+    /// and empty-string placeholders made while other blocks are filled.
+    entry_lvn: FxMap<LvnKey, Operand>,
     next_seq: u32,
+    /// Scratch space, kept to reuse its allocation.
+    read_stack: Vec<Frame>,
+    pub(super) work: Vec<u32>,
+    entries: Vec<(Var, Entry)>,
+    /// Emptied blocks of an earlier function, for [`Builder::new_block`].
+    spare: Vec<BuildBlock>,
     /// A read that reaches no definition gives an explicit `undef`
     /// statement (Bril, where that is allowed) instead of a zero constant
     /// (Toy, where sema rules it out outside dead code).
@@ -185,15 +249,23 @@ impl Builder {
             blocks: Vec::new(),
             cur: 0,
             env: Vec::new(),
+            arena: EnvArena::default(),
             root: Vec::new(),
             steps: 0,
             log: Vec::new(),
-            skip: FxMap::default(),
-            loops: FxMap::default(),
+            skip: Vec::new(),
+            loops: Vec::new(),
             named_vars: var_ty.len() as Var,
             var_ty,
+            lvn_few: Vec::new(),
             lvn: FxMap::default(),
+            lvn_block: 0,
+            entry_lvn: FxMap::default(),
             next_seq: 0,
+            read_stack: Vec::new(),
+            work: Vec::new(),
+            entries: Vec::new(),
+            spare: Vec::new(),
             explicit_undef: false,
         };
         let entry = b.new_block();
@@ -202,14 +274,53 @@ impl Builder {
         b
     }
 
+    /// Makes this builder what [`Builder::new`] would, keeping its
+    /// allocations (a builder reused from function to function allocates
+    /// little once it has seen a function as large as the next one).
+    pub fn reset(&mut self, var_ty: Vec<Type>) {
+        self.nodes.clear();
+        self.forward.clear();
+        self.phi_users.clear();
+        for mut blk in self.blocks.drain(..) {
+            blk.phis.clear();
+            blk.stmts.clear();
+            blk.preds.clear();
+            blk.incomplete.clear();
+            blk.term = None;
+            blk.sealed = false;
+            blk.cold = false;
+            self.spare.push(blk);
+        }
+        self.cur = 0;
+        self.env.clear();
+        self.arena.clear();
+        self.root.clear();
+        self.steps = 0;
+        self.log.clear();
+        self.skip.clear();
+        self.loops.clear();
+        self.named_vars = var_ty.len() as Var;
+        self.var_ty = var_ty;
+        self.lvn_few.clear();
+        self.lvn.clear();
+        self.lvn_block = 0;
+        self.entry_lvn.clear();
+        self.next_seq = 0;
+        self.explicit_undef = false;
+        let entry = self.new_block();
+        self.seal(entry);
+        self.switch_to(entry);
+    }
+
     pub fn new_block(&mut self) -> Blk {
-        self.blocks.push(BuildBlock {
-            seq: u32::MAX,
-            ..BuildBlock::default()
-        });
+        let mut blk = self.spare.pop().unwrap_or_default();
+        blk.seq = u32::MAX;
+        self.blocks.push(blk);
         let b = self.blocks.len() as Blk - 1;
         self.env.push(Env::default());
         self.root.push(b);
+        self.skip.push(None);
+        self.loops.push(None);
         b
     }
 
@@ -244,7 +355,14 @@ impl Builder {
         self.cur = b;
     }
 
-    fn add_node(&mut self, inst: Inst, ty: Type, span: Span, flags: Flags, block: Blk) -> u32 {
+    pub(super) fn add_node(
+        &mut self,
+        inst: Inst,
+        ty: Type,
+        span: Span,
+        flags: Flags,
+        block: Blk,
+    ) -> u32 {
         self.nodes.push(Node {
             inst,
             ty,
@@ -273,7 +391,20 @@ impl Builder {
 
     /// Appends a pure operation, reusing an identical one of this block.
     pub fn push_pure(&mut self, key: LvnKey, inst: Inst, ty: Type, span: Span) -> Operand {
-        if let Some(v) = self.lvn.get(&(self.cur, key.clone())) {
+        if self.cur != 0 && self.cur != self.lvn_block {
+            self.lvn_few.clear();
+            self.lvn.clear();
+            self.lvn_block = self.cur;
+        }
+        let found = if self.cur == 0 {
+            self.entry_lvn.get(&key)
+        } else {
+            match self.lvn_few.iter().find(|(k, _)| *k == key) {
+                Some((_, v)) => Some(v),
+                None => self.lvn.get(&key),
+            }
+        };
+        if let Some(v) = found {
             return self.resolve(*v);
         }
         let v = self.push(
@@ -282,7 +413,13 @@ impl Builder {
             span,
             Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0),
         );
-        self.lvn.insert((self.cur, key), v);
+        if self.cur == 0 {
+            self.entry_lvn.insert(key, v);
+        } else if self.lvn_few.len() < LVN_SCAN {
+            self.lvn_few.push((key, v));
+        } else {
+            self.lvn.insert(key, v);
+        }
         v
     }
 
@@ -333,25 +470,15 @@ impl Builder {
 
     /// Follows replaced φs to the value that stands for `op`.
     pub fn resolve(&self, op: Operand) -> Operand {
-        let mut op = op;
-        let mut steps = 0usize;
-        while let Operand::Value(v) = op {
-            match self.forward[v.0 as usize] {
-                Some(next) if steps <= self.nodes.len() => {
-                    op = next;
-                    steps += 1;
-                }
-                _ => break,
-            }
-        }
-        op
+        resolve_in(&self.forward, op)
     }
 
     /// Defines `var` in `block` (an assignment of the program).
     pub fn write_var(&mut self, var: Var, block: Blk, value: Operand) {
         self.log.push(var);
         self.name_node(var, value);
-        self.env[block as usize].insert(var, Entry::Val(value));
+        self.arena
+            .insert(&mut self.env[block as usize], var, Entry::Val(value));
     }
 
     /// Records that `value` is a value of `var`, unless its node already
@@ -370,7 +497,8 @@ impl Builder {
 
     /// Records what a read found (not an assignment).
     fn cache_var(&mut self, var: Var, block: Blk, value: Operand) {
-        self.env[block as usize].insert(var, Entry::Val(value));
+        self.arena
+            .insert(&mut self.env[block as usize], var, Entry::Val(value));
     }
 
     /// Where the walk for `var` from `b` ends: the value found on the way,
@@ -379,7 +507,7 @@ impl Builder {
         let mut b = b;
         loop {
             self.steps += 1;
-            match self.env[b as usize].get(var) {
+            match self.arena.get(self.env[b as usize], var) {
                 Some(Entry::Val(v)) => return Ok(v),
                 Some(Entry::Stop(c)) if c != b => b = c,
                 Some(Entry::Stop(_)) => return Err(b),
@@ -393,7 +521,7 @@ impl Builder {
     /// predecessor, or the head of the region it joins), `b`'s map becomes
     /// that block's, with `b`'s own entries on top.
     fn link(&mut self, b: Blk) {
-        let (up, written) = match self.skip.get(&b) {
+        let (up, written) = match &self.skip[b as usize] {
             Some((head, written)) => (*head, Some(written)),
             None if self.blocks[b as usize].preds.len() == 1 => {
                 (self.blocks[b as usize].preds[0], None)
@@ -403,13 +531,17 @@ impl Builder {
         if up == b {
             return;
         }
-        let mut env = self.env[up as usize].clone();
-        for &v in written.into_iter().flatten() {
-            env.insert(v, Entry::Stop(b));
+        let mut env = self.env[up as usize];
+        for &v in written.into_iter().flat_map(|w| &w.0) {
+            self.arena.insert(&mut env, v, Entry::Stop(b));
         }
-        for (v, e) in self.env[b as usize].entries() {
-            env.insert(v, e);
+        let mut own = std::mem::take(&mut self.entries);
+        own.clear();
+        self.arena.entries(self.env[b as usize], &mut own);
+        for &(v, e) in &own {
+            self.arena.insert(&mut env, v, e);
         }
+        self.entries = own;
         self.env[b as usize] = env;
         self.root[b as usize] = self.root[up as usize];
     }
@@ -420,38 +552,49 @@ impl Builder {
     }
 
     /// The variables assigned since `mark`.
-    pub fn written_since(&self, mark: usize) -> FxSet<Var> {
-        self.log
-            .get(mark..)
-            .unwrap_or(&[])
-            .iter()
-            .copied()
-            .collect()
+    pub fn written_since(&self, mark: usize) -> Written {
+        let mut vars = self.log.get(mark..).unwrap_or(&[]).to_vec();
+        vars.sort_unstable();
+        vars.dedup();
+        Written(vars)
     }
 
     /// `join` ends a structured region entered from `head` that assigns only
     /// `written`: a read of any other variable at `join` skips the region.
-    pub fn set_skip(&mut self, join: Blk, head: Blk, written: FxSet<Var>) {
-        self.skip.insert(join, (head, written));
+    pub fn set_skip(&mut self, join: Blk, head: Blk, written: Written) {
+        self.skip[join as usize] = Some((head, written));
     }
 
     /// `header` heads a loop entered from `pre` whose body assigns only
     /// `written`: its incomplete φs of other variables are the value at
     /// `pre`, found without walking the back edges.
-    pub fn set_loop(&mut self, header: Blk, pre: Blk, written: FxSet<Var>) {
-        self.loops.insert(header, (pre, written));
+    pub fn set_loop(&mut self, header: Blk, pre: Blk, written: Written) {
+        self.loops[header as usize] = Some((pre, written));
     }
 
     /// The value of `var` at the end of what has been built of `block`.
     /// Iterative: no recursion, whatever the shape of the CFG.
     pub fn read_var(&mut self, var: Var, block: Blk) -> Operand {
-        enum Frame {
-            Lookup(Blk),
-            Visit(Blk),
-            Single(Blk),
-            Phi { phi: u32, block: Blk, next: usize },
+        match self.target(var, block) {
+            Ok(v) => self.resolve(v),
+            Err(t) => {
+                let mut stack = std::mem::take(&mut self.read_stack);
+                stack.clear();
+                if t != block {
+                    // Remember the result where the read started.
+                    stack.push(Frame::Single(block));
+                }
+                stack.push(Frame::Visit(t));
+                let v = self.walk(var, &mut stack);
+                self.read_stack = stack;
+                v
+            }
         }
-        let mut stack = vec![Frame::Lookup(block)];
+    }
+
+    /// [`Builder::read_var`]'s walk once the lookup from the block read
+    /// has stopped at a block that is not a plain hop.
+    fn walk(&mut self, var: Var, stack: &mut Vec<Frame>) -> Operand {
         let mut ret: Option<Operand> = None;
         // Hops to a single predecessor or a region's head. A reachable
         // block reaches a definition in fewer hops than there are blocks;
@@ -480,7 +623,7 @@ impl Builder {
                         continue;
                     }
                     if blk.sealed
-                        && let Some((head, written)) = self.skip.get(&b)
+                        && let Some((head, written)) = &self.skip[b as usize]
                         && !written.contains(&var)
                     {
                         // A structured region that does not write
@@ -558,7 +701,7 @@ impl Builder {
         self.placeholder(&ty)
     }
 
-    fn placeholder(&mut self, ty: &Type) -> Operand {
+    pub(super) fn placeholder(&mut self, ty: &Type) -> Operand {
         if self.explicit_undef {
             self.undef_of(ty)
         } else {
@@ -569,13 +712,13 @@ impl Builder {
     /// An `undef` statement of type `ty`, one per type, in the entry block
     /// (which dominates every use).
     pub fn undef_of(&mut self, ty: &Type) -> Operand {
-        let key = (0, LvnKey::Undef(ty.clone()));
-        if let Some(v) = self.lvn.get(&key) {
+        let key = LvnKey::Undef(ty.clone());
+        if let Some(v) = self.entry_lvn.get(&key) {
             return *v;
         }
         let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
         let v = self.push_at(0, Inst::Undef, ty.clone(), Span::default(), flags);
-        self.lvn.insert(key, v);
+        self.entry_lvn.insert(key, v);
         v
     }
 
@@ -592,8 +735,8 @@ impl Builder {
             Type::Array(_) | Type::Struct(_) => Operand::Nil,
             Type::Str => {
                 // In the entry block, which dominates every use.
-                let key = (0, LvnKey::Str("".into()));
-                if let Some(v) = self.lvn.get(&key) {
+                let key = LvnKey::Str("".into());
+                if let Some(v) = self.entry_lvn.get(&key) {
                     return *v;
                 }
                 let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
@@ -604,38 +747,9 @@ impl Builder {
                     Span::default(),
                     flags,
                 );
-                self.lvn.insert(key, v);
+                self.entry_lvn.insert(key, v);
                 v
             }
-        }
-    }
-
-    fn new_phi(&mut self, var: Var, b: Blk) -> u32 {
-        let ty = self.var_ty.get(var as usize).cloned().unwrap_or(Type::Int);
-        let n = self.add_node(
-            Inst::Phi {
-                edges: Vec::new(),
-                values: Vec::new(),
-            },
-            ty,
-            Span::default(),
-            Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0),
-            b,
-        );
-        if var < self.named_vars {
-            self.nodes[n as usize].var = Some(var);
-        }
-        self.blocks[b as usize].phis.push(n);
-        n
-    }
-
-    fn add_phi_operand(&mut self, phi: u32, v: Operand) {
-        let v = self.resolve(v);
-        if let Operand::Value(u) = v {
-            self.phi_users[u.0 as usize].push(phi);
-        }
-        if let Inst::Phi { values, .. } = &mut self.nodes[phi as usize].inst {
-            values.push(v);
         }
     }
 
@@ -648,93 +762,29 @@ impl Builder {
         let incomplete = std::mem::take(&mut self.blocks[b as usize].incomplete);
         self.blocks[b as usize].sealed = true;
         self.link(b);
-        let invariant = self.loops.remove(&b);
+        let invariant = self.loops[b as usize].take();
         for (var, phi) in incomplete {
             if let Some((pre, written)) = &invariant
                 && !written.contains(&var)
             {
                 let v = self.read_var(var, *pre);
                 self.replace_phi(phi, v);
-                for u in self.phi_users[phi as usize].clone() {
+                let users = std::mem::take(&mut self.phi_users[phi as usize]);
+                for &u in &users {
                     if u != phi {
                         self.try_remove_trivial_phi(u);
                     }
                 }
+                let added = std::mem::replace(&mut self.phi_users[phi as usize], users);
+                self.phi_users[phi as usize].extend(added);
                 continue;
             }
-            let preds = self.blocks[b as usize].preds.clone();
-            for p in preds {
+            for i in 0..self.blocks[b as usize].preds.len() {
+                let p = self.blocks[b as usize].preds[i];
                 let v = self.read_var(var, p);
                 self.add_phi_operand(phi, v);
             }
             self.try_remove_trivial_phi(phi);
         }
-    }
-
-    /// The operands of φ `n`, resolved.
-    pub fn phi_operands(&self, n: u32) -> Vec<Operand> {
-        match &self.nodes[n as usize].inst {
-            Inst::Phi { values, .. } => values.iter().map(|v| self.resolve(*v)).collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// Replaces `phi` by `value` and records the users to re-check.
-    pub fn replace_phi(&mut self, phi: u32, value: Operand) {
-        self.forward[phi as usize] = Some(value);
-        if let Operand::Value(x) = value {
-            let users = self.phi_users[phi as usize].clone();
-            self.phi_users[x.0 as usize].extend(users);
-        }
-    }
-
-    /// Braun et al.'s tryRemoveTrivialPhi, with a worklist over the φ users
-    /// instead of recursion. Returns what `phi` stands for now.
-    pub fn try_remove_trivial_phi(&mut self, phi: u32) -> Operand {
-        let mut work = vec![phi];
-        while let Some(p) = work.pop() {
-            if self.forward[p as usize].is_some()
-                || !self.blocks[self.nodes[p as usize].block as usize].sealed
-            {
-                continue;
-            }
-            let me = Operand::Value(Value(p));
-            let mut same: Option<Operand> = None;
-            let mut trivial = true;
-            for op in self.phi_operands(p) {
-                if op == me || same == Some(op) {
-                    continue;
-                }
-                if same.is_some() {
-                    trivial = false;
-                    break;
-                }
-                same = Some(op);
-            }
-            if !trivial {
-                continue;
-            }
-            let same = match same {
-                Some(s) => s,
-                None => {
-                    if self.phi_operands(p).is_empty()
-                        && !self.blocks[self.nodes[p as usize].block as usize]
-                            .preds
-                            .is_empty()
-                    {
-                        continue;
-                    }
-                    let ty = self.nodes[p as usize].ty.clone();
-                    self.placeholder(&ty)
-                }
-            };
-            self.replace_phi(p, same);
-            for &u in &self.phi_users[p as usize] {
-                if u != p {
-                    work.push(u);
-                }
-            }
-        }
-        self.resolve(Operand::Value(Value(phi)))
     }
 }

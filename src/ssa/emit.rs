@@ -9,7 +9,7 @@
 //!
 //! Alignment invariant kept by every step: a φ's `values[i]` flows in along
 //! its block's `preds[i]`.
-use super::builder::{Blk, BuildTerm, Builder};
+use super::builder::{Blk, BuildTerm, Builder, resolve_in};
 use super::scc::remove_redundant_phis;
 use crate::ir::edit::{for_each_operand, for_each_operand_mut};
 use crate::ir::{
@@ -74,7 +74,9 @@ fn has_head_nodes(b: &Builder, blk: Blk) -> bool {
             .any(|&s| matches!(b.nodes[s as usize].inst, Inst::PhiC { .. }))
 }
 
-pub fn emit(mut b: Builder, h: Header) -> IrCode {
+/// Finishes `b`'s function into an `IrCode`, leaving `b` spent (to be
+/// [`Builder::reset`]).
+pub fn emit(b: &mut Builder, h: Header) -> IrCode {
     for blk in 0..b.blocks.len() as u32 {
         b.seal(blk);
     }
@@ -84,18 +86,22 @@ pub fn emit(mut b: Builder, h: Header) -> IrCode {
             b.blocks[blk].term = Some((BuildTerm::Unreachable, h.span));
         }
     }
-    let mut live_blk = reachable(&b);
+    let mut live_blk = reachable(b);
     for blk in 0..b.blocks.len() as u32 {
         if !live_blk[blk as usize] {
             continue;
         }
-        let keep: Vec<bool> = b.blocks[blk as usize]
+        if b.blocks[blk as usize]
             .preds
             .iter()
-            .map(|p| live_blk[*p as usize])
-            .collect();
-        if keep.iter().any(|k| !k) {
-            drop_phi_edges(&mut b, blk, &keep);
+            .any(|p| !live_blk[*p as usize])
+        {
+            let keep: Vec<bool> = b.blocks[blk as usize]
+                .preds
+                .iter()
+                .map(|p| live_blk[*p as usize])
+                .collect();
+            drop_phi_edges(b, blk, &keep);
             b.blocks[blk as usize]
                 .preds
                 .retain(|p| live_blk[*p as usize]);
@@ -104,12 +110,12 @@ pub fn emit(mut b: Builder, h: Header) -> IrCode {
             }
         }
     }
-    remove_redundant_phis(&mut b);
-    merge_blocks(&mut b, &mut live_blk);
-    split_branch_edges(&mut b, &mut live_blk);
-    let (live_node, live_ups) = live_nodes(&b, &live_blk);
-    let order = layout(&b, &live_blk);
-    lower(&b, &order, &live_node, &live_ups, h)
+    remove_redundant_phis(b);
+    merge_blocks(b, &mut live_blk);
+    split_branch_edges(b, &mut live_blk);
+    let (live_node, live_ups) = live_nodes(b, &live_blk);
+    let order = layout(b, &live_blk);
+    lower(b, &order, &live_node, &live_ups, h)
 }
 
 /// Merges `B` into `A` when `A` ends in `goto B` and `B` has no other
@@ -244,7 +250,7 @@ fn live_nodes(b: &Builder, live_blk: &[bool]) -> (Vec<bool>, Vec<bool>) {
     while let Some(v) = work.pop() {
         match &b.nodes[v as usize].inst {
             Inst::Phi { values, .. } => {
-                for op in values.clone() {
+                for &op in values {
                     mark(op, &mut live, &mut work);
                 }
             }
@@ -302,23 +308,31 @@ fn layout(b: &Builder, live: &[bool]) -> Vec<Blk> {
     order
 }
 
-fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: Header) -> IrCode {
+fn lower(
+    b: &mut Builder,
+    order: &[Blk],
+    live_node: &[bool],
+    live_ups: &[bool],
+    h: Header,
+) -> IrCode {
     let nb = b.blocks.len();
     let mut final_blk = vec![u32::MAX; nb];
     for (i, &blk) in order.iter().enumerate() {
         final_blk[blk as usize] = i as u32;
     }
-    // Pass 1: which nodes each block emits, and their numbers.
+    // Pass 1: which nodes each block emits (`contents[ends[i-1]..ends[i]]`
+    // for the `i`-th block laid out), and their numbers.
     let mut map = vec![u32::MAX; b.nodes.len()];
     let mut next = 0u32;
-    let mut contents: Vec<Vec<u32>> = Vec::new();
-    let mut emit_term: Vec<bool> = Vec::new();
+    let mut contents: Vec<u32> = Vec::with_capacity(b.nodes.len());
+    let mut ends: Vec<usize> = Vec::with_capacity(order.len());
+    let mut emit_term: Vec<bool> = Vec::with_capacity(order.len());
     for (i, &blk) in order.iter().enumerate() {
         let bb = &b.blocks[blk as usize];
-        let mut nodes = Vec::new();
+        let first = contents.len();
         for &p in &bb.phis {
             if b.forward[p as usize].is_none() && live_node[p as usize] {
-                nodes.push(p);
+                contents.push(p);
             }
         }
         for &s in &bb.stmts {
@@ -328,33 +342,41 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
                 _ => true,
             };
             if keep {
-                nodes.push(s);
+                contents.push(s);
             }
         }
-        for &n in &nodes {
+        for &n in &contents[first..] {
             map[n as usize] = next;
             next += 1;
         }
         let fallthrough = match term_of(b, blk) {
-            Some(BuildTerm::Goto(t)) => order.get(i + 1) == Some(t) && !nodes.is_empty(),
+            Some(BuildTerm::Goto(t)) => order.get(i + 1) == Some(t) && contents.len() > first,
             _ => false,
         };
         if !fallthrough {
             next += 1;
         }
-        contents.push(nodes);
+        ends.push(contents.len());
         emit_term.push(!fallthrough);
     }
+    let forward = std::mem::take(&mut b.forward);
     let op = |o: Operand| -> Operand {
-        match b.resolve(o) {
+        match resolve_in(&forward, o) {
             Operand::Value(Value(v)) => Operand::Value(Value(map[v as usize])),
             x => x,
         }
     };
     let fb = |x: Blk| BlockId(final_blk[x as usize]);
-    // Pass 2: emit.
-    let mut stmts = InstructionStream::default();
-    let mut blocks = Vec::new();
+    // Pass 2: emit, moving each node's instruction and type out of `b`.
+    let n = next as usize;
+    let mut stmts = InstructionStream {
+        inst: Vec::with_capacity(n),
+        ty: Vec::with_capacity(n),
+        span: Vec::with_capacity(n),
+        flags: Vec::with_capacity(n),
+        name: Vec::with_capacity(n),
+    };
+    let mut blocks = Vec::with_capacity(order.len());
     for (i, &blk) in order.iter().enumerate() {
         let bb = &b.blocks[blk as usize];
         let start = stmts.len() as u32;
@@ -363,22 +385,27 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
         } else {
             Flags::default()
         };
-        for &n in &contents[i] {
-            let node = &b.nodes[n as usize];
-            let inst = match &node.inst {
-                Inst::Phi { values, .. } => Inst::Phi {
-                    edges: bb.preds.iter().map(|p| fb(*p)).collect(),
-                    values: values.iter().map(|v| op(*v)).collect(),
-                },
-                Inst::PhiC { upsilons } => Inst::PhiC {
-                    upsilons: upsilons
-                        .iter()
-                        .filter(|u| live_ups[u.0 as usize])
-                        .map(|u| Value(map[u.0 as usize]))
-                        .collect(),
-                },
-                other => {
-                    let mut inst = other.clone();
+        let first = if i == 0 { 0 } else { ends[i - 1] };
+        for &n in &contents[first..ends[i]] {
+            let node = &mut b.nodes[n as usize];
+            let inst = match std::mem::replace(&mut node.inst, Inst::Nothing) {
+                Inst::Phi { mut values, .. } => {
+                    for v in values.iter_mut() {
+                        *v = op(*v);
+                    }
+                    Inst::Phi {
+                        edges: bb.preds.iter().map(|p| fb(*p)).collect(),
+                        values,
+                    }
+                }
+                Inst::PhiC { mut upsilons } => {
+                    upsilons.retain(|u| live_ups[u.0 as usize]);
+                    for u in upsilons.iter_mut() {
+                        *u = Value(map[u.0 as usize]);
+                    }
+                    Inst::PhiC { upsilons }
+                }
+                mut inst => {
                     for_each_operand_mut(&mut inst, |o| *o = op(*o));
                     inst
                 }
@@ -386,7 +413,8 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
             let mut flags = node.flags;
             flags.insert(cold);
             let name = node.var.and_then(|v| h.var_names.get(v as usize)).cloned();
-            stmts.push_named(inst, node.ty.clone(), node.span, flags, name);
+            let ty = std::mem::replace(&mut node.ty, Type::Void);
+            stmts.push_named(inst, ty, node.span, flags, name);
         }
         let (term, span) = match &bb.term {
             Some((t, s)) => (t.clone(), *s),
@@ -411,7 +439,7 @@ fn lower(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool], h: H
         blocks.push(BasicBlock {
             stmts: start..stmts.len() as u32,
             preds: bb.preds.iter().map(|p| fb(*p)).collect(),
-            succs: succs.into_iter().map(fb).collect(),
+            succs: succs.map(fb).collect(),
         });
     }
     IrCode {

@@ -1,13 +1,15 @@
-//! A persistent map from SSA variables to what a variable read finds at the
+//! Persistent maps from SSA variables to what a variable read finds at the
 //! end of a block ([`Entry`]), for the builder's lookups.
 //!
-//! A treap whose shape depends only on its keys (priorities are a hash of
-//! the key), with path copying: `insert` returns a new version in
-//! O(log n) time and space and leaves the old one intact, and `clone` is
-//! O(1). So a block's map can start as its dominator's and diverge.
+//! Each map ([`Env`]) is a treap whose shape depends only on its keys
+//! (priorities are a hash of the key), with path copying: `insert` makes a
+//! new version in O(log n) time and space and leaves the old one intact,
+//! and copying an `Env` is O(1). So a block's map can start as its
+//! dominator's and diverge. The nodes of every version live in one
+//! [`EnvArena`] per function: a node is never changed or freed once made,
+//! so versions share them freely and the whole arena goes at once.
 use super::builder::{Blk, Var};
 use crate::ir::Operand;
-use std::rc::Rc;
 
 /// What a read of a variable finds at the end of a block.
 #[derive(Clone, Copy, Debug)]
@@ -20,11 +22,15 @@ pub enum Entry {
     Stop(Blk),
 }
 
+/// No node (an empty subtree).
+const NIL: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
 struct Node {
     key: Var,
+    left: u32,
+    right: u32,
     val: Entry,
-    left: Option<Rc<Node>>,
-    right: Option<Rc<Node>>,
 }
 
 /// The treap priority of a key (a bijective integer hash: no two keys tie).
@@ -35,123 +41,115 @@ fn prio(k: Var) -> u32 {
     x ^ (x >> 13)
 }
 
-#[derive(Clone, Default)]
+/// One version of a map: the root of its treap in the [`EnvArena`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Env {
-    root: Option<Rc<Node>>,
+    root: u32,
 }
 
-impl Env {
-    pub fn get(&self, key: Var) -> Option<Entry> {
-        let mut t = self.root.as_deref();
-        while let Some(n) = t {
+impl Default for Env {
+    fn default() -> Env {
+        Env { root: NIL }
+    }
+}
+
+/// The nodes of all the maps of one function.
+#[derive(Default)]
+pub struct EnvArena {
+    nodes: Vec<Node>,
+}
+
+impl EnvArena {
+    pub fn clear(&mut self) {
+        self.nodes.clear();
+    }
+
+    fn node(&mut self, n: Node) -> u32 {
+        self.nodes.push(n);
+        self.nodes.len() as u32 - 1
+    }
+
+    pub fn get(&self, env: Env, key: Var) -> Option<Entry> {
+        let mut t = env.root;
+        while t != NIL {
+            let n = &self.nodes[t as usize];
             if key == n.key {
                 return Some(n.val);
             }
-            t = if key < n.key {
-                n.left.as_deref()
-            } else {
-                n.right.as_deref()
-            };
+            t = if key < n.key { n.left } else { n.right };
         }
         None
     }
 
-    /// Sets `key` to `val` in this version (others sharing nodes keep theirs).
-    pub fn insert(&mut self, key: Var, val: Entry) {
-        self.root = Some(insert(self.root.as_ref(), key, prio(key), val));
+    /// Sets `key` to `val` in `env` (other versions sharing nodes keep
+    /// theirs).
+    pub fn insert(&mut self, env: &mut Env, key: Var, val: Entry) {
+        env.root = self.insert_at(env.root, key, prio(key), val);
     }
 
-    /// Every entry, in key order.
-    pub fn entries(&self) -> Vec<(Var, Entry)> {
-        let mut out = Vec::new();
-        let mut stack: Vec<&Node> = Vec::new();
-        let mut t = self.root.as_deref();
+    /// Appends every entry of `env` to `out`, in key order.
+    pub fn entries(&self, env: Env, out: &mut Vec<(Var, Entry)>) {
+        let mut stack: Vec<u32> = Vec::new();
+        let mut t = env.root;
         loop {
-            while let Some(n) = t {
-                stack.push(n);
-                t = n.left.as_deref();
+            while t != NIL {
+                stack.push(t);
+                t = self.nodes[t as usize].left;
             }
             let Some(n) = stack.pop() else { break };
+            let n = &self.nodes[n as usize];
             out.push((n.key, n.val));
-            t = n.right.as_deref();
+            t = n.right;
         }
-        out
     }
-}
 
-/// Path-copying insertion. The recursion depth is the treap's depth, which
-/// its hashed priorities keep logarithmic for any set of keys.
-fn insert(t: Option<&Rc<Node>>, key: Var, p: u32, val: Entry) -> Rc<Node> {
-    let Some(n) = t else {
-        return Rc::new(Node {
-            key,
-            val,
-            left: None,
-            right: None,
-        });
-    };
-    if key == n.key {
-        return Rc::new(Node {
-            key,
-            val,
-            left: n.left.clone(),
-            right: n.right.clone(),
-        });
+    /// Path-copying insertion. The recursion depth is the treap's depth,
+    /// which its hashed priorities keep logarithmic for any set of keys.
+    fn insert_at(&mut self, t: u32, key: Var, p: u32, val: Entry) -> u32 {
+        if t == NIL {
+            return self.node(Node {
+                key,
+                left: NIL,
+                right: NIL,
+                val,
+            });
+        }
+        let n = self.nodes[t as usize];
+        if key == n.key {
+            return self.node(Node { val, ..n });
+        }
+        if p > prio(n.key) {
+            // The new key becomes this subtree's root: split `n` around it.
+            let (left, right) = self.split(t, key);
+            return self.node(Node {
+                key,
+                left,
+                right,
+                val,
+            });
+        }
+        if key < n.key {
+            let left = self.insert_at(n.left, key, p, val);
+            self.node(Node { left, ..n })
+        } else {
+            let right = self.insert_at(n.right, key, p, val);
+            self.node(Node { right, ..n })
+        }
     }
-    if p > prio(n.key) {
-        // The new key becomes this subtree's root: split `n` around it.
-        let (left, right) = split(Some(n), key);
-        return Rc::new(Node {
-            key,
-            val,
-            left,
-            right,
-        });
-    }
-    if key < n.key {
-        let l = insert(n.left.as_ref(), key, p, val);
-        Rc::new(Node {
-            key: n.key,
-            val: n.val,
-            left: Some(l),
-            right: n.right.clone(),
-        })
-    } else {
-        let r = insert(n.right.as_ref(), key, p, val);
-        Rc::new(Node {
-            key: n.key,
-            val: n.val,
-            left: n.left.clone(),
-            right: Some(r),
-        })
-    }
-}
 
-/// The keys below and above `key` (which is not in `t`), as two treaps.
-fn split(t: Option<&Rc<Node>>, key: Var) -> (Option<Rc<Node>>, Option<Rc<Node>>) {
-    let Some(n) = t else { return (None, None) };
-    if n.key < key {
-        let (l, r) = split(n.right.as_ref(), key);
-        (
-            Some(Rc::new(Node {
-                key: n.key,
-                val: n.val,
-                left: n.left.clone(),
-                right: l,
-            })),
-            r,
-        )
-    } else {
-        let (l, r) = split(n.left.as_ref(), key);
-        (
-            l,
-            Some(Rc::new(Node {
-                key: n.key,
-                val: n.val,
-                left: r,
-                right: n.right.clone(),
-            })),
-        )
+    /// The keys below and above `key` (which is not in `t`), as two treaps.
+    fn split(&mut self, t: u32, key: Var) -> (u32, u32) {
+        if t == NIL {
+            return (NIL, NIL);
+        }
+        let n = self.nodes[t as usize];
+        if n.key < key {
+            let (l, r) = self.split(n.right, key);
+            (self.node(Node { right: l, ..n }), r)
+        } else {
+            let (l, r) = self.split(n.left, key);
+            (l, self.node(Node { left: r, ..n }))
+        }
     }
 }
 
@@ -161,24 +159,27 @@ mod tests {
 
     #[test]
     fn versions_are_independent_and_lookups_match_a_plain_map() {
+        let mut arena = EnvArena::default();
         let mut a = Env::default();
         let mut model = std::collections::BTreeMap::new();
         for i in 0..2000u32 {
             let k = (i * 7919) % 1009;
-            a.insert(k, Entry::Stop(i));
+            arena.insert(&mut a, k, Entry::Stop(i));
             model.insert(k, i);
         }
-        let b = a.clone();
-        a.insert(5, Entry::Stop(99_999));
+        let b = a;
+        arena.insert(&mut a, 5, Entry::Stop(99_999));
         for (k, v) in &model {
-            match b.get(*k) {
+            match arena.get(b, *k) {
                 Some(Entry::Stop(x)) => assert_eq!(x, *v),
                 other => panic!("key {k}: {other:?}"),
             }
         }
-        assert!(matches!(a.get(5), Some(Entry::Stop(99_999))));
-        assert!(b.get(5_000).is_none());
-        let keys: Vec<Var> = b.entries().into_iter().map(|(k, _)| k).collect();
+        assert!(matches!(arena.get(a, 5), Some(Entry::Stop(99_999))));
+        assert!(arena.get(b, 5_000).is_none());
+        let mut entries = Vec::new();
+        arena.entries(b, &mut entries);
+        let keys: Vec<Var> = entries.into_iter().map(|(k, _)| k).collect();
         assert_eq!(keys, model.keys().copied().collect::<Vec<_>>());
     }
 }

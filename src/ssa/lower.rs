@@ -47,14 +47,26 @@ pub struct FnLower<'a> {
 pub const PURE: Flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
 
 impl<'a> FnLower<'a> {
-    pub fn new(_prog: &'a Program, func: &'a Function, may_throw: &'a [bool]) -> FnLower<'a> {
+    /// Lowering of `func`, in `reuse` (reset) when given.
+    pub fn new(
+        _prog: &'a Program,
+        func: &'a Function,
+        may_throw: &'a [bool],
+        reuse: Option<Builder>,
+    ) -> FnLower<'a> {
         let var_ty: Vec<Type> = func.locals.iter().map(|l| l.ty.clone()).collect();
         let params: Vec<Type> = func
             .params
             .iter()
             .map(|p| var_ty.get(p.0 as usize).cloned().unwrap_or(Type::Int))
             .collect();
-        let mut b = Builder::new(var_ty);
+        let mut b = match reuse {
+            Some(mut b) => {
+                b.reset(var_ty);
+                b
+            }
+            None => Builder::new(var_ty),
+        };
         for (i, p) in func.params.iter().enumerate() {
             b.write_var(p.0, 0, Operand::Arg(i as u32));
         }

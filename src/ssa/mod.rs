@@ -14,6 +14,7 @@ pub mod fold;
 mod lower;
 mod lower_expr;
 mod lower_stmt;
+mod phis;
 mod scc;
 pub mod throws;
 
@@ -26,8 +27,9 @@ use std::sync::Arc;
 /// `program.functions`).
 pub fn build_module(program: Arc<Program>) -> Module {
     let may_throw = throws::may_throw(&program);
+    let mut cx = SsaContext::default();
     let funcs = (0..program.functions.len())
-        .map(|i| build_function(&program, FuncId(i as u32), &may_throw))
+        .map(|i| build_function_in(&mut cx, &program, FuncId(i as u32), &may_throw))
         .collect();
     Module { funcs, program }
 }
@@ -35,15 +37,42 @@ pub fn build_module(program: Arc<Program>) -> Module {
 /// Builds one function; `may_throw[f]` says whether calls to `f` need a
 /// `NoException` check.
 pub fn build_function(program: &Program, id: FuncId, may_throw: &[bool]) -> IrCode {
-    build_function_counted(program, id, may_throw).0
+    build_function_in(&mut SsaContext::default(), program, id, may_throw)
+}
+
+/// What SSA construction keeps from one function to the next: the
+/// builder's allocations. Holds no state of any function between calls.
+#[derive(Default)]
+pub struct SsaContext {
+    builder: Option<builder::Builder>,
+}
+
+/// [`build_function`] reusing `cx`'s allocations (as for every function
+/// of a module).
+pub fn build_function_in(
+    cx: &mut SsaContext,
+    program: &Program,
+    id: FuncId,
+    may_throw: &[bool],
+) -> IrCode {
+    build_counted_in(cx, program, id, may_throw).0
 }
 
 /// [`build_function`], also returning how many blocks its variable
 /// lookups visited (a measure of the builder's work, for tests that bound
 /// it by the function's size).
 pub fn build_function_counted(program: &Program, id: FuncId, may_throw: &[bool]) -> (IrCode, u64) {
+    build_counted_in(&mut SsaContext::default(), program, id, may_throw)
+}
+
+fn build_counted_in(
+    cx: &mut SsaContext,
+    program: &Program,
+    id: FuncId,
+    may_throw: &[bool],
+) -> (IrCode, u64) {
     let func = program.func(id);
-    let mut l = lower::FnLower::new(program, func, may_throw);
+    let mut l = lower::FnLower::new(program, func, may_throw, cx.builder.take());
     l.block(&func.body);
     if !l.b.cur_dead() {
         // Sema guarantees a non-void function never reaches its end.
@@ -77,5 +106,7 @@ pub fn build_function_counted(program: &Program, id: FuncId, may_throw: &[bool])
             .collect(),
     };
     let steps = l.b.steps;
-    (emit::emit(l.b, header), steps)
+    let code = emit::emit(&mut l.b, header);
+    cx.builder = Some(l.b);
+    (code, steps)
 }

@@ -7,17 +7,45 @@
 //! order Tarjan's algorithm emits them); an SCC with exactly one outside
 //! operand is replaced by it, one with several is searched again among its
 //! inner φs (those with no outside operand). Iterative throughout.
-use super::builder::{Builder, OpKey, op_key};
+use super::builder::{Builder, FxMap, FxSet, OpKey, op_key};
 use crate::ir::{Inst, Operand, Value};
-use std::collections::{HashMap, HashSet};
+
+/// Whether `p` has an operand that is another live φ: only such φs can be
+/// in an SCC of more than one φ.
+fn has_phi_operand(b: &Builder, p: u32) -> bool {
+    let Inst::Phi { values, .. } = &b.nodes[p as usize].inst else {
+        return false;
+    };
+    values.iter().any(|&op| match b.resolve(op) {
+        Operand::Value(Value(n)) => {
+            n != p
+                && b.forward[n as usize].is_none()
+                && matches!(b.nodes[n as usize].inst, Inst::Phi { .. })
+        }
+        _ => false,
+    })
+}
 
 /// Removes every redundant φ-SCC among the live φs of `b`.
 pub fn remove_redundant_phis(b: &mut Builder) {
-    let phis: Vec<u32> = (0..b.nodes.len() as u32)
-        .filter(|&n| {
-            b.forward[n as usize].is_none() && matches!(b.nodes[n as usize].inst, Inst::Phi { .. })
-        })
-        .collect();
+    // A φ without φ operands is an SCC of its own, with no operands'
+    // SCCs to wait for.
+    let mut phis: Vec<u32> = Vec::new();
+    for blk in 0..b.blocks.len() {
+        for i in 0..b.blocks[blk].phis.len() {
+            let p = b.blocks[blk].phis[i];
+            if b.forward[p as usize].is_some() {
+                continue;
+            }
+            if has_phi_operand(b, p) {
+                phis.push(p);
+            } else {
+                b.try_remove_trivial_phi(p);
+            }
+        }
+    }
+    phis.sort_unstable();
+    phis.retain(|&p| b.forward[p as usize].is_none());
     let mut work = vec![phis];
     while let Some(set) = work.pop() {
         for scc in tarjan(b, &set) {
@@ -25,10 +53,10 @@ pub fn remove_redundant_phis(b: &mut Builder) {
                 b.try_remove_trivial_phi(scc[0]);
                 continue;
             }
-            let members: HashSet<u32> = scc.iter().copied().collect();
+            let members: FxSet<u32> = scc.iter().copied().collect();
             let mut inner = Vec::new();
             let mut outer: Vec<Operand> = Vec::new();
-            let mut seen: HashSet<OpKey> = HashSet::new();
+            let mut seen: FxSet<OpKey> = FxSet::default();
             for &p in &scc {
                 let mut is_inner = true;
                 for op in b.phi_operands(p) {
@@ -71,7 +99,7 @@ pub fn remove_redundant_phis(b: &mut Builder) {
 /// Tarjan's SCCs of the graph "φ → its φ operands" restricted to `set`,
 /// operands' SCCs before their users'. Iterative.
 fn tarjan(b: &Builder, set: &[u32]) -> Vec<Vec<u32>> {
-    let index_of: HashMap<u32, usize> = set.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+    let index_of: FxMap<u32, usize> = set.iter().enumerate().map(|(i, &p)| (p, i)).collect();
     let succ: Vec<Vec<usize>> = set
         .iter()
         .map(|&p| {

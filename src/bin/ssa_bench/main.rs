@@ -12,7 +12,10 @@
 //! excluded), and the instruction counts. Every Cranelift function is run
 //! through Cranelift's verifier once before timing.
 //!
-//! Usage: ssa_bench [--reps N] [--markdown] FILE.toy...
+//! Both sides keep one context (allocations) for all functions, as the
+//! compiler does; `--fresh` gives each function a new one on both sides.
+//!
+//! Usage: ssa_bench [--reps N] [--markdown] [--fresh] FILE.toy...
 
 mod clif_lower;
 
@@ -24,6 +27,7 @@ use std::time::Instant;
 use toyc::ir::{Inst, IrCode};
 use toyc::sema::hir::{FuncId, Program};
 use toyc::span::SourceMap;
+use toyc::ssa::SsaContext;
 
 /// Results for one program.
 struct Report {
@@ -70,19 +74,42 @@ fn supported(program: &Program) -> Result<Vec<FuncId>, String> {
     Ok(ok)
 }
 
-fn build_ours(program: &Program, ids: &[FuncId], may_throw: &[bool]) -> Vec<IrCode> {
+/// Whether each function starts from a fresh context on both sides
+/// (`--fresh`) instead of one context reused for all functions, as
+/// `toyc::ssa::build_module` does (and codegen with cranelift-frontend).
+#[derive(Clone, Copy)]
+struct Fresh(bool);
+
+#[inline(never)]
+fn build_ours(
+    program: &Program,
+    ids: &[FuncId],
+    may_throw: &[bool],
+    cx: &mut SsaContext,
+    fresh: Fresh,
+) -> Vec<IrCode> {
     ids.iter()
-        .map(|&id| toyc::ssa::build_function(program, id, may_throw))
+        .map(|&id| {
+            if fresh.0 {
+                *cx = SsaContext::default();
+            }
+            toyc::ssa::build_function_in(cx, program, id, may_throw)
+        })
         .collect()
 }
 
+#[inline(never)]
 fn build_theirs(
     program: &Program,
     ids: &[FuncId],
     ctx: &mut FunctionBuilderContext,
+    fresh: Fresh,
 ) -> Result<Vec<Function>, String> {
     let mut out = Vec::with_capacity(ids.len());
     for &id in ids {
+        if fresh.0 {
+            *ctx = FunctionBuilderContext::new();
+        }
         let sig = clif_lower::signature(program.func(id))?;
         let mut func = Function::with_name_signature(Default::default(), sig);
         clif_lower::lower(program, id, &mut func, ctx)?;
@@ -96,7 +123,7 @@ fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() { 0.0 } else { v[v.len() / 2] }
 }
 
-fn measure(path: &Path, reps: usize) -> Result<Report, String> {
+fn measure(path: &Path, reps: usize, fresh: Fresh) -> Result<Report, String> {
     let mut sources = SourceMap::new();
     let program = toyc::driver::check_file(path, &mut sources)
         .map_err(|d| format!("{}: {} compile error(s)", path.display(), d.len()))?;
@@ -108,10 +135,11 @@ fn measure(path: &Path, reps: usize) -> Result<Report, String> {
     let ids = supported(&program)?;
     let may_throw = toyc::ssa::throws::may_throw(&program);
     let mut ctx = FunctionBuilderContext::new();
+    let mut cx = SsaContext::default();
 
     // Counts, from one construction each.
-    let ours = build_ours(&program, &ids, &may_throw);
-    let theirs = build_theirs(&program, &ids, &mut ctx)?;
+    let ours = build_ours(&program, &ids, &may_throw, &mut cx, fresh);
+    let theirs = build_theirs(&program, &ids, &mut ctx, fresh)?;
     let mut phis = 0;
     let mut phi_operands = 0;
     let mut our_stmts = 0;
@@ -144,11 +172,11 @@ fn measure(path: &Path, reps: usize) -> Result<Report, String> {
         for side in 0..2 {
             let start = Instant::now();
             if (rep + side) % 2 == 0 {
-                let out = build_ours(&program, &ids, &may_throw);
+                let out = build_ours(&program, &ids, &may_throw, &mut cx, fresh);
                 t_ours.push(start.elapsed().as_secs_f64() * 1e3);
                 drop(out);
             } else {
-                let out = build_theirs(&program, &ids, &mut ctx)?;
+                let out = build_theirs(&program, &ids, &mut ctx, fresh)?;
                 t_theirs.push(start.elapsed().as_secs_f64() * 1e3);
                 drop(out);
             }
@@ -224,6 +252,7 @@ fn render(reports: &[Report], markdown: bool) -> String {
 fn run(args: Vec<String>) -> Result<String, String> {
     let mut reps = 5;
     let mut markdown = false;
+    let mut fresh = Fresh(false);
     let mut files = Vec::new();
     let mut it = args.into_iter();
     while let Some(a) = it.next() {
@@ -236,18 +265,21 @@ fn run(args: Vec<String>) -> Result<String, String> {
                     .ok_or("--reps needs a count")?
             }
             "--markdown" => markdown = true,
+            "--fresh" => fresh = Fresh(true),
             "-h" | "--help" => {
-                return Ok("usage: ssa_bench [--reps N] [--markdown] FILE.toy...\n".into());
+                return Ok(
+                    "usage: ssa_bench [--reps N] [--markdown] [--fresh] FILE.toy...\n".into(),
+                );
             }
             _ => files.push(PathBuf::from(a)),
         }
     }
     if files.is_empty() {
-        return Err("usage: ssa_bench [--reps N] [--markdown] FILE.toy...".into());
+        return Err("usage: ssa_bench [--reps N] [--markdown] [--fresh] FILE.toy...".into());
     }
     let mut reports = Vec::new();
     for f in &files {
-        reports.push(measure(f, reps)?);
+        reports.push(measure(f, reps, fresh)?);
     }
     Ok(render(&reports, markdown))
 }
@@ -305,7 +337,8 @@ mod tests {
             .iter()
             .filter(|i| matches!(i, Inst::Phi { .. }))
             .count();
-        let theirs = build_theirs(&p, &[f], &mut FunctionBuilderContext::new()).expect("lowers");
+        let theirs = build_theirs(&p, &[f], &mut FunctionBuilderContext::new(), Fresh(false))
+            .expect("lowers");
         let entry = theirs[0].layout.entry_block();
         let params: usize = theirs[0]
             .layout

@@ -1,0 +1,117 @@
+//! The builder's φ bookkeeping: making φs, adding their operands, and
+//! Braun et al.'s removal of trivial φs (with the users to re-check).
+use super::builder::{Blk, Builder, Var};
+use crate::ir::{Flags, Inst, Operand, Type, Value};
+use crate::span::Span;
+
+impl Builder {
+    pub(super) fn new_phi(&mut self, var: Var, b: Blk) -> u32 {
+        let ty = self.var_ty.get(var as usize).cloned().unwrap_or(Type::Int);
+        let n = self.add_node(
+            Inst::Phi {
+                edges: Vec::new(),
+                values: Vec::new(),
+            },
+            ty,
+            Span::default(),
+            Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0),
+            b,
+        );
+        if var < self.named_vars {
+            self.nodes[n as usize].var = Some(var);
+        }
+        self.blocks[b as usize].phis.push(n);
+        n
+    }
+
+    pub(super) fn add_phi_operand(&mut self, phi: u32, v: Operand) {
+        let v = self.resolve(v);
+        if let Operand::Value(u) = v {
+            self.phi_users[u.0 as usize].push(phi);
+        }
+        if let Inst::Phi { values, .. } = &mut self.nodes[phi as usize].inst {
+            values.push(v);
+        }
+    }
+
+    /// The operands of φ `n`, resolved.
+    pub fn phi_operands(&self, n: u32) -> Vec<Operand> {
+        match &self.nodes[n as usize].inst {
+            Inst::Phi { values, .. } => values.iter().map(|v| self.resolve(*v)).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Replaces `phi` by `value` and records the users to re-check.
+    pub fn replace_phi(&mut self, phi: u32, value: Operand) {
+        self.forward[phi as usize] = Some(value);
+        if let Operand::Value(x) = value
+            && x.0 != phi
+        {
+            let users = std::mem::take(&mut self.phi_users[phi as usize]);
+            self.phi_users[x.0 as usize].extend_from_slice(&users);
+            self.phi_users[phi as usize] = users;
+        }
+    }
+
+    /// Braun et al.'s tryRemoveTrivialPhi, with a worklist over the φ users
+    /// instead of recursion. Returns what `phi` stands for now.
+    pub fn try_remove_trivial_phi(&mut self, phi: u32) -> Operand {
+        let mut work = std::mem::take(&mut self.work);
+        work.clear();
+        work.push(phi);
+        while let Some(p) = work.pop() {
+            if self.forward[p as usize].is_some()
+                || !self.blocks[self.nodes[p as usize].block as usize].sealed
+            {
+                continue;
+            }
+            let Some((same, count)) = self.trivial_value(p) else {
+                continue;
+            };
+            let same = match same {
+                Some(s) => s,
+                None => {
+                    if count == 0
+                        && !self.blocks[self.nodes[p as usize].block as usize]
+                            .preds
+                            .is_empty()
+                    {
+                        continue;
+                    }
+                    let ty = self.nodes[p as usize].ty.clone();
+                    self.placeholder(&ty)
+                }
+            };
+            self.replace_phi(p, same);
+            for &u in &self.phi_users[p as usize] {
+                if u != p {
+                    work.push(u);
+                }
+            }
+        }
+        self.work = work;
+        self.resolve(Operand::Value(Value(phi)))
+    }
+
+    /// When φ `p` is trivial (its resolved operands are itself and at most
+    /// one other value): that value, if any, and the number of operands.
+    fn trivial_value(&self, p: u32) -> Option<(Option<Operand>, usize)> {
+        let Inst::Phi { values, .. } = &self.nodes[p as usize].inst else {
+            return Some((None, 0));
+        };
+        let me = Operand::Value(Value(p));
+        let mut same: Option<Operand> = None;
+        for &op in values {
+            let op = self.resolve(op);
+            if op == me || same == Some(op) {
+                continue;
+            }
+            if same.is_some() {
+                return None;
+            }
+            same = Some(op);
+        }
+        Some((same, values.len()))
+    }
+}
