@@ -18,6 +18,7 @@ pub mod interp;
 pub mod ir;
 pub mod memssa;
 pub mod opt;
+pub mod par;
 pub mod rtfns;
 pub mod runtime;
 pub mod sema;

@@ -55,6 +55,9 @@ pub struct CodegenOptions {
     /// `catch_unwind` around Cranelift's compilation of function `NAME`, to
     /// exercise the internal-error path (`tests/it/codegen/ice.rs`).
     pub panic_in: Option<String>,
+    /// How many threads Cranelift compiles functions on; 0 or 1: the
+    /// calling thread only.
+    pub threads: usize,
 }
 
 /// JIT-compiles `module`, runs `<init>` then `main` with `args`, and
@@ -275,71 +278,53 @@ impl<'a> Compiler<'a> {
     /// listing translates only the selected functions (and compiles them
     /// unless it is [`asm::Listing::Clif`]) and returns each one's
     /// `(name, text)`, in module order.
+    ///
+    /// Translation runs in module order on this thread (it declares runtime
+    /// imports, string constants, positions and type tags on first use);
+    /// Cranelift then compiles the functions on up to
+    /// [`CodegenOptions::threads`] threads, each with its own context; the
+    /// machine code is defined in the module in module order, so the
+    /// result is the same with any number of threads.
     pub fn compile(&mut self, emit: Emit) -> Result<Vec<(String, String)>, String> {
-        let mut ctx = self.module.make_context();
-        let mut fbc = FunctionBuilderContext::new();
-        let call_conv = self.module.isa().default_call_conv();
-        let mut texts = Vec::new();
         let ir = self.ir;
-        let define = !matches!(emit, Emit::Listing(asm::Listing::Clif, _));
-        for (i, code) in ir.funcs.iter().enumerate() {
-            if let Emit::Listing(_, Some(only)) = emit
-                && only != code.name
-            {
-                continue;
+        let selected: Vec<usize> = (0..ir.funcs.len())
+            .filter(|&i| match emit {
+                Emit::Listing(_, Some(only)) => only == ir.funcs[i].name,
+                _ => true,
+            })
+            .collect();
+        let start = Instant::now();
+        let mut ctxs = Vec::with_capacity(selected.len());
+        let mut roots = Vec::with_capacity(selected.len());
+        let mut fbc = FunctionBuilderContext::new();
+        for &i in &selected {
+            let (ctx, r) = self.translate_function(i, &mut fbc)?;
+            ctxs.push(ctx);
+            roots.push(r);
+        }
+        record("clif", start.elapsed());
+        let start = Instant::now();
+        let compile = !matches!(emit, Emit::Listing(asm::Listing::Clif, _));
+        let compiled = self.finish_all(&selected, &mut ctxs, &roots, compile);
+        record("cranelift", start.elapsed());
+        let mut texts = Vec::new();
+        // Each context is dropped once its function is defined and listed.
+        for ((&i, ctx), relocs) in selected.iter().zip(ctxs).zip(compiled?) {
+            if compile {
+                self.define_compiled(i, &ctx, &relocs)?;
             }
-            ctx.func.signature = translate::toy_signature(code, call_conv);
-            ctx.func.name = UserFuncName::user(0, i as u32);
-            let start = Instant::now();
-            let b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-            let translated =
-                translate::translate(self, code, b).map_err(|e| format!("in `{}`: {e}", code.name));
-            let roots = translated?;
-            stack_maps::insert(&mut ctx.func, &roots);
-            record("clif", start.elapsed());
-            if define {
-                let start = Instant::now();
-                let single_pass = match self.opts.regalloc {
-                    RegallocChoice::BySize => ctx.func.dfg.num_insts() > LARGE_FUNCTION_INSTS,
-                    RegallocChoice::SinglePass => true,
-                    RegallocChoice::Backtracking => false,
-                };
-                // A panic inside Cranelift is caught here and becomes an
-                // internal error naming the function; nothing of this
-                // module is used after an `Err`.
-                let id = self.funcs[i];
-                let defined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    if self.opts.panic_in.as_deref() == Some(code.name.as_str()) {
-                        panic!("TOYC_TEST_CODEGEN_PANIC: a deliberate panic (tests only)");
-                    }
-                    let r = if single_pass {
-                        self.define_large(id, &mut ctx)
-                    } else {
-                        self.module.define_function(id, &mut ctx)
-                    };
-                    r.map_err(|e| match &e {
-                        cranelift_module::ModuleError::Compilation(ce) => format!("{ce:?}"),
-                        other => other.to_string(),
-                    })
-                }))
-                .map_err(|_| format!("Cranelift panicked while compiling `{}`", code.name))?;
-                record("cranelift", start.elapsed());
-                defined.map_err(|detail| format!("compiling `{}`: {detail}", code.name))?;
-                self.keep_stack_maps(id, &code.name, &ctx);
-            }
+            let name = ir.funcs[i].name.clone();
             match emit {
                 Emit::Run => {}
                 Emit::Listing(asm::Listing::Asm, _) => {
-                    let text = asm::disassemble(self, &ctx, self.funcs[i])?;
-                    texts.push((code.name.clone(), text));
+                    texts.push((name, asm::disassemble(self, &ctx, self.funcs[i])?));
                 }
                 Emit::Listing(_, _) => {
                     let text = ctx.func.display().to_string();
                     let legend = self.callee_legend(&text);
-                    texts.push((code.name.clone(), text + &legend));
+                    texts.push((name, text + &legend));
                 }
             }
-            self.module.clear_context(&mut ctx);
         }
         if matches!(emit, Emit::Run) {
             let start = Instant::now();
@@ -353,59 +338,118 @@ impl<'a> Compiler<'a> {
         Ok(texts)
     }
 
-    /// Compiles `ctx`'s function with the large-function ISA and defines
-    /// it as `id` (what `define_function` does with the module's ISA).
-    #[allow(
-        clippy::result_large_err,
-        reason = "the error type of `Module::define_function`, which the caller uses interchangeably"
-    )]
-    fn define_large(
+    /// Function `i` translated to Cranelift IR in a context of its own,
+    /// with what its stack maps need.
+    fn translate_function(
         &mut self,
-        id: ClFuncId,
-        ctx: &mut cranelift_codegen::Context,
-    ) -> Result<(), cranelift_module::ModuleError> {
-        let isa = match self.large_isa.take() {
-            Some(isa) => isa,
-            None => {
-                // Forced single-pass (`TOYC_REGALLOC`) keeps the `-O` level;
-                // chosen by size, Cranelift's optimizer is skipped too.
-                let optimize =
-                    self.opts.optimize && self.opts.regalloc == RegallocChoice::SinglePass;
-                isa_for(
-                    &CodegenOptions {
-                        optimize,
-                        ..self.opts.clone()
-                    },
-                    "single_pass",
-                )
+        i: usize,
+        fbc: &mut FunctionBuilderContext,
+    ) -> Result<(cranelift_codegen::Context, gc::FrameRoots), String> {
+        let code = &self.ir.funcs[i];
+        let mut ctx = self.module.make_context();
+        ctx.func.signature = translate::toy_signature(code, self.module.isa().default_call_conv());
+        ctx.func.name = UserFuncName::user(0, i as u32);
+        let b = FunctionBuilder::new(&mut ctx.func, fbc);
+        let roots =
+            translate::translate(self, code, b).map_err(|e| format!("in `{}`: {e}", code.name))?;
+        Ok((ctx, roots))
+    }
+
+    /// Inserts the stack maps (`roots[k]`) into function `selected[k]`
+    /// translated in `ctxs[k]`, for every `k`, and compiles it when
+    /// `compile`; on up to [`CodegenOptions::threads`] threads. Gives each
+    /// one's relocations (none when not compiled), or the error of the
+    /// first function (in module order) that failed.
+    fn finish_all(
+        &mut self,
+        selected: &[usize],
+        ctxs: &mut [cranelift_codegen::Context],
+        roots: &[gc::FrameRoots],
+        compile: bool,
+    ) -> Result<Vec<Vec<ModuleReloc>>, String> {
+        let large_isa = if compile && self.opts.regalloc != RegallocChoice::Backtracking {
+            Some(self.large_isa()?)
+        } else {
+            None
+        };
+        let isa = self.module.isa();
+        let (funcs, ids, opts) = (&self.ir.funcs, &self.funcs, &self.opts);
+        let done = crate::par::map_mut(ctxs, opts.threads, |k, ctx| {
+            stack_maps::insert(&mut ctx.func, &roots[k]);
+            if !compile {
+                return Ok((Vec::new(), false));
             }
-            .map_err(|e| {
-                cranelift_module::ModuleError::Compilation(
-                    cranelift_codegen::CodegenError::Unsupported(e),
-                )
-            })?,
+            let i = selected[k];
+            let name = &funcs[i].name;
+            let large = match opts.regalloc {
+                RegallocChoice::BySize => ctx.func.dfg.num_insts() > LARGE_FUNCTION_INSTS,
+                RegallocChoice::SinglePass => true,
+                RegallocChoice::Backtracking => false,
+            };
+            let isa = match &large_isa {
+                Some(l) if large => &**l,
+                _ => isa,
+            };
+            // A panic inside Cranelift is caught here and becomes an
+            // internal error naming the function; nothing of this
+            // module is used after an `Err`.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if opts.panic_in.as_deref() == Some(name.as_str()) {
+                    panic!("TOYC_TEST_CODEGEN_PANIC: a deliberate panic (tests only)");
+                }
+                compile_function(isa, ctx, ids[i])
+            }))
+            .map_err(|_| format!("Cranelift panicked while compiling `{name}`"))?
+            .map(|relocs| (relocs, large))
+            .map_err(|detail| format!("compiling `{name}`: {detail}"))
+        });
+        let mut out = Vec::with_capacity(done.len());
+        for result in done {
+            let (relocs, large) = result?;
+            self.large_functions += usize::from(large);
+            out.push(relocs);
+        }
+        Ok(out)
+    }
+
+    /// Defines function `i`, compiled in `ctx` with `relocs`, in the
+    /// module, and keeps its stack maps.
+    fn define_compiled(
+        &mut self,
+        i: usize,
+        ctx: &cranelift_codegen::Context,
+        relocs: &[ModuleReloc],
+    ) -> Result<(), String> {
+        let name = &self.ir.funcs[i].name;
+        let code = ctx
+            .compiled_code()
+            .ok_or_else(|| format!("compiling `{name}`: no compiled code"))?;
+        let id = self.funcs[i];
+        self.module
+            .define_function_bytes(id, code.buffer.alignment as u64, code.code_buffer(), relocs)
+            .map_err(|e| format!("compiling `{name}`: {e}"))?;
+        self.keep_stack_maps(id, name, ctx);
+        Ok(())
+    }
+
+    /// The ISA for functions over [`LARGE_FUNCTION_INSTS`] (or every
+    /// function, with `TOYC_REGALLOC=single_pass`): single-pass register
+    /// allocation, and Cranelift's optimizer off unless the allocator was
+    /// forced. Built on first use.
+    fn large_isa(&mut self) -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
+        if let Some(isa) = &self.large_isa {
+            return Ok(isa.clone());
+        }
+        // Forced single-pass (`TOYC_REGALLOC`) keeps the `-O` level;
+        // chosen by size, Cranelift's optimizer is skipped too.
+        let optimize = self.opts.optimize && self.opts.regalloc == RegallocChoice::SinglePass;
+        let opts = CodegenOptions {
+            optimize,
+            ..self.opts.clone()
         };
-        self.large_functions += 1;
-        let mut ctrl = cranelift_codegen::control::ControlPlane::default();
-        let compiled = ctx
-            .compile(&*isa, &mut ctrl)
-            .map(|_| ())
-            .map_err(|e| cranelift_module::ModuleError::Compilation(e.inner));
-        self.large_isa = Some(isa);
-        compiled?;
-        let Some(code) = ctx.compiled_code() else {
-            let msg = "no compiled code after compilation".to_string();
-            return Err(cranelift_module::ModuleError::Compilation(
-                cranelift_codegen::CodegenError::Unsupported(msg),
-            ));
-        };
-        let relocs = module_relocs(code, &ctx.func, id);
-        self.module.define_function_bytes(
-            id,
-            code.buffer.alignment as u64,
-            code.code_buffer(),
-            &relocs,
-        )
+        let isa = isa_for(&opts, "single_pass")?;
+        self.large_isa = Some(isa.clone());
+        Ok(isa)
     }
 
     /// The function compiled code calls for a runtime function: the
@@ -535,6 +579,22 @@ impl<'a> Compiler<'a> {
         self.types[tag as usize] = desc;
         tag
     }
+}
+
+/// Compiles `ctx`'s function (Cranelift's `id`) with `isa`; gives its
+/// relocations, as the JIT module links them.
+fn compile_function(
+    isa: &dyn cranelift_codegen::isa::TargetIsa,
+    ctx: &mut cranelift_codegen::Context,
+    id: ClFuncId,
+) -> Result<Vec<ModuleReloc>, String> {
+    let mut ctrl = cranelift_codegen::control::ControlPlane::default();
+    ctx.compile(isa, &mut ctrl)
+        .map_err(|e| format!("{:?}", e.inner))?;
+    let code = ctx
+        .compiled_code()
+        .ok_or("no compiled code after compilation")?;
+    Ok(module_relocs(code, &ctx.func, id))
 }
 
 /// The relocations of `func`'s compiled `code` (function `id`), as the

@@ -22,7 +22,7 @@ use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::{
     self as cl, Function, InstBuilder, StackSlotData, StackSlotKind, UserStackMapEntry, types,
 };
-use std::collections::{HashMap, HashSet};
+use cranelift_entity::{EntitySet, SecondaryMap};
 
 /// A set of reference values, by their index in `FrameRoots::refs`.
 type Bits = Vec<u64>;
@@ -33,25 +33,30 @@ fn union_into(into: &mut Bits, from: &Bits) {
     }
 }
 
+/// No index: the value is not a reference.
+const NOT_REF: u32 = u32::MAX;
+
 struct Liveness<'f> {
     func: &'f Function,
-    /// Reference value → its index.
-    index: HashMap<cl::Value, usize>,
+    /// Reference value → its index (`NOT_REF` for other values).
+    index: SecondaryMap<cl::Value, u32>,
     words: usize,
-    safepoints: &'f HashSet<cl::Inst>,
+    safepoints: &'f EntitySet<cl::Inst>,
 }
 
 impl Liveness<'_> {
     fn add(&self, set: &mut Bits, v: cl::Value) {
         let v = self.func.dfg.resolve_aliases(v);
-        if let Some(&i) = self.index.get(&v) {
-            set[i / 64] |= 1 << (i % 64);
+        let i = self.index[v];
+        if i != NOT_REF {
+            set[i as usize / 64] |= 1 << (i % 64);
         }
     }
 
     fn remove(&self, set: &mut Bits, v: cl::Value) {
-        if let Some(&i) = self.index.get(&v) {
-            set[i / 64] &= !(1 << (i % 64));
+        let i = self.index[v];
+        if i != NOT_REF {
+            set[i as usize / 64] &= !(1 << (i % 64));
         }
     }
 
@@ -81,7 +86,7 @@ impl Liveness<'_> {
             for &r in dfg.inst_results(i) {
                 self.remove(&mut live, r);
             }
-            if self.safepoints.contains(&i) {
+            if self.safepoints.contains(i) {
                 at_safepoint(i, &live);
             }
             for v in dfg.inst_values(i) {
@@ -96,8 +101,8 @@ impl Liveness<'_> {
     }
 
     /// Live-in sets of every block, to the fixpoint.
-    fn solve(&self, order: &[cl::Block]) -> HashMap<cl::Block, Bits> {
-        let mut live_in: HashMap<cl::Block, Bits> = HashMap::new();
+    fn solve(&self, order: &[cl::Block]) -> SecondaryMap<cl::Block, Bits> {
+        let mut live_in: SecondaryMap<cl::Block, Bits> = SecondaryMap::new();
         let mut changed = true;
         while changed {
             changed = false;
@@ -106,8 +111,8 @@ impl Liveness<'_> {
             for &b in order.iter().rev() {
                 let out = self.live_out(b, &live_in);
                 let new_in = self.transfer(b, out, |_, _| {});
-                if live_in.get(&b) != Some(&new_in) {
-                    live_in.insert(b, new_in);
+                if live_in[b] != new_in {
+                    live_in[b] = new_in;
                     changed = true;
                 }
             }
@@ -115,10 +120,11 @@ impl Liveness<'_> {
         live_in
     }
 
-    fn live_out(&self, b: cl::Block, live_in: &HashMap<cl::Block, Bits>) -> Bits {
+    fn live_out(&self, b: cl::Block, live_in: &SecondaryMap<cl::Block, Bits>) -> Bits {
         let mut out = vec![0u64; self.words];
         for s in self.successors(b) {
-            if let Some(l) = live_in.get(&s) {
+            let l = &live_in[s];
+            if !l.is_empty() {
                 union_into(&mut out, l);
             }
         }
@@ -132,21 +138,24 @@ pub(super) fn insert(func: &mut Function, roots: &FrameRoots) {
     if roots.refs.is_empty() || roots.safepoints.is_empty() {
         return;
     }
-    let safepoints: HashSet<cl::Inst> = roots.safepoints.iter().copied().collect();
-    let mut index = HashMap::new();
+    let mut safepoints = EntitySet::new();
+    for &call in &roots.safepoints {
+        safepoints.insert(call);
+    }
+    let mut index = SecondaryMap::with_default(NOT_REF);
     let mut values: Vec<cl::Value> = Vec::new();
     for &v in &roots.refs {
         let v = func.dfg.resolve_aliases(v);
-        index.entry(v).or_insert_with(|| {
+        if index[v] == NOT_REF {
+            index[v] = values.len() as u32;
             values.push(v);
-            values.len() - 1
-        });
+        }
     }
     let order: Vec<cl::Block> = func.layout.blocks().collect();
     let (entries, spilled) = {
         let lv = Liveness {
             func,
-            words: index.len().div_ceil(64),
+            words: values.len().div_ceil(64),
             index,
             safepoints: &safepoints,
         };

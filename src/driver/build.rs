@@ -25,6 +25,7 @@ pub(super) fn codegen_options(build: &BuildArgs) -> crate::codegen::CodegenOptio
         gc: crate::runtime::gc::GcConfig::default(),
         // Tests only: see `CodegenOptions::panic_in`.
         panic_in: std::env::var("TOYC_TEST_CODEGEN_PANIC").ok(),
+        threads: threads(build),
     }
 }
 
@@ -38,6 +39,15 @@ pub(super) fn gc_config(stats_flag: bool) -> crate::runtime::gc::GcConfig {
         stress: var("TOYC_GC_STRESS").as_deref() == Some("1"),
         stats: stats_flag || var("TOYC_GC_STATS").as_deref() == Some("1"),
     }
+}
+
+/// How many threads the stages use per function (`--threads`, or one
+/// per core); always at least one.
+pub(super) fn threads(build: &BuildArgs) -> usize {
+    build
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
 }
 
 /// Whether the IR verifier runs after construction and after every pass:
@@ -111,7 +121,9 @@ pub fn build_ir_with_args(
         })
         .map_err(|diags| report(sources, &diags))?;
         show_warnings(sources, &warnings);
-        let module = crate::timing::time("ssa", || crate::ssa::build_module(Arc::new(program)));
+        let module = crate::timing::time("ssa", || {
+            crate::ssa::build_module_on(Arc::new(program), threads(build))
+        });
         checked_ssa(build, module)?
     };
     let mut counters = crate::opt::Counters::default();
@@ -243,6 +255,7 @@ pub fn pipeline_options(build: &BuildArgs) -> Result<crate::opt::PipelineOptions
         only: build.func.clone(),
         verify: verify_enabled(),
         remarks: build.remarks.is_some(),
+        threads: threads(build),
     })
 }
 

@@ -205,6 +205,10 @@ pub struct BuildArgs {
     /// Print the time of each phase (`time.PHASE: N ms`) to stderr.
     #[arg(long = "time-passes")]
     pub time_passes: bool,
+    /// How many threads build, optimise and compile functions (default:
+    /// one per core). The output is the same with any number.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
     #[command(flatten)]
     pub warnings: WarnArgs,
 }

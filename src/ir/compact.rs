@@ -89,16 +89,17 @@ impl<'a> IncrementalCompact<'a> {
             mut flags,
             name: mut names,
         } = stream;
-        let mut before: Vec<Vec<u32>> = vec![Vec::new(); len];
-        let mut after: Vec<Vec<u32>> = vec![Vec::new(); len];
-        let mut orphans = Vec::new();
+        // The new nodes placed before and after each statement, in buffer
+        // order: `placed` sorted by (position, after?), stably.
         let new_count = new.nodes.len() as u32;
+        let mut placed: Vec<(u32, bool, u32)> = Vec::new();
+        let mut orphans = Vec::new();
         for (i, node) in new.nodes.into_iter().enumerate() {
             let v = len as u32 + i as u32;
-            match (node.attach_after, before.get_mut(node.pos as usize)) {
-                (false, Some(list)) => list.push(v),
-                (true, Some(_)) => after[node.pos as usize].push(v),
-                (_, None) => orphans.push(v),
+            if (node.pos as usize) < len {
+                placed.push((node.pos, node.attach_after, v));
+            } else {
+                orphans.push(v);
             }
             inst.push(node.inst);
             ty.push(node.ty);
@@ -106,17 +107,28 @@ impl<'a> IncrementalCompact<'a> {
             flags.push(node.flags);
             names.push(node.name);
         }
+        placed.sort_by_key(|&(pos, after, _)| (pos, after));
         let mut order: Vec<Vec<u32>> = Vec::with_capacity(ir.cfg.blocks.len());
         for bb in &ir.cfg.blocks {
             let mut vals = Vec::with_capacity(bb.stmts.len());
             for s in bb.stmts.clone() {
-                let s = s as usize;
-                if s >= len {
+                if s as usize >= len {
                     break;
                 }
-                vals.extend_from_slice(&before[s]);
-                vals.push(s as u32);
-                vals.extend_from_slice(&after[s]);
+                if placed.is_empty() {
+                    vals.push(s);
+                    continue;
+                }
+                let mut k = placed.partition_point(|p| p.0 < s);
+                while k < placed.len() && placed[k].0 == s && !placed[k].1 {
+                    vals.push(placed[k].2);
+                    k += 1;
+                }
+                vals.push(s);
+                while k < placed.len() && placed[k].0 == s {
+                    vals.push(placed[k].2);
+                    k += 1;
+                }
             }
             order.push(vals);
         }
@@ -380,21 +392,25 @@ impl<'a> IncrementalCompact<'a> {
             && !matches!(self.insts[v], Inst::Nothing)
     }
 
-    /// The values `inst` uses, resolved through copies (`φᶜ` upsilons as
-    /// they are); constants and dangling copies dropped.
-    fn operands_of(&mut self, v: usize) -> Vec<Value> {
-        let mut out = Vec::new();
-        for_each_value_use(&self.insts[v], |w| out.push(w));
-        if !matches!(self.insts[v], Inst::PhiC { .. }) {
-            for w in &mut out {
-                *w = match resolve(&mut self.subst, Operand::Value(*w)) {
+    /// Calls `f` on each value statement `v` uses, resolved through copies
+    /// (`φᶜ` upsilons as they are); constants and dangling copies skipped.
+    fn for_each_operand_of(&mut self, v: usize, mut f: impl FnMut(Value)) {
+        let subst = &mut self.subst;
+        let inst = &self.insts[v];
+        let phic = matches!(inst, Inst::PhiC { .. });
+        for_each_value_use(inst, |w| {
+            let w = if phic {
+                w
+            } else {
+                match resolve(subst, Operand::Value(w)) {
                     Operand::Value(x) => x,
                     _ => DANGLING,
-                };
+                }
+            };
+            if w != DANGLING {
+                f(w);
             }
-        }
-        out.retain(|w| *w != DANGLING);
-        out
+        });
     }
 
     /// Removable statements no surviving statement uses, transitively
@@ -405,11 +421,11 @@ impl<'a> IncrementalCompact<'a> {
         let mut counts = vec![0u32; n];
         for v in 0..n {
             if self.alive(reach, v) {
-                for w in self.operands_of(v) {
+                self.for_each_operand_of(v, |w| {
                     if let Some(c) = counts.get_mut(w.index()) {
                         *c += 1;
                     }
-                }
+                });
             }
         }
         let can_die = |this: &Self, v: usize| {
@@ -426,15 +442,17 @@ impl<'a> IncrementalCompact<'a> {
                 continue;
             }
             dead[v] = true;
-            for w in self.operands_of(v) {
+            let mut freed = Vec::new();
+            self.for_each_operand_of(v, |w| {
                 let w = w.index();
                 if let Some(c) = counts.get_mut(w) {
                     *c = c.saturating_sub(1);
-                    if *c == 0 && !dead[w] && can_die(self, w) {
-                        work.push(w);
+                    if *c == 0 && !dead[w] {
+                        freed.push(w);
                     }
                 }
-            }
+            });
+            work.extend(freed.into_iter().filter(|&w| can_die(self, w)));
         }
         dead
     }
@@ -455,7 +473,7 @@ impl<'a> IncrementalCompact<'a> {
     ) {
         let n = self.insts.len();
         let nblocks = self.order.len();
-        let mut out = InstructionStream::default();
+        let mut out = InstructionStream::with_capacity(n + nblocks);
         let mut ranges = Vec::with_capacity(reach.live_count as usize);
         let mut renumber = vec![None; n];
         let map_block = |b: BlockId| {
@@ -653,7 +671,8 @@ pub fn cfg_from_ranges(insts: &[Inst], ranges: Vec<std::ops::Range<u32>>) -> Cfg
         })
         .collect();
     for b in 0..blocks.len() {
-        for s in blocks[b].succs.clone() {
+        for k in 0..blocks[b].succs.len() {
+            let s = blocks[b].succs[k];
             blocks[s.index()].preds.push(BlockId(b as u32));
         }
     }

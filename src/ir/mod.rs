@@ -386,6 +386,16 @@ pub struct InstructionStream {
 }
 
 impl InstructionStream {
+    /// An empty stream with room for `n` statements.
+    pub fn with_capacity(n: usize) -> InstructionStream {
+        InstructionStream {
+            inst: Vec::with_capacity(n),
+            ty: Vec::with_capacity(n),
+            span: Vec::with_capacity(n),
+            flags: Vec::with_capacity(n),
+            name: Vec::with_capacity(n),
+        }
+    }
     pub fn len(&self) -> usize {
         self.inst.len()
     }

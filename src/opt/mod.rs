@@ -72,7 +72,7 @@ pub struct PassCtx {
     pub counters: Counters,
     /// Call summaries of the module the pass runs over, as of the start of
     /// the pass; MemorySSA and the alias analysis read call effects here.
-    pub summaries: Summaries,
+    pub summaries: Arc<Summaries>,
     /// Verifier failures found during the pass (of the MemorySSA it built,
     /// or of the IR after one of its steps), each naming the function and
     /// what failed; the pipeline reports them after the pass.
@@ -91,6 +91,9 @@ pub struct PassCtx {
     pub pass: String,
     /// The module's struct, global and function names, for remarks.
     pub names: Arc<NameTables>,
+    /// How many threads a function pass may run on ([`Pass::run_module`]);
+    /// 0 or 1: the calling thread only.
+    pub threads: usize,
 }
 
 /// The steps passes run inside themselves with [`PassCtx::run_step`], as
@@ -124,7 +127,7 @@ impl PassCtx {
     pub fn new(module: &Module, verify: bool) -> PassCtx {
         PassCtx {
             verify,
-            summaries: compute_summaries(module),
+            summaries: Arc::new(compute_summaries(module)),
             ..PassCtx::default()
         }
     }
@@ -203,6 +206,40 @@ impl PassCtx {
                     .map(|x| format!("MemorySSA: in {}: {x}", ir.name)),
             );
         }
+    }
+
+    /// A fresh context for running the current pass over one function: the
+    /// same flags, summaries, names and step printer, nothing recorded yet.
+    fn for_one_function(&self) -> PassCtx {
+        PassCtx {
+            verify: self.verify,
+            summaries: self.summaries.clone(),
+            print_step: self.print_step.clone(),
+            remarks: self.remarks.as_ref().map(|_| Vec::new()),
+            pass: self.pass.clone(),
+            names: self.names.clone(),
+            ..PassCtx::default()
+        }
+    }
+
+    /// Adds what the pass recorded in function `name` (in `local`, from
+    /// [`PassCtx::for_one_function`]) to this context, as if it had run
+    /// here: counters (also under `name` in [`PassCtx::by_function`]),
+    /// remarks and verifier errors.
+    fn merge_function(&mut self, name: &str, local: PassCtx) {
+        if !local.counters.0.is_empty() {
+            let mine = self.by_function.entry(name.to_string()).or_default();
+            for (counter, &n) in &local.counters.0 {
+                mine.add(counter, n);
+            }
+        }
+        for (counter, &n) in &local.counters.0 {
+            self.counters.add(counter, n);
+        }
+        if let (Some(mine), Some(theirs)) = (&mut self.remarks, local.remarks) {
+            mine.extend(theirs);
+        }
+        self.errors.extend(local.errors);
     }
 
     /// Runs `work` and adds what it counts to the counters of function
@@ -295,15 +332,31 @@ pub struct Pass {
 }
 
 impl Pass {
-    /// Runs the pass over `module`: a function pass over every function in
-    /// order, a module pass once. Returns what it counted in each function
-    /// (a module pass attributes its counts with [`PassCtx::counting_for`]).
+    /// Runs the pass over `module`: a function pass over every function, a
+    /// module pass once. Returns what it counted in each function (a module
+    /// pass attributes its counts with [`PassCtx::counting_for`]).
+    ///
+    /// A function pass runs on up to [`PassCtx::threads`] threads (one
+    /// while `--print-after` prints an inner step, whose output must come
+    /// in function order), each function with a context of its own; what
+    /// the functions counted, remarked and found wrong is merged into
+    /// `ctx` in module order, so the result is the same as one thread's.
     pub fn run_module(&self, module: &mut Module, ctx: &mut PassCtx) -> BTreeMap<String, Counters> {
         match self.run {
             PassFn::Function(run) => {
-                for f in &mut module.funcs {
-                    let name = f.name.clone();
-                    ctx.counting_for(&name, |ctx| run(f, ctx));
+                let threads = if ctx.print_step.is_some() {
+                    1
+                } else {
+                    ctx.threads
+                };
+                let shared = &*ctx;
+                let done = crate::par::map_mut(&mut module.funcs, threads, |_, f| {
+                    let mut local = shared.for_one_function();
+                    run(f, &mut local);
+                    local
+                });
+                for (f, local) in module.funcs.iter().zip(done) {
+                    ctx.merge_function(&f.name, local);
                 }
             }
             PassFn::Module(run) => run(module, ctx),
@@ -523,6 +576,8 @@ pub struct PipelineOptions {
     pub verify: bool,
     /// Collect optimisation remarks ([`run_pipeline_observed`] returns them).
     pub remarks: bool,
+    /// How many threads a function pass may use ([`PassCtx::threads`]).
+    pub threads: usize,
 }
 
 /// The default pipeline of level `opt`.
@@ -626,6 +681,7 @@ pub fn run_pipeline_observed(
     let print_step = step_printer(module, opts);
     let mut ctx = PassCtx {
         verify: opts.verify,
+        threads: opts.threads,
         counters: std::mem::take(counters),
         print_step,
         remarks: opts.remarks.then(Vec::new),
@@ -671,7 +727,7 @@ fn run_passes(
         };
         observer.before(name, module);
         let start = std::time::Instant::now();
-        ctx.summaries = compute_summaries(module);
+        ctx.summaries = Arc::new(compute_summaries(module));
         ctx.pass = name.to_string();
         let by_function = pass.run_module(module, ctx);
         crate::timing::record(&format!("pass.{name}"), start.elapsed());

@@ -26,11 +26,26 @@ use std::sync::Arc;
 /// Builds the IR of every function of `program` (same indices as
 /// `program.functions`).
 pub fn build_module(program: Arc<Program>) -> Module {
+    build_module_on(program, 1)
+}
+
+/// [`build_module`] on up to `threads` threads: each function is built
+/// on its own from the program and the may-throw table, so the module is
+/// the same with any number of threads.
+pub fn build_module_on(program: Arc<Program>, threads: usize) -> Module {
     let may_throw = throws::may_throw(&program);
-    let mut cx = SsaContext::default();
-    let funcs = (0..program.functions.len())
-        .map(|i| build_function_in(&mut cx, &program, FuncId(i as u32), &may_throw))
-        .collect();
+    // One thread: one context, its allocations kept across functions.
+    // More: each function gets its own (the result is the same either way).
+    let funcs = if threads <= 1 {
+        let mut cx = SsaContext::default();
+        (0..program.functions.len())
+            .map(|i| build_function_in(&mut cx, &program, FuncId(i as u32), &may_throw))
+            .collect()
+    } else {
+        crate::par::map(program.functions.len(), threads, |i| {
+            build_function(&program, FuncId(i as u32), &may_throw)
+        })
+    };
     Module { funcs, program }
 }
 

@@ -3,4 +3,5 @@ mod asm;
 mod bril;
 mod cli;
 mod repl;
+mod threads;
 mod warnings;

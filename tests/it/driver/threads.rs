@@ -1,0 +1,56 @@
+//! `--threads N`: SSA construction, the function passes and Cranelift's
+//! compilation spread over threads give the same output as one thread:
+//! the same IR, counters and remarks, the same machine code, the same run.
+use std::process::Command;
+
+fn toyc(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run toyc");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The `.toy` programs of some lang-test folders with several functions.
+fn programs() -> Vec<String> {
+    let mut files = Vec::new();
+    for dir in ["lang-tests/inline", "lang-tests/gc"] {
+        for entry in std::fs::read_dir(dir).expect("lang-tests folder") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_some_and(|e| e == "toy") {
+                files.push(path.to_string_lossy().into_owned());
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 10, "too few programs: {files:?}");
+    files
+}
+
+#[test]
+fn ir_counters_and_remarks_do_not_depend_on_the_thread_count() {
+    for file in programs() {
+        let run =
+            |threads: &str| toyc(&["ir", "--stats", "--remarks", "--threads", threads, &file]);
+        let one = run("1");
+        assert_eq!(one.0, Some(0), "{file}: {}", one.2);
+        assert_eq!(run("3"), one, "{file}");
+    }
+}
+
+#[test]
+fn machine_code_and_runs_do_not_depend_on_the_thread_count() {
+    for file in programs() {
+        let asm = |threads: &str| toyc(&["asm", "--threads", threads, &file]);
+        let one = asm("1");
+        assert_eq!(one.0, Some(0), "{file}: {}", one.2);
+        assert_eq!(asm("3"), one, "{file}");
+        let run = |threads: &str| toyc(&["run", "--threads", threads, &file]);
+        assert_eq!(run("3"), run("1"), "{file}");
+    }
+}
