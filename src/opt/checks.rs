@@ -6,6 +6,9 @@
 //!
 //! What implies what (each rule sound on every execution reaching the check):
 //! - bounds `i <ᵤ n`: `0 <= i` ([`Facts::lower`]) and `i < n` ([`Facts::lt`]);
+//!   or constant ranges of `i` and `n` (`a[i*20 + j]` of `[0; 200]`); or
+//!   `i*m + j` with `0 <= i < p`, `0 <= j < m` and `n` the length `p*m` of
+//!   a fresh array, the product shown not to wrap ([`affine`]);
 //! - nil `p != nil`: a `NonNil` π on `p`'s chain, or `p` is an allocation;
 //! - division `d != 0`: a constant lower bound `>= 1`, a π `d < c` with
 //!   `c <= 0`, or a nonzero constant;
@@ -27,6 +30,8 @@ use crate::opt::remarks::{Describe, Msg, NameTables, RemarkKind};
 use crate::span::Span;
 use cranelift_entity::EntityRef;
 use std::collections::{BTreeSet, HashMap};
+
+mod affine;
 
 /// How deep the fact queries recurse (bounds the work per check).
 const MAX_DEPTH: u32 = 24;
@@ -95,6 +100,8 @@ enum Key {
 struct Facts<'a> {
     ir: &'a IrCode,
     unstable: Unstable,
+    /// Nodes [`Facts::range`] may still visit for the current check.
+    range_fuel: std::cell::Cell<u32>,
 }
 
 impl<'a> Facts<'a> {
@@ -474,6 +481,7 @@ pub fn eliminate(
     let facts = Facts {
         ir,
         unstable: Unstable::of(ir, sums),
+        range_fuel: std::cell::Cell::new(0),
     };
     let mut fold = Vec::new();
     let mut counts = (0, 0, 0);
@@ -522,7 +530,9 @@ pub fn eliminate(
         let (cmp, x, y) = (*cmp, *x, *y);
         let by_facts = match (kind, cmp) {
             (RaiseKind::IndexOutOfBounds, Cmp::Ult) => {
-                facts.lower(x, 0).is_some_and(|l| l >= 0) && facts.lt(x, y, 0)
+                (facts.lower(x, 0).is_some_and(|l| l >= 0) && facts.lt(x, y, 0))
+                    || facts.in_bounds_by_range(x, y)
+                    || facts.in_bounds_2d(x, y)
             }
             (RaiseKind::NilDereference, Cmp::Ne) if y == Operand::Nil => facts.non_nil(x, 0),
             (RaiseKind::DivisionByZero, Cmp::Ne) if y == Operand::Int(0) => facts.non_zero(x),

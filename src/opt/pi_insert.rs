@@ -32,8 +32,16 @@ use std::collections::HashMap;
 /// Facts about operands: (value, fact) pairs.
 type Facts = Vec<(Operand, Fact)>;
 
+/// The type of `o`, also when it is a π inserted earlier (in `new`).
+fn type_of(ir: &IrCode, new: &NewNodes, o: &Operand) -> Option<Type> {
+    crate::ir::operand_type_with(o, &ir.params, |v| match v.0.checked_sub(new.base) {
+        Some(k) => new.nodes.get(k as usize).map(|n| n.ty.clone()),
+        None => ir.stmts.ty.get(v.index()).cloned(),
+    })
+}
+
 /// The facts a branch on `cond` gives its (true, false) successors.
-fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
+fn branch_facts(ir: &IrCode, new: &NewNodes, cond: &Operand) -> (Facts, Facts) {
     let mut t = Vec::new();
     let mut f = Vec::new();
     let Operand::Value(c) = cond else {
@@ -44,7 +52,7 @@ fn branch_facts(ir: &IrCode, cond: &Operand) -> (Facts, Facts) {
     };
     let cmp = *cmp;
     let (x, y) = (*x, *y);
-    let is_int = |o: &Operand| ir.operand_type(o) == Some(Type::Int);
+    let is_int = |o: &Operand| type_of(ir, new, o) == Some(Type::Int);
     let hi = |v: Operand, h: Operand| {
         (
             v,
@@ -163,7 +171,7 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
         if dest == fall {
             continue;
         }
-        let (tf, ff) = branch_facts(ir, &cond);
+        let (tf, ff) = branch_facts(ir, &new, &cond);
         for (succ, facts) in [(fall, tf), (dest, ff)] {
             if facts.is_empty() {
                 continue;
@@ -181,7 +189,7 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
                 continue;
             };
             for (x, fact) in facts {
-                let Some(ty) = ir.operand_type(&x) else {
+                let Some(ty) = type_of(ir, &new, &x) else {
                     continue;
                 };
                 let p = new.insert_node(ir, at, Inst::Pi { value: x, fact }, ty, false);

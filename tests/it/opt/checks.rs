@@ -59,6 +59,42 @@ fn f(a: [int]) -> int {
 fn main() { print(f([1; 3])); }
 ";
 
+/// `a[i*m + j]` of `[0; n*m]` with `1 <= n, m < 1000` goes; the same index
+/// into `[0; n*n]` stays (m may exceed n), and so does the one in `g`,
+/// where a `push` makes the length unstable.
+const AFFINE_BOUNDED: &str = "
+fn f(n: int, m: int) -> int {
+    if n < 1 { return 0; }
+    if m < 1 { return 0; }
+    if n >= 1000 { return 0; }
+    if m >= 1000 { return 0; }
+    let a = [0; n * m];
+    let b = [0; n * n];
+    for i in 0..n {
+        for j in 0..m {
+            a[i * m + j] = i;
+            b[i * m + j] = j;
+        }
+    }
+    return len(a) + len(b);
+}
+fn g(n: int, m: int) -> int {
+    if n < 1 { return 0; }
+    if m < 1 { return 0; }
+    if n >= 1000 { return 0; }
+    if m >= 1000 { return 0; }
+    let a = [0; n * m];
+    for i in 0..n {
+        for j in 0..m {
+            a[i * m + j] = i;
+        }
+    }
+    push(a, 1);
+    return len(a);
+}
+fn main() { print(f(3, 3) + g(2, 2)); }
+";
+
 /// A program for the `checks` pass, the counter that must read `removed`
 /// after it, and how many `raise KIND` statements must be left.
 struct Case {
@@ -140,6 +176,77 @@ fn main() { print(f()); }
 ",
         counter: "checks.bounds_removed",
         removed: 2,
+        raise: "index_out_of_bounds",
+        left: 1,
+    },
+    Case {
+        // 0 <= i*20 + j <= 9*20 + 19 < 200, and j + 20*i the same.
+        what: "2-D index with constant bounds",
+        src: "
+fn f() -> int {
+    let a = [0; 200];
+    var s = 0;
+    for i in 0..10 {
+        for j in 0..20 {
+            a[i * 20 + j] = i;
+            s = s + a[j + 20 * i];
+        }
+    }
+    return s;
+}
+fn main() { print(f()); }
+",
+        counter: "checks.bounds_removed",
+        removed: 2,
+        raise: "index_out_of_bounds",
+        left: 0,
+    },
+    Case {
+        // j in 0..21: i*20 + j reaches 200.
+        what: "2-D index with constant bounds, one column too wide",
+        src: "
+fn f() -> int {
+    let a = [0; 200];
+    for i in 0..10 {
+        for j in 0..21 {
+            a[i * 20 + j] = i;
+        }
+    }
+    return a[0];
+}
+fn main() { print(f()); }
+",
+        counter: "checks.bounds_removed",
+        removed: 1,
+        raise: "index_out_of_bounds",
+        left: 1,
+    },
+    Case {
+        // n, m in 1..1000: n*m cannot wrap; i*m + j <= n*m - 1.
+        what: "2-D index i*m + j of [0; n*m], n and m bounded",
+        src: AFFINE_BOUNDED,
+        counter: "checks.bounds_removed",
+        removed: 1,
+        raise: "index_out_of_bounds",
+        left: 2,
+    },
+    Case {
+        // n = m = 2^32 makes [0; n*m] empty: the product may wrap.
+        what: "2-D index i*m + j of [0; n*m], n and m unbounded",
+        src: "
+fn f(n: int, m: int) -> int {
+    let a = [0; n * m];
+    for i in 0..n {
+        for j in 0..m {
+            a[i * m + j] = i;
+        }
+    }
+    return len(a);
+}
+fn main() { print(f(3, 4)); }
+",
+        counter: "checks.bounds_removed",
+        removed: 0,
         raise: "index_out_of_bounds",
         left: 1,
     },
