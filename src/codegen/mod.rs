@@ -18,7 +18,6 @@ pub mod asm;
 pub mod gc;
 pub mod heap;
 pub mod ops;
-pub mod rotate;
 pub mod rtfn;
 pub mod run;
 mod stack_maps;
@@ -113,8 +112,6 @@ pub(crate) struct Compiler<'a> {
     position_ids: HashMap<Span, u64>,
     pub types: Vec<TypeDesc>,
     type_ids: HashMap<ir::Type, u64>,
-    /// `-O2`: Cranelift `speed` and loop rotation in the translation.
-    pub optimize: bool,
     /// The ISA for functions over [`LARGE_FUNCTION_INSTS`] (single-pass
     /// register allocation, Cranelift `opt_level=none`; built on first use).
     large_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
@@ -254,7 +251,6 @@ impl<'a> Compiler<'a> {
             position_ids: HashMap::new(),
             types: Vec::new(),
             type_ids: HashMap::new(),
-            optimize: opts.optimize,
             large_isa: None,
             opts: opts.clone(),
             large_functions: 0,

@@ -443,16 +443,6 @@ fn main()
     );
 }
 
-#[test]
-fn the_while_loop_header_is_rotated() {
-    let (m, _) = parse(SUM_LOOP, "x");
-    let code: &IrCode = &m.funcs[0];
-    let order = super::translate::reverse_postorder(code);
-    let plan = super::rotate::plan(code, &order);
-    assert_eq!(plan.rotated, vec![false, true, false, false]);
-    assert!(plan.dominates(1, 2) && !plan.dominates(2, 3));
-}
-
 /// `(x + 1) + 1 ...` `n` times: about `2n` Cranelift instructions.
 fn add_chain(n: usize) -> String {
     let mut ir = String::from("fn chain(_1::int, _2::int) -> int\n1 ─ %1 = iadd(_1, 1)::int\n");

@@ -13,7 +13,6 @@
 
 use super::Compiler;
 use super::ops;
-use super::rotate;
 use super::rtfn::{self, Lowering, RtSig, RtTy};
 use crate::ir::{Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type};
 use crate::rtfns::Ty;
@@ -96,13 +95,6 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     upsilon_slots: HashMap<u32, Vec<StackSlot>>,
     func_refs: HashMap<ClFuncId, cl::FuncRef>,
     data_gvs: HashMap<DataId, cl::GlobalValue>,
-    /// Loop rotation (`-O2`): the analysis, the extra parameters of each
-    /// body/exit block (φ statement of the header, parameter), the active
-    /// overrides of header φs, and the substitution while copying a header.
-    plan: Option<rotate::Plan>,
-    pub(super) extra: HashMap<usize, Vec<(u32, cl::Value)>>,
-    pub(super) ovr: HashMap<u32, cl::Value>,
-    pub(super) subst: HashMap<u32, cl::Value>,
     /// For each `φ` with many edges: its operand index per source block,
     /// so that passing the arguments of all `k` edges costs O(k), not O(k²).
     phi_edges: HashMap<u32, HashMap<usize, usize>>,
@@ -147,10 +139,6 @@ pub(super) fn translate<'a>(
         upsilon_slots: HashMap::new(),
         func_refs: HashMap::new(),
         data_gvs: HashMap::new(),
-        plan: None,
-        extra: HashMap::new(),
-        ovr: HashMap::new(),
-        subst: HashMap::new(),
         phi_edges: HashMap::new(),
         cold: cold_blocks(code),
     };
@@ -197,37 +185,6 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     _ => break,
                 }
             }
-        }
-        if self.cx.optimize {
-            let plan = rotate::plan(code, &order);
-            for &h in &order {
-                if !plan.rotated[h] {
-                    continue;
-                }
-                let phis: Vec<(u32, cl::Type)> = code.cfg.blocks[h]
-                    .stmts
-                    .clone()
-                    .filter(|&s| matches!(code.stmts.inst[s as usize], Inst::Phi { .. }))
-                    .filter_map(|s| cl_type(&code.stmts.ty[s as usize]).map(|t| (s, t)))
-                    .collect();
-                let Some(Inst::GotoIfNot { dest, .. }) = code.cfg.blocks[h]
-                    .stmts
-                    .clone()
-                    .last()
-                    .map(|s| &code.stmts.inst[s as usize])
-                else {
-                    continue;
-                };
-                for target in [h + 1, dest.0 as usize] {
-                    let blk = self.block(target)?;
-                    for &(phi, ty) in &phis {
-                        let param = self.b.append_block_param(blk, ty);
-                        self.track(&code.stmts.ty[phi as usize], param);
-                        self.extra.entry(target).or_default().push((phi, param));
-                    }
-                }
-            }
-            self.plan = Some(plan);
         }
         for (s, inst) in code.stmts.inst.iter().enumerate() {
             if let Inst::PhiC { upsilons } = inst {
@@ -281,33 +238,8 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             self.b.ins().jump(first, &args);
         }
 
-        if let Some(plan) = self.plan.take() {
-            // Dominator-tree preorder, with each block's overrides in scope
-            // for its subtree.
-            let mut stack: Vec<(usize, usize, rotate::SavedOverrides)> = Vec::new();
-            let root = order[0];
-            let saved = self.enter_scope(root);
-            self.block_body_in(root, &plan)?;
-            stack.push((root, 0, saved));
-            while let Some((b, i, _)) = stack.last_mut() {
-                if let Some(&c) = plan.children[*b].get(*i) {
-                    *i += 1;
-                    let saved = self.enter_scope(c);
-                    self.block_body_in(c, &plan)?;
-                    stack.push((c, 0, saved));
-                } else if let Some((_, _, saved)) = stack.pop() {
-                    for (phi, old) in saved.into_iter().rev() {
-                        match old {
-                            Some(v) => self.ovr.insert(phi, v),
-                            None => self.ovr.remove(&phi),
-                        };
-                    }
-                }
-            }
-        } else {
-            for &bi in &order {
-                self.block_body(bi, None)?;
-            }
+        for &bi in &order {
+            self.block_body(bi)?;
         }
         Ok(())
     }
@@ -348,12 +280,6 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 _ => break,
             }
         }
-        if let Some(extra) = self.extra.get(&to).cloned() {
-            for (phi, _) in extra {
-                let v = self.operand(&Operand::Value(crate::ir::Value(phi)))?;
-                args.push(BlockArg::Value(v));
-            }
-        }
         Ok(args)
     }
 
@@ -378,11 +304,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         index.get(&from).copied()
     }
 
-    pub(super) fn block_body(
-        &mut self,
-        bi: usize,
-        plan: Option<&rotate::Plan>,
-    ) -> Result<(), String> {
+    pub(super) fn block_body(&mut self, bi: usize) -> Result<(), String> {
         let code = self.code;
         let blk = self.block(bi)?;
         self.b.switch_to_block(blk);
@@ -391,14 +313,6 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         for s in range.clone() {
             let s = s as usize;
             match &code.stmts.inst[s] {
-                Inst::Goto(d)
-                    if plan.is_some_and(|p| {
-                        let h = d.0 as usize;
-                        h != bi && p.rotated.get(h).copied().unwrap_or(false) && p.dominates(h, bi)
-                    }) =>
-                {
-                    self.rotated_latch(bi, d.0 as usize)?;
-                }
                 Inst::Goto(d) => {
                     let target = self.block(d.0 as usize)?;
                     let args = self.edge_args(bi, d.0 as usize)?;
@@ -506,8 +420,6 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     /// The Cranelift value of an operand (constants are materialised here).
     pub(super) fn operand(&mut self, op: &Operand) -> Result<cl::Value, String> {
         Ok(match op {
-            Operand::Value(v) if self.subst.contains_key(&v.0) => self.subst[&v.0],
-            Operand::Value(v) if self.ovr.contains_key(&v.0) => self.ovr[&v.0],
             Operand::Value(v) => self
                 .vals
                 .get(v.0 as usize)
@@ -621,9 +533,14 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 self.set(s, v);
             }
             Inst::Binary(op, x, y) => {
-                let xv = self.operand(x)?;
-                let yv = self.operand(y)?;
-                let v = ops::binary(&mut self.b, *op, xv, yv, ops::int_const(y))?;
+                let v = if let Some(d) = ops::doubled(*op, x, y) {
+                    let dv = self.operand(d)?;
+                    self.b.ins().fadd(dv, dv)
+                } else {
+                    let xv = self.operand(x)?;
+                    let yv = self.operand(y)?;
+                    ops::binary(&mut self.b, *op, xv, yv, ops::int_const(y))?
+                };
                 self.set(s, Some(v));
             }
             Inst::PhiC { .. } => {

@@ -2,7 +2,11 @@
 //! becomes `if c₀ { do { body } while c }`.
 //!
 //! A loop with header `H` (φs, a short test, `goto X if not c`), body entry
-//! `B = H + 1`, preheader `G` and single latch `L` (`goto H`) becomes:
+//! `B = H + 1`, preheader `G` and single latch `L` (`goto H`) becomes the
+//! the following. A loop that goes on while `c` is false (`while true {
+//! if n < 2 { return .. } .. }`, the form of a tail recursion made a loop)
+//! is rotated *inverted*: `B` is the branch target, the exit `X` is
+//! `H + 1`, and the copies of the test branch to `X` when `c` holds.
 //! - `G` ends in a copy of `H`'s test (`H`'s φs read as their `G` inputs)
 //!   and branches to `B` or `X`: the guard;
 //! - `L` ends in a copy of the test (φs read as their `L` inputs) and
@@ -35,7 +39,10 @@
 //! - none of its non-φ values is used outside `H` (its φs may be: a use
 //!   dominated by neither `B` nor `X`, such as after a merge of the exit and
 //!   a `break`, reads a φ made where the two meet);
-//! - no φᶜ in `H`, `B` or `X`.
+//! - no φᶜ in `H`, `B` or `X`;
+//! - `X` does not raise: a test whose false side raises is a runtime check
+//!   (after a first round, one at the top of the body), not the loop's
+//!   condition; copying it would only add φs to the cold block.
 //!
 //! Not rotated: headers with calls (even pure ones, since a call may throw
 //! and a copy in the guard would then throw before the loop), `ϒ`s or π
@@ -45,11 +52,20 @@
 //! loop is itself). Exceptions stay exact: the copied test cannot throw,
 //! and every other statement keeps its place and its `ϒ`s.
 //!
-//! All qualifying loops of the function are rotated at once (renaming is
+//! A round rotates all qualifying loops of the function at once (renaming is
 //! one pass at the end, keyed by the original dominator tree, so nested and
 //! sequential loops compose); then the `loops` canonicalisation runs again
 //! (the guard makes `G` a branch and `X` a merge), so later passes see
 //! dedicated preheaders and exits. Counter: `rotate.rotated`.
+//!
+//! A second round rotates the loops whose new header `B` qualifies in
+//! turn: `B` starts with a second test of the loop's condition (`while a
+//! && b`, or a `break` test at the top of the body) and the latch that the
+//! first round gave the loop is an empty `goto B`. Rotating `B` copies its
+//! test into that latch, so each iteration takes one branch fewer
+//! (counter `rotate.rotated_again`). There are [`ROUNDS`] rounds, no
+//! more: a loop made of tests alone would qualify again after every
+//! round, each round copying one test further.
 
 use crate::ir::blocks::{BStmt, BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
@@ -65,6 +81,9 @@ use std::collections::HashMap;
 /// Most statements of a header test copied into the preheader and latch.
 pub const MAX_COPY: usize = 8;
 
+/// How many rounds of rotation run (see the module doc).
+pub const ROUNDS: usize = 2;
+
 /// One loop to rotate (block numbers of the original IR = BlockIr labels).
 struct Plan {
     h: u32,
@@ -72,6 +91,9 @@ struct Plan {
     b: u32,
     l: u32,
     x: u32,
+    /// The loop goes on when the test is false: `B` is the branch target
+    /// and `X` the fallthrough.
+    inverted: bool,
     /// `H`'s φs: (value, preheader input, latch input, type).
     phis: Vec<(Value, Operand, Operand, Type)>,
     /// `H`'s non-φ statements before its terminator, in order.
@@ -84,6 +106,14 @@ fn stmts_of(ir: &IrCode, b: u32) -> impl Iterator<Item = (u32, &Inst)> {
         .stmts
         .clone()
         .filter_map(move |s| ir.stmts.inst.get(s as usize).map(|i| (s, i)))
+}
+
+/// Whether block `b` raises (its first statement is a `Raise`): the exit
+/// of a runtime check, not of the loop's condition.
+fn raises(ir: &IrCode, b: u32) -> bool {
+    stmts_of(ir, b)
+        .find(|(_, i)| !matches!(i, Inst::Nothing))
+        .is_some_and(|(_, i)| matches!(i, Inst::Raise { .. }))
 }
 
 /// The loops of `ir` that qualify (see the module doc), before the use scan.
@@ -105,7 +135,15 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
         let Some(Inst::GotoIfNot { cond, dest }) = ir.stmts.inst.get(last as usize) else {
             continue;
         };
-        let (b, x) = (h + 1, dest.0);
+        if h as usize + 1 >= ir.cfg.blocks.len() {
+            continue;
+        }
+        let inverted = !l.contains(BlockId(h + 1)) && l.contains(*dest);
+        let (b, x) = if inverted {
+            (dest.0, h + 1)
+        } else {
+            (h + 1, dest.0)
+        };
         if b == x || b == h || x == h || latch == h || (b as usize) >= ir.cfg.blocks.len() {
             continue;
         }
@@ -119,6 +157,7 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
             .preds
             .iter()
             .all(|&p| l.contains(p))
+            || raises(ir, x)
         {
             continue;
         }
@@ -195,6 +234,7 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
             b,
             l: latch,
             x,
+            inverted,
             phis,
             test,
             cond: *cond,
@@ -435,16 +475,17 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         let pre: HashMap<Value, Operand> = p.phis.iter().map(|(v, pr, _, _)| (*v, *pr)).collect();
         let lat: HashMap<Value, Operand> = p.phis.iter().map(|(v, _, la, _)| (*v, *la)).collect();
         let c0 = copy_test(&mut bir, ir, p, gp, &pre);
+        let (then, els) = if p.inverted { (p.x, p.b) } else { (p.b, p.x) };
         bir.blocks[gp].term = Term::Branch {
             cond: c0,
-            then: BlockId(p.b),
-            els: BlockId(p.x),
+            then: BlockId(then),
+            els: BlockId(els),
         };
         let c1 = copy_test(&mut bir, ir, p, lp, &lat);
         bir.blocks[lp].term = Term::Branch {
             cond: c1,
-            then: BlockId(p.b),
-            els: BlockId(p.x),
+            then: BlockId(then),
+            els: BlockId(els),
         };
         // X's φs: the edge from H becomes the edges from G and L.
         for s in bir.blocks[xp].stmts.iter_mut() {
@@ -617,26 +658,41 @@ fn merge_latches(ir: &mut IrCode) -> u64 {
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     ctx.counters.add("rotate.latches_merged", merge_latches(ir));
+    for round in 0..ROUNDS {
+        let n = rotate_round(ir, ctx);
+        if round > 0 {
+            ctx.counters.add("rotate.rotated_again", n);
+        }
+        if n == 0 {
+            break;
+        }
+    }
+}
+
+/// Rotates every loop that qualifies now; how many.
+fn rotate_round(ir: &mut IrCode, ctx: &mut PassCtx) -> u64 {
     let dom = DomTree::new(&ir.cfg);
     let plans = check_uses(ir, &dom, candidates(ir, &dom));
     if plans.is_empty() {
-        return;
+        return 0;
     }
     let Some(out) = rotate_all(ir, &dom, &plans) else {
-        return;
+        return 0;
     };
     for p in &plans {
         let term = ir.cfg.blocks[p.h as usize].stmts.end.saturating_sub(1);
         let span = ir.stmts.span.get(term as usize).copied().unwrap_or(ir.span);
         ctx.remark(ir, RemarkKind::Passed, span, |d| {
-            Msg::new("rotated the loop at ").at(span).t(format!(
-                " into `if {0} {{ do {{..}} while {0} }}`",
-                d.operand(&p.cond)
-            ))
+            let c = d.operand(&p.cond);
+            let c = if p.inverted { format!("!({c})") } else { c };
+            Msg::new("rotated the loop at ")
+                .at(span)
+                .t(format!(" into `if {c} {{ do {{..}} while {c} }}`"))
         });
     }
     *ir = out;
     ctx.counters.add("rotate.rotated", plans.len() as u64);
     // Restores dedicated exits: a step reported as `rotate.loops.*`.
     ctx.run_step("rotate", "loops", ir, crate::opt::loops::run);
+    plans.len() as u64
 }

@@ -136,3 +136,32 @@ fn optimized_clif_is_what_cranelift_rewrote() {
     let o0 = stdout_of(&["clif", "-O0", "--optimized", "--fn", "times8", path]);
     assert!(o0.contains("imul"), "{o0}");
 }
+
+/// A multiplication by the float constant 2.0 (on either side) is lowered
+/// as `x + x`, the same value in every case (sign of zero, overflow, NaN);
+/// other constants stay multiplications.
+#[test]
+fn times_two_is_an_addition() {
+    let file = program(
+        "twice",
+        "fn twice(x: float) -> float { return 2.0 * x; }\n\
+         fn twice_r(x: float) -> float { return x * 2.0; }\n\
+         fn half(x: float) -> float { return x * 0.5; }\n\
+         fn main() { let z = 0.0; print(twice(-0.0), twice_r(1e308), twice(z / z), twice_r(1.5), half(3.0)); }\n",
+    );
+    let path = file.to_str().unwrap();
+    for f in ["twice", "twice_r"] {
+        let clif = stdout_of(&["clif", "--fn", f, path]);
+        assert!(clif.contains("v1 = fadd.f64 v0, v0\n"), "{clif}");
+        assert!(!clif.contains("fmul"), "{clif}");
+    }
+    let half = stdout_of(&["clif", "--fn", "half", path]);
+    assert!(half.contains("fmul"), "{half}");
+    for opt in ["-O0", "-O2"] {
+        assert_eq!(
+            stdout_of(&["run", opt, path]),
+            "-0.0 inf NaN 3.0 1.5\n",
+            "{opt}"
+        );
+    }
+}
