@@ -2,7 +2,7 @@
 //! `toyc ir` (docs/ir.md) read by `ir::parse`.
 
 use super::{CodegenOptions, Compiler};
-use crate::ir::{IrCode, Module};
+use crate::ir::Module;
 use crate::span::{FileId, SourceMap, Span};
 
 /// An `<init>` that does nothing.

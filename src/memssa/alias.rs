@@ -365,7 +365,9 @@ pub fn compute_summaries(module: &Module) -> Summaries {
 }
 
 /// `(root, offset)` with `op == root + offset` in wrapping arithmetic
-/// (`root` None: a constant), through at most 8 `iadd`/`isub` of constants.
+/// (`root` None: a constant), through at most 8 `iadd`/`isub` of constants
+/// and `π`s (a `π` is its operand's value, so `a[π(i)]` and `a[i]` are
+/// one location).
 pub fn decompose(ir: &IrCode, op: &Operand) -> (Option<Operand>, i64) {
     let mut cur = *op;
     let mut off: i64 = 0;
@@ -382,6 +384,7 @@ pub fn decompose(ir: &IrCode, op: &Operand) -> (Option<Operand>, i64) {
                     off = off.wrapping_sub(*c);
                     cur = *x;
                 }
+                Some(Inst::Pi { value, .. }) => cur = *value,
                 _ => break,
             },
             _ => break,

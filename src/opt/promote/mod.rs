@@ -329,19 +329,33 @@ fn loop_shape(ir: &IrCode, l: &LoopInfo) -> Option<(BlockId, Value, bool)> {
 /// Candidate locations: those the loop stores to, each with its first
 /// store, at most `MAX_CANDIDATES`.
 fn candidates(ir: &IrCode, stmts: &[(BlockId, Value)]) -> Vec<(Key, Value)> {
+    let in_loop: HashSet<Value> = stmts.iter().map(|&(_, v)| v).collect();
     let mut cands: Vec<(Key, Value)> = Vec::new();
     for &(_, v) in stmts {
         let Some(inst @ Inst::Store { .. }) = ir.stmts.get(v) else {
             continue;
         };
-        if let Some(c) = loc_of(inst)
-            && !cands.iter().any(|(k, _)| *k == c)
-            && cands.len() < MAX_CANDIDATES
-        {
-            cands.push((c, v));
+        if let Some(mut c) = loc_of(inst) {
+            c.index = c.index.map(|i| outside_pi_root(ir, &in_loop, i));
+            if !cands.iter().any(|(k, _)| *k == c) && cands.len() < MAX_CANDIDATES {
+                cands.push((c, v));
+            }
         }
     }
     cands
+}
+
+/// `o` through the `π`s defined in the loop (`in_loop`): the value they
+/// restate, which may be defined outside it. A `π` is its operand's value,
+/// so the location is the same; the loop's own checks give them.
+fn outside_pi_root(ir: &IrCode, in_loop: &HashSet<Value>, mut o: Operand) -> Operand {
+    while let Operand::Value(v) = o
+        && in_loop.contains(&v)
+        && let Some(Inst::Pi { value, .. }) = ir.stmts.get(v)
+    {
+        o = *value;
+    }
+    o
 }
 
 /// The memory effect of every loop statement that has one.
