@@ -372,34 +372,9 @@ fn hoist_loop(
     guards: &Guards,
     ctx: &mut PassCtx,
 ) -> bool {
-    let Some(ph) = l.preheader else { return false };
-    let header = &ir.cfg.blocks[l.header.index()];
-    if header
-        .stmts
-        .clone()
-        .any(|s| matches!(ir.stmts.inst.get(s as usize), Some(Inst::PhiC { .. })))
-    {
-        return false;
-    }
-    let Some(ph_term) = ir.cfg.blocks[ph.index()]
-        .stmts
-        .end
-        .checked_sub(1)
-        .map(Value)
-    else {
+    let Some((ph, ph_term, after)) = preheader_insertion(ir, l) else {
         return false;
     };
-    // A preheader ends in `goto` or falls through into the header.
-    let after = !matches!(ir.stmts.get(ph_term), Some(Inst::Goto(_)));
-    if after
-        && ir
-            .stmts
-            .inst
-            .get(ph_term.index())
-            .is_none_or(Inst::is_terminator)
-    {
-        return false;
-    }
     let mut any = false;
     for _round in 0..4 {
         let mut changed = false;
@@ -581,4 +556,37 @@ fn clobber_in_loop(
             };
             writes.then_some(w)
         })
+}
+
+/// Where code hoisted out of `l` goes: its preheader, the preheader's last
+/// statement, and whether new nodes go after that statement (it is not a
+/// `goto`: the preheader falls through into the header). `None` when `l`
+/// has no preheader, its header holds a `φᶜ`, or the preheader ends in
+/// another terminator.
+pub(crate) fn preheader_insertion(ir: &IrCode, l: &LoopInfo) -> Option<(BlockId, Value, bool)> {
+    let ph = l.preheader?;
+    let header = &ir.cfg.blocks[l.header.index()];
+    if header
+        .stmts
+        .clone()
+        .any(|s| matches!(ir.stmts.inst.get(s as usize), Some(Inst::PhiC { .. })))
+    {
+        return None;
+    }
+    let ph_term = ir.cfg.blocks[ph.index()]
+        .stmts
+        .end
+        .checked_sub(1)
+        .map(Value)?;
+    let after = !matches!(ir.stmts.get(ph_term), Some(Inst::Goto(_)));
+    if after
+        && ir
+            .stmts
+            .inst
+            .get(ph_term.index())
+            .is_none_or(Inst::is_terminator)
+    {
+        return None;
+    }
+    Some((ph, ph_term, after))
 }

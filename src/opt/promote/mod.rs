@@ -285,31 +285,10 @@ fn promote_loop(
 /// preheader, its last statement, and whether new nodes go after it (it is
 /// not a `goto`).
 fn loop_shape(ir: &IrCode, l: &LoopInfo) -> Option<(BlockId, Value, bool)> {
-    let ph = l.preheader?;
-    let header = &ir.cfg.blocks[l.header.index()];
-    if header.stmts.is_empty()
-        || header
-            .stmts
-            .clone()
-            .any(|s| matches!(ir.stmts.inst.get(s as usize), Some(Inst::PhiC { .. })))
-    {
+    if ir.cfg.blocks[l.header.index()].stmts.is_empty() {
         return None;
     }
-    let ph_term = ir.cfg.blocks[ph.index()]
-        .stmts
-        .end
-        .checked_sub(1)
-        .map(Value)?;
-    let after = !matches!(ir.stmts.get(ph_term), Some(Inst::Goto(_)));
-    if after
-        && ir
-            .stmts
-            .inst
-            .get(ph_term.index())
-            .is_none_or(Inst::is_terminator)
-    {
-        return None;
-    }
+    let (ph, ph_term, after) = crate::opt::licm::preheader_insertion(ir, l)?;
     for &x in &l.exits {
         let blk = &ir.cfg.blocks[x.index()];
         if blk.preds.iter().any(|&p| !l.contains(p)) || first_non_head(ir, x).is_none() {

@@ -1,26 +1,5 @@
 //! `toyc ir --bril` / `--bril-json` on the command line.
-use std::process::Command;
-
-fn toyc(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run toyc");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// A file in the temporary folder, unique to this test process.
-fn temp(name: &str, text: &str) -> String {
-    let path = std::env::temp_dir().join(format!("toyc-bril-out-{}-{name}", std::process::id()));
-    std::fs::write(&path, text).expect("write temp file");
-    path.display().to_string()
-}
+use crate::driver::bril::{temp, toyc};
 
 const SQUARES: &str = "\
 fn sq(x: int) -> int {

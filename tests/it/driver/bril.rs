@@ -3,7 +3,8 @@
 use crate::ssa_support::{COUNTDOWN, COUNTDOWN_JSON};
 use std::process::Command;
 
-fn toyc(args: &[&str]) -> (i32, String, String) {
+/// Runs toyc from the repository root: (exit code, stdout, stderr).
+pub(crate) fn toyc(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
         .args(args)
         .env("NO_COLOR", "1")
@@ -17,7 +18,8 @@ fn toyc(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn temp(name: &str, text: &str) -> String {
+/// A file in the temporary folder, unique to this test process.
+pub(crate) fn temp(name: &str, text: &str) -> String {
     let path = std::env::temp_dir().join(format!("toyc-{}-{name}", std::process::id()));
     std::fs::write(&path, text).expect("write temp file");
     path.display().to_string()

@@ -1,6 +1,6 @@
 //! The command line.
 mod asm;
-mod bril;
+pub(crate) mod bril;
 mod cli;
 mod repl;
 mod threads;
