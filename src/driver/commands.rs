@@ -4,7 +4,7 @@
 
 use super::build::{
     build_bril_ir, build_ir, build_ir_with_args, checked_ssa, codegen_options, gc_config,
-    load_bril, pipeline_options, report_verifier_failure,
+    load_bril, pipeline_options, report_verifier_failure, threads_for,
 };
 use super::cli::{self, BuildArgs, WarningPolicy};
 use super::files::{
@@ -62,6 +62,7 @@ pub(super) fn run_program(
         Ok(module) => {
             let opts = crate::codegen::CodegenOptions {
                 gc: gc_config(gc_stats),
+                threads: threads_for(build, module.funcs.len()),
                 ..codegen_options(build)
             };
             crate::codegen::run_module(&module, &sources, &opts, args)
