@@ -13,7 +13,7 @@
 //!   thread, so the recursion that input nesting bounds fits there too.
 //!
 //! How many threads to use is the caller's argument: the driver decides it
-//! (`driver::threads`) and passes it down in each stage's options.
+//! (`driver::build::threads_for`) and passes it down in each stage's options.
 
 use std::sync::Mutex;
 

@@ -236,7 +236,7 @@ fn promote_loop(
         return 0;
     };
     let stmts = loop_stmts(ir, l);
-    let cands = candidates(ir, &stmts);
+    let cands = candidates(ir, m, l, &stmts);
     if cands.is_empty() || l.exits.len() > MAX_EXITS {
         return 0;
     }
@@ -307,8 +307,13 @@ fn loop_shape(ir: &IrCode, l: &LoopInfo) -> Option<(BlockId, Value, bool)> {
 
 /// Candidate locations: those the loop stores to, each with its first
 /// store, at most `MAX_CANDIDATES`.
-fn candidates(ir: &IrCode, stmts: &[(BlockId, Value)]) -> Vec<(Key, Value)> {
-    let in_loop: HashSet<Value> = stmts.iter().map(|&(_, v)| v).collect();
+fn candidates(
+    ir: &IrCode,
+    m: &MemorySsa,
+    l: &LoopInfo,
+    stmts: &[(BlockId, Value)],
+) -> Vec<(Key, Value)> {
+    let in_loop = |v: Value| m.block_of(v).is_some_and(|b| l.contains(b));
     let mut cands: Vec<(Key, Value)> = Vec::new();
     for &(_, v) in stmts {
         let Some(inst @ Inst::Store { .. }) = ir.stmts.get(v) else {
@@ -327,9 +332,9 @@ fn candidates(ir: &IrCode, stmts: &[(BlockId, Value)]) -> Vec<(Key, Value)> {
 /// `o` through the `π`s defined in the loop (`in_loop`): the value they
 /// restate, which may be defined outside it. A `π` is its operand's value,
 /// so the location is the same; the loop's own checks give them.
-fn outside_pi_root(ir: &IrCode, in_loop: &HashSet<Value>, mut o: Operand) -> Operand {
+fn outside_pi_root(ir: &IrCode, in_loop: &dyn Fn(Value) -> bool, mut o: Operand) -> Operand {
     while let Operand::Value(v) = o
-        && in_loop.contains(&v)
+        && in_loop(v)
         && let Some(Inst::Pi { value, .. }) = ir.stmts.get(v)
     {
         o = *value;
