@@ -137,23 +137,17 @@ pub fn inst_text(inst: &Inst) -> String {
 /// 1-based like the printer. Stable, for exact test expectations.
 pub fn dump(ir: &IrCode) -> String {
     let mut s = String::new();
-    for (b, bb) in ir.cfg.blocks.iter().enumerate() {
+    for (b, bb) in ir.cfg.blocks.iter() {
         let list = |l: &[crate::ir::BlockId]| {
             l.iter()
                 .map(|x| x.to_string())
                 .collect::<Vec<_>>()
                 .join(",")
         };
-        let _ = writeln!(
-            s,
-            "#{} ({}) -> ({})",
-            b + 1,
-            list(&bb.preds),
-            list(&bb.succs)
-        );
-        for i in bb.stmts.clone() {
-            let inst = ir.stmts.inst.get(i as usize).unwrap_or(&Inst::Nothing);
-            let _ = writeln!(s, "  %{} = {}", i + 1, inst_text(inst));
+        let _ = writeln!(s, "{b} ({}) -> ({})", list(&bb.preds), list(&bb.succs));
+        for i in bb.values() {
+            let inst = ir.stmts.inst.get(i).unwrap_or(&Inst::Nothing);
+            let _ = writeln!(s, "  {i} = {}", inst_text(inst));
         }
     }
     s

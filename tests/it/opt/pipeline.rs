@@ -3,7 +3,7 @@
 //! integer semantics. What each pass does to a function is in the
 //! filetests (`tests/filetests/*.ir`, run by `tests/it/filetests.rs`).
 
-use toyc::ir::IrCode;
+use toyc::ir::{BlockId, IrCode};
 use toyc::opt::{self, Counters};
 
 /// Runs function pass `pass` on a function (in no module, so any call it
@@ -197,7 +197,7 @@ fn command_line_flags_select_the_pipeline() {
 /// A step that breaks the IR: it points the entry block's range one
 /// statement too far.
 fn corrupting_step(ir: &mut IrCode, ctx: &mut opt::PassCtx) {
-    ir.cfg.blocks[0].stmts.end += 1;
+    ir.cfg.blocks[BlockId(0)].stmts.end += 1;
     ctx.counters.add("broken.edits", 1);
 }
 
