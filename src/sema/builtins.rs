@@ -207,7 +207,6 @@ impl Sema<'_> {
     /// builtin's row of `rtfns::BUILTINS`; an overloaded builtin has its
     /// rule below.
     fn builtin(&mut self, b: Builtin, args: &[ast::Expr], span: Span) -> Option<hir::Expr> {
-        use Builtin::*;
         let row = b.row();
         let (lo, hi) = (row.min_args, row.max_args.unwrap_or(usize::MAX));
         if args.len() < lo || args.len() > hi {
@@ -230,11 +229,7 @@ impl Sema<'_> {
             )),
             BuiltinSig::Overloaded => None,
         };
-        let mk = |args: Vec<hir::Expr>, ty: Type| hir::Expr {
-            kind: hir::ExprKind::Builtin { builtin: b, args },
-            ty,
-            span,
-        };
+        let mk = |args, ty| builtin_call(b, args, ty, span);
         if let Some((params, ret)) = sig {
             let vals: Vec<Option<hir::Expr>> = args
                 .iter()
@@ -244,6 +239,14 @@ impl Sema<'_> {
             let vals: Option<Vec<hir::Expr>> = vals.into_iter().collect();
             return Some(mk(vals?, ret));
         }
+        self.overloaded(b, args, span)
+    }
+
+    /// Types a call of an overloaded builtin (arity already checked): the
+    /// argument kinds it accepts and the result type, per builtin.
+    fn overloaded(&mut self, b: Builtin, args: &[ast::Expr], span: Span) -> Option<hir::Expr> {
+        use Builtin::*;
+        let mk = |args, ty| builtin_call(b, args, ty, span);
         match b {
             Print | Write => {
                 let vals: Vec<Option<hir::Expr>> =
@@ -322,5 +325,14 @@ impl Sema<'_> {
             )
             .with_label(format!("expected {what}, found {f}")),
         );
+    }
+}
+
+/// The typed call of builtin `b`.
+fn builtin_call(b: Builtin, args: Vec<hir::Expr>, ty: Type, span: Span) -> hir::Expr {
+    hir::Expr {
+        kind: hir::ExprKind::Builtin { builtin: b, args },
+        ty,
+        span,
     }
 }
