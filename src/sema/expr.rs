@@ -77,6 +77,17 @@ impl Sema<'_> {
         }
     }
 
+    /// ``module `m` has no item `x` `` (with a "did you mean" from module
+    /// `t`, the one `m` names).
+    pub(super) fn no_item(&mut self, t: usize, m: &ast::Ident, x: &ast::Ident) {
+        let d = Diagnostic::error(
+            x.span,
+            format!("module `{}` has no item `{}`", m.name, x.name),
+        )
+        .with_label(format!("not defined in `{}`", m.name));
+        self.error(self.suggest_item(d, t, &x.name));
+    }
+
     /// Checks an expression whose expected type is unknown because of an
     /// earlier error, only to report its own errors: `nil` and `[]` are not
     /// checked (they would only cascade).
@@ -338,12 +349,7 @@ impl Sema<'_> {
             };
             let shown = format!("{}.{}", m.name, field.name);
             let Some(item) = self.modules[t].items.get(&field.name).map(|(i, _)| *i) else {
-                let d = Diagnostic::error(
-                    field.span,
-                    format!("module `{}` has no item `{}`", m.name, field.name),
-                )
-                .with_label(format!("not defined in `{}`", m.name));
-                self.error(self.suggest_item(d, t, &field.name));
+                self.no_item(t, m, field);
                 return None;
             };
             return self.item_value(Some(item), &shown, span, false);

@@ -186,12 +186,7 @@ impl Sema<'_> {
                     None
                 }
                 None => {
-                    let d = Diagnostic::error(
-                        ti.span,
-                        format!("module `{}` has no item `{}`", mi.name, ti.name),
-                    )
-                    .with_label(format!("not defined in `{}`", mi.name));
-                    self.error(self.suggest_item(d, t, &ti.name));
+                    self.no_item(t, mi, ti);
                     None
                 }
             },

@@ -463,12 +463,7 @@ impl Sema<'_> {
             let shown = format!("{}.{}", m.name, field.name);
             let item = self.modules[t].items.get(&field.name).map(|(i, _)| *i);
             if item.is_none() {
-                let d = Diagnostic::error(
-                    field.span,
-                    format!("module `{}` has no item `{}`", m.name, field.name),
-                )
-                .with_label(format!("not defined in `{}`", m.name));
-                self.error(self.suggest_item(d, t, &field.name));
+                self.no_item(t, m, field);
                 return None;
             }
             return self.global_place(item, &shown, target);
