@@ -73,8 +73,8 @@ impl FnLower<'_> {
         }
     }
 
-    /// A call of a user function; one that may throw is followed by the
-    /// edge to the innermost handler.
+    /// A call of a user function; one that may throw is followed by its
+    /// exception check ([`FnLower::after_may_throw`]).
     fn call(&mut self, func: FuncId, args: &[Expr], ty: &T, span: Span) -> Operand {
         let args: Vec<Operand> = args.iter().map(|a| self.expr(a)).collect();
         let may_throw = self.may_throw.get(func.0 as usize).copied().unwrap_or(true);

@@ -103,8 +103,8 @@ impl FnLower<'_> {
         self.b.switch_to(exit);
     }
 
-    /// `if`: the arms, then the join; without `else` the false edge goes
-    /// straight to the join.
+    /// `if`: the arms, then the join; with no (or an empty) `else` the
+    /// false edge goes straight to the join.
     fn if_stmt(&mut self, cond: &Expr, then_block: &Block, else_block: &Block, span: Span) {
         let head = self.b.cur;
         let mark = self.b.mark();
