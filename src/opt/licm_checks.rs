@@ -54,7 +54,7 @@
 //! flow, not runtime checks. Counters: `licm.hoisted_check_branches`,
 //! `licm.hoisted_elem_loads`.
 
-use crate::ir::blocks::{BBlock, BlockIr, Label, Term};
+use crate::ir::blocks::{BBlock, BlockIr, Label, Positions, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{for_each_operand, is_pure};
@@ -345,65 +345,14 @@ fn hoist_checks(
         }
     }
     let mut bir = BlockIr::from_ir(ir);
+    // Labels of the block view are the original block numbers; the moves
+    // below change no block's position (new blocks go in `before`).
+    let pos = bir.positions();
     let mut before: HashMap<Label, Vec<BBlock>> = HashMap::new();
     for h in &plans {
-        let pos = bir.positions();
-        // Labels of the block view are the original block numbers.
-        let at = |b: BlockId| pos[b];
-        let mut moved = Vec::new();
-        for v in &h.loads {
-            let Some(b) = ctx.block_of[*v].and_then(at) else {
-                continue;
-            };
-            if let Some(i) = bir.blocks[b].stmts.iter().position(|s| s.id == *v) {
-                moved.push(bir.blocks[b].stmts.remove(i));
-            }
+        if let Some(chain) = move_into_preheader(&mut bir, &ctx.block_of, h, &pos) {
+            before.entry(h.header).or_default().extend(chain);
         }
-        for &(c, _, _) in &h.checks {
-            if let Some(cb) = at(c)
-                && let Term::Branch { then, .. } = bir.blocks[cb].term
-            {
-                bir.blocks[cb].term = Term::Goto(then);
-            }
-        }
-        let Some(php) = at(h.preheader) else { continue };
-        if h.checks.is_empty() {
-            bir.blocks[php].stmts.extend(moved);
-            continue;
-        }
-        // preheader → N₁ → … → Nₖ → header, each ending in one check.
-        let span = bir.blocks[php].term_span;
-        let labels: Vec<Label> = h.checks.iter().map(|_| bir.fresh_label()).collect();
-        bir.blocks[php].term = Term::Branch {
-            cond: h.checks[0].1,
-            then: labels[0],
-            els: h.checks[0].2,
-        };
-        let mut chain = Vec::new();
-        for (k, &label) in labels.iter().enumerate() {
-            let term = match h.checks.get(k + 1) {
-                Some(&(_, cond, r)) => Term::Branch {
-                    cond,
-                    then: labels[k + 1],
-                    els: r,
-                },
-                None => Term::Goto(h.header),
-            };
-            chain.push(BBlock {
-                label,
-                stmts: Vec::new(),
-                term,
-                term_span: span,
-            });
-        }
-        if let Some(last) = chain.last_mut() {
-            last.stmts = moved;
-        }
-        let new_pre = labels[labels.len() - 1];
-        if let Some(hp) = at(h.header) {
-            bir.blocks[hp].rename_phi_edge(h.preheader, new_pre);
-        }
-        before.entry(h.header).or_default().extend(chain);
     }
     bir.insert_before(before);
     *ir = bir.lower();
@@ -411,4 +360,71 @@ fn hoist_checks(
     counters.add("licm.hoisted_check_branches", nchecks as u64);
     counters.add("licm.hoisted_elem_loads", nloads as u64);
     true
+}
+
+/// Moves the loads of `h` to the end of its preheader and turns its checks
+/// into straight jumps in the loop; returns the chain of blocks
+/// `N₁ → … → Nₖ → header` (each ending in one hoisted check, the loads in
+/// `Nₖ`) to insert before the header, or `None` when there are no checks.
+fn move_into_preheader(
+    bir: &mut BlockIr,
+    block_of: &SecondaryMap<Value, Option<BlockId>>,
+    h: &Hoist,
+    pos: &Positions,
+) -> Option<Vec<BBlock>> {
+    let at = |b: BlockId| pos[b];
+    let mut moved = Vec::new();
+    for v in &h.loads {
+        let Some(b) = block_of[*v].and_then(at) else {
+            continue;
+        };
+        if let Some(i) = bir.blocks[b].stmts.iter().position(|s| s.id == *v) {
+            moved.push(bir.blocks[b].stmts.remove(i));
+        }
+    }
+    for &(c, _, _) in &h.checks {
+        if let Some(cb) = at(c)
+            && let Term::Branch { then, .. } = bir.blocks[cb].term
+        {
+            bir.blocks[cb].term = Term::Goto(then);
+        }
+    }
+    let php = at(h.preheader)?;
+    if h.checks.is_empty() {
+        bir.blocks[php].stmts.extend(moved);
+        return None;
+    }
+    // preheader → N₁ → … → Nₖ → header, each ending in one check.
+    let span = bir.blocks[php].term_span;
+    let labels: Vec<Label> = h.checks.iter().map(|_| bir.fresh_label()).collect();
+    bir.blocks[php].term = Term::Branch {
+        cond: h.checks[0].1,
+        then: labels[0],
+        els: h.checks[0].2,
+    };
+    let mut chain = Vec::new();
+    for (k, &label) in labels.iter().enumerate() {
+        let term = match h.checks.get(k + 1) {
+            Some(&(_, cond, r)) => Term::Branch {
+                cond,
+                then: labels[k + 1],
+                els: r,
+            },
+            None => Term::Goto(h.header),
+        };
+        chain.push(BBlock {
+            label,
+            stmts: Vec::new(),
+            term,
+            term_span: span,
+        });
+    }
+    if let Some(last) = chain.last_mut() {
+        last.stmts = moved;
+    }
+    let new_pre = labels[labels.len() - 1];
+    if let Some(hp) = at(h.header) {
+        bir.blocks[hp].rename_phi_edge(h.preheader, new_pre);
+    }
+    Some(chain)
 }
