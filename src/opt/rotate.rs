@@ -408,22 +408,30 @@ impl Renamer<'_> {
             .map(|q| self.read_at(bir, pi, phi, q.0, depth + 1))
             .collect();
         let (v, _, _, ty) = self.plans[pi].phis[phi].clone();
-        let inst = Inst::Phi {
-            edges: preds,
-            values,
-        };
-        let flags = default_flags(&inst);
-        let span = self.ir.stmts.span[v.index()];
-        let name = self.ir.stmts.name[v.index()].clone();
-        self.new_phis.entry(BlockId(y)).or_default().push(BStmt {
-            id,
-            inst,
-            ty,
-            span,
-            flags,
-            name,
-        });
+        let stmt = phi_standing_for(self.ir, v, id, preds, values, ty);
+        self.new_phis.entry(BlockId(y)).or_default().push(stmt);
         Operand::Value(id)
+    }
+}
+
+/// φ `id` (`edges` ↦ `values`, of type `ty`) that stands for `H`'s φ `v`
+/// of `ir`: it takes `v`'s source position and name.
+fn phi_standing_for(
+    ir: &IrCode,
+    v: Value,
+    id: Value,
+    edges: Vec<BlockId>,
+    values: Vec<Operand>,
+    ty: Type,
+) -> BStmt {
+    let inst = Inst::Phi { edges, values };
+    BStmt {
+        id,
+        flags: default_flags(&inst),
+        inst,
+        ty,
+        span: ir.stmts.span[v.index()],
+        name: ir.stmts.name[v.index()].clone(),
     }
 }
 
@@ -578,21 +586,10 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
                 }
             }
         }
-        let inst = Inst::Phi { edges, values };
-        let flags = default_flags(&inst);
-        let span = ir.stmts.span[v.index()];
-        let name = ir.stmts.name[v.index()].clone();
         rn.new_phis
             .entry(BlockId(if in_x { p.x } else { p.b }))
             .or_default()
-            .push(BStmt {
-                id,
-                inst,
-                ty,
-                span,
-                flags,
-                name,
-            });
+            .push(phi_standing_for(ir, v, id, edges, values, ty));
     }
     if rn.failed {
         return None;
