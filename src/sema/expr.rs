@@ -311,22 +311,33 @@ impl Sema<'_> {
         }
     }
 
+    /// Item `field` of module `t`, which `obj` names, with the text
+    /// messages show for it (`m.field`); `None` after reporting that the
+    /// module has no such item.
+    pub(super) fn module_item(
+        &mut self,
+        t: usize,
+        obj: &ast::Expr,
+        field: &ast::Ident,
+    ) -> Option<(ItemRef, String)> {
+        let ast::ExprKind::Name(m) = &obj.kind else {
+            return None;
+        };
+        let Some(item) = self.modules[t].items.get(&field.name).map(|(i, _)| *i) else {
+            let d = Diagnostic::error(
+                field.span,
+                format!("module `{}` has no item `{}`", m.name, field.name),
+            )
+            .with_label(format!("not defined in `{}`", m.name));
+            self.error(self.suggest_item(d, t, &field.name));
+            return None;
+        };
+        Some((item, format!("{}.{}", m.name, field.name)))
+    }
+
     fn field_expr(&mut self, obj: &ast::Expr, field: &ast::Ident, span: Span) -> Option<hir::Expr> {
         if let Some(target) = self.module_ref(obj) {
-            let t = target?;
-            let ast::ExprKind::Name(m) = &obj.kind else {
-                return None;
-            };
-            let shown = format!("{}.{}", m.name, field.name);
-            let Some(item) = self.modules[t].items.get(&field.name).map(|(i, _)| *i) else {
-                let d = Diagnostic::error(
-                    field.span,
-                    format!("module `{}` has no item `{}`", m.name, field.name),
-                )
-                .with_label(format!("not defined in `{}`", m.name));
-                self.error(self.suggest_item(d, t, &field.name));
-                return None;
-            };
+            let (item, shown) = self.module_item(target?, obj, field)?;
             return self.item_value(Some(item), &shown, span, false);
         }
         let o = self.value(obj, None)?;

@@ -32,6 +32,27 @@ impl Sema<'_> {
             .insert(name.name.clone(), (item, name.span));
     }
 
+    /// [`define`](Self::define), unless `name` is a built-in `kind` (a
+    /// `"type"` or a `"function"`), which is an error.
+    fn define_unless_builtin(
+        &mut self,
+        m: usize,
+        name: &ast::Ident,
+        builtin: Option<&str>,
+        item: ItemRef,
+    ) {
+        let Some(kind) = builtin else {
+            return self.define(m, name, item);
+        };
+        self.error(
+            Diagnostic::error(
+                name.span,
+                format!("duplicate definition of `{}`", name.name),
+            )
+            .with_label(format!("`{}` is a built-in {kind}", name.name)),
+        );
+    }
+
     /// Qualified item name: bare in the main module, `m.x` elsewhere.
     fn qualify(&self, m: usize, name: &str) -> String {
         if self.modules[m].is_main {
@@ -62,17 +83,9 @@ impl Sema<'_> {
                             span: s.span,
                             fields: Vec::new(),
                         });
-                        if BUILTIN_TYPES.contains(&s.name.name.as_str()) {
-                            self.error(
-                                Diagnostic::error(
-                                    s.name.span,
-                                    format!("duplicate definition of `{}`", s.name.name),
-                                )
-                                .with_label(format!("`{}` is a built-in type", s.name.name)),
-                            );
-                        } else {
-                            self.define(m, &s.name, ItemRef::Struct(id));
-                        }
+                        let builtin = BUILTIN_TYPES.contains(&s.name.name.as_str());
+                        let kind = builtin.then_some("type");
+                        self.define_unless_builtin(m, &s.name, kind, ItemRef::Struct(id));
                     }
                     ast::Item::Fn(f) => {
                         let id = FuncId(self.funcs.len() as u32);
@@ -85,17 +98,8 @@ impl Sema<'_> {
                             span: f.span,
                             name_span: f.name.span,
                         });
-                        if Builtin::from_name(&f.name.name).is_some() {
-                            self.error(
-                                Diagnostic::error(
-                                    f.name.span,
-                                    format!("duplicate definition of `{}`", f.name.name),
-                                )
-                                .with_label(format!("`{}` is a built-in function", f.name.name)),
-                            );
-                        } else {
-                            self.define(m, &f.name, ItemRef::Func(id));
-                        }
+                        let kind = Builtin::from_name(&f.name.name).map(|_| "function");
+                        self.define_unless_builtin(m, &f.name, kind, ItemRef::Func(id));
                     }
                     ast::Item::Global(g) => {
                         let id = GlobalId(self.globals.len() as u32);

@@ -122,11 +122,7 @@ impl Sema<'_> {
                 let en = self.expect(end, &Type::Int);
                 let id = self.push_loop(label.as_ref());
                 self.push_scope();
-                let v = self.declare(&var.name, Some(Type::Int), false, var.span);
-                self.cx.fixed_bindings.insert(v, FixedBinding::ForVar);
-                let (b, _) = self.block(body);
-                self.pop_scope();
-                self.cx.loops.pop();
+                let (v, b) = self.for_body(var, Some(Type::Int), body);
                 let kind = match (st, en) {
                     (Some(start), Some(end)) => Some(hir::StmtKind::ForRange {
                         id,
@@ -161,11 +157,7 @@ impl Sema<'_> {
                 let id = self.push_loop(label.as_ref());
                 self.push_scope();
                 let index = self.declare_hidden("<index>", Type::Int, var.span);
-                let v = self.declare(&var.name, elem.clone(), false, var.span);
-                self.cx.fixed_bindings.insert(v, FixedBinding::ForVar);
-                let (b, _) = self.block(body);
-                self.pop_scope();
-                self.cx.loops.pop();
+                let (v, b) = self.for_body(var, elem.clone(), body);
                 let kind = match (arr, elem) {
                     (Some(array), Some(_)) => Some(hir::StmtKind::ForEach {
                         id,
@@ -226,6 +218,23 @@ impl Sema<'_> {
             .locals
             .push((name.to_string(), Some(ty), true, span));
         id
+    }
+
+    /// A `for` loop's body, in the loop and the scope its caller pushed
+    /// (both popped here), with the read-only loop variable `var` of type
+    /// `ty` declared in that scope.
+    fn for_body(
+        &mut self,
+        var: &ast::Ident,
+        ty: Option<Type>,
+        body: &ast::Block,
+    ) -> (hir::LocalId, hir::Block) {
+        let v = self.declare(&var.name, ty, false, var.span);
+        self.cx.fixed_bindings.insert(v, FixedBinding::ForVar);
+        let (b, _) = self.block(body);
+        self.pop_scope();
+        self.cx.loops.pop();
+        (v, b)
     }
 
     /// Starts a loop: gives it the next id and checks its label.
@@ -392,22 +401,8 @@ impl Sema<'_> {
             }
             ast::ExprKind::Field(obj, field) => {
                 if let Some(t) = self.module_ref(obj) {
-                    let t = t?;
-                    let ast::ExprKind::Name(m) = &obj.kind else {
-                        return None;
-                    };
-                    let shown = format!("{}.{}", m.name, field.name);
-                    let item = self.modules[t].items.get(&field.name).map(|(i, _)| *i);
-                    if item.is_none() {
-                        let d = Diagnostic::error(
-                            field.span,
-                            format!("module `{}` has no item `{}`", m.name, field.name),
-                        )
-                        .with_label(format!("not defined in `{}`", m.name));
-                        self.error(self.suggest_item(d, t, &field.name));
-                        return None;
-                    }
-                    return self.global_place(item, &shown, target);
+                    let (item, shown) = self.module_item(t?, obj, field)?;
+                    return self.global_place(Some(item), &shown, target);
                 }
                 let o = self.value(obj, None)?;
                 let Type::Struct(s) = o.ty else {
