@@ -7,8 +7,8 @@ use super::{
     type_colon,
 };
 use crate::syntax::ast::{
-    Expr, ExprKind, FieldDef, FnDef, GlobalDef, Import, Item, Module, Param, StructDef, TypeExpr,
-    TypeExprKind,
+    Expr, ExprKind, FieldDef, FnDef, GlobalDef, Ident, Import, Item, Module, Param, StructDef,
+    TypeExpr, TypeExprKind,
 };
 use crate::syntax::token::Token;
 use chumsky::prelude::*;
@@ -39,6 +39,42 @@ pub(crate) fn type_expr<'a>(cx: Cx<'a>) -> P<'a, TypeExpr> {
     })
     .recover_with(via_parser(missing))
     .boxed()
+}
+
+/// `open name: type, ... close` (a trailing comma allowed): struct fields
+/// and parameters, each made by `entry`. When the list does not parse, the
+/// names are still kept (with error types), so uses of them and calls do
+/// not cascade; when not even that parses, the group is skipped and the
+/// list is empty.
+fn typed_names<'a, T: 'a>(
+    cx: Cx<'a>,
+    ty: P<'a, TypeExpr>,
+    open: Token<'static>,
+    close: Token<'static>,
+    entry: fn(Ident, TypeExpr) -> T,
+) -> P<'a, Vec<T>> {
+    let strict = ident(cx)
+        .then_ignore(type_colon())
+        .then(ty)
+        .map(move |(name, ty)| entry(name, ty));
+    let lenient = ident(cx)
+        .then(skip_to_comma().map_with(move |_, e| cx.span(e.span())))
+        .map(move |(name, span)| {
+            let kind = TypeExprKind::Error;
+            entry(name, TypeExpr { kind, span })
+        })
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(open.clone()), just(close.clone()));
+    strict
+        .separated_by(entry_comma())
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(open.clone()), just(close))
+        .recover_with(via_parser(lenient))
+        .recover_with(via_parser(skip_group(open).map(|_| Vec::new())))
+        .boxed()
 }
 
 /// The whole file: items until the end. An item that fails is recovered
@@ -73,33 +109,9 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
         });
     let semi_item = choice((import_core, global_core)).boxed();
 
-    let field = ident(cx)
-        .then_ignore(type_colon())
-        .then(ty.clone())
-        .map(|(name, ty)| FieldDef { name, ty });
-    // When the list does not parse, the field names are still kept (with
-    // error types), so field accesses do not cascade.
-    let lenient_field = ident(cx)
-        .then(skip_to_comma().map_with(move |_, e| cx.span(e.span())))
-        .map(|(name, span)| FieldDef {
-            name,
-            ty: TypeExpr {
-                kind: TypeExprKind::Error,
-                span,
-            },
-        });
-    let lenient_fields = lenient_field
-        .separated_by(just(Token::Comma))
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .delimited_by(just(Token::LBrace), just(Token::RBrace));
-    let fields = field
-        .separated_by(entry_comma())
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .delimited_by(just(Token::LBrace), just(Token::RBrace))
-        .recover_with(via_parser(lenient_fields))
-        .recover_with(via_parser(skip_group(Token::LBrace).map(|_| Vec::new())));
+    let fields = typed_names(cx, ty.clone(), Token::LBrace, Token::RBrace, |name, ty| {
+        FieldDef { name, ty }
+    });
     let struct_def = just(Token::Struct)
         .ignore_then(ident(cx))
         .then(fields)
@@ -111,33 +123,9 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
             })
         });
 
-    let param = ident(cx)
-        .then_ignore(type_colon())
-        .then(ty.clone())
-        .map(|(name, ty)| Param { name, ty });
-    // When the list does not parse, the parameter names are still kept
-    // (with error types), so uses and calls do not cascade.
-    let lenient_param = ident(cx)
-        .then(skip_to_comma().map_with(move |_, e| cx.span(e.span())))
-        .map(|(name, span)| Param {
-            name,
-            ty: TypeExpr {
-                kind: TypeExprKind::Error,
-                span,
-            },
-        });
-    let lenient_params = lenient_param
-        .separated_by(just(Token::Comma))
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .delimited_by(just(Token::LParen), just(Token::RParen));
-    let params = param
-        .separated_by(entry_comma())
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .delimited_by(just(Token::LParen), just(Token::RParen))
-        .recover_with(via_parser(lenient_params))
-        .recover_with(via_parser(skip_group(Token::LParen).map(|_| Vec::new())));
+    let params = typed_names(cx, ty.clone(), Token::LParen, Token::RParen, |name, ty| {
+        Param { name, ty }
+    });
     let fn_def = just(Token::Fn)
         .ignore_then(ident(cx))
         .then(params)
