@@ -88,12 +88,7 @@ impl Sema<'_> {
                     Some(ItemRef::Func(f)) => self.user_call(f, args, span),
                     Some(_) => self.not_a_function(callee, args),
                     None => {
-                        let d = Diagnostic::error(
-                            fname.span,
-                            format!("module `{}` has no item `{}`", m.name, fname.name),
-                        )
-                        .with_label(format!("not defined in `{}`", m.name));
-                        self.error(self.suggest_item(d, t, &fname.name));
+                        self.no_item(m, t, fname);
                         self.args_alone(args)
                     }
                 }

@@ -190,12 +190,7 @@ impl Sema<'_> {
                     None
                 }
                 None => {
-                    let d = Diagnostic::error(
-                        ti.span,
-                        format!("module `{}` has no item `{}`", mi.name, ti.name),
-                    )
-                    .with_label(format!("not defined in `{}`", mi.name));
-                    self.error(self.suggest_item(d, t, &ti.name));
+                    self.no_item(mi, t, ti);
                     None
                 }
             },
