@@ -213,47 +213,13 @@ impl Sema<'_> {
             for item in &module.items {
                 match item {
                     ast::Item::Struct(s) => {
-                        let mut fields: Vec<(String, Option<Type>, Span)> = Vec::new();
-                        for f in &s.fields {
-                            let ty = self.resolve_type(m, &f.ty);
-                            if let Some((_, _, first)) =
-                                fields.iter().find(|(n, _, _)| *n == f.name.name)
-                            {
-                                let first = *first;
-                                self.error(
-                                    Diagnostic::error(
-                                        f.name.span,
-                                        format!("duplicate definition of `{}`", f.name.name),
-                                    )
-                                    .with_label("this field is declared twice")
-                                    .with_secondary(first, "first defined here"),
-                                );
-                                continue;
-                            }
-                            fields.push((f.name.name.clone(), ty, f.name.span));
-                        }
-                        self.structs[sid].fields = fields;
+                        let fields = s.fields.iter().map(|f| (&f.name, &f.ty));
+                        self.structs[sid].fields = self.typed_names(m, fields, "field", false);
                         sid += 1;
                     }
                     ast::Item::Fn(f) => {
-                        let mut params: Vec<(String, Option<Type>, Span)> = Vec::new();
-                        for p in &f.params {
-                            let ty = self.resolve_type(m, &p.ty);
-                            if let Some((_, _, first)) =
-                                params.iter().find(|(n, _, _)| *n == p.name.name)
-                            {
-                                let first = *first;
-                                self.error(
-                                    Diagnostic::error(
-                                        p.name.span,
-                                        format!("duplicate definition of `{}`", p.name.name),
-                                    )
-                                    .with_label("this parameter is declared twice")
-                                    .with_secondary(first, "first defined here"),
-                                );
-                            }
-                            params.push((p.name.name.clone(), ty, p.name.span));
-                        }
+                        let params = f.params.iter().map(|p| (&p.name, &p.ty));
+                        let params = self.typed_names(m, params, "parameter", true);
                         let ret = match &f.ret {
                             None => Some(Type::Void),
                             Some(t) => self.resolve_type(m, t),
@@ -266,6 +232,38 @@ impl Sema<'_> {
                 }
             }
         }
+    }
+
+    /// The names and resolved types of struct fields or parameters (`what`),
+    /// reporting every name declared twice. A repeated name is kept when
+    /// `keep_repeated` (a parameter still takes its argument), else dropped.
+    fn typed_names<'n>(
+        &mut self,
+        m: usize,
+        entries: impl Iterator<Item = (&'n ast::Ident, &'n ast::TypeExpr)>,
+        what: &str,
+        keep_repeated: bool,
+    ) -> Vec<(String, Option<Type>, Span)> {
+        let mut out: Vec<(String, Option<Type>, Span)> = Vec::new();
+        for (name, ty) in entries {
+            let ty = self.resolve_type(m, ty);
+            if let Some((_, _, first)) = out.iter().find(|(n, _, _)| *n == name.name) {
+                let first = *first;
+                self.error(
+                    Diagnostic::error(
+                        name.span,
+                        format!("duplicate definition of `{}`", name.name),
+                    )
+                    .with_label(format!("this {what} is declared twice"))
+                    .with_secondary(first, "first defined here"),
+                );
+                if !keep_repeated {
+                    continue;
+                }
+            }
+            out.push((name.name.clone(), ty, name.span));
+        }
+        out
     }
 
     /// Types every global initialiser, modules dependencies first, globals
