@@ -12,7 +12,7 @@ impl FnEmitter<'_> {
     /// A statement that is not a terminator.
     pub(super) fn stmt(&mut self, v: Value) {
         let span = self.span(v);
-        match &self.code.stmts.inst[v.index()] {
+        match &self.code.stmts.inst[v] {
             Inst::Nothing => {}
             Inst::Copy(x) | Inst::Pi { value: x, .. } => self.op(v, "id", &[*x]),
             Inst::Phi { .. } => self.op(v, "get", &[]),
@@ -26,7 +26,7 @@ impl FnEmitter<'_> {
                 let mut i = instr("call", span);
                 i.funcs = vec![callee];
                 i.args = args;
-                if self.code.stmts.ty[v.index()] != Type::Void {
+                if self.code.stmts.ty[v] != Type::Void {
                     self.set_dest(&mut i, v);
                 }
                 self.items.push(Item::Instr(i));
@@ -89,7 +89,7 @@ impl FnEmitter<'_> {
 
     /// Names `v` as `i`'s destination, with its Bril type.
     fn set_dest(&mut self, i: &mut crate::bril::ast::Instr, v: Value) {
-        let ty = self.code.stmts.ty[v.index()].clone();
+        let ty = self.code.stmts.ty[v].clone();
         i.ty = Some(self.ty(&ty, i.span));
         i.dest = Some(value_name(v));
     }

@@ -83,7 +83,7 @@ fn reachable(module: &Module) -> Vec<bool> {
     if module.funcs.get(init.index()).is_some_and(|f| {
         f.stmts
             .inst
-            .iter()
+            .values()
             .any(|i| !matches!(i, Inst::Nothing | Inst::Return(None)))
     }) {
         stack.push(init);
@@ -92,7 +92,7 @@ fn reachable(module: &Module) -> Vec<bool> {
         if f.index() >= seen.len() || std::mem::replace(&mut seen[f.index()], true) {
             continue;
         }
-        for inst in &module.funcs[f.index()].stmts.inst {
+        for inst in module.funcs[f.index()].stmts.inst.values() {
             if let Inst::Call { func, .. } = inst {
                 stack.push(*func);
             }
@@ -191,11 +191,11 @@ impl<'a> FnEmitter<'a> {
     /// One block: its statements, then the `set`s of its successors' φs,
     /// then the jump.
     fn block(&mut self, blk: BlockId, next: Option<BlockId>) {
-        let stmts = self.code.cfg.blocks[blk.index()].stmts.clone();
+        let stmts = self.code.cfg.blocks[blk].stmts.clone();
         let mut last = None;
         for n in stmts {
             let v = Value(n);
-            let inst = &self.code.stmts.inst[v.index()];
+            let inst = &self.code.stmts.inst[v];
             if inst.is_terminator() {
                 last = Some(v);
             } else {
@@ -215,11 +215,11 @@ impl<'a> FnEmitter<'a> {
     /// `set %phi x` for each φ of each successor, `x` its value on the edge
     /// from `blk`.
     fn phi_sets(&mut self, blk: BlockId) {
-        let mut succs = self.code.cfg.blocks[blk.index()].succs.clone();
+        let mut succs = self.code.cfg.blocks[blk].succs.clone();
         succs.dedup();
         for s in succs {
-            for n in self.code.cfg.blocks[s.index()].stmts.clone() {
-                let Inst::Phi { edges, values } = &self.code.stmts.inst[n as usize] else {
+            for n in self.code.cfg.blocks[s].stmts.clone() {
+                let Inst::Phi { edges, values } = &self.code.stmts.inst[Value(n)] else {
                     break;
                 };
                 let Some(k) = edges.iter().position(|e| *e == blk) else {
@@ -236,7 +236,7 @@ impl<'a> FnEmitter<'a> {
 
     fn terminator(&mut self, v: Value, blk: BlockId, next: Option<BlockId>) {
         let span = self.span(v);
-        match &self.code.stmts.inst[v.index()] {
+        match &self.code.stmts.inst[v] {
             Inst::Goto(d) if next == Some(*d) => {}
             Inst::Goto(d) => self.jump(*d, span),
             Inst::GotoIfNot { cond, dest } => {
@@ -286,7 +286,7 @@ impl<'a> FnEmitter<'a> {
     }
 
     fn span(&self, v: Value) -> Span {
-        self.code.stmts.span[v.index()]
+        self.code.stmts.span[v]
     }
 
     fn arg_name(&self, a: u32) -> String {

@@ -50,7 +50,7 @@ impl FnTrans<'_, '_, '_> {
         })
     }
 
-    pub(super) fn heap_stmt(&mut self, s: usize) -> Result<(), String> {
+    pub(super) fn heap_stmt(&mut self, s: crate::ir::Value) -> Result<(), String> {
         let code = self.code;
         match &code.stmts.inst[s] {
             Inst::Load { loc, base, index } => {

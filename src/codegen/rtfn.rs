@@ -120,7 +120,7 @@ impl FnTrans<'_, '_, '_> {
     /// then the type tag, then the position id of a call that may throw.
     pub(super) fn runtime_args(
         &mut self,
-        s: usize,
+        s: crate::ir::Value,
         func: RuntimeFn,
         args: &[Operand],
     ) -> Result<Vec<cl::Value>, String> {
@@ -135,11 +135,7 @@ impl FnTrans<'_, '_, '_> {
             });
         }
         if args.len() != row.params.len() {
-            return Err(format!(
-                "runtime call %{} has {} operands",
-                s + 1,
-                args.len()
-            ));
+            return Err(format!("runtime call {s} has {} operands", args.len()));
         }
         if let Some(tag) = row.tag {
             let ty = match tag {

@@ -20,7 +20,8 @@ fn parse(ir: &str, text: &str) -> (Module, SourceMap) {
 /// Gives statement `%k` of function `func` the source position of byte
 /// `start` of the file (parsed statements have none).
 fn at(m: &mut Module, func: usize, k: usize, start: usize) {
-    m.funcs[func].stmts.span[k - 1] = Span::new(FileId(0), start, start + 1);
+    m.funcs[func].stmts.span[crate::ir::Value(k as u32 - 1)] =
+        Span::new(FileId(0), start, start + 1);
 }
 
 fn options(optimize: bool) -> CodegenOptions {

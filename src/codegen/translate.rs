@@ -14,13 +14,14 @@
 use super::Compiler;
 use super::ops;
 use super::rtfn::{self, Lowering, RtSig, RtTy};
-use crate::ir::{Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type};
+use crate::ir::{BlockId, Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type, Value};
 use crate::rtfns::Ty;
 use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
 use cranelift_codegen::ir::{
     self as cl, AbiParam, BlockArg, InstBuilder, MemFlagsData, Signature, StackSlot, StackSlotData,
     StackSlotKind, TrapCode, types,
 };
+use cranelift_entity::SecondaryMap;
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::{DataId, FuncId as ClFuncId, Module};
 use std::collections::HashMap;
@@ -70,51 +71,46 @@ pub fn rt_signature(sig: &RtSig, call_conv: cranelift_codegen::isa::CallConv) ->
 /// that enters each block's branch target before its fallthrough
 /// (`succs` reversed), so a block's fallthrough successor is emitted right
 /// after it: the order blocks are translated (and Cranelift lays them out) in.
-pub fn reverse_postorder(code: &IrCode) -> Vec<usize> {
+pub fn reverse_postorder(code: &IrCode) -> Vec<BlockId> {
     let blocks = &code.cfg.blocks;
-    crate::ir::graph::reverse_postorder(blocks.len(), |b: crate::ir::BlockId| {
-        blocks[b.0 as usize].succs.iter().rev().copied()
+    crate::ir::graph::reverse_postorder(blocks.len(), |b: BlockId| {
+        blocks[b].succs.iter().rev().copied()
     })
-    .into_iter()
-    .map(|b| b.0 as usize)
-    .collect()
 }
 
 pub(super) struct FnTrans<'c, 'a, 'f> {
     pub cx: &'c mut Compiler<'a>,
     pub b: FunctionBuilder<'f>,
     pub code: &'a IrCode,
-    pub(super) blocks: Vec<Option<cl::Block>>,
-    pub(super) vals: Vec<Option<cl::Value>>,
+    pub(super) blocks: SecondaryMap<BlockId, Option<cl::Block>>,
+    pub(super) vals: SecondaryMap<Value, Option<cl::Value>>,
     params: Vec<cl::Value>,
-    phic_slot: HashMap<u32, StackSlot>,
+    phic_slot: SecondaryMap<Value, Option<StackSlot>>,
     /// The `φᶜ` slots that hold references (listed in every stack map).
     pub(super) ref_phic_slots: Vec<StackSlot>,
     /// Reference values and calls that may collect, for the stack maps.
     pub(super) roots: super::gc::FrameRoots,
-    upsilon_slots: HashMap<u32, Vec<StackSlot>>,
+    upsilon_slots: SecondaryMap<Value, Vec<StackSlot>>,
     func_refs: HashMap<ClFuncId, cl::FuncRef>,
     data_gvs: HashMap<DataId, cl::GlobalValue>,
     /// For each `φ` with many edges: its operand index per source block,
     /// so that passing the arguments of all `k` edges costs O(k), not O(k²).
-    phi_edges: HashMap<u32, HashMap<usize, usize>>,
+    phi_edges: HashMap<Value, HashMap<Option<BlockId>, usize>>,
     /// Per IR block: an error path (a `COLD` statement or a `Raise`).
-    cold: Vec<bool>,
+    cold: SecondaryMap<BlockId, bool>,
 }
 
 /// Per IR block: whether it is an error path (it holds a `COLD` statement
 /// or a `Raise`); such blocks are marked cold for Cranelift.
-fn cold_blocks(code: &IrCode) -> Vec<bool> {
-    code.cfg
-        .blocks
-        .iter()
-        .map(|b| {
-            b.stmts.clone().any(|s| {
-                code.stmts.flags[s as usize].contains(crate::ir::Flags::COLD)
-                    || matches!(code.stmts.inst[s as usize], Inst::Raise { .. })
-            })
-        })
-        .collect()
+fn cold_blocks(code: &IrCode) -> SecondaryMap<BlockId, bool> {
+    let mut cold = SecondaryMap::with_capacity(code.cfg.blocks.len());
+    for (b, blk) in code.cfg.blocks.iter() {
+        cold[b] = blk.values().any(|s| {
+            code.stmts.flags[s].contains(crate::ir::Flags::COLD)
+                || matches!(code.stmts.inst[s], Inst::Raise { .. })
+        });
+    }
+    cold
 }
 
 /// A `φ` with more edges than this gets an edge index in `phi_edges`.
@@ -130,13 +126,13 @@ pub(super) fn translate<'a>(
         cx,
         b,
         code,
-        blocks: vec![None; code.cfg.blocks.len()],
-        vals: vec![None; code.stmts.len()],
+        blocks: SecondaryMap::with_capacity(code.cfg.blocks.len()),
+        vals: SecondaryMap::with_capacity(code.stmts.len()),
         params: Vec::new(),
-        phic_slot: HashMap::new(),
+        phic_slot: SecondaryMap::new(),
         ref_phic_slots: Vec::new(),
         roots: Default::default(),
-        upsilon_slots: HashMap::new(),
+        upsilon_slots: SecondaryMap::new(),
         func_refs: HashMap::new(),
         data_gvs: HashMap::new(),
         phi_edges: HashMap::new(),
@@ -168,43 +164,63 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         for (t, v) in param_types.iter().zip(self.params.clone()) {
             self.track(t, v);
         }
-
         for &bi in &order {
-            let blk = self.b.create_block();
-            self.blocks[bi] = Some(blk);
-            for s in code.cfg.blocks[bi].stmts.clone() {
-                match &code.stmts.inst[s as usize] {
-                    Inst::Phi { .. } => {
-                        if let Some(ty) = cl_type(&code.stmts.ty[s as usize]) {
-                            let v = self.b.append_block_param(blk, ty);
-                            self.track(&code.stmts.ty[s as usize], v);
-                            self.vals[s as usize] = Some(v);
-                        }
+            self.create_block(bi);
+        }
+        self.create_phic_slots();
+        self.entry_block(entry)?;
+        for &bi in &order {
+            self.block_body(bi)?;
+        }
+        Ok(())
+    }
+
+    /// The Cranelift block of IR block `bi`, with one parameter per `φ`.
+    fn create_block(&mut self, bi: BlockId) {
+        let code = self.code;
+        let blk = self.b.create_block();
+        self.blocks[bi] = Some(blk);
+        for s in code.cfg.blocks[bi].values() {
+            match &code.stmts.inst[s] {
+                Inst::Phi { .. } => {
+                    if let Some(ty) = cl_type(&code.stmts.ty[s]) {
+                        let v = self.b.append_block_param(blk, ty);
+                        self.track(&code.stmts.ty[s], v);
+                        self.vals[s] = Some(v);
                     }
-                    Inst::PhiC { .. } | Inst::Nothing => {}
-                    _ => break,
                 }
+                Inst::PhiC { .. } | Inst::Nothing => {}
+                _ => break,
             }
         }
-        for (s, inst) in code.stmts.inst.iter().enumerate() {
+    }
+
+    /// One stack slot per `φᶜ`, which each of its `ϒ`s stores to.
+    fn create_phic_slots(&mut self) {
+        let code = self.code;
+        for (s, inst) in code.stmts.inst.iter() {
             if let Inst::PhiC { upsilons } = inst {
                 let slot = self.b.create_sized_stack_slot(StackSlotData::new(
                     StackSlotKind::ExplicitSlot,
                     8,
                     3,
                 ));
-                self.phic_slot.insert(s as u32, slot);
+                self.phic_slot[s] = Some(slot);
                 if code.stmts.ty[s].is_ref() {
                     self.ref_phic_slots.push(slot);
                 }
                 for u in upsilons {
-                    self.upsilon_slots.entry(u.0).or_default().push(slot);
+                    self.upsilon_slots[*u].push(slot);
                 }
             }
         }
+    }
 
-        // Entry: reference φᶜ slots zeroed (they are in every stack map),
-        // the stack check (when the function calls Toy functions), block 0.
+    /// The entry block: reference φᶜ slots zeroed (they are in every stack
+    /// map), the stack check (when the function calls Toy functions), then
+    /// a jump to block 0.
+    fn entry_block(&mut self, entry: cl::Block) -> Result<(), String> {
+        let code = self.code;
         self.b.switch_to_block(entry);
         if !self.ref_phic_slots.is_empty() {
             let zero = self.b.ins().iconst(types::I64, 0);
@@ -212,11 +228,11 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 self.b.ins().stack_store(types::I64, zero, slot, 0);
             }
         }
-        let first = self.block(0)?;
+        let first = self.block(BlockId(0))?;
         if code
             .stmts
             .inst
-            .iter()
+            .values()
             .any(|i| matches!(i, Inst::Call { .. }))
         {
             let sp = self.b.ins().get_stack_pointer(types::I64);
@@ -228,49 +244,48 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             let over = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
             let cold = self.b.create_block();
             self.b.set_cold_block(cold);
-            let args = self.edge_args(usize::MAX, 0)?;
+            let args = self.edge_args(None, BlockId(0))?;
             self.b.ins().brif(over, cold, &[], first, &args);
             self.b.switch_to_block(cold);
             self.call_rt(rtfn::internal::STACK_OVERFLOW, &[])?;
             self.b.ins().trap(TrapCode::STACK_OVERFLOW);
         } else {
-            let args = self.edge_args(usize::MAX, 0)?;
+            let args = self.edge_args(None, BlockId(0))?;
             self.b.ins().jump(first, &args);
-        }
-
-        for &bi in &order {
-            self.block_body(bi)?;
         }
         Ok(())
     }
 
-    pub(super) fn block(&self, b: usize) -> Result<cl::Block, String> {
+    pub(super) fn block(&self, b: BlockId) -> Result<cl::Block, String> {
         self.blocks
             .get(b)
             .copied()
             .flatten()
-            .ok_or_else(|| format!("branch to missing block #{}", b + 1))
+            .ok_or_else(|| format!("branch to missing block {b}"))
     }
 
-    /// The block arguments for the edge `from → to` (one per `φ` of `to`).
-    pub(super) fn edge_args(&mut self, from: usize, to: usize) -> Result<Vec<BlockArg>, String> {
+    /// The block arguments for the edge `from → to` (one per `φ` of `to`;
+    /// `from` is `None` for the entry's jump to block 0).
+    pub(super) fn edge_args(
+        &mut self,
+        from: Option<BlockId>,
+        to: BlockId,
+    ) -> Result<Vec<BlockArg>, String> {
         let code = self.code;
         let mut args = Vec::new();
         let Some(bb) = code.cfg.blocks.get(to) else {
-            return Err(format!("branch to missing block #{}", to + 1));
+            return Err(format!("branch to missing block {to}"));
         };
-        for s in bb.stmts.clone() {
-            match &code.stmts.inst[s as usize] {
+        for s in bb.values() {
+            match &code.stmts.inst[s] {
                 Inst::Phi { edges, values } => {
-                    if cl_type(&code.stmts.ty[s as usize]).is_none() {
+                    if cl_type(&code.stmts.ty[s]).is_none() {
                         continue;
                     }
                     let Some(i) = self.phi_edge(s, edges, from) else {
+                        let from = from.map_or("the entry".to_string(), |f| f.to_string());
                         return Err(format!(
-                            "φ %{} in #{} has no operand for the edge from #{}",
-                            s + 1,
-                            to + 1,
-                            from.wrapping_add(1)
+                            "φ {s} in {to} has no operand for the edge from {from}"
                         ));
                     };
                     let v = self.operand(&values[i])?;
@@ -287,38 +302,37 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     /// block `from`.
     pub(super) fn phi_edge(
         &mut self,
-        s: u32,
-        edges: &[crate::ir::BlockId],
-        from: usize,
+        s: Value,
+        edges: &[BlockId],
+        from: Option<BlockId>,
     ) -> Option<usize> {
         if edges.len() <= PHI_EDGE_SCAN {
-            return edges.iter().position(|e| e.0 as usize == from);
+            return edges.iter().position(|e| Some(*e) == from);
         }
         let index = self.phi_edges.entry(s).or_insert_with(|| {
             let mut m = HashMap::with_capacity(edges.len());
             for (i, e) in edges.iter().enumerate() {
-                m.entry(e.0 as usize).or_insert(i);
+                m.entry(Some(*e)).or_insert(i);
             }
             m
         });
         index.get(&from).copied()
     }
 
-    pub(super) fn block_body(&mut self, bi: usize) -> Result<(), String> {
+    pub(super) fn block_body(&mut self, bi: BlockId) -> Result<(), String> {
         let code = self.code;
         let blk = self.block(bi)?;
         self.b.switch_to_block(blk);
-        let range = code.cfg.blocks[bi].stmts.clone();
+        let bb = &code.cfg.blocks[bi];
         let cold = self.cold[bi];
-        for s in range.clone() {
-            let s = s as usize;
+        for s in bb.values() {
             match &code.stmts.inst[s] {
                 Inst::Goto(d) => {
-                    let target = self.block(d.0 as usize)?;
-                    let args = self.edge_args(bi, d.0 as usize)?;
+                    let target = self.block(*d)?;
+                    let args = self.edge_args(Some(bi), *d)?;
                     self.b.ins().jump(target, &args);
                 }
-                Inst::GotoIfNot { cond, dest } => self.goto_if_not(bi, cond, dest.0 as usize)?,
+                Inst::GotoIfNot { cond, dest } => self.goto_if_not(bi, cond, *dest)?,
                 Inst::Return(op) => {
                     let rets = match op {
                         Some(o) if cl_type(&code.ret).is_some() => vec![self.operand(o)?],
@@ -340,13 +354,13 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 _ => self.stmt(s)?,
             }
         }
-        if cold && bi != 0 {
+        if cold && bi != BlockId(0) {
             self.b.set_cold_block(blk);
         }
-        let last = range.end as usize - 1;
+        let last = bb.last().ok_or_else(|| format!("block {bi} is empty"))?;
         if !code.stmts.inst[last].is_terminator() {
-            let next = self.block(bi + 1)?;
-            let args = self.edge_args(bi, bi + 1)?;
+            let next = self.block(bi.next())?;
+            let args = self.edge_args(Some(bi), bi.next())?;
             self.b.ins().jump(next, &args);
         }
         Ok(())
@@ -370,15 +384,15 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     /// live anyway.
     pub(super) fn goto_if_not(
         &mut self,
-        from: usize,
+        from: BlockId,
         cond: &Operand,
-        dest: usize,
+        dest: BlockId,
     ) -> Result<(), String> {
         let c = self.operand(cond)?;
-        let next = self.block(from + 1)?;
-        let next_args = self.edge_args(from, from + 1)?;
+        let next = self.block(from.next())?;
+        let next_args = self.edge_args(Some(from), from.next())?;
         let other = self.block(dest)?;
-        let other_args = self.edge_args(from, dest)?;
+        let other_args = self.edge_args(Some(from), dest)?;
         if self.cold.get(dest).copied().unwrap_or(false) {
             self.b.ins().brif(c, next, &next_args, other, &other_args);
         } else {
@@ -420,12 +434,11 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     /// The Cranelift value of an operand (constants are materialised here).
     pub(super) fn operand(&mut self, op: &Operand) -> Result<cl::Value, String> {
         Ok(match op {
-            Operand::Value(v) => self
-                .vals
-                .get(v.0 as usize)
-                .copied()
-                .flatten()
-                .ok_or_else(|| format!("use of {v} before its definition (or of a void value)"))?,
+            Operand::Value(v) => {
+                self.vals.get(*v).copied().flatten().ok_or_else(|| {
+                    format!("use of {v} before its definition (or of a void value)")
+                })?
+            }
             Operand::Arg(i) => *self
                 .params
                 .get(*i as usize)
@@ -481,17 +494,17 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         Ok(self.b.inst_results(call).first().copied())
     }
 
-    pub(super) fn position_arg(&mut self, s: usize) -> cl::Value {
+    pub(super) fn position_arg(&mut self, s: Value) -> cl::Value {
         let id = self.cx.position_id(self.code.stmts.span[s]);
         self.b.ins().iconst(types::I64, id as i64)
     }
 
     /// Records the value of statement `s`.
-    pub(super) fn define(&mut self, s: usize, v: cl::Value) {
+    pub(super) fn define(&mut self, s: Value, v: cl::Value) {
         self.set(s, Some(v));
     }
 
-    fn set(&mut self, s: usize, v: Option<cl::Value>) {
+    fn set(&mut self, s: Value, v: Option<cl::Value>) {
         let code = self.code;
         if cl_type(&code.stmts.ty[s]).is_some() {
             if let Some(v) = v {
@@ -501,7 +514,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         }
     }
 
-    pub(super) fn stmt(&mut self, s: usize) -> Result<(), String> {
+    pub(super) fn stmt(&mut self, s: Value) -> Result<(), String> {
         let code = self.code;
         match &code.stmts.inst[s] {
             Inst::Nothing | Inst::Phi { .. } => {}
@@ -544,14 +557,14 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 self.set(s, Some(v));
             }
             Inst::PhiC { .. } => {
-                let slot = self.phic_slot[&(s as u32)];
+                let slot = self.phic_slot[s].ok_or_else(|| format!("φᶜ {s} has no slot"))?;
                 if let Some(ty) = cl_type(&code.stmts.ty[s]) {
                     let v = self.b.ins().stack_load(types::I64, ty, slot, 0);
                     self.set(s, Some(v));
                 }
             }
             Inst::Upsilon(op) => {
-                if let Some(slots) = self.upsilon_slots.get(&(s as u32)).cloned() {
+                if let Some(slots) = self.upsilon_slots.get(s).cloned() {
                     let v = self.operand(op)?;
                     for slot in slots {
                         self.b.ins().stack_store(types::I64, v, slot, 0);
@@ -612,20 +625,19 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             | Inst::Return(_)
             | Inst::Unwind
             | Inst::Unreachable => {
-                return Err(format!("terminator %{} in the middle of a block", s + 1));
+                return Err(format!("terminator {s} in the middle of a block"));
             }
         }
         Ok(())
     }
 
-    fn runtime(&mut self, s: usize, func: RuntimeFn, args: &[Operand]) -> Result<(), String> {
+    fn runtime(&mut self, s: Value, func: RuntimeFn, args: &[Operand]) -> Result<(), String> {
         match rtfn::lowering(func) {
             Lowering::Call { sig } => {
                 let vals = self.runtime_args(s, func, args)?;
                 if vals.len() != sig.params.len() {
                     return Err(format!(
-                        "runtime call %{} has {} arguments, expected {}",
-                        s + 1,
+                        "runtime call {s} has {} arguments, expected {}",
                         vals.len(),
                         sig.params.len()
                     ));
@@ -644,7 +656,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 let arg = |i: usize| {
                     vals.get(i)
                         .copied()
-                        .ok_or_else(|| format!("runtime call %{} lacks operand {}", s + 1, i + 1))
+                        .ok_or_else(|| format!("runtime call {s} lacks operand {}", i + 1))
                 };
                 let v = match func {
                     RuntimeFn::Sqrt => self.b.ins().sqrt(arg(0)?),
@@ -685,7 +697,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         Ok(())
     }
 
-    fn raise(&mut self, s: usize, kind: RaiseKind, args: &[Operand]) -> Result<(), String> {
+    fn raise(&mut self, s: Value, kind: RaiseKind, args: &[Operand]) -> Result<(), String> {
         use rtfn::internal as rt;
         let mut vals = self.operands(args)?;
         let sig = match (kind, vals.len()) {
@@ -730,7 +742,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     }
 }
 
-fn code_ty(code: &IrCode, s: usize) -> Type {
+fn code_ty(code: &IrCode, s: Value) -> Type {
     code.stmts.ty[s].clone()
 }
 

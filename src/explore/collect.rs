@@ -11,6 +11,7 @@ use crate::ir::{Inst, IrCode, Module};
 use crate::opt::remarks::Remark;
 use crate::opt::{Counters, PassObserver, PipelineOptions};
 use crate::span::{FileId, SourceMap};
+use cranelift_entity::EntityRef;
 use std::collections::BTreeMap;
 
 /// What a page is built from besides the module.
@@ -197,14 +198,14 @@ impl Snapshots<'_, '_> {
 fn statement_places(f: &IrCode, inputs: &Inputs) -> Vec<(Option<u32>, Option<String>)> {
     let n = f.stmts.inst.len().min(f.stmts.span.len());
     let mut places = vec![(None, None); n];
-    for (b, blk) in f.cfg.blocks.iter().enumerate() {
-        for i in blk.stmts.clone() {
-            if let Some(p) = places.get_mut(i as usize) {
-                p.1 = Some(format!("#{}", b + 1));
+    for (b, blk) in f.cfg.blocks.iter() {
+        for i in blk.values() {
+            if let Some(p) = places.get_mut(i.index()) {
+                p.1 = Some(b.to_string());
             }
         }
     }
-    for (i, p) in places.iter_mut().enumerate() {
+    for (i, p) in f.stmts.inst.keys().zip(places.iter_mut()) {
         let span = f.stmts.span[i];
         if span.file == inputs.main
             && !matches!(f.stmts.inst[i], Inst::Phi { .. } | Inst::PhiC { .. })
@@ -259,9 +260,12 @@ fn memssa_column(
 /// The CFG of `f`: block `#b` per block, dashed when it raises; a
 /// `goto #d if not %c` goes to `#d` when `%c` is false.
 fn ir_graph(f: &IrCode) -> Graph {
-    let nodes = (0..f.cfg.blocks.len())
+    let nodes = f
+        .cfg
+        .blocks
+        .keys()
         .map(|b| Node {
-            key: format!("#{}", b + 1),
+            key: b.to_string(),
             dashed: crate::ir::dot::raises(f, b),
         })
         .collect();
@@ -273,7 +277,7 @@ fn ir_graph(f: &IrCode) -> Graph {
                 Some(false) => EdgeKind::False,
                 None => EdgeKind::Plain,
             };
-            (from, to, kind)
+            (from.index(), to.index(), kind)
         })
         .collect();
     Graph { nodes, edges }

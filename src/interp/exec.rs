@@ -5,9 +5,12 @@
 
 use super::Prepared;
 use crate::ir::fold;
-use crate::ir::{BinaryOp, Inst, Loc, Module, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
+use crate::ir::{
+    BinaryOp, BlockId, Inst, Loc, Module, Operand, RaiseKind, RuntimeFn, Type, UnaryOp,
+};
 use crate::runtime::gc::{self, roots::ShadowFrame};
 use crate::runtime::{self, bril, heap, io, math, object, output, strings};
+use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
@@ -149,7 +152,8 @@ impl<'a> Machine<'a> {
         let Some(code) = module.funcs.get(f) else {
             internal("call of an unknown function")
         };
-        let insts = &code.stmts.inst;
+        // The frame is dense: `vals[s]` is statement `s`'s value.
+        let insts = code.stmts.inst.as_values_slice();
         let mut vals = vec![0u64; insts.len()];
         let _vals_frame = RootFrame::push(vals.as_ptr(), &self.prep.ref_stmts[f]);
         let _args_frame = RootFrame::push(args.as_ptr(), &self.prep.ref_params[f]);
@@ -158,7 +162,7 @@ impl<'a> Machine<'a> {
         let mut b = 0usize;
         let mut prev = u32::MAX;
         loop {
-            let Some(bb) = code.cfg.blocks.get(b) else {
+            let Some(bb) = code.cfg.blocks.get(BlockId::new(b)) else {
                 internal("control left the function")
             };
             let (start, end) = (
@@ -267,7 +271,10 @@ impl<'a> Machine<'a> {
             Inst::Load { loc, base, index } => {
                 let base = base.as_ref().map_or(0, v);
                 let index = index.as_ref().map_or(0, v);
-                let is_bool = matches!(self.module.funcs[f].stmts.ty.get(s), Some(Type::Bool));
+                let is_bool = matches!(
+                    self.module.funcs[f].stmts.ty.as_values_slice().get(s),
+                    Some(Type::Bool)
+                );
                 // SAFETY: the IR checked `base` non-nil and `index` in bounds
                 // before this access; the layouts are the runtime's.
                 let raw = unsafe {

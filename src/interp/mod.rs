@@ -73,7 +73,7 @@ fn prepare(module: &ir::Module, sources: &SourceMap) -> (Prepared, Vec<String>, 
         let mut ids = Vec::with_capacity(f.stmts.len());
         let mut tags = Vec::with_capacity(f.stmts.len());
         let mut ups: HashMap<u32, Vec<u32>> = HashMap::new();
-        for (s, inst) in f.stmts.inst.iter().enumerate() {
+        for (s, inst) in f.stmts.inst.iter() {
             let span = f.stmts.span[s];
             let id = *pos_of.entry(span).or_insert_with(|| {
                 positions.push(sources.position(span));
@@ -96,7 +96,7 @@ fn prepare(module: &ir::Module, sources: &SourceMap) -> (Prepared, Vec<String>, 
                 },
                 Inst::PhiC { upsilons } => {
                     for u in upsilons {
-                        ups.entry(u.0).or_default().push(s as u32);
+                        ups.entry(u.0).or_default().push(s.0);
                     }
                     0
                 }
@@ -109,7 +109,7 @@ fn prepare(module: &ir::Module, sources: &SourceMap) -> (Prepared, Vec<String>, 
         prepared.upsilon_targets.push(ups);
         prepared
             .ref_stmts
-            .push(reference_indices(f.stmts.ty.iter()));
+            .push(reference_indices(f.stmts.ty.values()));
         prepared.ref_params.push(reference_indices(f.params.iter()));
     }
     (prepared, positions, types.descs)

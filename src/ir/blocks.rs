@@ -131,13 +131,12 @@ impl BlockIr {
     pub fn from_ir(ir: &IrCode) -> BlockIr {
         let nb = ir.cfg.blocks.len();
         let mut blocks = Vec::with_capacity(nb);
-        for (b, bb) in ir.cfg.blocks.iter().enumerate() {
-            let (b, next) = (BlockId::new(b), BlockId::new(b + 1));
+        for (b, bb) in ir.cfg.blocks.iter() {
+            let next = b.next();
             let mut stmts = Vec::new();
             let mut term = None;
             let mut term_span = ir.span;
-            for i in bb.stmts.clone() {
-                let i = i as usize;
+            for i in bb.values() {
                 let Some(inst) = ir.stmts.inst.get(i) else {
                     break;
                 };
@@ -157,7 +156,7 @@ impl BlockIr {
                 match t {
                     Some(t) => term = Some(t),
                     None => stmts.push(BStmt {
-                        id: Value(i as u32),
+                        id: i,
                         inst: inst.clone(),
                         ty: ir.stmts.ty[i].clone(),
                         span: ir.stmts.span[i],
@@ -358,7 +357,7 @@ fn renumber_operands(out: &mut InstructionStream, renumber: &[Option<u32>]) {
             .flatten()
             .map_or(Value(u32::MAX - 1), Value)
     };
-    for inst in &mut out.inst {
+    for inst in out.inst.values_mut() {
         if let Inst::PhiC { upsilons } = inst {
             upsilons.iter_mut().for_each(|u| *u = map(*u));
         }

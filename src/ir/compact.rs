@@ -30,7 +30,7 @@ use crate::ir::{
     BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value, VarName,
 };
 use crate::span::Span;
-use cranelift_entity::EntityRef;
+use cranelift_entity::{EntityRef, PrimaryMap};
 
 /// What a compaction did (the `compact.*` counters).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -82,13 +82,20 @@ impl<'a> IncrementalCompact<'a> {
     pub fn new(ir: &'a mut IrCode, new: NewNodes) -> IncrementalCompact<'a> {
         let stream = std::mem::take(&mut ir.stmts);
         let len = stream.len();
-        let InstructionStream {
-            mut inst,
-            mut ty,
-            mut span,
-            mut flags,
-            name: mut names,
-        } = stream;
+        // Working vectors, indexed by value: the stream's, then new nodes'.
+        let (mut inst, mut ty, mut span, mut flags, mut names): (
+            Vec<_>,
+            Vec<_>,
+            Vec<_>,
+            Vec<_>,
+            Vec<_>,
+        ) = (
+            stream.inst.into(),
+            stream.ty.into(),
+            stream.span.into(),
+            stream.flags.into(),
+            stream.name.into(),
+        );
         // The new nodes placed before and after each statement, in buffer
         // order: `placed` sorted by (position, after?), stably.
         let new_count = new.nodes.len() as u32;
@@ -109,7 +116,7 @@ impl<'a> IncrementalCompact<'a> {
         }
         placed.sort_by_key(|&(pos, after, _)| (pos, after));
         let mut order: Vec<Vec<u32>> = Vec::with_capacity(ir.cfg.blocks.len());
-        for bb in &ir.cfg.blocks {
+        for bb in ir.cfg.blocks.values() {
             let mut vals = Vec::with_capacity(bb.stmts.len());
             for s in bb.stmts.clone() {
                 if s as usize >= len {
@@ -527,7 +534,7 @@ impl<'a> IncrementalCompact<'a> {
                 );
             }
             let falls = match out.inst.last() {
-                Some(i) if out.len() as u32 > start => {
+                Some((_, i)) if out.len() as u32 > start => {
                     !i.is_terminator() || matches!(i, Inst::GotoIfNot { .. })
                 }
                 _ => true,
@@ -557,7 +564,7 @@ impl<'a> IncrementalCompact<'a> {
         ranges: Vec<std::ops::Range<u32>>,
         renumber: &[Option<u32>],
     ) {
-        for inst in &mut out.inst {
+        for inst in out.inst.values_mut() {
             if let Inst::PhiC { upsilons } = inst {
                 upsilons.retain(|u| renumber.get(u.index()).copied().flatten().is_some());
                 for u in upsilons.iter_mut() {
@@ -648,14 +655,14 @@ pub fn block_succs(last: Option<&Inst>, b: u32, nblocks: u32) -> Vec<BlockId> {
 
 /// A CFG for statements `insts` cut into `ranges`: succs from each block's
 /// last statement, preds their inverse (in increasing block order).
-pub fn cfg_from_ranges(insts: &[Inst], ranges: Vec<std::ops::Range<u32>>) -> Cfg {
+pub fn cfg_from_ranges(insts: &PrimaryMap<Value, Inst>, ranges: Vec<std::ops::Range<u32>>) -> Cfg {
     let nb = ranges.len() as u32;
-    let mut blocks: Vec<BasicBlock> = ranges
+    let mut blocks: PrimaryMap<BlockId, BasicBlock> = ranges
         .into_iter()
         .enumerate()
         .map(|(b, r)| {
             let last = if r.end > r.start {
-                insts.get(r.end as usize - 1)
+                insts.get(Value(r.end - 1))
             } else {
                 None
             };
@@ -670,10 +677,10 @@ pub fn cfg_from_ranges(insts: &[Inst], ranges: Vec<std::ops::Range<u32>>) -> Cfg
             }
         })
         .collect();
-    for b in 0..blocks.len() {
+    for b in blocks.keys() {
         for k in 0..blocks[b].succs.len() {
             let s = blocks[b].succs[k];
-            blocks[s.index()].preds.push(BlockId(b as u32));
+            blocks[s].preds.push(b);
         }
     }
     Cfg { blocks }
@@ -682,6 +689,6 @@ pub fn cfg_from_ranges(insts: &[Inst], ranges: Vec<std::ops::Range<u32>>) -> Cfg
 /// Recomputes `ir.cfg`'s preds and succs from the terminators, keeping the
 /// block ranges.
 pub fn rebuild_edges(ir: &mut IrCode) {
-    let ranges = ir.cfg.blocks.iter().map(|b| b.stmts.clone()).collect();
+    let ranges = ir.cfg.blocks.values().map(|b| b.stmts.clone()).collect();
     ir.cfg = cfg_from_ranges(&ir.stmts.inst, ranges);
 }

@@ -39,8 +39,8 @@ impl DomTree {
         let blocks = &cfg.blocks;
         DomTree::from_graph(
             blocks.len(),
-            |b: BlockId| blocks[b.index()].succs.iter().copied(),
-            |b| blocks[b.index()].preds.iter().copied(),
+            |b: BlockId| blocks[b].succs.iter().copied(),
+            |b| blocks[b].preds.iter().copied(),
         )
     }
 }
@@ -253,7 +253,7 @@ impl PostDomTree {
             }
         }
         let empty: &[BlockId] = &[];
-        let block = |v: RevNode| v.block().and_then(|b| cfg.blocks.get(b.index()));
+        let block = |v: RevNode| v.block().and_then(|b| cfg.blocks.get(b));
         let tree = DomTree::from_graph(
             n + 1,
             // Reversed successors: the exits for the virtual exit, else the
@@ -314,16 +314,18 @@ impl PostDomTree {
 mod tests {
     use super::*;
     use crate::ir::{BasicBlock, BlockId};
+    use cranelift_entity::PrimaryMap;
 
     fn b(x: u32) -> BlockId {
         BlockId(x)
     }
 
     fn cfg(edges: &[(u32, u32)], n: usize) -> Cfg {
-        let mut blocks: Vec<BasicBlock> = (0..n).map(|_| BasicBlock::default()).collect();
+        let mut blocks: PrimaryMap<BlockId, BasicBlock> =
+            (0..n).map(|_| BasicBlock::default()).collect();
         for &(a, b) in edges {
-            blocks[a as usize].succs.push(BlockId(b));
-            blocks[b as usize].preds.push(BlockId(a));
+            blocks[BlockId(a)].succs.push(BlockId(b));
+            blocks[BlockId(b)].preds.push(BlockId(a));
         }
         Cfg { blocks }
     }

@@ -7,7 +7,7 @@
 //! Render with `toyc cfg prog.toy --fn main | dot -Tsvg > main.svg`.
 
 use super::print::statement;
-use super::{Inst, IrCode};
+use super::{BlockId, Inst, IrCode};
 use crate::sema::hir::Program;
 use std::fmt::Write as _;
 
@@ -30,34 +30,29 @@ fn escape(text: &str) -> String {
     out
 }
 
-/// Every CFG edge of `f` as `(from, to, branch)` (block indices, 0-based):
+/// Every CFG edge of `f` as `(from, to, branch)`:
 /// `branch` is `Some(false)` for the edge a `goto #d if not %c` takes when
 /// `%c` is false, `Some(true)` for its fallthrough, `None` for any other.
-pub fn edges(f: &IrCode) -> Vec<(usize, usize, Option<bool>)> {
+pub fn edges(f: &IrCode) -> Vec<(BlockId, BlockId, Option<bool>)> {
     let mut out = Vec::new();
-    for (b, blk) in f.cfg.blocks.iter().enumerate() {
-        let last = blk
-            .stmts
-            .clone()
-            .last()
-            .and_then(|i| f.stmts.inst.get(i as usize));
+    for (b, blk) in f.cfg.blocks.iter() {
+        let last = blk.last().and_then(|i| f.stmts.inst.get(i));
         for s in &blk.succs {
             let branch = match last {
                 Some(Inst::GotoIfNot { dest, .. }) => Some(*dest != *s),
                 _ => None,
             };
-            out.push((b, s.0 as usize, branch));
+            out.push((b, *s, branch));
         }
     }
     out
 }
 
 /// Whether block `b` of `f` raises (an error path).
-pub fn raises(f: &IrCode, b: usize) -> bool {
+pub fn raises(f: &IrCode, b: BlockId) -> bool {
     f.cfg.blocks.get(b).is_some_and(|blk| {
-        blk.stmts
-            .clone()
-            .any(|i| matches!(f.stmts.inst.get(i as usize), Some(Inst::Raise { .. })))
+        blk.values()
+            .any(|i| matches!(f.stmts.inst.get(i), Some(Inst::Raise { .. })))
     })
 }
 
@@ -66,10 +61,9 @@ pub fn function_dot(f: &IrCode, program: &Program) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "digraph \"{}\" {{", escape(&f.name));
     out.push_str("  node [shape=box, fontname=\"monospace\", fontsize=10];\n");
-    for (b, blk) in f.cfg.blocks.iter().enumerate() {
-        let mut label = format!("#{}\n", b + 1);
-        for i in blk.stmts.clone() {
-            let i = i as usize;
+    for (b, blk) in f.cfg.blocks.iter() {
+        let mut label = format!("{b}\n");
+        for i in blk.values() {
             if matches!(f.stmts.inst.get(i), Some(Inst::Nothing) | None) {
                 continue;
             }
@@ -77,7 +71,7 @@ pub fn function_dot(f: &IrCode, program: &Program) -> String {
             label.push('\n');
         }
         let style = if raises(f, b) { ", style=dashed" } else { "" };
-        let _ = writeln!(out, "  b{} [label=\"{}\"{style}];", b + 1, escape(&label));
+        let _ = writeln!(out, "  b{} [label=\"{}\"{style}];", b.0 + 1, escape(&label));
     }
     for (from, to, branch) in edges(f) {
         let kind = match branch {
@@ -85,7 +79,7 @@ pub fn function_dot(f: &IrCode, program: &Program) -> String {
             Some(true) => " [label=\"true\"]",
             None => "",
         };
-        let _ = writeln!(out, "  b{} -> b{}{kind};", from + 1, to + 1);
+        let _ = writeln!(out, "  b{} -> b{}{kind};", from.0 + 1, to.0 + 1);
     }
     out.push_str("}\n");
     out

@@ -87,9 +87,9 @@ impl NewNodes {
             && !ir
                 .stmts
                 .inst
-                .get(pos as usize)
+                .get(Value(pos))
                 .is_some_and(Inst::is_terminator);
-        let span = ir.stmts.span.get(pos as usize).copied().unwrap_or(ir.span);
+        let span = ir.stmts.span.get(Value(pos)).copied().unwrap_or(ir.span);
         let flags = default_flags(&inst);
         self.nodes.push(NewNode {
             pos,
@@ -126,14 +126,14 @@ impl NewNodes {
 
 /// Replace-all-uses: every use of `v` will read `with` after compaction.
 pub fn replace_uses(ir: &mut IrCode, v: Value, with: Operand) {
-    if let Some(slot) = ir.stmts.inst.get_mut(v.index()) {
+    if let Some(slot) = ir.stmts.inst.get_mut(v) {
         *slot = Inst::Copy(with);
     }
 }
 
 /// Deletes statement `v` (it must be unused, or every use replaced first).
 pub fn delete(ir: &mut IrCode, v: Value) {
-    if let Some(slot) = ir.stmts.inst.get_mut(v.index()) {
+    if let Some(slot) = ir.stmts.inst.get_mut(v) {
         *slot = Inst::Nothing;
     }
 }
@@ -283,7 +283,7 @@ pub fn use_counts(ir: &IrCode, new: Option<&NewNodes>) -> Vec<u32> {
             *c += 1;
         }
     };
-    for inst in &ir.stmts.inst {
+    for inst in ir.stmts.inst.values() {
         for_each_value_use(inst, &mut bump);
     }
     if let Some(new) = new {

@@ -72,8 +72,8 @@ impl LoopNest {
         let blocks = &cfg.blocks;
         LoopNest::from_graph(
             blocks.len(),
-            |b: BlockId| blocks[b.index()].succs.iter().copied(),
-            |b| blocks[b.index()].preds.iter().copied(),
+            |b: BlockId| blocks[b].succs.iter().copied(),
+            |b| blocks[b].preds.iter().copied(),
             dom,
         )
     }

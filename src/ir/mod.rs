@@ -3,13 +3,14 @@
 //! (docs/ir.md has the grammar).
 //!
 //! Layout (after Julia's `IRCode`):
-//! - One [`InstructionStream`] of parallel vectors: `inst`, `ty`, `span`,
-//!   `flags`, `name` (source names). Statement `n` defines the value
-//!   `Value(n)`, printed `%{n+1}` (values and blocks are stored 0-based and
+//! - One [`InstructionStream`] of parallel `PrimaryMap<Value, _>`s: `inst`,
+//!   `ty`, `span`, `flags`, `name` (source names). Statement `n` defines the
+//!   value `Value(n)`, printed `%{n+1}` (values and blocks are stored 0-based and
 //!   printed 1-based, as Julia prints them). Function arguments are
 //!   [`Operand::Arg`], printed `_{n+1}`.
-//! - The CFG is stored beside the statements: block `b` owns the statement
-//!   range `cfg.blocks[b].stmts`, and lists its `preds` and `succs`.
+//! - The CFG is stored beside the statements, a `PrimaryMap<BlockId, _>`:
+//!   block `b` owns the statement range `cfg.blocks[b].stmts` (its values
+//!   are [`BasicBlock::values`]), and lists its `preds` and `succs`.
 //!
 //! Invariants (checked by the verifier):
 //! - The five vectors of the stream have equal length; `param_names` is
@@ -37,7 +38,7 @@ pub use crate::rtfns::RuntimeFn;
 use crate::span::Span;
 pub use crate::types::Type;
 use crate::types::{FuncId, GlobalId, StructId};
-use cranelift_entity::EntityRef;
+use cranelift_entity::PrimaryMap;
 use std::fmt;
 use std::ops::Range;
 
@@ -397,22 +398,22 @@ pub type VarName = std::sync::Arc<str>;
 /// variables.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct InstructionStream {
-    pub inst: Vec<Inst>,
-    pub ty: Vec<Type>,
-    pub span: Vec<Span>,
-    pub flags: Vec<Flags>,
-    pub name: Vec<Option<VarName>>,
+    pub inst: PrimaryMap<Value, Inst>,
+    pub ty: PrimaryMap<Value, Type>,
+    pub span: PrimaryMap<Value, Span>,
+    pub flags: PrimaryMap<Value, Flags>,
+    pub name: PrimaryMap<Value, Option<VarName>>,
 }
 
 impl InstructionStream {
     /// An empty stream with room for `n` statements.
     pub fn with_capacity(n: usize) -> InstructionStream {
         InstructionStream {
-            inst: Vec::with_capacity(n),
-            ty: Vec::with_capacity(n),
-            span: Vec::with_capacity(n),
-            flags: Vec::with_capacity(n),
-            name: Vec::with_capacity(n),
+            inst: PrimaryMap::with_capacity(n),
+            ty: PrimaryMap::with_capacity(n),
+            span: PrimaryMap::with_capacity(n),
+            flags: PrimaryMap::with_capacity(n),
+            name: PrimaryMap::with_capacity(n),
         }
     }
     pub fn len(&self) -> usize {
@@ -434,20 +435,19 @@ impl InstructionStream {
         flags: Flags,
         name: Option<VarName>,
     ) -> Value {
-        self.inst.push(inst);
         self.ty.push(ty);
         self.span.push(span);
         self.flags.push(flags);
         self.name.push(name);
-        Value(self.inst.len() as u32 - 1)
+        self.inst.push(inst)
     }
     /// The source name of `v`, if known.
     pub fn name_of(&self, v: Value) -> Option<&str> {
-        self.name.get(v.index()).and_then(|n| n.as_deref())
+        self.name.get(v).and_then(|n| n.as_deref())
     }
     /// The instruction of statement `v`, if `v` is in the stream.
     pub fn get(&self, v: Value) -> Option<&Inst> {
-        self.inst.get(v.index())
+        self.inst.get(v)
     }
 }
 
@@ -455,13 +455,13 @@ impl InstructionStream {
 impl std::ops::Index<Value> for InstructionStream {
     type Output = Inst;
     fn index(&self, v: Value) -> &Inst {
-        &self.inst[v.index()]
+        &self.inst[v]
     }
 }
 
 impl std::ops::IndexMut<Value> for InstructionStream {
     fn index_mut(&mut self, v: Value) -> &mut Inst {
-        &mut self.inst[v.index()]
+        &mut self.inst[v]
     }
 }
 
@@ -473,9 +473,20 @@ pub struct BasicBlock {
     pub succs: Vec<BlockId>,
 }
 
+impl BasicBlock {
+    /// The values this block's statements define, in order.
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = Value> + ExactSizeIterator + use<> {
+        self.stmts.clone().map(Value)
+    }
+    /// The block's last statement (its terminator, if it has one).
+    pub fn last(&self) -> Option<Value> {
+        self.values().next_back()
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Cfg {
-    pub blocks: Vec<BasicBlock>,
+    pub blocks: PrimaryMap<BlockId, BasicBlock>,
 }
 
 impl Cfg {
@@ -484,7 +495,7 @@ impl Cfg {
     /// the order the dominator tree is computed in ([`graph::reverse_postorder`]).
     pub fn rpo(&self) -> Vec<BlockId> {
         graph::reverse_postorder(self.blocks.len(), |b: BlockId| {
-            self.blocks[b.index()].succs.iter().copied()
+            self.blocks[b].succs.iter().copied()
         })
     }
 }
@@ -531,7 +542,7 @@ impl IrCode {
     /// statement type, an argument's parameter type, a constant's own;
     /// `None` for `nil` or an out-of-range value or argument.
     pub fn operand_type(&self, op: &Operand) -> Option<Type> {
-        operand_type_with(op, &self.params, |v| self.stmts.ty.get(v.index()).cloned())
+        operand_type_with(op, &self.params, |v| self.stmts.ty.get(v).cloned())
     }
 
     /// The source name of `op`: a named value's variable or a parameter's

@@ -126,7 +126,7 @@ pub fn print_function_with(
         .len()
         .min(f.stmts.ty.len())
         .min(f.stmts.span.len());
-    let line_of = |i: usize| -> Option<u32> {
+    let line_of = |i: Value| -> Option<u32> {
         let sources = sources?;
         if matches!(
             f.stmts.inst.get(i),
@@ -141,16 +141,17 @@ pub fn print_function_with(
         Some(sources.get(span.file).line_col(span.start).0)
     };
     let line_w = (0..n)
+        .map(Value::new)
         .filter_map(line_of)
         .max()
         .map_or(0, |l| l.to_string().len());
     let blk_w = f.cfg.blocks.len().to_string().len();
     let val_w = n.to_string().len() + 1;
     let mut last_line = None;
-    for (b, blk) in f.cfg.blocks.iter().enumerate() {
-        let range = blk.stmts.start as usize..(blk.stmts.end as usize).min(n);
+    for (b, blk) in f.cfg.blocks.iter() {
+        let range = blk.stmts.start..blk.stmts.end.min(n as u32);
         let len = range.len();
-        for (k, i) in range.enumerate() {
+        for (k, i) in range.map(Value).enumerate() {
             let line = line_of(i);
             let margin = match line {
                 Some(l) if Some(l) != last_line => l.to_string(),
@@ -161,7 +162,7 @@ pub fn print_function_with(
             }
             let marker = if k == 0 {
                 let arrow = if blk.preds.len() > 1 { '┄' } else { '─' };
-                format!("{:<bw$} {}", b + 1, arrow, bw = blk_w)
+                format!("{:<bw$} {}", b.0 + 1, arrow, bw = blk_w)
             } else if k + 1 == len {
                 format!("{:<bw$}", "└──", bw = blk_w + 2)
             } else {
@@ -176,7 +177,7 @@ pub fn print_function_with(
             {
                 let _ = write!(suffix, " !flags({})", flag_names(*fl).join(", "));
             }
-            if let Some(name) = f.stmts.name_of(Value(i as u32)) {
+            if let Some(name) = f.stmts.name_of(i) {
                 let _ = write!(suffix, "  # {name}");
             }
             let body = if *ty == Type::Void {
@@ -184,7 +185,7 @@ pub fn print_function_with(
             } else {
                 format!(
                     "{:<vw$} = {}::{}{}",
-                    format!("%{}", i + 1),
+                    i.to_string(),
                     inst,
                     program.type_name(ty),
                     suffix,
@@ -199,7 +200,7 @@ pub fn print_function_with(
 
 /// Statement `i` of `f` as one line without margin or block marker:
 /// `%3 = iadd(%1, %2)::int`, or the instruction alone for a void one.
-pub fn statement(f: &IrCode, program: &Program, i: usize) -> String {
+pub fn statement(f: &IrCode, program: &Program, i: Value) -> String {
     let p = Printer { program };
     let (Some(inst), Some(ty)) = (f.stmts.inst.get(i), f.stmts.ty.get(i)) else {
         return String::new();
@@ -207,7 +208,7 @@ pub fn statement(f: &IrCode, program: &Program, i: usize) -> String {
     if *ty == Type::Void {
         p.inst(inst)
     } else {
-        format!("%{} = {}::{}", i + 1, p.inst(inst), program.type_name(ty))
+        format!("{i} = {}::{}", p.inst(inst), program.type_name(ty))
     }
 }
 

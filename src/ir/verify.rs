@@ -8,9 +8,9 @@
 //! function, the statement `%n` or block `#n`, and the broken invariant.
 use crate::ir::dom::DomTree;
 use crate::ir::edit::for_each_operand;
-use crate::ir::{BlockId, Inst, IrCode, Module, Operand};
+use crate::ir::{BlockId, Inst, IrCode, Module, Operand, Value};
 use crate::sema::hir::Program;
-use cranelift_entity::EntityRef;
+use cranelift_entity::{EntityRef, SecondaryMap};
 
 #[path = "verify_types.rs"]
 mod types;
@@ -113,17 +113,16 @@ fn check_block_ranges(f: &IrCode, errs: &mut Vec<String>) -> bool {
     }
     // Block ranges: non-empty, contiguous, in order, covering.
     let mut expect = 0u32;
-    for (b, blk) in blocks.iter().enumerate() {
+    for (b, blk) in blocks.iter() {
         if blk.stmts.start != expect {
             errs.push(format!(
-                "fn {name}: #{}: block range starts at %{} but the previous block ended at %{}",
-                b + 1,
-                blk.stmts.start + 1,
-                expect + 1
+                "fn {name}: {b}: block range starts at {} but the previous block ended at {}",
+                Value(blk.stmts.start),
+                Value(expect)
             ));
         }
         if blk.stmts.start >= blk.stmts.end {
-            errs.push(format!("fn {name}: #{}: block is empty", b + 1));
+            errs.push(format!("fn {name}: {b}: block is empty"));
         }
         expect = blk.stmts.end.max(expect);
     }
@@ -143,19 +142,18 @@ fn check_terminators(f: &IrCode, errs: &mut Vec<String>) {
     let blocks = &f.cfg.blocks;
     let nb = blocks.len() as u32;
     // Terminators and successors.
-    for (b, blk) in blocks.iter().enumerate() {
-        let bn = b + 1;
-        let last = blk.stmts.end as usize - 1;
-        for i in blk.stmts.start as usize..last {
+    for (b, blk) in blocks.iter() {
+        let bn = b.0 + 1;
+        let last = Value(blk.stmts.end - 1);
+        for i in blk.values().filter(|&i| i != last) {
             if s.inst[i].is_terminator() {
                 errs.push(format!(
-                    "fn {name}: %{}: terminator in the middle of block #{bn}",
-                    i + 1
+                    "fn {name}: {i}: terminator in the middle of block #{bn}"
                 ));
             }
         }
-        let next = if b + 1 < blocks.len() {
-            Some(b as u32 + 1)
+        let next = if b.next().index() < blocks.len() {
+            Some(b.0 + 1)
         } else {
             None
         };
@@ -164,13 +162,10 @@ fn check_terminators(f: &IrCode, errs: &mut Vec<String>) {
             Inst::GotoIfNot { dest, .. } => {
                 match next {
                     None => errs.push(format!(
-                        "fn {name}: %{}: the last block ends in a conditional branch (no fallthrough block)",
-                        last + 1
+                        "fn {name}: {last}: the last block ends in a conditional branch (no fallthrough block)"
                     )),
                     Some(nx) if nx == dest.0 => errs.push(format!(
-                        "fn {name}: %{}: conditional branch whose two targets are both #{}",
-                        last + 1,
-                        dest.0 + 1
+                        "fn {name}: {last}: conditional branch whose two targets are both {dest}"
                     )),
                     _ => {}
                 }
@@ -190,9 +185,8 @@ fn check_terminators(f: &IrCode, errs: &mut Vec<String>) {
         for &t in &succ {
             if t >= nb {
                 errs.push(format!(
-                    "fn {name}: %{}: branch to #{} which does not exist",
-                    last + 1,
-                    t + 1
+                    "fn {name}: {last}: branch to {} which does not exist",
+                    BlockId(t)
                 ));
             }
         }
@@ -214,22 +208,21 @@ fn check_terminators(f: &IrCode, errs: &mut Vec<String>) {
 fn check_preds(f: &IrCode, errs: &mut Vec<String>) {
     let name = &f.name;
     let blocks = &f.cfg.blocks;
-    let mut inv: Vec<Vec<u32>> = vec![Vec::new(); blocks.len()];
-    for (b, blk) in blocks.iter().enumerate() {
-        for t in &blk.succs {
-            if let Some(v) = inv.get_mut(t.index()) {
-                v.push(b as u32);
+    let mut inv: SecondaryMap<BlockId, Vec<u32>> = SecondaryMap::with_capacity(blocks.len());
+    for (b, blk) in blocks.iter() {
+        for &t in &blk.succs {
+            if t.index() < blocks.len() {
+                inv[t].push(b.0);
             }
         }
     }
-    for (b, blk) in blocks.iter().enumerate() {
+    for (b, blk) in blocks.iter() {
         let mut have: Vec<u32> = blk.preds.iter().map(|x| x.0).collect();
         have.sort_unstable();
         inv[b].sort_unstable();
         if have != inv[b] {
             errs.push(format!(
-                "fn {name}: #{}: preds {} are not the inverse of succs (expected {})",
-                b + 1,
+                "fn {name}: {b}: preds {} are not the inverse of succs (expected {})",
                 list(&have),
                 list(&inv[b])
             ));
@@ -241,28 +234,21 @@ fn check_preds(f: &IrCode, errs: &mut Vec<String>) {
 fn check_phis(f: &IrCode, errs: &mut Vec<String>) {
     let name = &f.name;
     let s = &f.stmts;
-    let n = s.inst.len();
     let blocks = &f.cfg.blocks;
-    for (b, blk) in blocks.iter().enumerate() {
+    for (b, blk) in blocks.iter() {
         let mut head = true;
-        for i in blk.stmts.clone() {
-            let i = i as usize;
+        for i in blk.values() {
             match &s.inst[i] {
                 Inst::Phi { edges, values } => {
                     if !head {
-                        errs.push(format!(
-                            "fn {name}: %{}: φ after a non-φ statement in #{}",
-                            i + 1,
-                            b + 1
-                        ));
+                        errs.push(format!("fn {name}: {i}: φ after a non-φ statement in {b}"));
                     }
                     if values.is_empty() {
-                        errs.push(format!("fn {name}: %{}: operandless φ", i + 1));
+                        errs.push(format!("fn {name}: {i}: operandless φ"));
                     }
                     if edges.len() != values.len() {
                         errs.push(format!(
-                            "fn {name}: %{}: φ has {} edges but {} values",
-                            i + 1,
+                            "fn {name}: {i}: φ has {} edges but {} values",
                             edges.len(),
                             values.len()
                         ));
@@ -272,35 +258,28 @@ fn check_phis(f: &IrCode, errs: &mut Vec<String>) {
                     let before = e.len();
                     e.dedup();
                     if e.len() != before {
-                        errs.push(format!("fn {name}: %{}: φ lists an edge twice", i + 1));
+                        errs.push(format!("fn {name}: {i}: φ lists an edge twice"));
                     }
                     let mut p: Vec<u32> = blk.preds.iter().map(|x| x.0).collect();
                     p.sort_unstable();
                     p.dedup();
                     if e != p {
                         errs.push(format!(
-                            "fn {name}: %{}: φ edges {} differ from the preds {} of #{}",
-                            i + 1,
+                            "fn {name}: {i}: φ edges {} differ from the preds {} of {b}",
                             list(&e),
-                            list(&p),
-                            b + 1
+                            list(&p)
                         ));
                     }
                 }
                 Inst::PhiC { upsilons } => {
                     if !head {
-                        errs.push(format!(
-                            "fn {name}: %{}: φᶜ after a non-φ statement in #{}",
-                            i + 1,
-                            b + 1
-                        ));
+                        errs.push(format!("fn {name}: {i}: φᶜ after a non-φ statement in {b}"));
                     }
                     for u in upsilons {
-                        let ok = (u.index()) < n && matches!(s.inst[u.index()], Inst::Upsilon(_));
+                        let ok = matches!(s.inst.get(*u), Some(Inst::Upsilon(_)));
                         if !ok {
                             errs.push(format!(
-                                "fn {name}: %{}: φᶜ operand {u} is not a ϒ statement",
-                                i + 1
+                                "fn {name}: {i}: φᶜ operand {u} is not a ϒ statement"
                             ));
                         }
                     }
@@ -317,15 +296,14 @@ fn check_operands(f: &IrCode, errs: &mut Vec<String>) {
     let name = &f.name;
     let s = &f.stmts;
     let n = s.inst.len();
-    let mut block_of = vec![BlockId(0); n];
-    for (b, blk) in f.cfg.blocks.iter().enumerate() {
-        for i in blk.stmts.clone() {
-            block_of[i as usize] = BlockId(b as u32);
+    let mut block_of: SecondaryMap<Value, BlockId> = SecondaryMap::with_default(BlockId(0));
+    for (b, blk) in f.cfg.blocks.iter() {
+        for i in blk.values() {
+            block_of[i] = b;
         }
     }
     let dom = DomTree::new(&f.cfg);
-    for i in 0..n {
-        let inst = &s.inst[i];
+    for (i, inst) in s.inst.iter() {
         let b = block_of[i];
         let uses: Vec<(Operand, Option<BlockId>)> = match inst {
             Inst::Phi { edges, values } => values
@@ -349,25 +327,20 @@ fn check_operands(f: &IrCode, errs: &mut Vec<String>) {
             match op {
                 Operand::Arg(a) if a as usize >= f.params.len() => {
                     errs.push(format!(
-                        "fn {name}: %{}: uses _{} but the function has {} parameters",
-                        i + 1,
+                        "fn {name}: {i}: uses _{} but the function has {} parameters",
                         a + 1,
                         f.params.len()
                     ));
                 }
                 Operand::Value(v) => {
-                    let d = v.index();
-                    if d >= n {
-                        errs.push(format!(
-                            "fn {name}: %{}: uses {v}{what}, out of range",
-                            i + 1
-                        ));
+                    let d = v;
+                    if d.index() >= n {
+                        errs.push(format!("fn {name}: {i}: uses {v}{what}, out of range"));
                         continue;
                     }
                     if !defines_value(&s.inst[d], &s.ty[d]) {
                         errs.push(format!(
-                            "fn {name}: %{}: uses {v}{what}, which defines no value",
-                            i + 1
+                            "fn {name}: {i}: uses {v}{what}, which defines no value"
                         ));
                         continue;
                     }
@@ -383,8 +356,7 @@ fn check_operands(f: &IrCode, errs: &mut Vec<String>) {
                             None => String::new(),
                         };
                         errs.push(format!(
-                            "fn {name}: %{}: use of {v}{what} is not dominated by its definition{at}",
-                            i + 1
+                            "fn {name}: {i}: use of {v}{what} is not dominated by its definition{at}"
                         ));
                     }
                 }

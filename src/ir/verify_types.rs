@@ -5,7 +5,7 @@
 //! never null (an empty array literal of arrays is filled with an empty
 //! array, not `nil`).
 use crate::ir::{
-    BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp,
+    BinaryOp, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp, Value,
 };
 use crate::rtfns::Ty;
 use crate::sema::hir::Program;
@@ -23,13 +23,13 @@ struct Ctx<'a> {
     f: &'a IrCode,
     program: &'a Program,
     errs: Vec<String>,
-    i: usize,
+    i: Value,
 }
 
 impl Ctx<'_> {
     fn err(&mut self, msg: String) {
         self.errs
-            .push(format!("fn {}: %{}: {}", self.f.name, self.i + 1, msg));
+            .push(format!("fn {}: {}: {}", self.f.name, self.i, msg));
     }
 
     fn name(&self, t: &Type) -> String {
@@ -74,11 +74,11 @@ pub fn check(f: &IrCode, program: &Program) -> Vec<String> {
         f,
         program,
         errs: Vec::new(),
-        i: 0,
+        i: Value(0),
     };
-    for i in 0..f.stmts.len() {
+    for (i, inst) in f.stmts.inst.iter() {
         c.i = i;
-        check_inst(&mut c, &f.stmts.inst[i]);
+        check_inst(&mut c, inst);
     }
     c.errs
 }

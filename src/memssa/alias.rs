@@ -310,7 +310,7 @@ pub fn compute_summaries(module: &Module) -> Summaries {
     let mut local = vec![Summary::default(); n];
     let mut callees: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n];
     for (i, f) in module.funcs.iter().enumerate() {
-        for (s, inst) in f.stmts.inst.iter().enumerate() {
+        for (s, inst) in f.stmts.inst.iter() {
             match inst {
                 Inst::Call { func, .. } => {
                     callees[i].insert(func.0);
@@ -318,7 +318,7 @@ pub fn compute_summaries(module: &Module) -> Summaries {
                 Inst::NewArray { .. } | Inst::NewStruct { .. } => {}
                 _ => {
                     // Calls are matched above, so no summary is consulted.
-                    if let Some(e) = inst_effect(f, Value(s as u32), inst, &Summaries::default()) {
+                    if let Some(e) = inst_effect(f, s, inst, &Summaries::default()) {
                         add_effect(&mut local[i].reads, &e.reads);
                         add_effect(&mut local[i].writes, &e.writes);
                     }

@@ -6,13 +6,13 @@
 use super::alias::{Effect, Summaries, inst_effect};
 use super::{Access, AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa, WalkStats};
 use crate::ir::dom::DomTree;
-use crate::ir::{BlockId, IrCode, Value};
+use crate::ir::{BlockId, IrCode};
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 
 /// Unique predecessors of `b`, in order.
 pub(crate) fn unique_preds(ir: &IrCode, b: BlockId) -> Vec<BlockId> {
     let mut out: Vec<BlockId> = Vec::new();
-    for p in &ir.cfg.blocks[b.index()].preds {
+    for p in &ir.cfg.blocks[b].preds {
         if !out.contains(p) {
             out.push(*p);
         }
@@ -104,12 +104,10 @@ pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
         removed: false,
     });
     let mut def_blocks: Vec<BlockId> = vec![BlockId(0)];
-    for (b, blk) in ir.cfg.blocks.iter().enumerate() {
-        let b = BlockId::new(b);
-        for s in blk.stmts.clone() {
-            let v = Value(s);
+    for (b, blk) in ir.cfg.blocks.iter() {
+        for v in blk.values() {
             m.block_of[v] = Some(b);
-            let Some(inst) = ir.stmts.inst.get(s as usize) else {
+            let Some(inst) = ir.stmts.inst.get(v) else {
                 continue;
             };
             let Some(eff) = inst_effect(ir, v, inst, sums) else {
@@ -226,7 +224,7 @@ pub(crate) fn rename(ir: &IrCode, m: &mut MemorySsa) {
                 AccessKind::LiveOnEntry => {}
             }
         }
-        for s in ir.cfg.blocks[b.index()].succs.clone() {
+        for s in ir.cfg.blocks[b].succs.clone() {
             if let Some(p) = m.phi_for(s) {
                 m.set_phi_incoming(p, b, cur);
             }

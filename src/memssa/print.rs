@@ -79,7 +79,7 @@ pub fn print_function(
         out.push('\n');
     }
     let mut block_start = vec![None; ir.stmts.len()];
-    for (b, blk) in ir.cfg.blocks.iter().enumerate() {
+    for (b, blk) in ir.cfg.blocks.iter() {
         if let Some(x) = block_start.get_mut(blk.stmts.start as usize) {
             *x = Some(b);
         }
@@ -93,7 +93,7 @@ pub fn print_function(
     for (i, line) in lines.enumerate() {
         let mut notes = Vec::new();
         if let Some(Some(b)) = block_start.get(i)
-            && let Some(p) = m.phi_for(crate::ir::BlockId(*b as u32))
+            && let Some(p) = m.phi_for(*b)
         {
             notes.push(m.describe(p));
         }

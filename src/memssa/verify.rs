@@ -6,7 +6,7 @@
 use super::alias::{Effect, Summaries, inst_effect};
 use super::build::unique_preds;
 use super::{AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa};
-use crate::ir::{BlockId, IrCode, Value};
+use crate::ir::{BlockId, IrCode};
 
 /// Checks `m` against `ir` (`sums`: the summaries `m` was built with);
 /// `Err` lists every violation.
@@ -74,8 +74,7 @@ fn check_lists(m: &MemorySsa, ir: &IrCode, errs: &mut Vec<String>) {
 
 /// Every memory statement has its access, of the right kind.
 fn check_statements(m: &MemorySsa, ir: &IrCode, sums: &Summaries, errs: &mut Vec<String>) {
-    for (s, inst) in ir.stmts.inst.iter().enumerate() {
-        let v = Value(s as u32);
+    for (v, inst) in ir.stmts.inst.iter() {
         let want = inst_effect(ir, v, inst, sums).map(|e| e.writes != Effect::None);
         let have = m
             .access_for(v)

@@ -20,7 +20,7 @@ pub fn callees(module: &Module) -> Vec<Vec<usize>> {
         .enumerate()
         .map(|(f, code)| {
             let mut out = Vec::new();
-            for inst in &code.stmts.inst {
+            for inst in code.stmts.inst.values() {
                 if let Inst::Call { func, .. } = inst {
                     let g = func.index();
                     if g < n && seen[g] != f {

@@ -28,7 +28,6 @@ use crate::opt::PassCtx;
 use crate::opt::pi_insert;
 use crate::opt::remarks::{Describe, Msg, NameTables, RemarkKind};
 use crate::span::Span;
-use cranelift_entity::EntityRef;
 use std::collections::{BTreeSet, HashMap};
 
 mod affine;
@@ -48,11 +47,11 @@ impl Unstable {
             all: false,
             elems: BTreeSet::new(),
         };
-        for (i, inst) in ir.stmts.inst.iter().enumerate() {
+        for (i, inst) in ir.stmts.inst.iter() {
             if matches!(inst, Inst::NewArray { .. } | Inst::Load { .. }) {
                 continue;
             }
-            let Some(e) = inst_effect(ir, crate::ir::Value(i as u32), inst, sums) else {
+            let Some(e) = inst_effect(ir, i, inst, sums) else {
                 continue;
             };
             match e.writes {
@@ -324,17 +323,10 @@ impl<'a> Facts<'a> {
     /// other outcome, the branch's comparison (on the true edge) or its
     /// negation (on the false edge; none for `Ult`).
     fn established(&self, c: BlockId) -> Option<CmpKey> {
-        let blk = self.ir.cfg.blocks.get(c.index())?;
+        let blk = self.ir.cfg.blocks.get(c)?;
         let [p] = blk.preds[..] else { return None };
-        let last = self
-            .ir
-            .cfg
-            .blocks
-            .get(p.index())?
-            .stmts
-            .end
-            .checked_sub(1)?;
-        let Some(Inst::GotoIfNot { cond, dest }) = self.ir.stmts.inst.get(last as usize) else {
+        let last = self.ir.cfg.blocks.get(p)?.stmts.end.checked_sub(1)?;
+        let Some(Inst::GotoIfNot { cond, dest }) = self.ir.stmts.inst.get(Value(last)) else {
             return None;
         };
         if *dest == p.next() {
@@ -383,9 +375,9 @@ fn negation(cmp: Cmp) -> Option<Cmp> {
 /// The kind of runtime error block `b` raises first, if it starts with a
 /// `Raise`.
 fn raise_kind(ir: &IrCode, b: BlockId) -> Option<RaiseKind> {
-    let r = ir.cfg.blocks.get(b.index())?.stmts.clone();
+    let r = ir.cfg.blocks.get(b)?.stmts.clone();
     for s in r {
-        match &ir.stmts.inst[s as usize] {
+        match &ir.stmts.inst[Value(s)] {
             Inst::Nothing => continue,
             Inst::Raise { kind, .. } => return Some(*kind),
             _ => return None,
@@ -411,7 +403,7 @@ fn check_remark(
     by_dominator: bool,
 ) -> Option<(RemarkKind, Span, Msg)> {
     let Operand::Value(at) = at else { return None };
-    let span = *d.ir.stmts.span.get(at.index())?;
+    let span = *d.ir.stmts.span.get(at)?;
     let (what, why) = match kind {
         RaiseKind::IndexOutOfBounds => {
             let array = match d.ir.stmts.get(root_value(d.ir, y)?) {
@@ -511,14 +503,14 @@ pub fn eliminate(
         }
         stack.push((b, false));
         stack.extend(dom.children(b).iter().map(|&c| (c, true)));
-        let blk = &ir.cfg.blocks[b.index()];
+        let blk = &ir.cfg.blocks[b];
         let Some(last) = blk.stmts.end.checked_sub(1) else {
             continue;
         };
         if blk.stmts.is_empty() {
             continue;
         }
-        let Inst::GotoIfNot { cond, dest } = &ir.stmts.inst[last as usize] else {
+        let Inst::GotoIfNot { cond, dest } = &ir.stmts.inst[Value(last)] else {
             continue;
         };
         let Some(kind) = raise_kind(ir, *dest) else {
@@ -555,7 +547,7 @@ pub fn eliminate(
         fold.push(last);
     }
     for s in &fold {
-        if let Some(Inst::GotoIfNot { cond, .. }) = ir.stmts.inst.get_mut(*s as usize) {
+        if let Some(Inst::GotoIfNot { cond, .. }) = ir.stmts.inst.get_mut(Value(*s)) {
             *cond = Operand::Bool(true);
         }
     }

@@ -30,7 +30,6 @@ use crate::ir::edit::{OpKey, for_each_operand_mut, op_key, replace_uses};
 use crate::ir::{BinaryOp, BlockId, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
-use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
@@ -82,14 +81,14 @@ impl Scope {
     /// Visits block `b` (its dominators are visited and still in scope).
     fn enter(&mut self, ir: &mut IrCode, b: BlockId) {
         // A condition decided by the single predecessor's branch.
-        let blk = &ir.cfg.blocks[b.index()];
+        let blk = &ir.cfg.blocks[b];
         if let [p] = blk.preds[..] {
-            let pb = &ir.cfg.blocks[p.index()];
+            let pb = &ir.cfg.blocks[p];
             if let Some(last) = pb.stmts.end.checked_sub(1).filter(|&l| l >= pb.stmts.start)
                 && let Inst::GotoIfNot {
                     cond: Operand::Value(c),
                     dest,
-                } = ir.stmts.inst[last as usize]
+                } = ir.stmts.inst[Value(last)]
             {
                 let falls = p.next() == b;
                 let jumps = dest == b;
@@ -99,12 +98,12 @@ impl Scope {
                 }
             }
         }
-        let range = ir.cfg.blocks[b.index()].stmts.clone();
+        let range = ir.cfg.blocks[b].stmts.clone();
         for s in range {
             // A merged duplicate became a `Copy` of its earlier twin; read
             // through copies (a `Copy` stands for its operand) so later keys
             // see the canonical value.
-            let mut inst = std::mem::replace(&mut ir.stmts.inst[s as usize], Inst::Nothing);
+            let mut inst = std::mem::replace(&mut ir.stmts.inst[Value(s)], Inst::Nothing);
             for_each_operand_mut(&mut inst, |op| {
                 if let Operand::Value(v) = op
                     && let Some(Inst::Copy(r)) = ir.stmts.get(*v)
@@ -112,8 +111,8 @@ impl Scope {
                     *op = *r;
                 }
             });
-            ir.stmts.inst[s as usize] = inst;
-            let inst = &mut ir.stmts.inst[s as usize];
+            ir.stmts.inst[Value(s)] = inst;
+            let inst = &mut ir.stmts.inst[Value(s)];
             if let Inst::GotoIfNot { cond, .. } = inst {
                 if let Operand::Value(c) = cond
                     && let Some(&known) = self.conds.get(c)
@@ -174,7 +173,7 @@ fn remark(
     decided: &[(Value, Value, bool)],
 ) {
     for &(s, earlier) in merged {
-        let (at, first) = (ir.stmts.span[s.index()], ir.stmts.span[earlier.index()]);
+        let (at, first) = (ir.stmts.span[s], ir.stmts.span[earlier]);
         ctx.remark(ir, RemarkKind::Passed, at, |d| {
             Msg::new(format!("{} at ", d.operand(&Operand::Value(earlier))))
                 .at(at)
@@ -183,7 +182,7 @@ fn remark(
         });
     }
     for &(s, c, known) in decided {
-        let at = ir.stmts.span[s.index()];
+        let at = ir.stmts.span[s];
         ctx.remark(ir, RemarkKind::Passed, at, |d| {
             Msg::new("the branch at ").at(at).t(format!(
                 " is decided: {} is {known} here",

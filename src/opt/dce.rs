@@ -10,16 +10,16 @@
 
 use crate::ir::compact::compact_only;
 use crate::ir::edit::{for_each_value_use, removable};
-use crate::ir::{Inst, IrCode};
+use crate::ir::{Inst, IrCode, Value};
 use crate::opt::PassCtx;
-use cranelift_entity::EntityRef;
+use cranelift_entity::{EntityRef, SecondaryMap};
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let counters = &mut ctx.counters;
     let n = ir.stmts.len();
-    let mut live = vec![false; n];
+    let mut live: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(n);
     let mut work = Vec::new();
-    for (s, inst) in ir.stmts.inst.iter().enumerate() {
+    for (s, inst) in ir.stmts.inst.iter() {
         if !matches!(inst, Inst::Nothing) && !removable(inst, ir.stmts.flags[s]) {
             live[s] = true;
             work.push(s);
@@ -27,15 +27,15 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     }
     while let Some(s) = work.pop() {
         for_each_value_use(&ir.stmts.inst[s], |v| {
-            let v = v.index();
-            if v < n && !live[v] {
+            if v.index() < n && !live[v] {
                 live[v] = true;
                 work.push(v);
             }
         });
     }
     let mut removed = 0;
-    for (inst, &is_live) in ir.stmts.inst.iter_mut().zip(&live) {
+    for (s, inst) in ir.stmts.inst.iter_mut() {
+        let is_live = live[s];
         if !is_live && !matches!(inst, Inst::Nothing) {
             *inst = Inst::Nothing;
             removed += 1;

@@ -92,8 +92,8 @@ pub const PATH_LIMIT: usize = 50;
 /// escapes (see the module doc).
 fn local_allocs(ir: &IrCode) -> SecondaryMap<Value, bool> {
     let mut ok: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(ir.stmts.len());
-    for (i, inst) in ir.stmts.inst.iter().enumerate() {
-        ok[Value::new(i)] = matches!(inst, Inst::NewArray { .. } | Inst::NewStruct { .. });
+    for (i, inst) in ir.stmts.inst.iter() {
+        ok[i] = matches!(inst, Inst::NewArray { .. } | Inst::NewStruct { .. });
     }
     let mut escape = |op: &Operand| {
         if let Operand::Value(v) = op
@@ -102,7 +102,7 @@ fn local_allocs(ir: &IrCode) -> SecondaryMap<Value, bool> {
             ok[*v] = false;
         }
     };
-    for inst in &ir.stmts.inst {
+    for inst in ir.stmts.inst.values() {
         match inst {
             Inst::Store { index, value, .. } => {
                 index.iter().for_each(&mut escape);
@@ -131,7 +131,7 @@ fn reducible(ir: &IrCode, dom: &DomTree) -> bool {
     let mut stack: Vec<(BlockId, usize)> = vec![(BlockId(0), 0)];
     state[BlockId(0)] = 1;
     while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-        let succs = &ir.cfg.blocks[b.index()].succs;
+        let succs = &ir.cfg.blocks[b].succs;
         if *i < succs.len() {
             let s = succs[*i];
             *i += 1;
@@ -162,7 +162,7 @@ fn def_reads(
         .iter()
         .map(|(a, acc)| match acc.kind {
             AccessKind::Def { inst } if !acc.removed => {
-                let reads = inst_effect(ir, inst, &ir.stmts.inst[inst.index()], sums)
+                let reads = inst_effect(ir, inst, &ir.stmts.inst[inst], sums)
                     .map(|e| e.reads)
                     .filter(|r| *r != Effect::None);
                 (a, reads)
@@ -381,7 +381,7 @@ impl Ctx<'_> {
         // reach an exit block without entering a kill block first.
         let mut visited: HashSet<BlockId> = HashSet::new();
         let mut work: Vec<BlockId> = Vec::new();
-        for &succ in &self.ir.cfg.blocks[sb.index()].succs {
+        for &succ in &self.ir.cfg.blocks[sb].succs {
             if visited.insert(succ) {
                 work.push(succ);
             }
@@ -393,7 +393,7 @@ impl Ctx<'_> {
             if self.is_exit[cur] {
                 return false;
             }
-            for &succ in &self.ir.cfg.blocks[cur.index()].succs {
+            for &succ in &self.ir.cfg.blocks[cur].succs {
                 if visited.insert(succ) {
                     work.push(succ);
                 }
@@ -449,10 +449,10 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
     let scan_start = std::time::Instant::now();
     let exit_block = |b: BlockId| {
-        let blk = &ir.cfg.blocks[b.index()];
+        let blk = &ir.cfg.blocks[b];
         blk.stmts.end > blk.stmts.start
             && matches!(
-                ir.stmts.inst.get(blk.stmts.end as usize - 1),
+                blk.last().and_then(|l| ir.stmts.inst.get(l)),
                 Some(Inst::Return(_) | Inst::Unwind)
             )
     };
@@ -473,7 +473,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let mut dead: Vec<(Value, Dead)> = Vec::new();
     for s in 0..ir.stmts.len() as u32 {
         let v = Value(s);
-        if !matches!(ir.stmts.inst[s as usize], Inst::Store { .. }) {
+        if !matches!(ir.stmts.inst[Value(s)], Inst::Store { .. }) {
             continue;
         }
         if !m.block_of(v).is_some_and(|b| m.dom.reachable(b)) {
@@ -486,7 +486,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     crate::timing::record("dse.scan", scan_start.elapsed());
     let local = cx.local;
     for &(v, why) in &dead {
-        let span = ir.stmts.span[v.index()];
+        let span = ir.stmts.span[v];
         ctx.remark(ir, RemarkKind::Passed, span, |d| {
             let why = match why {
                 Dead::Overwritten => "it is overwritten on every path before any read",
@@ -522,7 +522,7 @@ fn remove_allocs(ir: &mut IrCode, m: &mut MemorySsa, local: &SecondaryMap<Value,
         Operand::Value(v) if local[*v] => Some(*v),
         _ => None,
     };
-    for (s, inst) in ir.stmts.inst.iter().enumerate() {
+    for (s, inst) in ir.stmts.inst.iter() {
         match inst {
             Inst::Binary(BinaryOp::ICmp(c), x, y) => {
                 let eq = match c {
@@ -531,12 +531,8 @@ fn remove_allocs(ir: &mut IrCode, m: &mut MemorySsa, local: &SecondaryMap<Value,
                     _ => None,
                 };
                 match (is_local(x), is_local(y), eq) {
-                    (Some(a), None, Some(eq)) if *y == Operand::Nil => {
-                        nil_cmps.push((Value(s as u32), a, eq))
-                    }
-                    (None, Some(a), Some(eq)) if *x == Operand::Nil => {
-                        nil_cmps.push((Value(s as u32), a, eq))
-                    }
+                    (Some(a), None, Some(eq)) if *y == Operand::Nil => nil_cmps.push((s, a, eq)),
+                    (None, Some(a), Some(eq)) if *x == Operand::Nil => nil_cmps.push((s, a, eq)),
                     (a, b, _) => {
                         for v in [a, b].into_iter().flatten() {
                             keep[v] = true;

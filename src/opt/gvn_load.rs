@@ -22,7 +22,6 @@ use crate::memssa::alias::{AliasResult, Effect};
 use crate::memssa::{AccessId, AccessKind, MemorySsa};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
-use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
 fn same_loc(m: &MemorySsa, ir: &IrCode, a: &Effect, b: &Effect) -> bool {
@@ -98,7 +97,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         }
         match with {
             Some((x, counter, from)) => {
-                let (at, src) = (ir.stmts.span[v.index()], ir.stmts.span[from.index()]);
+                let (at, src) = (ir.stmts.span[v], ir.stmts.span[from]);
                 ctx.remark(ir, RemarkKind::Passed, at, |d| {
                     let msg = Msg::new(format!("load {} at ", d.place_of(v))).at(at);
                     match counter {

@@ -128,7 +128,7 @@ fn name_arguments(module: &mut Module, f: usize, sites: &[Site]) {
         let caller = &mut module.funcs[f].stmts;
         for (arg, name) in args.iter().zip(names) {
             if let Operand::Value(x) = arg
-                && let Some(slot @ None) = caller.name.get_mut(x.index())
+                && let Some(slot @ None) = caller.name.get_mut(*x)
             {
                 *slot = Some(name);
             }
@@ -155,9 +155,18 @@ struct Shape {
 impl Shape {
     fn of(code: &IrCode) -> Shape {
         Shape {
-            returns: code.stmts.inst.iter().any(|i| matches!(i, Inst::Return(_))),
-            unwinds: code.stmts.inst.iter().any(|i| matches!(i, Inst::Unwind)),
-            entry_has_preds: code.cfg.blocks.first().is_none_or(|b| !b.preds.is_empty()),
+            returns: code
+                .stmts
+                .inst
+                .values()
+                .any(|i| matches!(i, Inst::Return(_))),
+            unwinds: code.stmts.inst.values().any(|i| matches!(i, Inst::Unwind)),
+            entry_has_preds: code
+                .cfg
+                .blocks
+                .values()
+                .next()
+                .is_none_or(|b| !b.preds.is_empty()),
         }
     }
 }
@@ -165,16 +174,16 @@ impl Shape {
 /// For the call `s` in block `b`: its `no_exception()` and exception
 /// target when it is a checked call (the block ends `s`, `%ok =
 /// no_exception()`, `goto #H if not %ok`, with `#H` not the fallthrough).
-fn checked_call(code: &IrCode, b: usize, s: u32) -> Option<(Value, Label)> {
+fn checked_call(code: &IrCode, b: BlockId, s: u32) -> Option<(Value, Label)> {
     let end = code.cfg.blocks.get(b)?.stmts.end;
-    if s + 3 != end || !matches!(code.stmts.inst.get(s as usize + 1), Some(Inst::NoException)) {
+    if s + 3 != end || !matches!(code.stmts.inst.get(Value(s + 1)), Some(Inst::NoException)) {
         return None;
     }
-    match code.stmts.inst.get(s as usize + 2) {
+    match code.stmts.inst.get(Value(s + 2)) {
         Some(Inst::GotoIfNot {
             cond: Operand::Value(ok),
             dest,
-        }) if ok.0 == s + 1 && dest.index() != b + 1 => Some((*ok, *dest)),
+        }) if ok.0 == s + 1 && *dest != b.next() => Some((*ok, *dest)),
         _ => None,
     }
 }
@@ -186,16 +195,16 @@ fn plan(module: &Module, f: usize, recursive: &[bool], ctx: &mut PassCtx) -> Vec
     let budget = caller.stmts.len().max(MIN_GROWTH);
     let mut used = 0usize;
     let mut sites = Vec::new();
-    for (b, bb) in caller.cfg.blocks.iter().enumerate() {
+    for (b, bb) in caller.cfg.blocks.iter() {
         for s in bb.stmts.clone() {
-            let Some(Inst::Call { func, args }) = caller.stmts.inst.get(s as usize) else {
+            let Some(Inst::Call { func, args }) = caller.stmts.inst.get(Value(s)) else {
                 continue;
             };
             let g = func.index();
             let skip = |ctx: &mut PassCtx, counter: &str, why: String| {
                 ctx.counters.add(counter, 1);
                 let name = module.funcs.get(g).map_or("?", |c| c.name.as_str());
-                let span = caller.stmts.span[s as usize];
+                let span = caller.stmts.span[Value(s)];
                 ctx.remark(caller, RemarkKind::Missed, span, |_| {
                     Msg::new(format!("did not inline {name} into {} at ", caller.name))
                         .at(span)
@@ -219,7 +228,7 @@ fn plan(module: &Module, f: usize, recursive: &[bool], ctx: &mut PassCtx) -> Vec
             let shape = Shape::of(callee);
             let check = checked_call(caller, b, s);
             let ret_ok =
-                callee.ret == Type::Void || caller.stmts.ty.get(s as usize) == Some(&callee.ret);
+                callee.ret == Type::Void || caller.stmts.ty.get(Value(s)) == Some(&callee.ret);
             if args.len() != callee.params.len()
                 || !ret_ok
                 || !shape.returns
@@ -242,7 +251,7 @@ fn plan(module: &Module, f: usize, recursive: &[bool], ctx: &mut PassCtx) -> Vec
                 continue;
             }
             used += size;
-            let span = caller.stmts.span[s as usize];
+            let span = caller.stmts.span[Value(s)];
             ctx.remark(caller, RemarkKind::Passed, span, |_| {
                 Msg::new(format!("inlined {} into {} at ", callee.name, caller.name)).at(span)
             });

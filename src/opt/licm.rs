@@ -47,7 +47,7 @@ fn inst_of<'a>(ir: &'a IrCode, new: &'a NewNodes, v: Value) -> Option<&'a Inst> 
 
 fn ty_of(ir: &IrCode, new: &NewNodes, v: Value) -> Type {
     if (v.index()) < ir.stmts.len() {
-        ir.stmts.ty[v.index()].clone()
+        ir.stmts.ty[v].clone()
     } else {
         new.nodes
             .get((v.0 - new.base) as usize)
@@ -88,23 +88,23 @@ pub(crate) fn nonnil_guards(ir: &IrCode) -> Guards {
 /// Every block `b` that ends in `goto dest if not c` with `c` a value,
 /// as `(b, the instruction defining c, dest)`.
 fn value_branches(ir: &IrCode) -> impl Iterator<Item = (BlockId, &Inst, BlockId)> {
-    ir.cfg.blocks.iter().enumerate().filter_map(|(b, blk)| {
+    ir.cfg.blocks.iter().filter_map(|(b, blk)| {
         let last = blk.stmts.end.checked_sub(1)?;
         let Some(Inst::GotoIfNot {
             cond: Operand::Value(c),
             dest,
-        }) = ir.stmts.inst.get(last as usize)
+        }) = ir.stmts.inst.get(Value(last))
         else {
             return None;
         };
-        Some((BlockId::new(b), ir.stmts.get(*c)?, *dest))
+        Some((b, ir.stmts.get(*c)?, *dest))
     })
 }
 
 /// Whether block `f` exists and `b` is its only predecessor (so `f` is
 /// entered only along `b`'s edge to it, or its edges when both go there).
 fn entered_only_from(ir: &IrCode, f: BlockId, b: BlockId) -> bool {
-    f.index() < ir.cfg.blocks.len() && ir.cfg.blocks[f.index()].preds.iter().all(|&p| p == b)
+    f.index() < ir.cfg.blocks.len() && ir.cfg.blocks[f].preds.iter().all(|&p| p == b)
 }
 
 /// Whether `base` is known non-nil at the end of block `at`.
@@ -169,7 +169,7 @@ pub(crate) fn bounds_facts(ir: &IrCode, sums: &Summaries) -> BoundsFacts {
     }
     // Lengths change by `push` (grows: harmless), `pop`, stores to a length
     // and calls whose summary may write lengths.
-    for (s, inst) in ir.stmts.inst.iter().enumerate() {
+    for (s, inst) in ir.stmts.inst.iter() {
         if matches!(
             inst,
             Inst::NewArray { .. }
@@ -181,7 +181,7 @@ pub(crate) fn bounds_facts(ir: &IrCode, sums: &Summaries) -> BoundsFacts {
         ) {
             continue;
         }
-        let Some(e) = inst_effect(ir, Value(s as u32), inst, sums) else {
+        let Some(e) = inst_effect(ir, s, inst, sums) else {
             continue;
         };
         let Some(set) = shrinking.as_mut() else { break };
@@ -345,9 +345,9 @@ fn hoist_invariants(ir: &mut IrCode, ctx: &mut PassCtx) {
         place: SecondaryMap::with_capacity(ir.stmts.len()),
         extra: SecondaryMap::new(),
     };
-    for (b, blk) in ir.cfg.blocks.iter().enumerate() {
+    for (b, blk) in ir.cfg.blocks.iter() {
         for s in blk.stmts.clone() {
-            st.place[Value(s)] = Some(BlockId::new(b));
+            st.place[Value(s)] = Some(b);
         }
     }
     let mut changed = false;
@@ -375,7 +375,7 @@ fn hoist_loop(
     for _round in 0..4 {
         let mut changed = false;
         for &b in &l.blocks {
-            let mut stmts: Vec<Value> = ir.cfg.blocks[b.index()].stmts.clone().map(Value).collect();
+            let mut stmts: Vec<Value> = ir.cfg.blocks[b].stmts.clone().map(Value).collect();
             stmts.extend(st.extra[b].iter().copied());
             for v in stmts {
                 if try_hoist(ir, m, st, l, (ph, ph_term, after), guards, v, ctx) {
@@ -440,7 +440,7 @@ fn try_hoist(
                 let by = clobber_in_loop(ir, m, l, c, loc);
                 missed_load(ir, st, v, &inst, ctx, |d| match by {
                     Some(w) => Msg::new(format!(": clobbered by {} at ", d.access_stmt(w)))
-                        .at(ir.stmts.span[w.index()]),
+                        .at(ir.stmts.span[w]),
                     None => Msg::new(": clobbered in the loop"),
                 });
             }
@@ -464,7 +464,7 @@ fn try_hoist(
     }
     let nv = st.new.insert_node(ir, ph_term, inst, ty, after);
     if (v.index()) < ir.stmts.len() {
-        st.new.set_name(nv, ir.stmts.name[v.index()].clone());
+        st.new.set_name(nv, ir.stmts.name[v].clone());
         replace_uses(ir, v, Operand::Value(nv));
     } else if let Some(n) = st.new.nodes.get_mut((v.0 - st.new.base) as usize) {
         n.inst = Inst::Copy(Operand::Value(nv));
@@ -488,7 +488,7 @@ fn try_hoist(
 
 /// The span of statement `v`, original or new.
 fn span_of(ir: &IrCode, st: &State, v: Value) -> Span {
-    match ir.stmts.span.get(v.index()) {
+    match ir.stmts.span.get(v) {
         Some(s) => *s,
         None => st
             .new
@@ -561,27 +561,17 @@ fn clobber_in_loop(
 /// another terminator.
 pub(crate) fn preheader_insertion(ir: &IrCode, l: &LoopInfo) -> Option<(BlockId, Value, bool)> {
     let ph = l.preheader?;
-    let header = &ir.cfg.blocks[l.header.index()];
+    let header = &ir.cfg.blocks[l.header];
     if header
         .stmts
         .clone()
-        .any(|s| matches!(ir.stmts.inst.get(s as usize), Some(Inst::PhiC { .. })))
+        .any(|s| matches!(ir.stmts.inst.get(Value(s)), Some(Inst::PhiC { .. })))
     {
         return None;
     }
-    let ph_term = ir.cfg.blocks[ph.index()]
-        .stmts
-        .end
-        .checked_sub(1)
-        .map(Value)?;
+    let ph_term = ir.cfg.blocks[ph].stmts.end.checked_sub(1).map(Value)?;
     let after = !matches!(ir.stmts.get(ph_term), Some(Inst::Goto(_)));
-    if after
-        && ir
-            .stmts
-            .inst
-            .get(ph_term.index())
-            .is_none_or(Inst::is_terminator)
-    {
+    if after && ir.stmts.inst.get(ph_term).is_none_or(Inst::is_terminator) {
         return None;
     }
     Some((ph, ph_term, after))

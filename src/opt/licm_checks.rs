@@ -112,22 +112,15 @@ impl Ctx<'_> {
     }
 
     fn last(&self, b: BlockId) -> Option<(u32, &Inst)> {
-        let s = self
-            .ir
-            .cfg
-            .blocks
-            .get(b.index())?
-            .stmts
-            .end
-            .checked_sub(1)?;
-        Some((s, self.ir.stmts.inst.get(s as usize)?))
+        let s = self.ir.cfg.blocks.get(b)?.stmts.end.checked_sub(1)?;
+        Some((s, self.ir.stmts.inst.get(Value(s))?))
     }
 
     /// Whether block `r`, entered from the check in `from`, raises a runtime
     /// error with operands defined outside `l` and leaves by `unwind` or to
     /// a handler outside `l`.
     fn movable_raise(&self, l: &LoopInfo, r: BlockId, from: BlockId) -> bool {
-        let Some(blk) = self.ir.cfg.blocks.get(r.index()) else {
+        let Some(blk) = self.ir.cfg.blocks.get(r) else {
             return false;
         };
         if l.contains(r) || blk.preds.len() != 1 || blk.preds[0] != from {
@@ -135,7 +128,7 @@ impl Ctx<'_> {
         }
         let mut raised = false;
         for s in blk.stmts.clone() {
-            let Some(inst) = self.ir.stmts.inst.get(s as usize) else {
+            let Some(inst) = self.ir.stmts.inst.get(Value(s)) else {
                 return false;
             };
             let mut ok = true;
@@ -169,7 +162,7 @@ impl Ctx<'_> {
         let mut i = 0;
         while let Some(&b) = order.get(i) {
             i += 1;
-            let Some(blk) = blocks.get(b.index()) else {
+            let Some(blk) = blocks.get(b) else {
                 return false;
             };
             budget = match budget.checked_sub(blk.stmts.len() + 1) {
@@ -190,10 +183,10 @@ impl Ctx<'_> {
         }
         let in_loop = |op: &Operand| !self.outside(l, op);
         order.iter().all(|&b| {
-            blocks[b.index()]
+            blocks[b]
                 .stmts
                 .clone()
-                .all(|s| match &self.ir.stmts.inst[s as usize] {
+                .all(|s| match &self.ir.stmts.inst[Value(s)] {
                     Inst::Phi { edges, values } => edges
                         .iter()
                         .zip(values)
@@ -226,13 +219,13 @@ impl Ctx<'_> {
         };
         let mut cur = l.header;
         for _ in 0..ir.cfg.blocks.len() {
-            let blk = &ir.cfg.blocks[cur.index()];
+            let blk = &ir.cfg.blocks[cur];
             for s in blk.stmts.clone() {
-                let inst = &ir.stmts.inst[s as usize];
+                let inst = &ir.stmts.inst[Value(s)];
                 if inst.is_terminator() {
                     break;
                 }
-                if !quiet(inst, ir.stmts.flags[s as usize]) {
+                if !quiet(inst, ir.stmts.flags[Value(s)]) {
                     return Some(h);
                 }
                 if let Inst::Load {
@@ -268,7 +261,7 @@ impl Ctx<'_> {
             let ok = next.index() < ir.cfg.blocks.len()
                 && l.contains(next)
                 && next != l.header
-                && ir.cfg.blocks[next.index()].preds.len() == 1;
+                && ir.cfg.blocks[next].preds.len() == 1;
             if !ok {
                 return Some(h);
             }
@@ -295,7 +288,7 @@ fn hoist_remarks(ir: &IrCode, names: &NameTables, h: &Hoist, said: &mut Vec<(Spa
     let d = Describe { ir, names };
     for &(_, cond, _) in &h.checks {
         let span = match cond {
-            Operand::Value(c) => ir.stmts.span[c.index()],
+            Operand::Value(c) => ir.stmts.span[c],
             _ => continue,
         };
         let msg = Msg::new(format!(
@@ -305,7 +298,7 @@ fn hoist_remarks(ir: &IrCode, names: &NameTables, h: &Hoist, said: &mut Vec<(Spa
         said.push((span, msg.at(span)));
     }
     for &v in &h.loads {
-        let span = ir.stmts.span[v.index()];
+        let span = ir.stmts.span[v];
         let msg = Msg::new(format!(
             "hoisted load {} out of the loop at ",
             d.place_of(v)
@@ -329,9 +322,9 @@ fn hoist_checks(
     }
     let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, sums));
     let mut block_of = SecondaryMap::with_capacity(ir.stmts.len());
-    for (b, blk) in ir.cfg.blocks.iter().enumerate() {
+    for (b, blk) in ir.cfg.blocks.iter() {
         for s in blk.stmts.clone() {
-            block_of[Value(s)] = Some(BlockId::new(b));
+            block_of[Value(s)] = Some(b);
         }
     }
     let ctx = Ctx { ir, block_of };

@@ -26,7 +26,7 @@ use crate::ir::dom::DomTree;
 use crate::ir::edit::{NewNodes, for_each_operand, for_each_operand_mut};
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
-use cranelift_entity::{EntityRef, SecondaryMap};
+use cranelift_entity::SecondaryMap;
 use std::collections::HashMap;
 
 /// Facts about operands: (value, fact) pairs.
@@ -36,7 +36,7 @@ type Facts = Vec<(Operand, Fact)>;
 fn type_of(ir: &IrCode, new: &NewNodes, o: &Operand) -> Option<Type> {
     crate::ir::operand_type_with(o, &ir.params, |v| match v.0.checked_sub(new.base) {
         Some(k) => new.nodes.get(k as usize).map(|n| n.ty.clone()),
-        None => ir.stmts.ty.get(v.index()).cloned(),
+        None => ir.stmts.ty.get(v).cloned(),
     })
 }
 
@@ -138,11 +138,11 @@ fn branch_facts(ir: &IrCode, new: &NewNodes, cond: &Operand) -> (Facts, Facts) {
 /// it), or `None` if the block holds only φs (never: it has a terminator or
 /// falls through to a statement).
 fn first_non_phi(ir: &IrCode, b: BlockId) -> Option<Value> {
-    let r = ir.cfg.blocks.get(b.index())?.stmts.clone();
+    let r = ir.cfg.blocks.get(b)?.stmts.clone();
     r.into_iter()
         .find(|&s| {
             !matches!(
-                ir.stmts.inst[s as usize],
+                ir.stmts.inst[Value(s)],
                 Inst::Phi { .. } | Inst::PhiC { .. }
             )
         })
@@ -157,14 +157,14 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
     let mut new = NewNodes::new(ir);
     let mut count = 0u64;
     for &b in &order {
-        let blk = &ir.cfg.blocks[b.index()];
+        let blk = &ir.cfg.blocks[b];
         let Some(last) = blk.stmts.end.checked_sub(1) else {
             continue;
         };
         if blk.stmts.is_empty() {
             continue;
         }
-        let Inst::GotoIfNot { cond, dest } = ir.stmts.inst[last as usize].clone() else {
+        let Inst::GotoIfNot { cond, dest } = ir.stmts.inst[Value(last)].clone() else {
             continue;
         };
         let fall = b.next();
@@ -176,7 +176,7 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
             if facts.is_empty() {
                 continue;
             }
-            let Some(sb) = ir.cfg.blocks.get(succ.index()) else {
+            let Some(sb) = ir.cfg.blocks.get(succ) else {
                 continue;
             };
             if succ == b {
@@ -224,10 +224,10 @@ impl Uses {
     fn new(ir: &IrCode) -> Uses {
         let mut block_of = SecondaryMap::with_capacity(ir.stmts.len());
         let mut of: HashMap<Operand, Vec<Value>> = HashMap::new();
-        for (b, blk) in ir.cfg.blocks.iter().enumerate() {
+        for (b, blk) in ir.cfg.blocks.iter() {
             for st in blk.stmts.clone().map(Value) {
-                block_of[st] = Some(BlockId::new(b));
-                for_each_operand(&ir.stmts.inst[st.index()], |o| {
+                block_of[st] = Some(b);
+                for_each_operand(&ir.stmts.inst[st], |o| {
                     if let Some(k) = use_key(o) {
                         let list = of.entry(k).or_default();
                         if list.last() != Some(&st) {
@@ -260,7 +260,7 @@ fn rename_dominated(
             continue;
         };
         let mut renamed = false;
-        let inst = &mut ir.stmts.inst[st.index()];
+        let inst = &mut ir.stmts.inst[st];
         if let Inst::Phi { edges, values } = inst {
             for (e, v) in edges.iter().zip(values.iter_mut()) {
                 if *v == x && dom.reachable(*e) && dom.dominates(s, *e) {
@@ -285,7 +285,7 @@ fn rename_dominated(
 /// Replaces every π by its value (compacted away).
 pub fn strip_pis(ir: &mut IrCode) -> u64 {
     let mut n = 0;
-    for inst in ir.stmts.inst.iter_mut() {
+    for inst in ir.stmts.inst.values_mut() {
         if let Inst::Pi { value, .. } = inst {
             *inst = Inst::Copy(*value);
             n += 1;

@@ -144,7 +144,7 @@ pub fn promotion(
     done: bool,
 ) -> (RemarkKind, Span, Msg) {
     let place = Describe { ir, names }.place_of(store);
-    let span = ir.stmts.span.get(store.index()).copied().unwrap_or(ir.span);
+    let span = ir.stmts.span.get(store).copied().unwrap_or(ir.span);
     if done {
         let msg = Msg::new(format!("kept {place} in a register across the loop at ")).at(span);
         (RemarkKind::Passed, span, msg)

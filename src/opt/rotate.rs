@@ -75,7 +75,6 @@ use crate::ir::loops::LoopNest;
 use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
-use cranelift_entity::EntityRef;
 use std::collections::HashMap;
 
 /// Most statements of a header test copied into the preheader and latch.
@@ -102,10 +101,10 @@ struct Plan {
 }
 
 fn stmts_of(ir: &IrCode, b: u32) -> impl Iterator<Item = (u32, &Inst)> {
-    ir.cfg.blocks[b as usize]
+    ir.cfg.blocks[BlockId(b)]
         .stmts
         .clone()
-        .filter_map(move |s| ir.stmts.inst.get(s as usize).map(|i| (s, i)))
+        .filter_map(move |s| ir.stmts.inst.get(Value(s)).map(|i| (s, i)))
 }
 
 /// Whether block `b` raises (its first statement is a `Raise`): the exit
@@ -124,7 +123,7 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
             continue;
         };
         let h = l.header.0;
-        let hb = &ir.cfg.blocks[h as usize];
+        let hb = &ir.cfg.blocks[BlockId(h)];
         let [latch] = l.latches.as_slice() else {
             continue;
         };
@@ -132,7 +131,7 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
         let Some(last) = hb.stmts.end.checked_sub(1) else {
             continue;
         };
-        let Some(Inst::GotoIfNot { cond, dest }) = ir.stmts.inst.get(last as usize) else {
+        let Some(Inst::GotoIfNot { cond, dest }) = ir.stmts.inst.get(Value(last)) else {
             continue;
         };
         if h as usize + 1 >= ir.cfg.blocks.len() {
@@ -149,11 +148,11 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
         }
         if !l.contains(BlockId(b))
             || l.contains(BlockId(x))
-            || ir.cfg.blocks[b as usize].preds != [BlockId(h)]
+            || ir.cfg.blocks[BlockId(b)].preds != [BlockId(h)]
         {
             continue;
         }
-        if !ir.cfg.blocks[x as usize]
+        if !ir.cfg.blocks[BlockId(x)]
             .preds
             .iter()
             .all(|&p| l.contains(p))
@@ -162,11 +161,11 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
             continue;
         }
         // The latch ends in `goto H`, or falls through into it.
-        let ok_latch = match ir.cfg.blocks[latch as usize]
+        let ok_latch = match ir.cfg.blocks[BlockId(latch)]
             .stmts
             .end
             .checked_sub(1)
-            .and_then(|s| ir.stmts.inst.get(s as usize))
+            .and_then(|s| ir.stmts.inst.get(Value(s)))
         {
             Some(Inst::Goto(t)) => t.0 == h,
             Some(i) => !i.is_terminator() && latch + 1 == h,
@@ -208,7 +207,7 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
                     };
                     match (find(g), find(latch)) {
                         (Some(pre), Some(lat)) => {
-                            phis.push((Value(s), pre, lat, ir.stmts.ty[s as usize].clone()))
+                            phis.push((Value(s), pre, lat, ir.stmts.ty[Value(s)].clone()))
                         }
                         _ => {
                             ok = false;
@@ -266,10 +265,10 @@ fn check_uses(ir: &IrCode, dom: &DomTree, mut plans: Vec<Plan>) -> Vec<Plan> {
     loop {
         let own = owners(&plans);
         let mut bad = vec![false; plans.len()];
-        for (blk, bb) in ir.cfg.blocks.iter().enumerate() {
-            let blk = blk as u32;
+        for (blk, bb) in ir.cfg.blocks.iter() {
+            let blk = blk.0;
             for s in bb.stmts.clone() {
-                let Some(inst) = ir.stmts.inst.get(s as usize) else {
+                let Some(inst) = ir.stmts.inst.get(Value(s)) else {
                     continue;
                 };
                 let is_phi = matches!(inst, Inst::Phi { .. });
@@ -395,7 +394,7 @@ impl Renamer<'_> {
             .new_preds
             .get(&y)
             .cloned()
-            .unwrap_or_else(|| self.ir.cfg.blocks[y as usize].preds.clone());
+            .unwrap_or_else(|| self.ir.cfg.blocks[BlockId(y)].preds.clone());
         if let [q] = preds.as_slice() {
             let r = self.read_at(bir, pi, phi, q.0, depth + 1);
             self.merged.insert((pi, phi, y), r);
@@ -430,8 +429,8 @@ fn phi_standing_for(
         flags: default_flags(&inst),
         inst,
         ty,
-        span: ir.stmts.span[v.index()],
-        name: ir.stmts.name[v.index()].clone(),
+        span: ir.stmts.span[v],
+        name: ir.stmts.name[v].clone(),
     }
 }
 
@@ -446,7 +445,7 @@ fn copy_test(
     let mut map = inputs.clone();
     let mut out = Vec::new();
     for &s in &p.test {
-        let mut inst = ir.stmts.inst[s as usize].clone();
+        let mut inst = ir.stmts.inst[Value(s)].clone();
         for_each_operand_mut(&mut inst, |op| {
             if let Operand::Value(v) = op
                 && let Some(r) = map.get(v)
@@ -456,14 +455,14 @@ fn copy_test(
         });
         let id = bir.fresh_value();
         map.insert(Value(s), Operand::Value(id));
-        let flags = ir.stmts.flags[s as usize];
+        let flags = ir.stmts.flags[Value(s)];
         out.push(BStmt {
             id,
             inst,
-            ty: ir.stmts.ty[s as usize].clone(),
-            span: ir.stmts.span[s as usize],
+            ty: ir.stmts.ty[Value(s)].clone(),
+            span: ir.stmts.span[Value(s)],
             flags,
-            name: ir.stmts.name[s as usize].clone(),
+            name: ir.stmts.name[Value(s)].clone(),
         });
     }
     bir.blocks[pos].stmts.extend(out);
@@ -530,7 +529,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
     };
     for p in plans {
         rn.new_preds.insert(p.b, vec![BlockId(p.g), BlockId(p.l)]);
-        let mut xp: Vec<BlockId> = ir.cfg.blocks[p.x as usize]
+        let mut xp: Vec<BlockId> = ir.cfg.blocks[BlockId(p.x)]
             .preds
             .iter()
             .copied()
@@ -579,7 +578,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         values.push(rn.rename(&mut bir, pre, BlockId(p.g)));
         values.push(rn.rename(&mut bir, lat, BlockId(p.l)));
         if in_x {
-            for q in &ir.cfg.blocks[p.x as usize].preds {
+            for q in &ir.cfg.blocks[BlockId(p.x)].preds {
                 if q.0 != p.h {
                     edges.push(*q);
                     values.push(rn.rename(&mut bir, Operand::Value(v), *q));
@@ -677,8 +676,8 @@ fn rotate_round(ir: &mut IrCode, ctx: &mut PassCtx) -> u64 {
         return 0;
     };
     for p in &plans {
-        let term = ir.cfg.blocks[p.h as usize].stmts.end.saturating_sub(1);
-        let span = ir.stmts.span.get(term as usize).copied().unwrap_or(ir.span);
+        let term = ir.cfg.blocks[BlockId(p.h)].stmts.end.saturating_sub(1);
+        let span = ir.stmts.span.get(Value(term)).copied().unwrap_or(ir.span);
         ctx.remark(ir, RemarkKind::Passed, span, |d| {
             let c = d.operand(&p.cond);
             let c = if p.inverted { format!("!({c})") } else { c };

@@ -80,7 +80,7 @@ impl Solver<'_> {
             }
             f(&consts).map_or(Lattice::Bottom, Lattice::Const)
         };
-        match &self.ir.stmts.inst[s.index()] {
+        match &self.ir.stmts.inst[s] {
             Inst::Copy(a) | Inst::Pi { value: a, .. } => self.lat(a),
             Inst::Unary(op, a) => all(&[a], &|c| fold::unary(*op, c[0])),
             Inst::Binary(op, a, b) => all(&[a, b], &|c| fold::binary(*op, c[0], c[1])),
@@ -113,9 +113,9 @@ impl Solver<'_> {
     }
 
     fn visit_stmt(&mut self, s: Value) {
-        let inst = &self.ir.stmts.inst[s.index()];
+        let inst = &self.ir.stmts.inst[s];
         let b = self.block_of[s];
-        let bb = &self.ir.cfg.blocks[b.index()];
+        let bb = &self.ir.cfg.blocks[b];
         if s.0 + 1 == bb.stmts.end {
             self.visit_terminator(b);
         }
@@ -126,13 +126,13 @@ impl Solver<'_> {
     }
 
     fn visit_terminator(&mut self, b: BlockId) {
-        let bb = &self.ir.cfg.blocks[b.index()];
+        let bb = &self.ir.cfg.blocks[b];
         let nb = self.ir.cfg.blocks.len() as u32;
         let last = bb
             .stmts
             .end
             .checked_sub(1)
-            .and_then(|i| self.ir.stmts.inst.get(i as usize));
+            .and_then(|i| self.ir.stmts.inst.get(Value(i)));
         let targets = match last {
             Some(Inst::GotoIfNot { cond, dest }) => match self.lat(cond) {
                 Lattice::Top => Vec::new(),
@@ -154,12 +154,12 @@ impl Solver<'_> {
             return;
         }
         self.exec_block[BlockId(0)] = true;
-        for s in self.ir.cfg.blocks[0].stmts.clone() {
+        for s in self.ir.cfg.blocks[BlockId(0)].stmts.clone() {
             self.visit_stmt(Value(s));
         }
         // Each edge is queued once (when it first becomes executable) and
         // each value at most twice (Top → Const → Bottom).
-        let edges: usize = self.ir.cfg.blocks.iter().map(|b| b.succs.len()).sum();
+        let edges: usize = self.ir.cfg.blocks.values().map(|b| b.succs.len()).sum();
         let mut budget = Budget::new(
             "sccp's worklist",
             2 * (edges as u64 + 2 * self.ir.stmts.len() as u64) + 64,
@@ -167,11 +167,11 @@ impl Solver<'_> {
         loop {
             budget.step();
             if let Some((_, to)) = self.flow.pop() {
-                let range = self.ir.cfg.blocks[to.index()].stmts.clone().map(Value);
+                let range = self.ir.cfg.blocks[to].stmts.clone().map(Value);
                 if self.exec_block[to] {
                     // Only the φs see the new edge.
                     for s in range {
-                        if matches!(self.ir.stmts.inst[s.index()], Inst::Phi { .. }) {
+                        if matches!(self.ir.stmts.inst[s], Inst::Phi { .. }) {
                             self.visit_stmt(s);
                         }
                     }
@@ -199,15 +199,14 @@ impl Solver<'_> {
 pub fn solve(ir: &IrCode) -> Solution {
     let n = ir.stmts.len();
     let mut block_of = SecondaryMap::with_default(BlockId(0));
-    for (b, bb) in ir.cfg.blocks.iter().enumerate() {
+    for (b, bb) in ir.cfg.blocks.iter() {
         for s in bb.stmts.clone() {
-            block_of[Value(s)] = BlockId::new(b);
+            block_of[Value(s)] = b;
         }
     }
     let mut users: SecondaryMap<Value, Vec<Value>> = SecondaryMap::with_capacity(n);
     let mut values = SecondaryMap::with_default(Lattice::Bottom);
-    for (s, inst) in ir.stmts.inst.iter().enumerate() {
-        let s = Value::new(s);
+    for (s, inst) in ir.stmts.inst.iter() {
         values[s] = Lattice::Top;
         for_each_value_use(inst, |v| {
             if v.index() < n {
@@ -235,7 +234,7 @@ pub fn solve(ir: &IrCode) -> Solution {
 /// The pass: solve, then rewrite and compact in one sweep.
 /// Remarks on the branches whose condition `sol` found constant.
 fn remark_folded_branches(ir: &IrCode, sol: &Solution, ctx: &mut PassCtx) {
-    for (s, inst) in ir.stmts.inst.iter().enumerate() {
+    for (s, inst) in ir.stmts.inst.iter() {
         if let Inst::GotoIfNot {
             cond: Operand::Value(c),
             ..

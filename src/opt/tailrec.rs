@@ -416,7 +416,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let calls_itself = ir
         .stmts
         .inst
-        .iter()
+        .values()
         .any(|i| matches!(i, Inst::Call { func, .. } if *func == ir.func));
     if !calls_itself {
         return;

@@ -369,14 +369,8 @@ fn lower(
     let fb = |x: Blk| BlockId(final_blk[x as usize]);
     // Pass 2: emit, moving each node's instruction and type out of `b`.
     let n = next as usize;
-    let mut stmts = InstructionStream {
-        inst: Vec::with_capacity(n),
-        ty: Vec::with_capacity(n),
-        span: Vec::with_capacity(n),
-        flags: Vec::with_capacity(n),
-        name: Vec::with_capacity(n),
-    };
-    let mut blocks = Vec::with_capacity(order.len());
+    let mut stmts = InstructionStream::with_capacity(n);
+    let mut blocks = cranelift_entity::PrimaryMap::with_capacity(order.len());
     for (i, &blk) in order.iter().enumerate() {
         let bb = &b.blocks[blk as usize];
         let start = stmts.len() as u32;

@@ -179,7 +179,7 @@ fn ssa_lowers_each_builtin_as_its_row_says() {
         let module = compile(&format!("builtin-{}", b.name()), &src);
         let f = &module.funcs[func_index(&module, "f")];
         let mut throws = false;
-        for inst in &f.stmts.inst {
+        for inst in f.stmts.inst.values() {
             match inst {
                 Inst::Runtime { func, .. } => assert!(
                     b.row().calls.contains(func),

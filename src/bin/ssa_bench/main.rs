@@ -145,7 +145,7 @@ fn measure(path: &Path, reps: usize, fresh: Fresh) -> Result<Report, String> {
     let mut our_stmts = 0;
     for code in &ours {
         our_stmts += code.stmts.len();
-        for inst in &code.stmts.inst {
+        for inst in code.stmts.inst.values() {
             if let Inst::Phi { values, .. } = inst {
                 phis += 1;
                 phi_operands += values.len();
@@ -334,7 +334,7 @@ mod tests {
         let phis = ours
             .stmts
             .inst
-            .iter()
+            .values()
             .filter(|i| matches!(i, Inst::Phi { .. }))
             .count();
         let theirs = build_theirs(&p, &[f], &mut FunctionBuilderContext::new(), Fresh(false))

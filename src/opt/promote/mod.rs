@@ -217,7 +217,7 @@ struct Key {
 fn loop_stmts(ir: &IrCode, l: &LoopInfo) -> Vec<(BlockId, Value)> {
     let mut out = Vec::new();
     for &b in &l.blocks {
-        for s in ir.cfg.blocks[b.index()].stmts.clone() {
+        for s in ir.cfg.blocks[b].stmts.clone() {
             out.push((b, Value(s)));
         }
     }
@@ -285,18 +285,18 @@ fn promote_loop(
 /// preheader, its last statement, and whether new nodes go after it (it is
 /// not a `goto`).
 fn loop_shape(ir: &IrCode, l: &LoopInfo) -> Option<(BlockId, Value, bool)> {
-    if ir.cfg.blocks[l.header.index()].stmts.is_empty() {
+    if ir.cfg.blocks[l.header].stmts.is_empty() {
         return None;
     }
     let (ph, ph_term, after) = crate::opt::licm::preheader_insertion(ir, l)?;
     for &x in &l.exits {
-        let blk = &ir.cfg.blocks[x.index()];
+        let blk = &ir.cfg.blocks[x];
         if blk.preds.iter().any(|&p| !l.contains(p)) || first_non_head(ir, x).is_none() {
             return None;
         }
     }
     for &b in &l.blocks {
-        for &p in &ir.cfg.blocks[b.index()].preds {
+        for &p in &ir.cfg.blocks[b].preds {
             if !(l.contains(p) || (b == l.header && p == ph)) {
                 return None;
             }
@@ -351,7 +351,7 @@ fn loop_effects(
     stmts
         .iter()
         .filter_map(|&(_, v)| {
-            let e = inst_effect(ir, v, ir.stmts.inst.get(v.index())?, sums)?;
+            let e = inst_effect(ir, v, ir.stmts.inst.get(v)?, sums)?;
             Some((v, e))
         })
         .collect()
@@ -366,9 +366,9 @@ fn stored_in_preheader(ir: &IrCode, ph: BlockId, key: &Key, sums: &Summaries) ->
     let mut b = ph;
     let mut budget = STORE_SCAN;
     loop {
-        for s in ir.cfg.blocks[b.index()].stmts.clone().rev() {
+        for s in ir.cfg.blocks[b].stmts.clone().rev() {
             budget = budget.checked_sub(1)?;
-            let inst = ir.stmts.inst.get(s as usize)?;
+            let inst = ir.stmts.inst.get(Value(s))?;
             if let Inst::Store { value, .. } = inst
                 && loc_of(inst).as_ref() == Some(key)
             {
@@ -378,7 +378,7 @@ fn stored_in_preheader(ir: &IrCode, ph: BlockId, key: &Key, sums: &Summaries) ->
                 return None;
             }
         }
-        let [p] = ir.cfg.blocks[b.index()].preds.as_slice() else {
+        let [p] = ir.cfg.blocks[b].preds.as_slice() else {
             return None;
         };
         if *p == b {
@@ -390,12 +390,12 @@ fn stored_in_preheader(ir: &IrCode, ph: BlockId, key: &Key, sums: &Summaries) ->
 
 /// The first statement of `b` that is not a φ/φᶜ.
 fn first_non_head(ir: &IrCode, b: BlockId) -> Option<Value> {
-    ir.cfg.blocks[b.index()]
+    ir.cfg.blocks[b]
         .stmts
         .clone()
         .find(|&s| {
             !matches!(
-                ir.stmts.inst.get(s as usize),
+                ir.stmts.inst.get(Value(s)),
                 Some(Inst::Phi { .. } | Inst::PhiC { .. })
             )
         })

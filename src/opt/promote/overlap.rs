@@ -6,7 +6,6 @@ use super::{Key, loc_of};
 use crate::ir::{Inst, IrCode, Operand, Type, Value};
 use crate::memssa::MemorySsa;
 use crate::memssa::alias::{AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc, decompose};
-use cranelift_entity::EntityRef;
 use std::collections::HashSet;
 
 /// The loop's accesses of `key` and the promoted value's type, when every
@@ -47,7 +46,7 @@ pub(super) fn accesses_of(
             {
                 mine.insert(v);
                 match inst {
-                    Inst::Load { .. } => ty = Some(ir.stmts.ty[v.index()].clone()),
+                    Inst::Load { .. } => ty = Some(ir.stmts.ty[v].clone()),
                     Inst::Store { value, .. } if ty.is_none() => ty = ir.operand_type(value),
                     _ => {}
                 }

@@ -6,7 +6,6 @@ use super::{Key, Site, first_non_head, unique_preds};
 use crate::ir::edit::{NewNodes, delete, replace_uses};
 use crate::ir::loops::LoopInfo;
 use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
-use cranelift_entity::EntityRef;
 use std::collections::{HashMap, HashSet};
 
 /// Per loop block: the promoted value at its entry and at its end.
@@ -27,7 +26,7 @@ pub(super) fn insert_phis(
     for &b in &l.blocks {
         let preds = unique_preds(ir, b);
         if b == l.header || preds.len() >= 2 {
-            let first = ir.cfg.blocks[b.index()].stmts.clone().next()?;
+            let first = ir.cfg.blocks[b].stmts.clone().next()?;
             // Attached before the block's first statement: new φs precede
             // every statement the round attaches there.
             let phi = Inst::Phi {
@@ -60,11 +59,11 @@ pub(super) fn flow_through_loop(
     let l = site.l;
     let mut stored_in: HashMap<BlockId, Operand> = HashMap::new();
     for &b in &l.blocks {
-        let last_store = ir.cfg.blocks[b.index()]
+        let last_store = ir.cfg.blocks[b]
             .stmts
             .clone()
             .filter(|&s| mine.contains(&Value(s)))
-            .fold(None, |cur, s| match ir.stmts.inst.get(s as usize) {
+            .fold(None, |cur, s| match ir.stmts.inst.get(Value(s)) {
                 Some(Inst::Store { value, .. }) => Some(*value),
                 _ => cur,
             });
@@ -208,7 +207,7 @@ pub(super) fn exit_stores(
                 .iter()
                 .map(|p| flow.block_out.get(p).copied())
                 .collect::<Option<Vec<_>>>()?;
-            let first = ir.cfg.blocks[x.index()].stmts.clone().next()?;
+            let first = ir.cfg.blocks[x].stmts.clone().next()?;
             let phi = Inst::Phi {
                 edges: preds.clone(),
                 values,
@@ -238,12 +237,12 @@ pub(super) fn rewrite_accesses(
 ) -> Option<()> {
     for &b in &l.blocks {
         let mut cur = *flow.block_in.get(&b)?;
-        for s in ir.cfg.blocks[b.index()].stmts.clone() {
+        for s in ir.cfg.blocks[b].stmts.clone() {
             let v = Value(s);
             if !mine.contains(&v) {
                 continue;
             }
-            match ir.stmts.inst.get(s as usize) {
+            match ir.stmts.inst.get(Value(s)) {
                 Some(Inst::Store { value, .. }) => {
                     cur = *value;
                     delete(ir, v);

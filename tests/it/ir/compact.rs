@@ -81,7 +81,7 @@ fn insert_node_before_and_after_then_compact() {
     );
     // Nothing moved yet.
     assert_eq!(ir.stmts.len(), 3);
-    ir.stmts.inst[2] = Inst::Return(Some(Operand::Value(d)));
+    ir.stmts.inst[Value(2)] = Inst::Return(Some(Operand::Value(d)));
     let stats = compact(&mut ir, new);
     assert_eq!(stats.nodes_inserted, 3);
     assert_eq!(
@@ -271,7 +271,7 @@ fn killed_self_edge_of_the_current_block_leaves_no_stale_phi_operand() {
 3 ─      return 0
 ");
     // Rewrite: the loop branch becomes "always exit": cond true falls through.
-    ir.stmts.inst[3] = Inst::GotoIfNot {
+    ir.stmts.inst[Value(3)] = Inst::GotoIfNot {
         cond: Operand::Bool(true),
         dest: b(2),
     };
@@ -316,7 +316,7 @@ fn pending_node_then_constant_branch(cond: bool) -> String {
 ");
     let mut new = NewNodes::new(&ir);
     new.insert_node(&ir, val(3), print(Operand::Int(6)), Type::Void, true);
-    ir.stmts.inst[1] = Inst::GotoIfNot {
+    ir.stmts.inst[Value(1)] = Inst::GotoIfNot {
         cond: Operand::Bool(cond),
         dest: b(3),
     };

@@ -16,6 +16,7 @@
 
 use super::compact_gen::random_source;
 use crate::ssa_support::{Rng, ir_of};
+use cranelift_entity::EntityRef;
 use toyc::ir::compact::compact;
 use toyc::ir::edit::{
     NewNodes, delete, for_each_operand, for_each_operand_mut, is_pure, replace_uses,
@@ -28,7 +29,7 @@ fn known_conditions(ir: &IrCode, b: usize) -> Vec<(Value, bool)> {
     let mut facts = Vec::new();
     let mut cur = b;
     for _ in 0..64 {
-        let blk = &ir.cfg.blocks[cur];
+        let blk = &ir.cfg.blocks[BlockId::new(cur as usize)];
         if blk.preds.len() != 1 || cur == 0 {
             break;
         }
@@ -36,11 +37,11 @@ fn known_conditions(ir: &IrCode, b: usize) -> Vec<(Value, bool)> {
         if p == cur {
             break;
         }
-        let last = ir.cfg.blocks[p].stmts.end - 1;
+        let last = ir.cfg.blocks[BlockId::new(p as usize)].stmts.end - 1;
         if let Inst::GotoIfNot {
             cond: Operand::Value(c),
             dest,
-        } = &ir.stmts.inst[last as usize]
+        } = &ir.stmts.inst[Value(last)]
         {
             let falls = cur == p + 1;
             let jumps = *dest == BlockId(cur as u32);
@@ -65,7 +66,7 @@ fn use_counts(ir: &IrCode, new: &NewNodes) -> Vec<u32> {
     for inst in ir
         .stmts
         .inst
-        .iter()
+        .values()
         .chain(new.nodes.iter().map(|n| &n.inst))
     {
         for_each_operand(inst, &mut count);
@@ -80,7 +81,7 @@ fn use_counts(ir: &IrCode, new: &NewNodes) -> Vec<u32> {
 
 fn ty_of(ir: &IrCode, new: &NewNodes, v: Value) -> Type {
     if v.0 < new.base {
-        ir.stmts.ty[v.0 as usize].clone()
+        ir.stmts.ty[Value(v.0)].clone()
     } else {
         new.nodes[(v.0 - new.base) as usize].ty.clone()
     }
@@ -120,7 +121,7 @@ struct Tally {
 fn random_edit(rng: &mut Rng, ir: &mut IrCode, new: &mut NewNodes, t: &mut Tally) {
     let n = ir.stmts.len() as u64;
     let s = rng.below(n) as usize;
-    let inst = ir.stmts.inst[s].clone();
+    let inst = ir.stmts.inst[Value::new(s)].clone();
     match rng.below(6) {
         0 if !is_phi(&inst) => insert_dead(rng, ir, new, t, s, &inst),
         1 | 2 if !matches!(inst, Inst::PhiC { .. }) => redirect_operand(rng, ir, new, t, s, &inst),
@@ -191,12 +192,12 @@ fn redirect_operand(
     let ty = ty_of(ir, new, xv);
     let eq = identity(rng, x, &ty);
     let (pos, after) = match pred {
-        Some(p) => (Value(ir.cfg.blocks[p.0 as usize].stmts.end - 1), true),
+        Some(p) => (Value(ir.cfg.blocks[BlockId(p.0)].stmts.end - 1), true),
         None => (Value(s as u32), false),
     };
     let nv = new.insert_node(ir, pos, eq, ty, after);
     let mut i = 0;
-    for_each_operand_mut(&mut ir.stmts.inst[s], |o| {
+    for_each_operand_mut(&mut ir.stmts.inst[Value::new(s)], |o| {
         if i == which {
             *o = Operand::Value(nv);
         }
@@ -212,7 +213,7 @@ fn redirect_operand(
 /// Replaces a pure binary statement `s` by a copy of an inserted duplicate.
 fn copy_of_duplicate(ir: &mut IrCode, new: &mut NewNodes, t: &mut Tally, s: usize, inst: Inst) {
     if let Inst::Binary(..) = inst {
-        let ty = ir.stmts.ty[s].clone();
+        let ty = ir.stmts.ty[Value::new(s)].clone();
         let dup = new.insert_node(ir, Value(s as u32), inst, ty, false);
         replace_uses(ir, Value(s as u32), Operand::Value(dup));
         t.dup_copies += 1;
@@ -226,7 +227,7 @@ fn delete_unused(rng: &mut Rng, ir: &mut IrCode, new: &NewNodes, t: &mut Tally) 
     let start = rng.below(n as u64) as usize;
     for k in 0..n {
         let v = (start + k) % n;
-        let i = &ir.stmts.inst[v];
+        let i = &ir.stmts.inst[Value::new(v)];
         if uses[v] == 0 && is_pure(i) && !matches!(i, Inst::Nothing) {
             delete(ir, Value(v as u32));
             t.deletions += 1;
@@ -241,16 +242,16 @@ fn kill_edge(rng: &mut Rng, ir: &mut IrCode, t: &mut Tally) {
     let start = rng.below(ir.cfg.blocks.len() as u64) as usize;
     for k in 0..ir.cfg.blocks.len() {
         let b = (start + k) % ir.cfg.blocks.len();
-        let last = (ir.cfg.blocks[b].stmts.end - 1) as usize;
+        let last = (ir.cfg.blocks[BlockId::new(b as usize)].stmts.end - 1) as usize;
         let Inst::GotoIfNot {
             cond: Operand::Value(c),
             dest,
-        } = ir.stmts.inst[last].clone()
+        } = ir.stmts.inst[Value::new(last)].clone()
         else {
             continue;
         };
         if let Some(&(_, val)) = known_conditions(ir, b).iter().find(|f| f.0 == c) {
-            ir.stmts.inst[last] = Inst::GotoIfNot {
+            ir.stmts.inst[Value::new(last)] = Inst::GotoIfNot {
                 cond: Operand::Bool(val),
                 dest,
             };
@@ -270,23 +271,23 @@ fn add_guarded_dead_block(rng: &mut Rng, ir: &mut IrCode, t: &mut Tally) -> Opti
     let nb = ir.cfg.blocks.len();
     let start = rng.below(nb as u64) as usize;
     let p = (0..nb).map(|k| (start + k) % nb).find(|&b| {
-        let last = ir.cfg.blocks[b].stmts.end as usize - 1;
-        !ir.stmts.inst[last].is_terminator() && b + 1 < nb
+        let last = ir.cfg.blocks[BlockId::new(b as usize)].stmts.end as usize - 1;
+        !ir.stmts.inst[Value::new(last)].is_terminator() && b + 1 < nb
     });
     let d = (0..nb).map(|k| (start + 7 * k) % nb).find(|&b| {
-        let r = ir.cfg.blocks[b].stmts.clone();
+        let r = ir.cfg.blocks[BlockId::new(b as usize)].stmts.clone();
         b != 0
             && !r.clone().any(|s| {
                 matches!(
-                    ir.stmts.inst[s as usize],
+                    ir.stmts.inst[Value(s)],
                     Inst::PhiC { .. } | Inst::TakeException
                 )
             })
             && r.clone()
-                .any(|s| matches!(ir.stmts.inst[s as usize], Inst::Phi { .. }))
+                .any(|s| matches!(ir.stmts.inst[Value(s)], Inst::Phi { .. }))
             && r.clone().all(|s| {
-                !matches!(ir.stmts.inst[s as usize], Inst::Phi { .. })
-                    || matches!(ir.stmts.ty[s as usize], Type::Int | Type::Bool)
+                !matches!(ir.stmts.inst[Value(s)], Inst::Phi { .. })
+                    || matches!(ir.stmts.ty[Value(s)], Type::Int | Type::Bool)
             })
     });
     let (Some(p), Some(d)) = (p, d) else {
@@ -308,11 +309,11 @@ fn add_guarded_dead_block(rng: &mut Rng, ir: &mut IrCode, t: &mut Tally) -> Opti
         preds: vec![BlockId(p as u32)],
         succs: vec![BlockId(d as u32)],
     });
-    ir.cfg.blocks[p].succs.push(n_label);
-    ir.cfg.blocks[d].preds.push(n_label);
-    for s in ir.cfg.blocks[d].stmts.clone() {
-        let ty = ir.stmts.ty[s as usize].clone();
-        if let Inst::Phi { edges, values } = &mut ir.stmts.inst[s as usize] {
+    ir.cfg.blocks[BlockId::new(p as usize)].succs.push(n_label);
+    ir.cfg.blocks[BlockId::new(d as usize)].preds.push(n_label);
+    for s in ir.cfg.blocks[BlockId::new(d as usize)].stmts.clone() {
+        let ty = ir.stmts.ty[Value(s)].clone();
+        if let Inst::Phi { edges, values } = &mut ir.stmts.inst[Value(s)] {
             edges.push(n_label);
             values.push(if ty == Type::Int {
                 Operand::Int(777)
@@ -322,7 +323,10 @@ fn add_guarded_dead_block(rng: &mut Rng, ir: &mut IrCode, t: &mut Tally) -> Opti
         }
     }
     t.guarded_blocks += 1;
-    Some((ir.cfg.blocks[p].stmts.end - 1, n_label))
+    Some((
+        ir.cfg.blocks[BlockId::new(p as usize)].stmts.end - 1,
+        n_label,
+    ))
 }
 
 // ------------------------------------------------------------------- tests

@@ -87,7 +87,7 @@ fn spread_edits(ir: &mut IrCode) -> NewNodes {
             false,
         );
         if i % 3 == 0 {
-            let inst = ir.stmts.inst[base as usize + 6].clone();
+            let inst = ir.stmts.inst[Value(base + 6)].clone();
             let dup = new.insert_node(ir, Value(base + 6), inst, Type::Int, false);
             replace_uses(ir, Value(base + 6), Operand::Value(dup));
         }
@@ -100,7 +100,7 @@ fn spread_edits(ir: &mut IrCode) -> NewNodes {
                 Type::Int,
                 false,
             );
-            if let Inst::Binary(_, x, _) = &mut ir.stmts.inst[base as usize + 8] {
+            if let Inst::Binary(_, x, _) = &mut ir.stmts.inst[Value(base + 8)] {
                 *x = Operand::Value(eq);
             }
         }

@@ -44,10 +44,10 @@ fn build(path: &Path) -> Option<Module> {
 fn normalised(f: &IrCode) -> IrCode {
     let mut f = f.clone();
     f.span = Span::default();
-    f.stmts.span.iter_mut().for_each(|s| *s = Span::default());
-    f.cfg.blocks.iter_mut().for_each(|b| b.preds.sort());
+    f.stmts.span.values_mut().for_each(|s| *s = Span::default());
+    f.cfg.blocks.values_mut().for_each(|b| b.preds.sort());
     // NaN payloads other than the sign are not printed.
-    for inst in &mut f.stmts.inst {
+    for inst in f.stmts.inst.values_mut() {
         toyc::ir::edit::for_each_operand_mut(inst, |op| {
             if let Operand::Float(x) = op
                 && x.is_nan()
@@ -63,7 +63,7 @@ fn normalised(f: &IrCode) -> IrCode {
 fn first_difference(a: &IrCode, b: &IrCode) -> Option<String> {
     let s = &a.stmts;
     let t = &b.stmts;
-    for i in 0..s.len().max(t.len()) {
+    for i in (0..s.len().max(t.len()) as u32).map(toyc::ir::Value) {
         let row = |x: &toyc::ir::InstructionStream| {
             (
                 x.inst.get(i).cloned(),
@@ -72,12 +72,7 @@ fn first_difference(a: &IrCode, b: &IrCode) -> Option<String> {
             )
         };
         if row(s) != row(t) {
-            return Some(format!(
-                "statement %{}: {:?} vs {:?}",
-                i + 1,
-                row(s),
-                row(t)
-            ));
+            return Some(format!("statement {i}: {:?} vs {:?}", row(s), row(t)));
         }
     }
     if a.cfg != b.cfg {

@@ -21,7 +21,7 @@ use toyc::memssa::{AccessKind, LIVE_ON_ENTRY, MemorySsa};
 fn stmts_where(f: &IrCode, keep: impl Fn(&Inst) -> bool) -> Vec<Value> {
     (0..f.stmts.len() as u32)
         .map(Value)
-        .filter(|v| keep(&f.stmts.inst[v.0 as usize]))
+        .filter(|v| keep(&f.stmts.inst[Value(v.0)]))
         .collect()
 }
 fn loads(f: &IrCode) -> Vec<Value> {

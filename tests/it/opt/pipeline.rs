@@ -3,7 +3,7 @@
 //! integer semantics. What each pass does to a function is in the
 //! filetests (`tests/filetests/*.ir`, run by `tests/it/filetests.rs`).
 
-use toyc::ir::IrCode;
+use toyc::ir::{BlockId, IrCode};
 use toyc::opt::{self, Counters};
 
 /// Runs function pass `pass` on a function (in no module, so any call it
@@ -31,8 +31,10 @@ fn fold_one(expr: &str, ty: &str) -> String {
     let errors = toyc::ir::verify::verify_structure(&ir);
     assert!(errors.is_empty(), "verifier: {errors:?}");
     let program = toyc::sema::hir::Program::default();
-    (0..ir.stmts.len())
-        .map(|i| toyc::ir::print::statement(&ir, &program, i))
+    ir.stmts
+        .inst
+        .keys()
+        .map(|v| toyc::ir::print::statement(&ir, &program, v))
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -199,7 +201,7 @@ fn command_line_flags_select_the_pipeline() {
 /// A step that breaks the IR: it points the entry block's range one
 /// statement too far.
 fn corrupting_step(ir: &mut IrCode, ctx: &mut opt::PassCtx) {
-    ir.cfg.blocks[0].stmts.end += 1;
+    ir.cfg.blocks[BlockId(0)].stmts.end += 1;
     ctx.counters.add("broken.edits", 1);
 }
 

@@ -24,7 +24,7 @@ fn phi_count(m: &Module, name: &str) -> usize {
     let f = m.funcs.iter().find(|f| f.name == name).expect("function");
     f.stmts
         .inst
-        .iter()
+        .values()
         .filter(|i| matches!(i, Inst::Phi { .. }))
         .count()
 }

@@ -174,11 +174,10 @@ fn phis_that_only_feed_each_other_are_removed() {
     let code = &m.funcs[0];
     assert_eq!(phis(code), 0, "{}", text(&m, 0));
     assert!(
-        code.stmts.inst.contains(&Inst::Binary(
-            BinaryOp::IAdd,
-            Operand::Arg(0),
-            Operand::Arg(0)
-        )),
+        code.stmts
+            .inst
+            .values()
+            .any(|i| i == &Inst::Binary(BinaryOp::IAdd, Operand::Arg(0), Operand::Arg(0))),
         "{}",
         text(&m, 0)
     );
@@ -230,7 +229,7 @@ fn division_is_checked_on_a_cold_path() {
     let raise = code
         .stmts
         .inst
-        .iter()
+        .values()
         .position(|i| {
             matches!(
                 i,
@@ -241,10 +240,10 @@ fn division_is_checked_on_a_cold_path() {
             )
         })
         .expect("a raise");
-    assert!(code.stmts.flags[raise].contains(Flags::COLD));
+    assert!(code.stmts.flags[toyc::ir::Value(raise as u32)].contains(Flags::COLD));
     assert_eq!(count(code, |i| matches!(i, Inst::Unwind)), 1);
     // Cold code is laid out last.
-    let last = code.cfg.blocks.last().unwrap();
+    let last = code.cfg.blocks.values().last().unwrap();
     assert!(last.stmts.contains(&(raise as u32)), "{}", text(&m, 0));
     // A constant non-zero divisor needs no check.
     let mut g = F::new();

@@ -39,10 +39,10 @@ fn array_index_is_bounds_checked_with_one_unsigned_compare() {
         )),
         1
     );
-    let r = code.stmts.inst.iter().position(
+    let r = code.stmts.inst.values().position(
         |x| matches!(x, Inst::Raise { kind: RaiseKind::IndexOutOfBounds, args } if args.len() == 2),
     );
-    assert!(code.stmts.flags[r.expect("raise")].contains(Flags::COLD));
+    assert!(code.stmts.flags[toyc::ir::Value(r.expect("raise") as u32)].contains(Flags::COLD));
     assert_eq!(
         count(code, |x| matches!(
             x,
@@ -85,10 +85,11 @@ fn field_access_is_nil_checked_unless_the_struct_is_fresh() {
         text(&m, 0)
     );
     // Fields in declaration order.
-    assert!(code.stmts.inst.contains(&Inst::NewStruct {
-        strukt: StructId(0),
-        fields: vec![Operand::Int(1), Operand::Float(2.0)]
-    }));
+    assert!(code.stmts.inst.values().any(|i| i
+        == &Inst::NewStruct {
+            strukt: StructId(0),
+            fields: vec![Operand::Int(1), Operand::Float(2.0)]
+        }));
 }
 
 #[test]
@@ -207,7 +208,7 @@ fn for_each_rereads_the_length_every_step() {
     let len = code
         .stmts
         .inst
-        .iter()
+        .values()
         .position(|x| {
             matches!(
                 x,
@@ -221,7 +222,7 @@ fn for_each_rereads_the_length_every_step() {
     let header = code
         .cfg
         .blocks
-        .iter()
+        .values()
         .find(|b| b.stmts.contains(&(len as u32)))
         .unwrap();
     assert_eq!(header.preds.len(), 2, "{}", text(&m, 0));
@@ -270,7 +271,7 @@ fn nested_try_rethrows_to_the_outer_handler() {
         "{}",
         text(&m, 1)
     );
-    let phic = code.stmts.inst.iter().find_map(|i| match i {
+    let phic = code.stmts.inst.values().find_map(|i| match i {
         Inst::PhiC { upsilons } => Some(upsilons.len()),
         _ => None,
     });

@@ -30,20 +30,20 @@ fn same(a: &Operand, b: &Operand) -> bool {
 
 /// Problems with the φs of `f` (empty when minimal and pruned).
 fn phi_problems(f: &IrCode) -> Vec<String> {
-    let mut used = vec![false; f.stmts.len()];
-    for (i, inst) in f.stmts.inst.iter().enumerate() {
+    let mut used = cranelift_entity::SecondaryMap::<Value, bool>::new();
+    for (i, inst) in f.stmts.inst.iter() {
         toyc::ir::edit::for_each_operand(inst, |op| {
-            if let Operand::Value(Value(v)) = *op
-                && v as usize != i
+            if let Operand::Value(v) = *op
+                && v != i
             {
-                used[v as usize] = true;
+                used[v] = true;
             }
         });
     }
     let mut out = Vec::new();
-    for (i, inst) in f.stmts.inst.iter().enumerate() {
+    for (i, inst) in f.stmts.inst.iter() {
         if let Inst::Phi { values, .. } = inst {
-            let me = Operand::Value(Value(i as u32));
+            let me = Operand::Value(i);
             let mut distinct: Vec<&Operand> = Vec::new();
             for v in values {
                 if !same(v, &me) && !distinct.iter().any(|d| same(d, v)) {
@@ -51,10 +51,10 @@ fn phi_problems(f: &IrCode) -> Vec<String> {
                 }
             }
             if distinct.len() < 2 {
-                out.push(format!("fn {}: %{} is a trivial φ", f.name, i + 1));
+                out.push(format!("fn {}: {i} is a trivial φ", f.name));
             }
             if !used[i] {
-                out.push(format!("fn {}: %{} is an unused φ", f.name, i + 1));
+                out.push(format!("fn {}: {i} is an unused φ", f.name));
             }
         }
     }

@@ -3,7 +3,7 @@
 //! verifier and the backend's translation run on every result.
 use crate::ssa_support;
 use ssa_support::*;
-use toyc::ir::{BinaryOp, Inst, Loc, RuntimeFn};
+use toyc::ir::{BinaryOp, BlockId, Inst, Loc, RuntimeFn};
 
 fn phis_in(src: &str, name: &str) -> usize {
     let m = ir_of(src);
@@ -67,7 +67,7 @@ fn value_numbering_and_folding() {
         "{}",
         show(&m, "f")
     );
-    assert!(f.stmts.inst.iter().any(|i| matches!(
+    assert!(f.stmts.inst.values().any(|i| matches!(
         i,
         Inst::Binary(BinaryOp::IAdd, _, toyc::ir::Operand::Int(14))
     )));
@@ -89,11 +89,11 @@ fn range_end_is_evaluated_once() {
     let call = f
         .stmts
         .inst
-        .iter()
+        .values()
         .position(|i| matches!(i, Inst::Call { .. }))
         .unwrap();
     assert!(
-        f.cfg.blocks[0].stmts.contains(&(call as u32)),
+        f.cfg.blocks[BlockId(0)].stmts.contains(&(call as u32)),
         "{}",
         show(&m, "f")
     );
@@ -107,7 +107,7 @@ fn for_each_reads_the_length_in_the_loop() {
     let len = f
         .stmts
         .inst
-        .iter()
+        .values()
         .position(|i| {
             matches!(
                 i,
@@ -121,7 +121,7 @@ fn for_each_reads_the_length_in_the_loop() {
     let blk = f
         .cfg
         .blocks
-        .iter()
+        .values()
         .find(|b| b.stmts.contains(&(len as u32)))
         .unwrap();
     assert!(
@@ -151,11 +151,11 @@ fn and_evaluates_its_right_side_only_when_needed() {
     let call = f
         .stmts
         .inst
-        .iter()
+        .values()
         .position(|i| matches!(i, Inst::Call { .. }))
         .unwrap() as u32;
     assert!(
-        !f.cfg.blocks[0].stmts.contains(&call),
+        !f.cfg.blocks[BlockId(0)].stmts.contains(&call),
         "the call is not in the entry block\n{}",
         show(&m, "f")
     );

@@ -207,7 +207,7 @@ pub fn build(p: Program) -> Module {
 }
 
 pub fn count(f: &IrCode, pred: impl Fn(&Inst) -> bool) -> usize {
-    f.stmts.inst.iter().filter(|i| pred(i)).count()
+    f.stmts.inst.values().filter(|i| pred(i)).count()
 }
 
 pub fn phis(f: &IrCode) -> usize {
