@@ -576,29 +576,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 let v = self.data_addr(id)?;
                 self.set(s, Some(v));
             }
-            Inst::Call { func, args } => {
-                let id = *self
-                    .cx
-                    .funcs
-                    .get(func.0 as usize)
-                    .ok_or_else(|| format!("call of unknown function {}", func.0))?;
-                // Void arguments have no machine value.
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    if self
-                        .code
-                        .operand_type(a)
-                        .is_some_and(|t| cl_type(&t).is_none())
-                    {
-                        continue;
-                    }
-                    vals.push(self.operand(a)?);
-                }
-                let f = self.func_ref(id);
-                let call = self.safepoint_call(f, &vals);
-                let r = self.b.inst_results(call).first().copied();
-                self.set(s, r);
-            }
+            Inst::Call { func, args } => self.call(s, *func, args)?,
             Inst::Runtime { func, args } => self.runtime(s, *func, args)?,
             Inst::Raise { kind, args } => self.raise(s, *kind, args)?,
             Inst::NoException => {
@@ -628,6 +606,37 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 return Err(format!("terminator {s} in the middle of a block"));
             }
         }
+        Ok(())
+    }
+
+    /// A call of a Toy function (a safepoint).
+    fn call(
+        &mut self,
+        s: Value,
+        func: crate::types::FuncId,
+        args: &[Operand],
+    ) -> Result<(), String> {
+        let id = *self
+            .cx
+            .funcs
+            .get(func.0 as usize)
+            .ok_or_else(|| format!("call of unknown function {}", func.0))?;
+        // Void arguments have no machine value.
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            if self
+                .code
+                .operand_type(a)
+                .is_some_and(|t| cl_type(&t).is_none())
+            {
+                continue;
+            }
+            vals.push(self.operand(a)?);
+        }
+        let f = self.func_ref(id);
+        let call = self.safepoint_call(f, &vals);
+        let r = self.b.inst_results(call).first().copied();
+        self.set(s, r);
         Ok(())
     }
 

@@ -291,6 +291,33 @@ impl Printer {
                 }
                 self.put(");");
             }
+            StmtKind::If(..)
+            | StmtKind::While { .. }
+            | StmtKind::ForRange { .. }
+            | StmtKind::ForEach { .. }
+            | StmtKind::Try { .. } => self.control(st, &mut s.kind),
+            StmtKind::Break(l) => self.put(&jump("break", l)),
+            StmtKind::Continue(l) => self.put(&jump("continue", l)),
+            StmtKind::Return(e) => {
+                self.put("return");
+                if let Some(e) = e {
+                    self.put(" ");
+                    self.expr(st, e);
+                }
+                self.put(";");
+            }
+            StmtKind::Throw(e) => {
+                self.put("throw ");
+                self.expr(st, e);
+                self.put(";");
+            }
+            StmtKind::Block(b) => self.block(st, b),
+        }
+    }
+
+    /// A statement with blocks: `if`, the loops and `try`.
+    fn control(&mut self, st: &[StructDef], kind: &mut StmtKind) {
+        match kind {
             StmtKind::If(c, then, els) => {
                 self.put("if ");
                 self.expr(st, c);
@@ -336,28 +363,13 @@ impl Printer {
                 self.put(" ");
                 self.block(st, body);
             }
-            StmtKind::Break(l) => self.put(&jump("break", l)),
-            StmtKind::Continue(l) => self.put(&jump("continue", l)),
-            StmtKind::Return(e) => {
-                self.put("return");
-                if let Some(e) = e {
-                    self.put(" ");
-                    self.expr(st, e);
-                }
-                self.put(";");
-            }
-            StmtKind::Throw(e) => {
-                self.put("throw ");
-                self.expr(st, e);
-                self.put(";");
-            }
             StmtKind::Try { body, var, handler } => {
                 self.put("try ");
                 self.block(st, body);
                 self.put(&format!(" catch {var} "));
                 self.block(st, handler);
             }
-            StmtKind::Block(b) => self.block(st, b),
+            _ => unreachable!("not a control statement"),
         }
     }
 

@@ -269,29 +269,8 @@ impl<'a> Machine<'a> {
                 self.runtime(*func, &argv, pos(), self.prep.tags[f][s])
             }
             Inst::Load { loc, base, index } => {
-                let base = base.as_ref().map_or(0, v);
-                let index = index.as_ref().map_or(0, v);
-                let is_bool = matches!(
-                    self.module.funcs[f].stmts.ty.as_values_slice().get(s),
-                    Some(Type::Bool)
-                );
-                // SAFETY: the IR checked `base` non-nil and `index` in bounds
-                // before this access; the layouts are the runtime's.
-                let raw = unsafe {
-                    match loc {
-                        Loc::ArrayLen => (base as *const u64).add(1).read(),
-                        Loc::ArrayElem(_) => (*(base as *const heap::ArrayObj)).get(index as usize),
-                        Loc::Field { field, .. } => {
-                            (base as *const u64).add(1 + *field as usize).read()
-                        }
-                        Loc::Global(g) => self.globals.get(g.0 as usize).copied().unwrap_or(0),
-                    }
-                };
-                if is_bool {
-                    (raw & 0xff != 0) as u64
-                } else {
-                    raw
-                }
+                let (base, index) = (base.as_ref().map_or(0, v), index.as_ref().map_or(0, v));
+                self.load(f, s, loc, base, index)
             }
             Inst::Store {
                 loc,
@@ -299,26 +278,8 @@ impl<'a> Machine<'a> {
                 index,
                 value,
             } => {
-                let base = base.as_ref().map_or(0, v);
-                let index = index.as_ref().map_or(0, v);
-                let x = v(value);
-                // SAFETY: as for loads.
-                unsafe {
-                    match loc {
-                        Loc::ArrayLen => (base as *mut u64).add(1).write(x),
-                        Loc::ArrayElem(_) => {
-                            (*(base as *mut heap::ArrayObj)).set(index as usize, x)
-                        }
-                        Loc::Field { field, .. } => {
-                            (base as *mut u64).add(1 + *field as usize).write(x)
-                        }
-                        Loc::Global(g) => {
-                            if let Some(slot) = self.globals.get_mut(g.0 as usize) {
-                                *slot = x;
-                            }
-                        }
-                    }
-                }
+                let (base, index) = (base.as_ref().map_or(0, v), index.as_ref().map_or(0, v));
+                self.store(loc, base, index, v(value));
                 0
             }
             Inst::NewArray { elem, len, fill } => {
@@ -336,25 +297,7 @@ impl<'a> Machine<'a> {
             }
             Inst::Raise { kind, args: a } => {
                 let argv: Vec<u64> = a.iter().map(v).collect();
-                let arg = |i: usize| argv.get(i).copied().unwrap_or(0);
-                let pos = pos();
-                match kind {
-                    RaiseKind::Throw => {
-                        runtime::toy_raise_throw(arg(0) as *const object::StrObj, pos)
-                    }
-                    RaiseKind::DivisionByZero => runtime::toy_raise_div_zero(pos),
-                    RaiseKind::IndexOutOfBounds => {
-                        runtime::toy_raise_index(arg(0) as i64, arg(1) as i64, pos)
-                    }
-                    RaiseKind::NilDereference => runtime::toy_raise_nil(pos),
-                    RaiseKind::NegativeArrayLength => runtime::toy_raise_negative_length(pos),
-                    RaiseKind::PopFromEmpty => runtime::toy_raise_pop_empty(pos),
-                    RaiseKind::AssertionFailed if argv.is_empty() => runtime::toy_raise_assert(pos),
-                    // SAFETY: the message operand is a `str` value (IR type check), so a live string object.
-                    RaiseKind::AssertionFailed => unsafe {
-                        runtime::toy_raise_assert_msg(arg(0) as *const object::StrObj, pos)
-                    },
-                }
+                raise(*kind, &argv, pos());
                 0
             }
             Inst::NoException => (runtime::PENDING.load(Ordering::Relaxed) == 0) as u64,
@@ -366,6 +309,46 @@ impl<'a> Machine<'a> {
             | Inst::Return(_)
             | Inst::Unwind
             | Inst::Unreachable => 0,
+        }
+    }
+
+    /// The value `loc` holds (statement `s` of function `f` is the load).
+    fn load(&self, f: usize, s: usize, loc: &Loc, base: u64, index: u64) -> u64 {
+        let is_bool = matches!(
+            self.module.funcs[f].stmts.ty.as_values_slice().get(s),
+            Some(Type::Bool)
+        );
+        // SAFETY: the IR checked `base` non-nil and `index` in bounds
+        // before this access; the layouts are the runtime's.
+        let raw = unsafe {
+            match loc {
+                Loc::ArrayLen => (base as *const u64).add(1).read(),
+                Loc::ArrayElem(_) => (*(base as *const heap::ArrayObj)).get(index as usize),
+                Loc::Field { field, .. } => (base as *const u64).add(1 + *field as usize).read(),
+                Loc::Global(g) => self.globals.get(g.0 as usize).copied().unwrap_or(0),
+            }
+        };
+        if is_bool {
+            (raw & 0xff != 0) as u64
+        } else {
+            raw
+        }
+    }
+
+    /// Stores `x` into `loc`.
+    fn store(&mut self, loc: &Loc, base: u64, index: u64, x: u64) {
+        // SAFETY: as for loads.
+        unsafe {
+            match loc {
+                Loc::ArrayLen => (base as *mut u64).add(1).write(x),
+                Loc::ArrayElem(_) => (*(base as *mut heap::ArrayObj)).set(index as usize, x),
+                Loc::Field { field, .. } => (base as *mut u64).add(1 + *field as usize).write(x),
+                Loc::Global(g) => {
+                    if let Some(slot) = self.globals.get_mut(g.0 as usize) {
+                        *slot = x;
+                    }
+                }
+            }
         }
     }
 
@@ -464,5 +447,23 @@ impl<'a> Machine<'a> {
             RuntimeFn::BrilBitsToFloat => return fb(bril::toy_bril_bits_to_float(x(0) as i64)),
         }
         0
+    }
+}
+
+/// Raises the runtime error `kind` with its operands `argv` at position `pos`.
+fn raise(kind: RaiseKind, argv: &[u64], pos: u64) {
+    let arg = |i: usize| argv.get(i).copied().unwrap_or(0);
+    match kind {
+        RaiseKind::Throw => runtime::toy_raise_throw(arg(0) as *const object::StrObj, pos),
+        RaiseKind::DivisionByZero => runtime::toy_raise_div_zero(pos),
+        RaiseKind::IndexOutOfBounds => runtime::toy_raise_index(arg(0) as i64, arg(1) as i64, pos),
+        RaiseKind::NilDereference => runtime::toy_raise_nil(pos),
+        RaiseKind::NegativeArrayLength => runtime::toy_raise_negative_length(pos),
+        RaiseKind::PopFromEmpty => runtime::toy_raise_pop_empty(pos),
+        RaiseKind::AssertionFailed if argv.is_empty() => runtime::toy_raise_assert(pos),
+        // SAFETY: the message operand is a `str` value (IR type check), so a live string object.
+        RaiseKind::AssertionFailed => unsafe {
+            runtime::toy_raise_assert_msg(arg(0) as *const object::StrObj, pos)
+        },
     }
 }

@@ -67,11 +67,11 @@
 //! more: a loop made of tests alone would qualify again after every
 //! round, each round copying one test further.
 
-use crate::ir::blocks::{BStmt, BlockIr, Label, Term};
+use crate::ir::blocks::{BStmt, BlockIr, Label, Positions, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{default_flags, for_each_operand, for_each_operand_mut};
-use crate::ir::loops::LoopNest;
+use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
@@ -117,129 +117,124 @@ fn raises(ir: &IrCode, b: u32) -> bool {
 
 /// The loops of `ir` that qualify (see the module doc), before the use scan.
 fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
-    let mut plans = Vec::new();
-    for l in LoopNest::new(&ir.cfg, dom).loops.values() {
-        let Some(g) = l.preheader.map(|g| g.0) else {
-            continue;
-        };
-        let h = l.header.0;
-        let hb = &ir.cfg.blocks[BlockId(h)];
-        let [latch] = l.latches.as_slice() else {
-            continue;
-        };
-        let latch = latch.0;
-        let Some(last) = hb.stmts.end.checked_sub(1) else {
-            continue;
-        };
-        let Some(Inst::GotoIfNot { cond, dest }) = ir.stmts.inst.get(Value(last)) else {
-            continue;
-        };
-        if h as usize + 1 >= ir.cfg.blocks.len() {
-            continue;
-        }
-        let inverted = !l.contains(BlockId(h + 1)) && l.contains(*dest);
-        let (b, x) = if inverted {
-            (dest.0, h + 1)
-        } else {
-            (h + 1, dest.0)
-        };
-        if b == x || b == h || x == h || latch == h || (b as usize) >= ir.cfg.blocks.len() {
-            continue;
-        }
-        if !l.contains(BlockId(b))
-            || l.contains(BlockId(x))
-            || ir.cfg.blocks[BlockId(b)].preds != [BlockId(h)]
-        {
-            continue;
-        }
-        if !ir.cfg.blocks[BlockId(x)]
-            .preds
-            .iter()
-            .all(|&p| l.contains(p))
-            || raises(ir, x)
-        {
-            continue;
-        }
-        // The latch ends in `goto H`, or falls through into it.
-        let ok_latch = match ir.cfg.blocks[BlockId(latch)]
-            .stmts
-            .end
-            .checked_sub(1)
-            .and_then(|s| ir.stmts.inst.get(Value(s)))
-        {
-            Some(Inst::Goto(t)) => t.0 == h,
-            Some(i) => !i.is_terminator() && latch + 1 == h,
-            None => false,
-        };
-        if !ok_latch {
-            continue;
-        }
-        // Already rotated: the body is an empty block back to `H`.
-        if b == latch && stmts_of(ir, b).all(|(_, i)| matches!(i, Inst::Goto(_) | Inst::Nothing)) {
-            continue;
-        }
-        let has_phic = |blk: u32| stmts_of(ir, blk).any(|(_, i)| matches!(i, Inst::PhiC { .. }));
-        if has_phic(h)
-            || has_phic(x)
-            || stmts_of(ir, b).any(|(_, i)| matches!(i, Inst::Phi { .. } | Inst::PhiC { .. }))
-        {
-            continue;
-        }
-        let mut phis = Vec::new();
-        let mut test = Vec::new();
-        let mut ok = true;
-        for (s, inst) in stmts_of(ir, h) {
-            if s == last {
-                break;
-            }
-            match inst {
-                Inst::Nothing => {}
-                Inst::Phi { edges, values } => {
-                    if !test.is_empty() || edges.len() != 2 {
-                        ok = false;
-                        break;
-                    }
-                    let find = |blk: u32| {
-                        edges
-                            .iter()
-                            .position(|e| e.0 == blk)
-                            .and_then(|i| values.get(i).copied())
-                    };
-                    match (find(g), find(latch)) {
-                        (Some(pre), Some(lat)) => {
-                            phis.push((Value(s), pre, lat, ir.stmts.ty[Value(s)].clone()))
-                        }
-                        _ => {
-                            ok = false;
-                            break;
-                        }
-                    }
-                }
-                Inst::Unary(..) | Inst::Binary(..) | Inst::StrConst(_) | Inst::Load { .. } => {
-                    test.push(s)
-                }
-                _ => {
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        if !ok || test.len() > MAX_COPY {
-            continue;
-        }
-        plans.push(Plan {
-            h,
-            g,
-            b,
-            l: latch,
-            x,
-            inverted,
-            phis,
-            test,
-            cond: *cond,
-        });
+    let nest = LoopNest::new(&ir.cfg, dom);
+    nest.loops
+        .values()
+        .filter_map(|l| candidate(ir, l))
+        .collect()
+}
+
+/// The plan for loop `l`, if its shape qualifies.
+fn candidate(ir: &IrCode, l: &LoopInfo) -> Option<Plan> {
+    let g = l.preheader?.0;
+    let h = l.header.0;
+    let hb = &ir.cfg.blocks[BlockId(h)];
+    let [latch] = l.latches.as_slice() else {
+        return None;
+    };
+    let latch = latch.0;
+    let last = hb.stmts.end.checked_sub(1)?;
+    let Some(Inst::GotoIfNot { cond, dest }) = ir.stmts.inst.get(Value(last)) else {
+        return None;
+    };
+    if h as usize + 1 >= ir.cfg.blocks.len() {
+        return None;
     }
-    plans
+    let inverted = !l.contains(BlockId(h + 1)) && l.contains(*dest);
+    let (b, x) = if inverted {
+        (dest.0, h + 1)
+    } else {
+        (h + 1, dest.0)
+    };
+    if b == x || b == h || x == h || latch == h || (b as usize) >= ir.cfg.blocks.len() {
+        return None;
+    }
+    if !l.contains(BlockId(b))
+        || l.contains(BlockId(x))
+        || ir.cfg.blocks[BlockId(b)].preds != [BlockId(h)]
+    {
+        return None;
+    }
+    if !ir.cfg.blocks[BlockId(x)]
+        .preds
+        .iter()
+        .all(|&p| l.contains(p))
+        || raises(ir, x)
+    {
+        return None;
+    }
+    // The latch ends in `goto H`, or falls through into it.
+    let ok_latch = match ir.cfg.blocks[BlockId(latch)]
+        .stmts
+        .end
+        .checked_sub(1)
+        .and_then(|s| ir.stmts.inst.get(Value(s)))
+    {
+        Some(Inst::Goto(t)) => t.0 == h,
+        Some(i) => !i.is_terminator() && latch + 1 == h,
+        None => false,
+    };
+    if !ok_latch {
+        return None;
+    }
+    // Already rotated: the body is an empty block back to `H`.
+    if b == latch && stmts_of(ir, b).all(|(_, i)| matches!(i, Inst::Goto(_) | Inst::Nothing)) {
+        return None;
+    }
+    let has_phic = |blk: u32| stmts_of(ir, blk).any(|(_, i)| matches!(i, Inst::PhiC { .. }));
+    if has_phic(h)
+        || has_phic(x)
+        || stmts_of(ir, b).any(|(_, i)| matches!(i, Inst::Phi { .. } | Inst::PhiC { .. }))
+    {
+        return None;
+    }
+    let (phis, test) = header_parts(ir, h, last, g, latch)?;
+    Some(Plan {
+        h,
+        g,
+        b,
+        l: latch,
+        x,
+        inverted,
+        phis,
+        test,
+        cond: *cond,
+    })
+}
+
+/// The header `h`'s φs (each with its operands from the guard `g` and the
+/// latch, and its type) and its test statements before the branch `last`;
+/// `None` when the header holds anything else.
+type HeaderParts = (Vec<(Value, Operand, Operand, Type)>, Vec<u32>);
+fn header_parts(ir: &IrCode, h: u32, last: u32, g: u32, latch: u32) -> Option<HeaderParts> {
+    let mut phis = Vec::new();
+    let mut test = Vec::new();
+    for (s, inst) in stmts_of(ir, h) {
+        if s == last {
+            break;
+        }
+        match inst {
+            Inst::Nothing => {}
+            Inst::Phi { edges, values } => {
+                if !test.is_empty() || edges.len() != 2 {
+                    return None;
+                }
+                let find = |blk: u32| {
+                    edges
+                        .iter()
+                        .position(|e| e.0 == blk)
+                        .and_then(|i| values.get(i).copied())
+                };
+                let (pre, lat) = (find(g)?, find(latch)?);
+                phis.push((Value(s), pre, lat, ir.stmts.ty[Value(s)].clone()));
+            }
+            Inst::Unary(..) | Inst::Binary(..) | Inst::StrConst(_) | Inst::Load { .. } => {
+                test.push(s)
+            }
+            _ => return None,
+        }
+    }
+    (test.len() <= MAX_COPY).then_some((phis, test))
 }
 
 /// What a value of a rotated header is: (plan index, φ index or `None`
@@ -476,120 +471,14 @@ fn copy_test(
 fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
     let mut bir = BlockIr::from_ir(ir);
     let pos = bir.positions();
-    let at = |l: u32| pos[BlockId(l)];
     for p in plans {
-        let (gp, lp, xp) = (at(p.g)?, at(p.l)?, at(p.x)?);
-        let pre: HashMap<Value, Operand> = p.phis.iter().map(|(v, pr, _, _)| (*v, *pr)).collect();
-        let lat: HashMap<Value, Operand> = p.phis.iter().map(|(v, _, la, _)| (*v, *la)).collect();
-        let c0 = copy_test(&mut bir, ir, p, gp, &pre);
-        let (then, els) = if p.inverted { (p.x, p.b) } else { (p.b, p.x) };
-        bir.blocks[gp].term = Term::Branch {
-            cond: c0,
-            then: BlockId(then),
-            els: BlockId(els),
-        };
-        let c1 = copy_test(&mut bir, ir, p, lp, &lat);
-        bir.blocks[lp].term = Term::Branch {
-            cond: c1,
-            then: BlockId(then),
-            els: BlockId(els),
-        };
-        // X's φs: the edge from H becomes the edges from G and L.
-        for s in bir.blocks[xp].stmts.iter_mut() {
-            let Inst::Phi { edges, values } = &mut s.inst else {
-                continue;
-            };
-            let Some(i) = edges.iter().position(|e| e.0 == p.h) else {
-                continue;
-            };
-            let w = values[i];
-            let (wg, wl) = match w {
-                Operand::Value(v) if pre.contains_key(&v) => (pre[&v], lat[&v]),
-                other => (other, other),
-            };
-            edges[i] = BlockId(p.g);
-            values[i] = wg;
-            edges.push(BlockId(p.l));
-            values.push(wl);
-        }
+        rewire(&mut bir, ir, p, &pos)?;
     }
     let dead: std::collections::HashSet<u32> = plans.iter().map(|p| p.h).collect();
     bir.blocks.retain(|b| !dead.contains(&b.label.0));
-    let mut rn = Renamer {
-        ir,
-        dom,
-        plans,
-        own: owners(plans),
-        made: HashMap::new(),
-        queue: Vec::new(),
-        merged: HashMap::new(),
-        new_phis: HashMap::new(),
-        new_preds: HashMap::new(),
-        failed: false,
-    };
-    for p in plans {
-        rn.new_preds.insert(p.b, vec![BlockId(p.g), BlockId(p.l)]);
-        let mut xp: Vec<BlockId> = ir.cfg.blocks[BlockId(p.x)]
-            .preds
-            .iter()
-            .copied()
-            .filter(|q| q.0 != p.h)
-            .collect();
-        xp.splice(0..0, [BlockId(p.g), BlockId(p.l)]);
-        rn.new_preds.insert(p.x, xp);
-    }
-    for bi in 0..bir.blocks.len() {
-        let label = bir.blocks[bi].label;
-        let mut stmts = std::mem::take(&mut bir.blocks[bi].stmts);
-        for s in &mut stmts {
-            if let Inst::Phi { edges, values } = &mut s.inst {
-                for (e, v) in edges.iter().zip(values.iter_mut()) {
-                    *v = rn.rename(&mut bir, *v, *e);
-                }
-            } else {
-                let mut ops = Vec::new();
-                for_each_operand(&s.inst, |op| ops.push(*op));
-                let renamed: Vec<Operand> = ops
-                    .into_iter()
-                    .map(|op| rn.rename(&mut bir, op, label))
-                    .collect();
-                let mut it = renamed.into_iter();
-                for_each_operand_mut(&mut s.inst, |op| {
-                    if let Some(r) = it.next() {
-                        *op = r;
-                    }
-                });
-            }
-        }
-        bir.blocks[bi].stmts = stmts;
-        let mut term = bir.blocks[bi].term.clone();
-        match &mut term {
-            Term::Branch { cond, .. } => *cond = rn.rename(&mut bir, *cond, label),
-            Term::Return(Some(r)) => *r = rn.rename(&mut bir, *r, label),
-            _ => {}
-        }
-        bir.blocks[bi].term = term;
-    }
-    // Make the φs the renaming asked for (their operands may ask for more).
-    while let Some((pi, phi, in_x, id)) = rn.queue.pop() {
-        let p = &plans[pi];
-        let (v, pre, lat, ty) = p.phis[phi].clone();
-        let (mut edges, mut values) = (vec![BlockId(p.g), BlockId(p.l)], Vec::new());
-        values.push(rn.rename(&mut bir, pre, BlockId(p.g)));
-        values.push(rn.rename(&mut bir, lat, BlockId(p.l)));
-        if in_x {
-            for q in &ir.cfg.blocks[BlockId(p.x)].preds {
-                if q.0 != p.h {
-                    edges.push(*q);
-                    values.push(rn.rename(&mut bir, Operand::Value(v), *q));
-                }
-            }
-        }
-        rn.new_phis
-            .entry(BlockId(if in_x { p.x } else { p.b }))
-            .or_default()
-            .push(phi_standing_for(ir, v, id, edges, values, ty));
-    }
+    let mut rn = Renamer::new(ir, dom, plans);
+    rename_operands(&mut rn, &mut bir);
+    make_requested_phis(&mut rn, &mut bir);
     if rn.failed {
         return None;
     }
@@ -603,6 +492,139 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
     let mut out = bir.lower();
     compact_only(&mut out);
     Some(out)
+}
+
+/// Rotates the loop of `p` in the block view: the guard `G` and the latch
+/// `L` each get a copy of the header's test and branch to the body or the
+/// exit; the exit's φs take from `G` and `L` what they took from `H`.
+fn rewire(bir: &mut BlockIr, ir: &IrCode, p: &Plan, pos: &Positions) -> Option<()> {
+    let at = |l: u32| pos[BlockId(l)];
+    let (gp, lp, xp) = (at(p.g)?, at(p.l)?, at(p.x)?);
+    let pre: HashMap<Value, Operand> = p.phis.iter().map(|(v, pr, _, _)| (*v, *pr)).collect();
+    let lat: HashMap<Value, Operand> = p.phis.iter().map(|(v, _, la, _)| (*v, *la)).collect();
+    let c0 = copy_test(bir, ir, p, gp, &pre);
+    let (then, els) = if p.inverted { (p.x, p.b) } else { (p.b, p.x) };
+    bir.blocks[gp].term = Term::Branch {
+        cond: c0,
+        then: BlockId(then),
+        els: BlockId(els),
+    };
+    let c1 = copy_test(bir, ir, p, lp, &lat);
+    bir.blocks[lp].term = Term::Branch {
+        cond: c1,
+        then: BlockId(then),
+        els: BlockId(els),
+    };
+    // X's φs: the edge from H becomes the edges from G and L.
+    for s in bir.blocks[xp].stmts.iter_mut() {
+        let Inst::Phi { edges, values } = &mut s.inst else {
+            continue;
+        };
+        let Some(i) = edges.iter().position(|e| e.0 == p.h) else {
+            continue;
+        };
+        let w = values[i];
+        let (wg, wl) = match w {
+            Operand::Value(v) if pre.contains_key(&v) => (pre[&v], lat[&v]),
+            other => (other, other),
+        };
+        edges[i] = BlockId(p.g);
+        values[i] = wg;
+        edges.push(BlockId(p.l));
+        values.push(wl);
+    }
+    Some(())
+}
+
+impl<'a> Renamer<'a> {
+    fn new(ir: &'a IrCode, dom: &'a DomTree, plans: &'a [Plan]) -> Renamer<'a> {
+        let mut rn = Renamer {
+            ir,
+            dom,
+            plans,
+            own: owners(plans),
+            made: HashMap::new(),
+            queue: Vec::new(),
+            merged: HashMap::new(),
+            new_phis: HashMap::new(),
+            new_preds: HashMap::new(),
+            failed: false,
+        };
+        for p in plans {
+            rn.new_preds.insert(p.b, vec![BlockId(p.g), BlockId(p.l)]);
+            let mut xp: Vec<BlockId> = ir.cfg.blocks[BlockId(p.x)]
+                .preds
+                .iter()
+                .copied()
+                .filter(|q| q.0 != p.h)
+                .collect();
+            xp.splice(0..0, [BlockId(p.g), BlockId(p.l)]);
+            rn.new_preds.insert(p.x, xp);
+        }
+        rn
+    }
+}
+
+/// Renames every operand of the block view to the value that reaches it
+/// after the rotation (φ operands at the end of their edge).
+fn rename_operands(rn: &mut Renamer, bir: &mut BlockIr) {
+    for bi in 0..bir.blocks.len() {
+        let label = bir.blocks[bi].label;
+        let mut stmts = std::mem::take(&mut bir.blocks[bi].stmts);
+        for s in &mut stmts {
+            if let Inst::Phi { edges, values } = &mut s.inst {
+                for (e, v) in edges.iter().zip(values.iter_mut()) {
+                    *v = rn.rename(bir, *v, *e);
+                }
+            } else {
+                let mut ops = Vec::new();
+                for_each_operand(&s.inst, |op| ops.push(*op));
+                let renamed: Vec<Operand> = ops
+                    .into_iter()
+                    .map(|op| rn.rename(bir, op, label))
+                    .collect();
+                let mut it = renamed.into_iter();
+                for_each_operand_mut(&mut s.inst, |op| {
+                    if let Some(r) = it.next() {
+                        *op = r;
+                    }
+                });
+            }
+        }
+        bir.blocks[bi].stmts = stmts;
+        let mut term = bir.blocks[bi].term.clone();
+        match &mut term {
+            Term::Branch { cond, .. } => *cond = rn.rename(bir, *cond, label),
+            Term::Return(Some(r)) => *r = rn.rename(bir, *r, label),
+            _ => {}
+        }
+        bir.blocks[bi].term = term;
+    }
+}
+
+/// Makes the φs the renaming asked for (their operands may ask for more),
+/// into `rn.new_phis`.
+fn make_requested_phis(rn: &mut Renamer, bir: &mut BlockIr) {
+    let (ir, plans) = (rn.ir, rn.plans);
+    while let Some((pi, phi, in_x, id)) = rn.queue.pop() {
+        let p = &plans[pi];
+        let (v, pre, lat, ty) = p.phis[phi].clone();
+        let (mut edges, mut values) = (vec![BlockId(p.g), BlockId(p.l)], Vec::new());
+        values.push(rn.rename(bir, pre, BlockId(p.g)));
+        values.push(rn.rename(bir, lat, BlockId(p.l)));
+        if in_x {
+            for q in &ir.cfg.blocks[BlockId(p.x)].preds {
+                if q.0 != p.h {
+                    edges.push(*q);
+                    values.push(rn.rename(bir, Operand::Value(v), *q));
+                }
+            }
+        }
+        rn.new_phis
+            .entry(BlockId(if in_x { p.x } else { p.b }))
+            .or_default()
+            .push(phi_standing_for(ir, v, id, edges, values, ty));
+    }
 }
 
 /// Gives every loop with several latches (`continue`, or an `if`/`else`

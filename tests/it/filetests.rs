@@ -100,32 +100,16 @@ fn run(t: &FileTest) -> Result<String, String> {
 }
 
 /// A line diff of `expected` and `actual` (`-` expected only, `+` actual
-/// only), from their longest common subsequence.
+/// only), from the `similar` crate's Myers diff.
 fn diff(expected: &str, actual: &str) -> String {
-    let a: Vec<&str> = expected.lines().collect();
-    let b: Vec<&str> = actual.lines().collect();
-    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j, mut out) = (0, 0, String::new());
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            out += &format!("  {}\n", a[i]);
-            (i, j) = (i + 1, j + 1);
-        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            out += &format!("- {}\n", a[i]);
-            i += 1;
-        } else {
-            out += &format!("+ {}\n", b[j]);
-            j += 1;
-        }
+    let mut out = String::new();
+    for change in similar::TextDiff::from_lines(expected, actual).iter_all_changes() {
+        let mark = match change.tag() {
+            similar::ChangeTag::Equal => ' ',
+            similar::ChangeTag::Delete => '-',
+            similar::ChangeTag::Insert => '+',
+        };
+        out += &format!("{mark} {}\n", change.value().trim_end_matches('\n'));
     }
     out
 }

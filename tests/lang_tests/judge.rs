@@ -352,39 +352,20 @@ fn section(title: &str, text: &str) -> String {
 }
 
 /// A line diff of expected vs actual (`-` expected only, `+` actual only),
-/// computed with a longest-common-subsequence table; a missing final
-/// newline is shown as `⏎ missing`/`⏎ extra`.
+/// from the `similar` crate's Myers diff (given up after a second, as
+/// `similar` does, on huge outputs); a missing final newline is noted.
 fn diff_section(what: &str, expected: &str, actual: &str) -> String {
-    let a: Vec<&str> = expected.lines().collect();
-    let b: Vec<&str> = actual.lines().collect();
     let mut s = format!("{what} differs (- expected, + actual):\n");
-    if a.len() * b.len() > 4_000_000 {
-        let _ = writeln!(s, "  (too long to diff: {} vs {} lines)", a.len(), b.len());
-        return s;
-    }
-    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            let _ = writeln!(s, "    {}", a[i]);
-            i += 1;
-            j += 1;
-        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            let _ = writeln!(s, "  + {}", b[j]);
-            j += 1;
-        } else {
-            let _ = writeln!(s, "  - {}", a[i]);
-            i += 1;
-        }
+    let diff = similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_secs(1))
+        .diff_lines(expected, actual);
+    for change in diff.iter_all_changes() {
+        let mark = match change.tag() {
+            similar::ChangeTag::Equal => ' ',
+            similar::ChangeTag::Delete => '-',
+            similar::ChangeTag::Insert => '+',
+        };
+        let _ = writeln!(s, "  {mark} {}", change.value().trim_end_matches('\n'));
     }
     let (ea, eb) = (
         expected.ends_with('\n') || expected.is_empty(),

@@ -186,77 +186,15 @@ impl Lower<'_, '_> {
                 cond,
                 then_block,
                 else_block,
-            } => {
-                let c = self.expr(cond)?;
-                let then_b = self.b.create_block();
-                let else_b = self.b.create_block();
-                let merge = self.b.create_block();
-                self.b.ins().brif(c, then_b, &[], else_b, &[]);
-                self.b.seal_block(then_b);
-                self.b.seal_block(else_b);
-                self.start(then_b);
-                self.block(then_block)?;
-                self.jump(merge);
-                self.start(else_b);
-                self.block(else_block)?;
-                self.jump(merge);
-                self.b.seal_block(merge);
-                self.start(merge);
-            }
-            StmtKind::While { id, cond, body } => {
-                let header = self.b.create_block();
-                let body_b = self.b.create_block();
-                let exit = self.b.create_block();
-                self.jump(header);
-                self.start(header);
-                let c = self.expr(cond)?;
-                self.b.ins().brif(c, body_b, &[], exit, &[]);
-                self.b.seal_block(body_b);
-                self.start(body_b);
-                self.loops.push((*id, header, exit));
-                self.block(body)?;
-                self.loops.pop();
-                self.jump(header);
-                self.b.seal_block(header);
-                self.b.seal_block(exit);
-                self.start(exit);
-            }
+            } => self.if_stmt(cond, then_block, else_block)?,
+            StmtKind::While { id, cond, body } => self.while_loop(*id, cond, body)?,
             StmtKind::ForRange {
                 id,
                 var,
                 start,
                 end,
                 body,
-            } => {
-                let i = self.var(*var)?;
-                let s0 = self.expr(start)?;
-                let e0 = self.expr(end)?;
-                self.b.def_var(i, s0);
-                let header = self.b.create_block();
-                let body_b = self.b.create_block();
-                let latch = self.b.create_block();
-                let exit = self.b.create_block();
-                self.jump(header);
-                self.start(header);
-                let cur = self.b.use_var(i);
-                let c = self.b.ins().icmp(IntCC::SignedLessThan, cur, e0);
-                self.b.ins().brif(c, body_b, &[], exit, &[]);
-                self.b.seal_block(body_b);
-                self.start(body_b);
-                self.loops.push((*id, latch, exit));
-                self.block(body)?;
-                self.loops.pop();
-                self.jump(latch);
-                self.b.seal_block(latch);
-                self.start(latch);
-                let cur = self.b.use_var(i);
-                let next = self.b.ins().iadd_imm_s(cur, 1);
-                self.b.def_var(i, next);
-                self.jump(header);
-                self.b.seal_block(header);
-                self.b.seal_block(exit);
-                self.start(exit);
-            }
+            } => self.for_range(*id, *var, start, end, body)?,
             StmtKind::Break(id) | StmtKind::Continue(id) => {
                 let &(_, cont, exit) = self
                     .loops
@@ -287,6 +225,94 @@ impl Lower<'_, '_> {
             StmtKind::ForEach { .. } => return Err("for over an array".into()),
             StmtKind::Throw(_) | StmtKind::Try { .. } => return Err("exceptions".into()),
         }
+        Ok(())
+    }
+
+    fn if_stmt(
+        &mut self,
+        cond: &hir::Expr,
+        then_block: &hir::Block,
+        else_block: &hir::Block,
+    ) -> Result<(), String> {
+        let c = self.expr(cond)?;
+        let then_b = self.b.create_block();
+        let else_b = self.b.create_block();
+        let merge = self.b.create_block();
+        self.b.ins().brif(c, then_b, &[], else_b, &[]);
+        self.b.seal_block(then_b);
+        self.b.seal_block(else_b);
+        self.start(then_b);
+        self.block(then_block)?;
+        self.jump(merge);
+        self.start(else_b);
+        self.block(else_block)?;
+        self.jump(merge);
+        self.b.seal_block(merge);
+        self.start(merge);
+        Ok(())
+    }
+
+    fn while_loop(
+        &mut self,
+        id: LoopId,
+        cond: &hir::Expr,
+        body: &hir::Block,
+    ) -> Result<(), String> {
+        let header = self.b.create_block();
+        let body_b = self.b.create_block();
+        let exit = self.b.create_block();
+        self.jump(header);
+        self.start(header);
+        let c = self.expr(cond)?;
+        self.b.ins().brif(c, body_b, &[], exit, &[]);
+        self.b.seal_block(body_b);
+        self.start(body_b);
+        self.loops.push((id, header, exit));
+        self.block(body)?;
+        self.loops.pop();
+        self.jump(header);
+        self.b.seal_block(header);
+        self.b.seal_block(exit);
+        self.start(exit);
+        Ok(())
+    }
+
+    fn for_range(
+        &mut self,
+        id: LoopId,
+        var: hir::LocalId,
+        start: &hir::Expr,
+        end: &hir::Expr,
+        body: &hir::Block,
+    ) -> Result<(), String> {
+        let i = self.var(var)?;
+        let s0 = self.expr(start)?;
+        let e0 = self.expr(end)?;
+        self.b.def_var(i, s0);
+        let header = self.b.create_block();
+        let body_b = self.b.create_block();
+        let latch = self.b.create_block();
+        let exit = self.b.create_block();
+        self.jump(header);
+        self.start(header);
+        let cur = self.b.use_var(i);
+        let c = self.b.ins().icmp(IntCC::SignedLessThan, cur, e0);
+        self.b.ins().brif(c, body_b, &[], exit, &[]);
+        self.b.seal_block(body_b);
+        self.start(body_b);
+        self.loops.push((id, latch, exit));
+        self.block(body)?;
+        self.loops.pop();
+        self.jump(latch);
+        self.b.seal_block(latch);
+        self.start(latch);
+        let cur = self.b.use_var(i);
+        let next = self.b.ins().iadd_imm_s(cur, 1);
+        self.b.def_var(i, next);
+        self.jump(header);
+        self.b.seal_block(header);
+        self.b.seal_block(exit);
+        self.start(exit);
         Ok(())
     }
 

@@ -29,7 +29,7 @@ fn known_conditions(ir: &IrCode, b: usize) -> Vec<(Value, bool)> {
     let mut facts = Vec::new();
     let mut cur = b;
     for _ in 0..64 {
-        let blk = &ir.cfg.blocks[BlockId::new(cur as usize)];
+        let blk = &ir.cfg.blocks[BlockId::new(cur)];
         if blk.preds.len() != 1 || cur == 0 {
             break;
         }
@@ -37,7 +37,7 @@ fn known_conditions(ir: &IrCode, b: usize) -> Vec<(Value, bool)> {
         if p == cur {
             break;
         }
-        let last = ir.cfg.blocks[BlockId::new(p as usize)].stmts.end - 1;
+        let last = ir.cfg.blocks[BlockId::new(p)].stmts.end - 1;
         if let Inst::GotoIfNot {
             cond: Operand::Value(c),
             dest,
@@ -242,7 +242,7 @@ fn kill_edge(rng: &mut Rng, ir: &mut IrCode, t: &mut Tally) {
     let start = rng.below(ir.cfg.blocks.len() as u64) as usize;
     for k in 0..ir.cfg.blocks.len() {
         let b = (start + k) % ir.cfg.blocks.len();
-        let last = (ir.cfg.blocks[BlockId::new(b as usize)].stmts.end - 1) as usize;
+        let last = (ir.cfg.blocks[BlockId::new(b)].stmts.end - 1) as usize;
         let Inst::GotoIfNot {
             cond: Operand::Value(c),
             dest,
@@ -271,11 +271,11 @@ fn add_guarded_dead_block(rng: &mut Rng, ir: &mut IrCode, t: &mut Tally) -> Opti
     let nb = ir.cfg.blocks.len();
     let start = rng.below(nb as u64) as usize;
     let p = (0..nb).map(|k| (start + k) % nb).find(|&b| {
-        let last = ir.cfg.blocks[BlockId::new(b as usize)].stmts.end as usize - 1;
+        let last = ir.cfg.blocks[BlockId::new(b)].stmts.end as usize - 1;
         !ir.stmts.inst[Value::new(last)].is_terminator() && b + 1 < nb
     });
     let d = (0..nb).map(|k| (start + 7 * k) % nb).find(|&b| {
-        let r = ir.cfg.blocks[BlockId::new(b as usize)].stmts.clone();
+        let r = ir.cfg.blocks[BlockId::new(b)].stmts.clone();
         b != 0
             && !r.clone().any(|s| {
                 matches!(
@@ -309,9 +309,9 @@ fn add_guarded_dead_block(rng: &mut Rng, ir: &mut IrCode, t: &mut Tally) -> Opti
         preds: vec![BlockId(p as u32)],
         succs: vec![BlockId(d as u32)],
     });
-    ir.cfg.blocks[BlockId::new(p as usize)].succs.push(n_label);
-    ir.cfg.blocks[BlockId::new(d as usize)].preds.push(n_label);
-    for s in ir.cfg.blocks[BlockId::new(d as usize)].stmts.clone() {
+    ir.cfg.blocks[BlockId::new(p)].succs.push(n_label);
+    ir.cfg.blocks[BlockId::new(d)].preds.push(n_label);
+    for s in ir.cfg.blocks[BlockId::new(d)].stmts.clone() {
         let ty = ir.stmts.ty[Value(s)].clone();
         if let Inst::Phi { edges, values } = &mut ir.stmts.inst[Value(s)] {
             edges.push(n_label);
@@ -323,10 +323,7 @@ fn add_guarded_dead_block(rng: &mut Rng, ir: &mut IrCode, t: &mut Tally) -> Opti
         }
     }
     t.guarded_blocks += 1;
-    Some((
-        ir.cfg.blocks[BlockId::new(p as usize)].stmts.end - 1,
-        n_label,
-    ))
+    Some((ir.cfg.blocks[BlockId::new(p)].stmts.end - 1, n_label))
 }
 
 // ------------------------------------------------------------------- tests
