@@ -88,7 +88,7 @@ impl Sema<'_> {
                     Some(ItemRef::Func(f)) => self.user_call(f, args, span),
                     Some(_) => self.not_a_function(callee, args),
                     None => {
-                        self.no_item(m, t, fname);
+                        self.no_item(t, m, fname);
                         self.args_alone(args)
                     }
                 }
@@ -202,7 +202,6 @@ impl Sema<'_> {
     /// builtin's row of `rtfns::BUILTINS`; an overloaded builtin has its
     /// rule below.
     fn builtin(&mut self, b: Builtin, args: &[ast::Expr], span: Span) -> Option<hir::Expr> {
-        use Builtin::*;
         let row = b.row();
         let (lo, hi) = (row.min_args, row.max_args.unwrap_or(usize::MAX));
         if args.len() < lo || args.len() > hi {
@@ -225,11 +224,7 @@ impl Sema<'_> {
             )),
             BuiltinSig::Overloaded => None,
         };
-        let mk = |args: Vec<hir::Expr>, ty: Type| hir::Expr {
-            kind: hir::ExprKind::Builtin { builtin: b, args },
-            ty,
-            span,
-        };
+        let mk = |args, ty| builtin_call(b, args, ty, span);
         if let Some((params, ret)) = sig {
             let vals: Vec<Option<hir::Expr>> = args
                 .iter()
@@ -239,6 +234,14 @@ impl Sema<'_> {
             let vals: Option<Vec<hir::Expr>> = vals.into_iter().collect();
             return Some(mk(vals?, ret));
         }
+        self.overloaded(b, args, span)
+    }
+
+    /// Types a call of an overloaded builtin (arity already checked): the
+    /// argument kinds it accepts and the result type, per builtin.
+    fn overloaded(&mut self, b: Builtin, args: &[ast::Expr], span: Span) -> Option<hir::Expr> {
+        use Builtin::*;
+        let mk = |args, ty| builtin_call(b, args, ty, span);
         match b {
             Print | Write => {
                 let vals: Vec<Option<hir::Expr>> =
@@ -317,5 +320,14 @@ impl Sema<'_> {
             )
             .with_label(format!("expected {what}, found {f}")),
         );
+    }
+}
+
+/// The typed call of builtin `b`.
+fn builtin_call(b: Builtin, args: Vec<hir::Expr>, ty: Type, span: Span) -> hir::Expr {
+    hir::Expr {
+        kind: hir::ExprKind::Builtin { builtin: b, args },
+        ty,
+        span,
     }
 }

@@ -77,6 +77,17 @@ impl Sema<'_> {
         }
     }
 
+    /// ``module `m` has no item `x` `` (with a "did you mean" from module
+    /// `t`, the one `m` names).
+    pub(super) fn no_item(&mut self, t: usize, m: &ast::Ident, x: &ast::Ident) {
+        let d = Diagnostic::error(
+            x.span,
+            format!("module `{}` has no item `{}`", m.name, x.name),
+        )
+        .with_label(format!("not defined in `{}`", m.name));
+        self.error(self.suggest_item(d, t, &x.name));
+    }
+
     /// Checks an expression whose expected type is unknown because of an
     /// earlier error, only to report its own errors: `nil` and `[]` are not
     /// checked (they would only cascade).
@@ -140,98 +151,16 @@ impl Sema<'_> {
             ast::ExprKind::Float(v) => Some(mk(hir::ExprKind::Float(*v), Type::Float, span)),
             ast::ExprKind::Bool(v) => Some(mk(hir::ExprKind::Bool(*v), Type::Bool, span)),
             ast::ExprKind::Str(s) => Some(mk(hir::ExprKind::Str(s.clone()), Type::Str, span)),
-            ast::ExprKind::Nil => match expected {
-                Some(t @ Type::Struct(_)) => Some(mk(hir::ExprKind::Nil, t.clone(), span)),
-                Some(t) => {
-                    let t = self.quoted(t);
-                    self.error(
-                        Diagnostic::error(
-                            span,
-                            format!("mismatched types: expected {t}, found `nil`"),
-                        )
-                        .with_label(format!(
-                            "`nil` is not a value of {t}; only struct types have `nil`"
-                        )),
-                    );
-                    None
-                }
-                None => {
-                    self.error(
-                        Diagnostic::error(span, "cannot infer the type of `nil`")
-                            .with_label("give it a type, e.g. `let p: Point = nil;`"),
-                    );
-                    None
-                }
-            },
+            ast::ExprKind::Nil => self.nil(expected, span),
             ast::ExprKind::Name(id) => self.name_expr(id),
             ast::ExprKind::Field(obj, field) => self.field_expr(obj, field, span),
             ast::ExprKind::Call(callee, args) => self.call(callee, args, span),
-            ast::ExprKind::Index(base, index) => {
-                let b = self.value(base, None);
-                let i = self.expect(index, &Type::Int);
-                let b = b?;
-                let ty = match &b.ty {
-                    Type::Array(t) => (**t).clone(),
-                    Type::Str => Type::Int,
-                    t => {
-                        let t = self.ty_name(t);
-                        self.error(
-                            Diagnostic::error(base.span, format!("cannot index `{t}`"))
-                                .with_label(format!("this is `{t}`, not an array or `str`")),
-                        );
-                        return None;
-                    }
-                };
-                Some(mk(
-                    hir::ExprKind::Index {
-                        base: Box::new(b),
-                        index: Box::new(i?),
-                    },
-                    ty,
-                    span,
-                ))
-            }
-            ast::ExprKind::Unary(op, operand) => {
-                let v = self.value(operand, None)?;
-                let ok = match op {
-                    UnOp::Neg => matches!(v.ty, Type::Int | Type::Float),
-                    UnOp::Not => v.ty == Type::Bool,
-                };
-                if !ok {
-                    let sym = if *op == UnOp::Neg { "-" } else { "!" };
-                    let t = self.ty_name(&v.ty);
-                    self.error(
-                        Diagnostic::error(
-                            Span::new(span.file, span.start as usize, span.start as usize + 1),
-                            format!("cannot apply `{sym}` to `{t}`"),
-                        )
-                        .with_label(format!("`{sym}` cannot be applied to `{t}`"))
-                        .with_secondary(operand.span, format!("this is `{t}`")),
-                    );
-                    return None;
-                }
-                let ty = v.ty.clone();
-                Some(mk(hir::ExprKind::Unary(*op, Box::new(v)), ty, span))
-            }
+            ast::ExprKind::Index(base, index) => self.index_expr(base, index, span),
+            ast::ExprKind::Unary(op, operand) => self.unary(*op, operand, span),
             ast::ExprKind::Binary(op, l, r) => self.binary(*op, l, r, span),
             ast::ExprKind::ArrayLit(elems) => self.array_lit(elems, span, expected),
             ast::ExprKind::ArrayRepeat(value, count) => {
-                let elem = match expected {
-                    Some(Type::Array(t)) => Some(&**t),
-                    _ => None,
-                };
-                let v = self.value(value, elem);
-                let c = self.expect(count, &Type::Int);
-                let v = v?;
-                let ty = Type::Array(Box::new(v.ty.clone()));
-                Some(mk(
-                    hir::ExprKind::ArrayRepeat {
-                        value: Box::new(v),
-                        count: Box::new(c?),
-                    },
-                    ty,
-                    span,
-                ))
+                self.array_repeat(value, count, span, expected)
             }
             ast::ExprKind::StructLit {
                 module,
@@ -239,6 +168,107 @@ impl Sema<'_> {
                 fields,
             } => self.struct_lit(module.as_ref(), name, fields, span),
         }
+    }
+
+    /// `nil` takes the expected type, which must be a struct type.
+    fn nil(&mut self, expected: Option<&Type>, span: Span) -> Option<hir::Expr> {
+        match expected {
+            Some(t @ Type::Struct(_)) => Some(mk(hir::ExprKind::Nil, t.clone(), span)),
+            Some(t) => {
+                let t = self.quoted(t);
+                self.error(
+                    Diagnostic::error(span, format!("mismatched types: expected {t}, found `nil`"))
+                        .with_label(format!(
+                            "`nil` is not a value of {t}; only struct types have `nil`"
+                        )),
+                );
+                None
+            }
+            None => {
+                self.error(
+                    Diagnostic::error(span, "cannot infer the type of `nil`")
+                        .with_label("give it a type, e.g. `let p: Point = nil;`"),
+                );
+                None
+            }
+        }
+    }
+
+    /// `base[index]`: an array element, or a `str`'s byte as an `int`.
+    fn index_expr(&mut self, base: &ast::Expr, index: &ast::Expr, span: Span) -> Option<hir::Expr> {
+        let b = self.value(base, None);
+        let i = self.expect(index, &Type::Int);
+        let b = b?;
+        let ty = match &b.ty {
+            Type::Array(t) => (**t).clone(),
+            Type::Str => Type::Int,
+            t => {
+                let t = self.ty_name(t);
+                self.error(
+                    Diagnostic::error(base.span, format!("cannot index `{t}`"))
+                        .with_label(format!("this is `{t}`, not an array or `str`")),
+                );
+                return None;
+            }
+        };
+        Some(mk(
+            hir::ExprKind::Index {
+                base: Box::new(b),
+                index: Box::new(i?),
+            },
+            ty,
+            span,
+        ))
+    }
+
+    /// `-x` (on `int` or `float`) and `!x` (on `bool`).
+    fn unary(&mut self, op: UnOp, operand: &ast::Expr, span: Span) -> Option<hir::Expr> {
+        let v = self.value(operand, None)?;
+        let ok = match op {
+            UnOp::Neg => matches!(v.ty, Type::Int | Type::Float),
+            UnOp::Not => v.ty == Type::Bool,
+        };
+        if !ok {
+            let sym = if op == UnOp::Neg { "-" } else { "!" };
+            let t = self.ty_name(&v.ty);
+            self.error(
+                Diagnostic::error(
+                    Span::new(span.file, span.start as usize, span.start as usize + 1),
+                    format!("cannot apply `{sym}` to `{t}`"),
+                )
+                .with_label(format!("`{sym}` cannot be applied to `{t}`"))
+                .with_secondary(operand.span, format!("this is `{t}`")),
+            );
+            return None;
+        }
+        let ty = v.ty.clone();
+        Some(mk(hir::ExprKind::Unary(op, Box::new(v)), ty, span))
+    }
+
+    /// `[value; count]`: an expected array type gives `value` its context.
+    fn array_repeat(
+        &mut self,
+        value: &ast::Expr,
+        count: &ast::Expr,
+        span: Span,
+        expected: Option<&Type>,
+    ) -> Option<hir::Expr> {
+        let elem = match expected {
+            Some(Type::Array(t)) => Some(&**t),
+            _ => None,
+        };
+        let v = self.value(value, elem);
+        let c = self.expect(count, &Type::Int);
+        let v = v?;
+        let ty = Type::Array(Box::new(v.ty.clone()));
+        Some(mk(
+            hir::ExprKind::ArrayRepeat {
+                value: Box::new(v),
+                count: Box::new(c?),
+            },
+            ty,
+            span,
+        ))
     }
 
     fn name_expr(&mut self, id: &ast::Ident) -> Option<hir::Expr> {
@@ -311,28 +341,17 @@ impl Sema<'_> {
         }
     }
 
-    /// Item `field` of module `t`, which `obj` names, with the text
-    /// messages show for it (`m.field`); `None` after reporting that the
-    /// module has no such item.
-    pub(super) fn module_item(
-        &mut self,
-        t: usize,
-        obj: &ast::Expr,
-        field: &ast::Ident,
-    ) -> Option<(ItemRef, String)> {
-        let ast::ExprKind::Name(m) = &obj.kind else {
-            return None;
-        };
-        let Some(item) = self.modules[t].items.get(&field.name).map(|(i, _)| *i) else {
-            self.no_item(m, t, field);
-            return None;
-        };
-        Some((item, format!("{}.{}", m.name, field.name)))
-    }
-
     fn field_expr(&mut self, obj: &ast::Expr, field: &ast::Ident, span: Span) -> Option<hir::Expr> {
         if let Some(target) = self.module_ref(obj) {
-            let (item, shown) = self.module_item(target?, obj, field)?;
+            let t = target?;
+            let ast::ExprKind::Name(m) = &obj.kind else {
+                return None;
+            };
+            let shown = format!("{}.{}", m.name, field.name);
+            let Some(item) = self.modules[t].items.get(&field.name).map(|(i, _)| *i) else {
+                self.no_item(t, m, field);
+                return None;
+            };
             return self.item_value(Some(item), &shown, span, false);
         }
         let o = self.value(obj, None)?;

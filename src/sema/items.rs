@@ -190,7 +190,7 @@ impl Sema<'_> {
                     None
                 }
                 None => {
-                    self.no_item(mi, t, ti);
+                    self.no_item(t, mi, ti);
                     None
                 }
             },

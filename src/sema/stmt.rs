@@ -45,71 +45,28 @@ impl Sema<'_> {
         (hir::Block { stmts }, ender.is_some())
     }
 
+    /// Types one statement; the bool says whether it ends the path.
     fn stmt(&mut self, s: &ast::Stmt) -> (Option<hir::Stmt>, bool) {
         let span = s.span;
-        let wrap = |kind: hir::StmtKind| Some(hir::Stmt { kind, span });
-        match &s.kind {
+        let (kind, ends) = match &s.kind {
             ast::StmtKind::Error => (None, false),
             ast::StmtKind::Let {
                 mutable,
                 name,
                 ty,
                 init,
-            } => {
-                let m = self.cx.module;
-                let ann = ty.as_ref().map(|t| self.resolve_type(m, t));
-                let value = match &ann {
-                    Some(Some(t)) => self.expect(init, t),
-                    Some(None) => {
-                        self.recover(init);
-                        None
-                    }
-                    None => self.value(init, None),
-                };
-                let ty = match ann {
-                    Some(t) => t,
-                    None => value.as_ref().map(|v| v.ty.clone()),
-                };
-                let local = self.declare(&name.name, ty, *mutable, name.span);
-                (
-                    value.and_then(|init| wrap(hir::StmtKind::Let { local, init })),
-                    false,
-                )
-            }
+            } => (self.let_stmt(*mutable, name, ty.as_ref(), init), false),
             ast::StmtKind::Assign { target, op, value } => {
-                (self.assign(target, *op, value, span), false)
+                return (self.assign(target, *op, value, span), false);
             }
-            ast::StmtKind::Expr(e) => (
-                self.expr(e, None)
-                    .and_then(|e| wrap(hir::StmtKind::Expr(e))),
-                false,
-            ),
+            ast::StmtKind::Expr(e) => (self.expr(e, None).map(hir::StmtKind::Expr), false),
             ast::StmtKind::If {
                 cond,
                 then_block,
                 else_block,
-            } => {
-                let c = self.expect(cond, &Type::Bool);
-                let (t, te) = self.block(then_block);
-                let (e, ee) = match else_block {
-                    Some(b) => self.block(b),
-                    None => (hir::Block::default(), false),
-                };
-                let kind = c.map(|cond| hir::StmtKind::If {
-                    cond,
-                    then_block: t,
-                    else_block: e,
-                });
-                (kind.and_then(wrap), te && ee)
-            }
+            } => self.if_stmt(cond, then_block, else_block.as_ref()),
             ast::StmtKind::While { label, cond, body } => {
-                let id = self.push_loop(label.as_ref());
-                let c = self.expect(cond, &Type::Bool);
-                let (b, _) = self.block(body);
-                let broken = self.cx.loops.pop().is_some_and(|l| l.broken);
-                let infinite = matches!(cond.kind, ast::ExprKind::Bool(true));
-                let kind = c.map(|cond| hir::StmtKind::While { id, cond, body: b });
-                (kind.and_then(wrap), infinite && !broken)
+                self.while_loop(label.as_ref(), cond, body)
             }
             ast::StmtKind::ForRange {
                 label,
@@ -117,98 +74,193 @@ impl Sema<'_> {
                 start,
                 end,
                 body,
-            } => {
-                let st = self.expect(start, &Type::Int);
-                let en = self.expect(end, &Type::Int);
-                let id = self.push_loop(label.as_ref());
-                self.push_scope();
-                let (v, b) = self.for_body(var, Some(Type::Int), body);
-                let kind = match (st, en) {
-                    (Some(start), Some(end)) => Some(hir::StmtKind::ForRange {
-                        id,
-                        var: v,
-                        start,
-                        end,
-                        body: b,
-                    }),
-                    _ => None,
-                };
-                (kind.and_then(wrap), false)
-            }
+            } => (self.for_range(label.as_ref(), var, start, end, body), false),
             ast::StmtKind::ForEach {
                 label,
                 var,
                 iter,
                 body,
-            } => {
-                let arr = self.value(iter, None);
-                let elem = match arr.as_ref().map(|a| &a.ty) {
-                    Some(Type::Array(t)) => Some((**t).clone()),
-                    Some(t) => {
-                        let t = self.ty_name(t);
-                        self.error(
-                            Diagnostic::error(iter.span, format!("cannot iterate over `{t}`"))
-                                .with_label(format!("this is `{t}`, not an array")),
-                        );
-                        None
-                    }
-                    None => None,
-                };
-                let id = self.push_loop(label.as_ref());
-                self.push_scope();
-                let index = self.declare_hidden("<index>", Type::Int, var.span);
-                let (v, b) = self.for_body(var, elem.clone(), body);
-                let kind = match (arr, elem) {
-                    (Some(array), Some(_)) => Some(hir::StmtKind::ForEach {
-                        id,
-                        var: v,
-                        index,
-                        array,
-                        body: b,
-                    }),
-                    _ => None,
-                };
-                (kind.and_then(wrap), false)
-            }
+            } => (self.for_each(label.as_ref(), var, iter, body), false),
             ast::StmtKind::Break { label } => (
                 self.jump(label.as_ref(), true, span)
-                    .and_then(|id| wrap(hir::StmtKind::Break(id))),
+                    .map(hir::StmtKind::Break),
                 true,
             ),
             ast::StmtKind::Continue { label } => (
                 self.jump(label.as_ref(), false, span)
-                    .and_then(|id| wrap(hir::StmtKind::Continue(id))),
+                    .map(hir::StmtKind::Continue),
                 true,
             ),
-            ast::StmtKind::Return(e) => (self.ret(e.as_ref(), span).and_then(wrap), true),
-            ast::StmtKind::Throw(e) => (
-                self.expect(e, &Type::Str)
-                    .and_then(|e| wrap(hir::StmtKind::Throw(e))),
-                true,
-            ),
-            ast::StmtKind::Try { body, var, handler } => {
-                let (b, be) = self.block(body);
-                self.push_scope();
-                let catch_var = self.declare(&var.name, Some(Type::Str), false, var.span);
-                self.cx
-                    .fixed_bindings
-                    .insert(catch_var, FixedBinding::CatchVar);
-                let (h, he) = self.block(handler);
-                self.pop_scope();
-                (
-                    wrap(hir::StmtKind::Try {
-                        body: b,
-                        catch_var,
-                        handler: h,
-                    }),
-                    be && he,
-                )
-            }
+            ast::StmtKind::Return(e) => (self.ret(e.as_ref(), span), true),
+            ast::StmtKind::Throw(e) => (self.expect(e, &Type::Str).map(hir::StmtKind::Throw), true),
+            ast::StmtKind::Try { body, var, handler } => self.try_catch(body, var, handler),
             ast::StmtKind::Block(b) => {
                 let (b, e) = self.block(b);
-                (wrap(hir::StmtKind::Block(b)), e)
+                (Some(hir::StmtKind::Block(b)), e)
             }
+        };
+        (kind.map(|kind| hir::Stmt { kind, span }), ends)
+    }
+
+    /// `let`/`var`: the initialiser is checked against the annotation, if
+    /// any, before the name is declared (so it cannot see itself).
+    fn let_stmt(
+        &mut self,
+        mutable: bool,
+        name: &ast::Ident,
+        ty: Option<&ast::TypeExpr>,
+        init: &ast::Expr,
+    ) -> Option<hir::StmtKind> {
+        let m = self.cx.module;
+        let ann = ty.map(|t| self.resolve_type(m, t));
+        let value = match &ann {
+            Some(Some(t)) => self.expect(init, t),
+            Some(None) => {
+                self.recover(init);
+                None
+            }
+            None => self.value(init, None),
+        };
+        let ty = match ann {
+            Some(t) => t,
+            None => value.as_ref().map(|v| v.ty.clone()),
+        };
+        let local = self.declare(&name.name, ty, mutable, name.span);
+        value.map(|init| hir::StmtKind::Let { local, init })
+    }
+
+    /// `if`: ends the path when it has an `else` and both arms end it.
+    fn if_stmt(
+        &mut self,
+        cond: &ast::Expr,
+        then_block: &ast::Block,
+        else_block: Option<&ast::Block>,
+    ) -> (Option<hir::StmtKind>, bool) {
+        let c = self.expect(cond, &Type::Bool);
+        let (t, te) = self.block(then_block);
+        let (e, ee) = match else_block {
+            Some(b) => self.block(b),
+            None => (hir::Block::default(), false),
+        };
+        let kind = c.map(|cond| hir::StmtKind::If {
+            cond,
+            then_block: t,
+            else_block: e,
+        });
+        (kind, te && ee)
+    }
+
+    /// `while`: ends the path only as `while true` with no `break` to it.
+    fn while_loop(
+        &mut self,
+        label: Option<&ast::Label>,
+        cond: &ast::Expr,
+        body: &ast::Block,
+    ) -> (Option<hir::StmtKind>, bool) {
+        let id = self.push_loop(label);
+        let c = self.expect(cond, &Type::Bool);
+        let (b, _) = self.block(body);
+        let broken = self.cx.loops.pop().is_some_and(|l| l.broken);
+        let infinite = matches!(cond.kind, ast::ExprKind::Bool(true));
+        let kind = c.map(|cond| hir::StmtKind::While { id, cond, body: b });
+        (kind, infinite && !broken)
+    }
+
+    /// `for v in start..end`: the bounds are typed outside the loop's
+    /// scope; `v` is an immutable `int`.
+    fn for_range(
+        &mut self,
+        label: Option<&ast::Label>,
+        var: &ast::Ident,
+        start: &ast::Expr,
+        end: &ast::Expr,
+        body: &ast::Block,
+    ) -> Option<hir::StmtKind> {
+        let st = self.expect(start, &Type::Int);
+        let en = self.expect(end, &Type::Int);
+        let id = self.push_loop(label);
+        self.push_scope();
+        let v = self.declare(&var.name, Some(Type::Int), false, var.span);
+        self.cx.fixed_bindings.insert(v, FixedBinding::ForVar);
+        let (b, _) = self.block(body);
+        self.pop_scope();
+        self.cx.loops.pop();
+        match (st, en) {
+            (Some(start), Some(end)) => Some(hir::StmtKind::ForRange {
+                id,
+                var: v,
+                start,
+                end,
+                body: b,
+            }),
+            _ => None,
         }
+    }
+
+    /// `for v in array`: the array is typed outside the loop's scope; the
+    /// loop gets a hidden index local and an immutable element variable.
+    fn for_each(
+        &mut self,
+        label: Option<&ast::Label>,
+        var: &ast::Ident,
+        iter: &ast::Expr,
+        body: &ast::Block,
+    ) -> Option<hir::StmtKind> {
+        let arr = self.value(iter, None);
+        let elem = match arr.as_ref().map(|a| &a.ty) {
+            Some(Type::Array(t)) => Some((**t).clone()),
+            Some(t) => {
+                let t = self.ty_name(t);
+                self.error(
+                    Diagnostic::error(iter.span, format!("cannot iterate over `{t}`"))
+                        .with_label(format!("this is `{t}`, not an array")),
+                );
+                None
+            }
+            None => None,
+        };
+        let id = self.push_loop(label);
+        self.push_scope();
+        let index = self.declare_hidden("<index>", Type::Int, var.span);
+        let v = self.declare(&var.name, elem.clone(), false, var.span);
+        self.cx.fixed_bindings.insert(v, FixedBinding::ForVar);
+        let (b, _) = self.block(body);
+        self.pop_scope();
+        self.cx.loops.pop();
+        match (arr, elem) {
+            (Some(array), Some(_)) => Some(hir::StmtKind::ForEach {
+                id,
+                var: v,
+                index,
+                array,
+                body: b,
+            }),
+            _ => None,
+        }
+    }
+
+    /// `try { .. } catch e { .. }`: `e` is an immutable `str` scoped to the
+    /// handler; ends the path when both blocks do.
+    fn try_catch(
+        &mut self,
+        body: &ast::Block,
+        var: &ast::Ident,
+        handler: &ast::Block,
+    ) -> (Option<hir::StmtKind>, bool) {
+        let (b, be) = self.block(body);
+        self.push_scope();
+        let catch_var = self.declare(&var.name, Some(Type::Str), false, var.span);
+        self.cx
+            .fixed_bindings
+            .insert(catch_var, FixedBinding::CatchVar);
+        let (h, he) = self.block(handler);
+        self.pop_scope();
+        let kind = hir::StmtKind::Try {
+            body: b,
+            catch_var,
+            handler: h,
+        };
+        (Some(kind), be && he)
     }
 
     /// A local no name can refer to (the hidden index of `for x in a`).
@@ -218,23 +270,6 @@ impl Sema<'_> {
             .locals
             .push((name.to_string(), Some(ty), true, span));
         id
-    }
-
-    /// A `for` loop's body, in the loop and the scope its caller pushed
-    /// (both popped here), with the read-only loop variable `var` of type
-    /// `ty` declared in that scope.
-    fn for_body(
-        &mut self,
-        var: &ast::Ident,
-        ty: Option<Type>,
-        body: &ast::Block,
-    ) -> (hir::LocalId, hir::Block) {
-        let v = self.declare(&var.name, ty, false, var.span);
-        self.cx.fixed_bindings.insert(v, FixedBinding::ForVar);
-        let (b, _) = self.block(body);
-        self.pop_scope();
-        self.cx.loops.pop();
-        (v, b)
     }
 
     /// Starts a loop: gives it the next id and checks its label.
@@ -399,70 +434,93 @@ impl Sema<'_> {
                     .map(|(i, _)| *i);
                 self.global_place(item, &id.name, target)
             }
-            ast::ExprKind::Field(obj, field) => {
-                if let Some(t) = self.module_ref(obj) {
-                    let (item, shown) = self.module_item(t?, obj, field)?;
-                    return self.global_place(Some(item), &shown, target);
-                }
-                let o = self.value(obj, None)?;
-                let Type::Struct(s) = o.ty else {
-                    let t = self.ty_name(&o.ty);
-                    self.error(
-                        Diagnostic::error(
-                            field.span,
-                            format!("no field `{}` on `{t}`", field.name),
-                        )
-                        .with_label(format!("`{t}` has no fields")),
-                    );
-                    return None;
-                };
-                let (idx, ty) = self.field_of(s, field)?;
-                Some((
-                    hir::Place::Field {
-                        object: o,
-                        strukt: s,
-                        field: idx,
-                    },
-                    ty?,
-                ))
-            }
-            ast::ExprKind::Index(base, index) => {
-                let b = self.value(base, None);
-                let i = self.expect(index, &Type::Int);
-                let b = b?;
-                match &b.ty {
-                    Type::Array(t) => {
-                        let t = (**t).clone();
-                        Some((
-                            hir::Place::Index {
-                                array: b,
-                                index: i?,
-                            },
-                            t,
-                        ))
-                    }
-                    Type::Str => {
-                        self.error(
-                            Diagnostic::error(target.span, "invalid assignment target")
-                                .with_label("`str` is immutable; build a new string instead"),
-                        );
-                        None
-                    }
-                    t => {
-                        let t = self.ty_name(t);
-                        self.error(
-                            Diagnostic::error(base.span, format!("cannot index `{t}`"))
-                                .with_label(format!("this is `{t}`, not an array or `str`")),
-                        );
-                        None
-                    }
-                }
-            }
+            ast::ExprKind::Field(obj, field) => self.field_place(obj, field, target),
+            ast::ExprKind::Index(base, index) => self.index_place(base, index, target),
             _ => {
                 self.expr(target, None);
                 self.error(
                     Diagnostic::error(target.span, "invalid assignment target")
                         .with_label("only variables, `a[i]` and `p.f` can be assigned to"),
+                );
+                None
+            }
+        }
+    }
+
+    /// `obj.field = ..`: a `var` global of an imported module, or a field
+    /// of a struct value.
+    fn field_place(
+        &mut self,
+        obj: &ast::Expr,
+        field: &ast::Ident,
+        target: &ast::Expr,
+    ) -> Option<(hir::Place, Type)> {
+        if let Some(t) = self.module_ref(obj) {
+            let t = t?;
+            let ast::ExprKind::Name(m) = &obj.kind else {
+                return None;
+            };
+            let shown = format!("{}.{}", m.name, field.name);
+            let item = self.modules[t].items.get(&field.name).map(|(i, _)| *i);
+            if item.is_none() {
+                self.no_item(t, m, field);
+                return None;
+            }
+            return self.global_place(item, &shown, target);
+        }
+        let o = self.value(obj, None)?;
+        let Type::Struct(s) = o.ty else {
+            let t = self.ty_name(&o.ty);
+            self.error(
+                Diagnostic::error(field.span, format!("no field `{}` on `{t}`", field.name))
+                    .with_label(format!("`{t}` has no fields")),
+            );
+            return None;
+        };
+        let (idx, ty) = self.field_of(s, field)?;
+        Some((
+            hir::Place::Field {
+                object: o,
+                strukt: s,
+                field: idx,
+            },
+            ty?,
+        ))
+    }
+
+    /// `base[index] = ..`: an array element (`str` is immutable).
+    fn index_place(
+        &mut self,
+        base: &ast::Expr,
+        index: &ast::Expr,
+        target: &ast::Expr,
+    ) -> Option<(hir::Place, Type)> {
+        let b = self.value(base, None);
+        let i = self.expect(index, &Type::Int);
+        let b = b?;
+        match &b.ty {
+            Type::Array(t) => {
+                let t = (**t).clone();
+                Some((
+                    hir::Place::Index {
+                        array: b,
+                        index: i?,
+                    },
+                    t,
+                ))
+            }
+            Type::Str => {
+                self.error(
+                    Diagnostic::error(target.span, "invalid assignment target")
+                        .with_label("`str` is immutable; build a new string instead"),
+                );
+                None
+            }
+            t => {
+                let t = self.ty_name(t);
+                self.error(
+                    Diagnostic::error(base.span, format!("cannot index `{t}`"))
+                        .with_label(format!("this is `{t}`, not an array or `str`")),
                 );
                 None
             }

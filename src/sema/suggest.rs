@@ -4,7 +4,6 @@
 use super::hir::Builtin;
 use super::{ItemRef, Sema};
 use crate::diag::Diagnostic;
-use crate::syntax::ast;
 
 /// Edit distance over bytes (insertions, deletions, substitutions and
 /// transpositions of neighbours each cost 1: optimal string alignment).
@@ -117,24 +116,13 @@ impl Sema<'_> {
     }
 
     /// Adds a note naming a similar item of module `t`.
-    fn suggest_item(&self, d: Diagnostic, t: usize, name: &str) -> Diagnostic {
+    pub(super) fn suggest_item(&self, d: Diagnostic, t: usize, name: &str) -> Diagnostic {
         let mut names: Vec<&str> = self.modules[t].items.keys().map(String::as_str).collect();
         names.sort_unstable();
         match closest(name, names) {
             Some(c) => d.with_note(format!("did you mean `{c}`?")),
             None => d,
         }
-    }
-
-    /// Reports that module `t`, imported as `module`, has no item `name`
-    /// (with a note naming a similar item).
-    pub(super) fn no_item(&mut self, module: &ast::Ident, t: usize, name: &ast::Ident) {
-        let d = Diagnostic::error(
-            name.span,
-            format!("module `{}` has no item `{}`", module.name, name.name),
-        )
-        .with_label(format!("not defined in `{}`", module.name));
-        self.error(self.suggest_item(d, t, &name.name));
     }
 
     /// Adds a note naming a similar field of a struct.

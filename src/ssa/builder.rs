@@ -624,55 +624,7 @@ impl Builder {
                         stack.push(Frame::Visit(t));
                     }
                 },
-                Frame::Visit(b) => {
-                    self.steps += 1;
-                    let blk = &self.blocks[b as usize];
-                    if blk.sealed && hops > self.blocks.len() {
-                        let v = self.undef(var);
-                        self.cache_var(var, b, v);
-                        ret = Some(v);
-                        continue;
-                    }
-                    if blk.sealed
-                        && let Some((head, written)) = &self.skip[b as usize]
-                        && !written.contains(&var)
-                    {
-                        // A structured region that does not write
-                        // `var`: its value is the one at the head.
-                        let head = *head;
-                        hops += 1;
-                        stack.push(Frame::Single(b));
-                        stack.push(Frame::Lookup(head));
-                        continue;
-                    }
-                    if !blk.sealed {
-                        let phi = self.new_phi(var, b);
-                        self.blocks[b as usize].incomplete.push((var, phi));
-                        let v = Operand::Value(Value(phi));
-                        self.cache_var(var, b, v);
-                        ret = Some(v);
-                    } else if blk.preds.len() == 1 {
-                        let p = blk.preds[0];
-                        hops += 1;
-                        stack.push(Frame::Single(b));
-                        stack.push(Frame::Lookup(p));
-                    } else if blk.preds.is_empty() {
-                        // Dead code or a read before any definition (sema
-                        // rules the latter out): any value of the type.
-                        let v = self.undef(var);
-                        self.cache_var(var, b, v);
-                        ret = Some(v);
-                    } else {
-                        let phi = self.new_phi(var, b);
-                        self.cache_var(var, b, Operand::Value(Value(phi)));
-                        ret = None;
-                        stack.push(Frame::Phi {
-                            phi,
-                            block: b,
-                            next: 0,
-                        });
-                    }
-                }
+                Frame::Visit(b) => self.visit(var, b, &mut hops, stack, &mut ret),
                 Frame::Single(b) => {
                     let v = ret.unwrap_or_else(|| self.undef(var));
                     self.cache_var(var, b, v);
@@ -703,6 +655,66 @@ impl Builder {
         }
         let v = ret.unwrap_or_else(|| self.undef(var));
         self.resolve(v)
+    }
+
+    /// [`Builder::walk`] at block `b`, not a plain hop: a value for `var`
+    /// (into `ret`), or the frames that find it (a hop through a skipped
+    /// region or a single predecessor, or a φ over the predecessors).
+    fn visit(
+        &mut self,
+        var: Var,
+        b: Blk,
+        hops: &mut usize,
+        stack: &mut Vec<Frame>,
+        ret: &mut Option<Operand>,
+    ) {
+        self.steps += 1;
+        let blk = &self.blocks[b as usize];
+        if blk.sealed && *hops > self.blocks.len() {
+            let v = self.undef(var);
+            self.cache_var(var, b, v);
+            *ret = Some(v);
+            return;
+        }
+        if blk.sealed
+            && let Some((head, written)) = &self.skip[b as usize]
+            && !written.contains(&var)
+        {
+            // A structured region that does not write
+            // `var`: its value is the one at the head.
+            let head = *head;
+            *hops += 1;
+            stack.push(Frame::Single(b));
+            stack.push(Frame::Lookup(head));
+            return;
+        }
+        if !blk.sealed {
+            let phi = self.new_phi(var, b);
+            self.blocks[b as usize].incomplete.push((var, phi));
+            let v = Operand::Value(Value(phi));
+            self.cache_var(var, b, v);
+            *ret = Some(v);
+        } else if blk.preds.len() == 1 {
+            let p = blk.preds[0];
+            *hops += 1;
+            stack.push(Frame::Single(b));
+            stack.push(Frame::Lookup(p));
+        } else if blk.preds.is_empty() {
+            // Dead code or a read before any definition (sema
+            // rules the latter out): any value of the type.
+            let v = self.undef(var);
+            self.cache_var(var, b, v);
+            *ret = Some(v);
+        } else {
+            let phi = self.new_phi(var, b);
+            self.cache_var(var, b, Operand::Value(Value(phi)));
+            *ret = None;
+            stack.push(Frame::Phi {
+                phi,
+                block: b,
+                next: 0,
+            });
+        }
     }
 
     /// The value of `var` where no definition reaches: dead code, or (with

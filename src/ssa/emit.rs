@@ -308,20 +308,23 @@ fn layout(b: &Builder, live: &[bool]) -> Vec<Blk> {
     order
 }
 
-fn lower(
-    b: &mut Builder,
-    order: &[Blk],
-    live_node: &[bool],
-    live_ups: &[bool],
-    h: Header,
-) -> IrCode {
-    let nb = b.blocks.len();
-    let mut final_blk = vec![u32::MAX; nb];
-    for (i, &blk) in order.iter().enumerate() {
-        final_blk[blk as usize] = i as u32;
-    }
-    // Pass 1: which nodes each block emits (`contents[ends[i-1]..ends[i]]`
-    // for the `i`-th block laid out), and their numbers.
+/// Pass 1 of [`lower`]: the nodes each block emits, in layout order, and
+/// their final numbers.
+struct Numbering {
+    /// The emitted nodes, block after block; the `i`-th block laid out has
+    /// `contents[ends[i-1]..ends[i]]`.
+    contents: Vec<u32>,
+    ends: Vec<usize>,
+    /// Whether the `i`-th block emits its terminator (it does unless it is a
+    /// `goto` to the next block and the block has some node).
+    emit_term: Vec<bool>,
+    /// Each node's final number (`u32::MAX` when it is not emitted).
+    map: Vec<u32>,
+    /// The number of instructions emitted, terminators included.
+    len: usize,
+}
+
+fn number(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool]) -> Numbering {
     let mut map = vec![u32::MAX; b.nodes.len()];
     let mut next = 0u32;
     let mut contents: Vec<u32> = Vec::with_capacity(b.nodes.len());
@@ -359,16 +362,104 @@ fn lower(
         ends.push(contents.len());
         emit_term.push(!fallthrough);
     }
-    let forward = std::mem::take(&mut b.forward);
-    let op = |o: Operand| -> Operand {
-        match resolve_in(&forward, o) {
-            Operand::Value(Value(v)) => Operand::Value(Value(map[v as usize])),
+    Numbering {
+        contents,
+        ends,
+        emit_term,
+        map,
+        len: next as usize,
+    }
+}
+
+/// The renaming from builder numbers to final ones: operands through the
+/// forwarding table then the node numbering, blocks by their layout index.
+struct Renumber<'l> {
+    forward: Vec<Option<Operand>>,
+    map: &'l [u32],
+    final_blk: Vec<u32>,
+}
+
+impl Renumber<'_> {
+    fn op(&self, o: Operand) -> Operand {
+        match resolve_in(&self.forward, o) {
+            Operand::Value(Value(v)) => Operand::Value(Value(self.map[v as usize])),
             x => x,
         }
+    }
+
+    fn blk(&self, x: Blk) -> BlockId {
+        BlockId(self.final_blk[x as usize])
+    }
+
+    /// A node's instruction, renumbered; a φ gets its block's final
+    /// predecessors as edges, a φᶜ keeps only its live ϒs.
+    fn inst(&self, inst: Inst, preds: &[Blk], live_ups: &[bool]) -> Inst {
+        match inst {
+            Inst::Phi { mut values, .. } => {
+                for v in values.iter_mut() {
+                    *v = self.op(*v);
+                }
+                Inst::Phi {
+                    edges: preds.iter().map(|p| self.blk(*p)).collect(),
+                    values,
+                }
+            }
+            Inst::PhiC { mut upsilons } => {
+                upsilons.retain(|u| live_ups[u.0 as usize]);
+                for u in upsilons.iter_mut() {
+                    *u = Value(self.map[u.0 as usize]);
+                }
+                Inst::PhiC { upsilons }
+            }
+            mut inst => {
+                for_each_operand_mut(&mut inst, |o| *o = self.op(*o));
+                inst
+            }
+        }
+    }
+
+    /// A block terminator as an instruction (a branch's true successor is
+    /// the next block in layout, so only its false one is named).
+    fn term(&self, term: BuildTerm) -> Inst {
+        match term {
+            BuildTerm::Goto(t) => Inst::Goto(self.blk(t)),
+            BuildTerm::Branch { cond, els, .. } => Inst::GotoIfNot {
+                cond: self.op(cond),
+                dest: self.blk(els),
+            },
+            BuildTerm::Return(v) => Inst::Return(v.map(|v| self.op(v))),
+            BuildTerm::Unwind => Inst::Unwind,
+            BuildTerm::Unreachable => Inst::Unreachable,
+        }
+    }
+}
+
+/// Numbers and emits the blocks of `order` (pass 1: [`number`]; pass 2:
+/// move each node's instruction and type out of `b`, renumbered).
+fn lower(
+    b: &mut Builder,
+    order: &[Blk],
+    live_node: &[bool],
+    live_ups: &[bool],
+    h: Header,
+) -> IrCode {
+    let nb = b.blocks.len();
+    let mut final_blk = vec![u32::MAX; nb];
+    for (i, &blk) in order.iter().enumerate() {
+        final_blk[blk as usize] = i as u32;
+    }
+    let Numbering {
+        contents,
+        ends,
+        emit_term,
+        map,
+        len: n,
+    } = number(b, order, live_node, live_ups);
+    let rn = Renumber {
+        forward: std::mem::take(&mut b.forward),
+        map: &map,
+        final_blk,
     };
-    let fb = |x: Blk| BlockId(final_blk[x as usize]);
-    // Pass 2: emit, moving each node's instruction and type out of `b`.
-    let n = next as usize;
     let mut stmts = InstructionStream::with_capacity(n);
     let mut blocks = cranelift_entity::PrimaryMap::with_capacity(order.len());
     for (i, &blk) in order.iter().enumerate() {
@@ -382,28 +473,8 @@ fn lower(
         let first = if i == 0 { 0 } else { ends[i - 1] };
         for &n in &contents[first..ends[i]] {
             let node = &mut b.nodes[n as usize];
-            let inst = match std::mem::replace(&mut node.inst, Inst::Nothing) {
-                Inst::Phi { mut values, .. } => {
-                    for v in values.iter_mut() {
-                        *v = op(*v);
-                    }
-                    Inst::Phi {
-                        edges: bb.preds.iter().map(|p| fb(*p)).collect(),
-                        values,
-                    }
-                }
-                Inst::PhiC { mut upsilons } => {
-                    upsilons.retain(|u| live_ups[u.0 as usize]);
-                    for u in upsilons.iter_mut() {
-                        *u = Value(map[u.0 as usize]);
-                    }
-                    Inst::PhiC { upsilons }
-                }
-                mut inst => {
-                    for_each_operand_mut(&mut inst, |o| *o = op(*o));
-                    inst
-                }
-            };
+            let inst = std::mem::replace(&mut node.inst, Inst::Nothing);
+            let inst = rn.inst(inst, &bb.preds, live_ups);
             let mut flags = node.flags;
             flags.insert(cold);
             let name = node.var.and_then(|v| h.var_names.get(v as usize)).cloned();
@@ -416,24 +487,14 @@ fn lower(
         };
         let succs = term.succs();
         if emit_term[i] {
-            let inst = match term {
-                BuildTerm::Goto(t) => Inst::Goto(fb(t)),
-                BuildTerm::Branch { cond, els, .. } => Inst::GotoIfNot {
-                    cond: op(cond),
-                    dest: fb(els),
-                },
-                BuildTerm::Return(v) => Inst::Return(v.map(op)),
-                BuildTerm::Unwind => Inst::Unwind,
-                BuildTerm::Unreachable => Inst::Unreachable,
-            };
             let mut flags = Flags::default();
             flags.insert(cold);
-            stmts.push(inst, Type::Void, span, flags);
+            stmts.push(rn.term(term), Type::Void, span, flags);
         }
         blocks.push(BasicBlock {
             stmts: start..stmts.len() as u32,
-            preds: bb.preds.iter().map(|p| fb(*p)).collect(),
-            succs: succs.map(fb).collect(),
+            preds: bb.preds.iter().map(|p| rn.blk(*p)).collect(),
+            succs: succs.map(|x| rn.blk(x)).collect(),
         });
     }
     IrCode {

@@ -8,7 +8,7 @@ use super::builder::{Blk, BuildTerm};
 use super::fold::fold_binary;
 use super::lower::{FnLower, PURE};
 use crate::ir::{BinaryOp, Cmp, Flags, Inst, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
-use crate::sema::hir::{BinOp, Expr, ExprKind, Type as T, UnOp};
+use crate::sema::hir::{BinOp, Expr, ExprKind, FuncId, StructId, Type as T, UnOp};
 use crate::span::Span;
 
 fn cmp_of(op: BinOp) -> Option<Cmp> {
@@ -26,6 +26,7 @@ fn cmp_of(op: BinOp) -> Option<Cmp> {
 impl FnLower<'_> {
     pub fn expr(&mut self, e: &Expr) -> Operand {
         let span = e.span;
+        let ty = &e.ty;
         match &e.kind {
             ExprKind::Int(i) => Operand::Int(*i),
             ExprKind::Float(f) => Operand::Float(*f),
@@ -39,7 +40,7 @@ impl FnLower<'_> {
                     base: None,
                     index: None,
                 },
-                e.ty.clone(),
+                ty.clone(),
                 span,
                 PURE,
             ),
@@ -50,7 +51,7 @@ impl FnLower<'_> {
                     (UnOp::Neg, _) => UnaryOp::INeg,
                     (UnOp::Not, _) => UnaryOp::Not,
                 };
-                self.b.unary(uop, v, e.ty.clone(), span)
+                self.b.unary(uop, v, ty.clone(), span)
             }
             ExprKind::Binary(op, a, b) => {
                 let x = self.expr(a);
@@ -58,135 +59,159 @@ impl FnLower<'_> {
                 self.binop(*op, x, y, &a.ty, span)
             }
             ExprKind::And(..) | ExprKind::Or(..) => self.short_circuit(e),
-            ExprKind::Call { func, args } => {
-                let args: Vec<Operand> = args.iter().map(|a| self.expr(a)).collect();
-                let may_throw = self.may_throw.get(func.0 as usize).copied().unwrap_or(true);
-                let flags = if may_throw {
-                    Flags::default()
-                } else {
-                    Flags::NOTHROW
-                };
-                let v = self.emit(Inst::Call { func: *func, args }, e.ty.clone(), span, flags);
-                if may_throw {
-                    self.after_may_throw(span);
-                }
-                v
-            }
-            ExprKind::Builtin { builtin, args } => self.builtin(*builtin, args, &e.ty, span),
-            ExprKind::Index { base, index } => {
-                let a = self.expr(base);
-                let i = self.expr(index);
-                if base.ty == T::Str {
-                    let n = self.runtime(RuntimeFn::StrLen, vec![a], T::Int, span);
-                    self.bounds_check(i, n, span);
-                    self.runtime(RuntimeFn::StrByte, vec![a, i], T::Int, span)
-                } else {
-                    self.array_index_check(a, i, span);
-                    let loc = Loc::ArrayElem(e.ty.clone());
-                    self.emit(
-                        Inst::Load {
-                            loc,
-                            base: Some(a),
-                            index: Some(i),
-                        },
-                        e.ty.clone(),
-                        span,
-                        PURE,
-                    )
-                }
-            }
+            ExprKind::Call { func, args } => self.call(*func, args, ty, span),
+            ExprKind::Builtin { builtin, args } => self.builtin(*builtin, args, ty, span),
+            ExprKind::Index { base, index } => self.index_load(base, index, ty, span),
             ExprKind::Field {
                 object,
                 strukt,
                 field,
-            } => {
-                let o = self.expr(object);
-                self.nil_check(o, span);
-                let loc = Loc::Field {
-                    strukt: *strukt,
-                    field: *field,
-                };
-                self.emit(
-                    Inst::Load {
-                        loc,
-                        base: Some(o),
-                        index: None,
-                    },
-                    e.ty.clone(),
-                    span,
-                    PURE,
-                )
-            }
-            ExprKind::ArrayLit(elems) => {
-                let vals: Vec<Operand> = elems.iter().map(|x| self.expr(x)).collect();
-                let elem = match &e.ty {
-                    T::Array(t) => (**t).clone(),
-                    _ => T::Int,
-                };
-                let fill = match vals.first() {
-                    Some(v) => *v,
-                    None => self.empty_fill(&elem, span),
-                };
-                let arr = self.emit(
-                    Inst::NewArray {
-                        elem: elem.clone(),
-                        len: Operand::Int(vals.len() as i64),
-                        fill,
-                    },
-                    e.ty.clone(),
-                    span,
-                    PURE,
-                );
-                for (k, v) in vals.iter().enumerate().skip(1) {
-                    let loc = Loc::ArrayElem(elem.clone());
-                    let st = Inst::Store {
-                        loc,
-                        base: Some(arr),
-                        index: Some(Operand::Int(k as i64)),
-                        value: *v,
-                    };
-                    self.emit(st, T::Void, span, Flags::NOTHROW);
-                }
-                arr
-            }
-            ExprKind::ArrayRepeat { value, count } => {
-                let v = self.expr(value);
-                let n = self.expr(count);
-                let ok = self
-                    .b
-                    .binary(BinaryOp::ICmp(Cmp::Ge), n, Operand::Int(0), T::Bool, span);
-                self.check(ok, RaiseKind::NegativeArrayLength, Vec::new(), span);
-                let elem = match &e.ty {
-                    T::Array(t) => (**t).clone(),
-                    _ => T::Int,
-                };
-                self.emit(
-                    Inst::NewArray {
-                        elem,
-                        len: n,
-                        fill: v,
-                    },
-                    e.ty.clone(),
-                    span,
-                    PURE,
-                )
-            }
-            ExprKind::StructLit { strukt, fields } => {
-                let mut vals: Vec<(u32, Operand)> =
-                    fields.iter().map(|(i, x)| (*i, self.expr(x))).collect();
-                vals.sort_by_key(|(i, _)| *i);
-                let fields = vals.into_iter().map(|(_, v)| v).collect();
-                self.emit(
-                    Inst::NewStruct {
-                        strukt: *strukt,
-                        fields,
-                    },
-                    e.ty.clone(),
-                    span,
-                    PURE,
-                )
-            }
+            } => self.field_load(object, *strukt, *field, ty, span),
+            ExprKind::ArrayLit(elems) => self.array_lit(elems, ty, span),
+            ExprKind::ArrayRepeat { value, count } => self.array_repeat(value, count, ty, span),
+            ExprKind::StructLit { strukt, fields } => self.struct_lit(*strukt, fields, ty, span),
         }
+    }
+
+    /// A call of a user function; one that may throw is followed by its
+    /// exception check ([`FnLower::after_may_throw`]).
+    fn call(&mut self, func: FuncId, args: &[Expr], ty: &T, span: Span) -> Operand {
+        let args: Vec<Operand> = args.iter().map(|a| self.expr(a)).collect();
+        let may_throw = self.may_throw.get(func.0 as usize).copied().unwrap_or(true);
+        let flags = if may_throw {
+            Flags::default()
+        } else {
+            Flags::NOTHROW
+        };
+        let v = self.emit(Inst::Call { func, args }, ty.clone(), span, flags);
+        if may_throw {
+            self.after_may_throw(span);
+        }
+        v
+    }
+
+    /// `base[index]`, after its bounds check: a `str`'s byte through the
+    /// runtime, an array element by a load.
+    fn index_load(&mut self, base: &Expr, index: &Expr, ty: &T, span: Span) -> Operand {
+        let a = self.expr(base);
+        let i = self.expr(index);
+        if base.ty == T::Str {
+            let n = self.runtime(RuntimeFn::StrLen, vec![a], T::Int, span);
+            self.bounds_check(i, n, span);
+            self.runtime(RuntimeFn::StrByte, vec![a, i], T::Int, span)
+        } else {
+            self.array_index_check(a, i, span);
+            let loc = Loc::ArrayElem(ty.clone());
+            self.emit(
+                Inst::Load {
+                    loc,
+                    base: Some(a),
+                    index: Some(i),
+                },
+                ty.clone(),
+                span,
+                PURE,
+            )
+        }
+    }
+
+    /// `object.field`, after its nil check.
+    fn field_load(
+        &mut self,
+        object: &Expr,
+        strukt: StructId,
+        field: u32,
+        ty: &T,
+        span: Span,
+    ) -> Operand {
+        let o = self.expr(object);
+        self.nil_check(o, span);
+        let loc = Loc::Field { strukt, field };
+        self.emit(
+            Inst::Load {
+                loc,
+                base: Some(o),
+                index: None,
+            },
+            ty.clone(),
+            span,
+            PURE,
+        )
+    }
+
+    /// `[a, b, ..]`: a new array filled with the first element (or the
+    /// element type's zero when empty), then stores of the others.
+    fn array_lit(&mut self, elems: &[Expr], ty: &T, span: Span) -> Operand {
+        let vals: Vec<Operand> = elems.iter().map(|x| self.expr(x)).collect();
+        let elem = match ty {
+            T::Array(t) => (**t).clone(),
+            _ => T::Int,
+        };
+        let fill = match vals.first() {
+            Some(v) => *v,
+            None => self.empty_fill(&elem, span),
+        };
+        let arr = self.emit(
+            Inst::NewArray {
+                elem: elem.clone(),
+                len: Operand::Int(vals.len() as i64),
+                fill,
+            },
+            ty.clone(),
+            span,
+            PURE,
+        );
+        for (k, v) in vals.iter().enumerate().skip(1) {
+            let loc = Loc::ArrayElem(elem.clone());
+            let st = Inst::Store {
+                loc,
+                base: Some(arr),
+                index: Some(Operand::Int(k as i64)),
+                value: *v,
+            };
+            self.emit(st, T::Void, span, Flags::NOTHROW);
+        }
+        arr
+    }
+
+    /// `[value; count]`, after the check that `count` is not negative.
+    fn array_repeat(&mut self, value: &Expr, count: &Expr, ty: &T, span: Span) -> Operand {
+        let v = self.expr(value);
+        let n = self.expr(count);
+        let ok = self
+            .b
+            .binary(BinaryOp::ICmp(Cmp::Ge), n, Operand::Int(0), T::Bool, span);
+        self.check(ok, RaiseKind::NegativeArrayLength, Vec::new(), span);
+        let elem = match ty {
+            T::Array(t) => (**t).clone(),
+            _ => T::Int,
+        };
+        self.emit(
+            Inst::NewArray {
+                elem,
+                len: n,
+                fill: v,
+            },
+            ty.clone(),
+            span,
+            PURE,
+        )
+    }
+
+    /// A struct literal: fields evaluated in source order, stored in field
+    /// order.
+    fn struct_lit(
+        &mut self,
+        strukt: StructId,
+        fields: &[(u32, Expr)],
+        ty: &T,
+        span: Span,
+    ) -> Operand {
+        let mut vals: Vec<(u32, Operand)> =
+            fields.iter().map(|(i, x)| (*i, self.expr(x))).collect();
+        vals.sort_by_key(|(i, _)| *i);
+        let fields = vals.into_iter().map(|(_, v)| v).collect();
+        self.emit(Inst::NewStruct { strukt, fields }, ty.clone(), span, PURE)
     }
 
     /// `a OP b` on operands of type `ty` (both sides have it).

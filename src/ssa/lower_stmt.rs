@@ -7,7 +7,7 @@
 use super::builder::BuildTerm;
 use super::lower::{FnLower, LoopCtx};
 use crate::ir::{BinaryOp, Cmp, Inst, Loc, Operand, Type};
-use crate::sema::hir::{Block, LocalId, LoopId, Stmt, StmtKind, Type as T};
+use crate::sema::hir::{Block, Expr, LocalId, LoopId, Stmt, StmtKind, Type as T};
 use crate::span::Span;
 
 impl FnLower<'_> {
@@ -39,105 +39,22 @@ impl FnLower<'_> {
                 cond,
                 then_block,
                 else_block,
-            } => {
-                let head = self.b.cur;
-                let mark = self.b.mark();
-                let then_b = self.b.new_block();
-                let join = self.b.new_block();
-                let else_b = if else_block.stmts.is_empty() {
-                    join
-                } else {
-                    self.b.new_block()
-                };
-                self.cond(cond, then_b, else_b);
-                self.b.seal(then_b);
-                self.b.switch_to(then_b);
-                if !self.b.cur_dead() {
-                    self.block(then_block);
-                    self.b.jump(join, span);
-                }
-                if else_b != join {
-                    self.b.seal(else_b);
-                    self.b.switch_to(else_b);
-                    if !self.b.cur_dead() {
-                        self.block(else_block);
-                        self.b.jump(join, span);
-                    }
-                }
-                let written = self.b.written_since(mark);
-                self.b.set_skip(join, head, written);
-                self.b.seal(join);
-                self.b.switch_to(join);
-            }
-            StmtKind::While { id, cond, body } => {
-                let header = self.b.new_block();
-                let body_b = self.b.new_block();
-                let exit = self.b.new_block();
-                let pre = self.b.cur;
-                let mark = self.b.mark();
-                self.b.goto_and_switch(header, span);
-                self.cond(cond, body_b, exit);
-                self.b.seal(body_b);
-                self.b.switch_to(body_b);
-                self.loop_body(*id, header, exit, body, span);
-                self.loop_done(header, exit, pre, mark);
-                self.b.seal(header);
-                self.b.seal(exit);
-                self.b.switch_to(exit);
-            }
+            } => self.if_stmt(cond, then_block, else_block, span),
+            StmtKind::While { id, cond, body } => self.while_loop(*id, cond, body, span),
             StmtKind::ForRange {
                 id,
                 var,
                 start,
                 end,
                 body,
-            } => {
-                let s0 = self.expr(start);
-                let e0 = self.expr(end);
-                let counter = self.b.new_var(T::Int);
-                let cur = self.b.cur;
-                self.b.write_var(counter, cur, s0);
-                self.counted_loop(*id, counter, span, body, |me| {
-                    let i = me.read(counter);
-                    let c = me.b.binary(BinaryOp::ICmp(Cmp::Lt), i, e0, T::Bool, span);
-                    TestResult {
-                        cond: c,
-                        bind: Some((*var, i)),
-                        each: None,
-                    }
-                });
-            }
+            } => self.for_range(*id, *var, start, end, body, span),
             StmtKind::ForEach {
                 id,
                 var,
                 index,
                 array,
                 body,
-            } => {
-                let a = self.expr(array);
-                let is_str = array.ty == T::Str;
-                let elem_ty = match &array.ty {
-                    T::Array(t) => (**t).clone(),
-                    _ => T::Int,
-                };
-                let cur = self.b.cur;
-                self.b.write_var(index.0, cur, Operand::Int(0));
-                let counter = index.0;
-                self.counted_loop(*id, counter, span, body, move |me| {
-                    let i = me.read(counter);
-                    let n = if is_str {
-                        me.runtime(crate::ir::RuntimeFn::StrLen, vec![a], T::Int, span)
-                    } else {
-                        me.array_len(a, span)
-                    };
-                    let cond = me.b.binary(BinaryOp::ICmp(Cmp::Lt), i, n, T::Bool, span);
-                    TestResult {
-                        cond,
-                        bind: None,
-                        each: Some((a, is_str, elem_ty, *var, i)),
-                    }
-                });
-            }
+            } => self.for_each(*id, *var, *index, array, body, span),
             StmtKind::Break(id) => {
                 if let Some(l) = self.find_loop(*id) {
                     let exit = l.exit;
@@ -166,6 +83,120 @@ impl FnLower<'_> {
             } => self.try_catch(body, *catch_var, handler, span),
             StmtKind::Block(b) => self.block(b),
         }
+    }
+
+    /// `while`: header (test) → body → header; the false edge exits.
+    fn while_loop(&mut self, id: LoopId, cond: &Expr, body: &Block, span: Span) {
+        let header = self.b.new_block();
+        let body_b = self.b.new_block();
+        let exit = self.b.new_block();
+        let pre = self.b.cur;
+        let mark = self.b.mark();
+        self.b.goto_and_switch(header, span);
+        self.cond(cond, body_b, exit);
+        self.b.seal(body_b);
+        self.b.switch_to(body_b);
+        self.loop_body(id, header, exit, body, span);
+        self.loop_done(header, exit, pre, mark);
+        self.b.seal(header);
+        self.b.seal(exit);
+        self.b.switch_to(exit);
+    }
+
+    /// `if`: the arms, then the join; with no (or an empty) `else` the
+    /// false edge goes straight to the join.
+    fn if_stmt(&mut self, cond: &Expr, then_block: &Block, else_block: &Block, span: Span) {
+        let head = self.b.cur;
+        let mark = self.b.mark();
+        let then_b = self.b.new_block();
+        let join = self.b.new_block();
+        let else_b = if else_block.stmts.is_empty() {
+            join
+        } else {
+            self.b.new_block()
+        };
+        self.cond(cond, then_b, else_b);
+        self.b.seal(then_b);
+        self.b.switch_to(then_b);
+        if !self.b.cur_dead() {
+            self.block(then_block);
+            self.b.jump(join, span);
+        }
+        if else_b != join {
+            self.b.seal(else_b);
+            self.b.switch_to(else_b);
+            if !self.b.cur_dead() {
+                self.block(else_block);
+                self.b.jump(join, span);
+            }
+        }
+        let written = self.b.written_since(mark);
+        self.b.set_skip(join, head, written);
+        self.b.seal(join);
+        self.b.switch_to(join);
+    }
+
+    /// `for var in start..end`: both bounds are evaluated once, before the
+    /// loop; a hidden counter runs from `start` and `var` is bound to it.
+    fn for_range(
+        &mut self,
+        id: LoopId,
+        var: LocalId,
+        start: &Expr,
+        end: &Expr,
+        body: &Block,
+        span: Span,
+    ) {
+        let s0 = self.expr(start);
+        let e0 = self.expr(end);
+        let counter = self.b.new_var(T::Int);
+        let cur = self.b.cur;
+        self.b.write_var(counter, cur, s0);
+        self.counted_loop(id, counter, span, body, |me| {
+            let i = me.read(counter);
+            let c = me.b.binary(BinaryOp::ICmp(Cmp::Lt), i, e0, T::Bool, span);
+            TestResult {
+                cond: c,
+                bind: Some((var, i)),
+                each: None,
+            }
+        });
+    }
+
+    /// `for var in array` (or a `str`'s bytes): the array is evaluated once;
+    /// the length is read in the header on every iteration.
+    fn for_each(
+        &mut self,
+        id: LoopId,
+        var: LocalId,
+        index: LocalId,
+        array: &Expr,
+        body: &Block,
+        span: Span,
+    ) {
+        let a = self.expr(array);
+        let is_str = array.ty == T::Str;
+        let elem_ty = match &array.ty {
+            T::Array(t) => (**t).clone(),
+            _ => T::Int,
+        };
+        let cur = self.b.cur;
+        self.b.write_var(index.0, cur, Operand::Int(0));
+        let counter = index.0;
+        self.counted_loop(id, counter, span, body, move |me| {
+            let i = me.read(counter);
+            let n = if is_str {
+                me.runtime(crate::ir::RuntimeFn::StrLen, vec![a], T::Int, span)
+            } else {
+                me.array_len(a, span)
+            };
+            let cond = me.b.binary(BinaryOp::ICmp(Cmp::Lt), i, n, T::Bool, span);
+            TestResult {
+                cond,
+                bind: None,
+                each: Some((a, is_str, elem_ty, var, i)),
+            }
+        });
     }
 
     /// Before sealing a loop's header: the variables the loop does not

@@ -3,11 +3,11 @@
 use super::exprs::exprs;
 use super::stmts::block;
 use super::{
-    Cx, P, entry_comma, ident, semi_may_be_missing, skip_group, skip_junk, skip_to_comma,
-    type_colon,
+    Cx, P, PExtra, PInput, entry_comma, ident, semi_may_be_missing, skip_group, skip_junk,
+    skip_to_comma, type_colon,
 };
 use crate::syntax::ast::{
-    Expr, ExprKind, FieldDef, FnDef, GlobalDef, Ident, Import, Item, Module, Param, StructDef,
+    Block, Expr, ExprKind, FieldDef, FnDef, GlobalDef, Import, Item, Module, Param, StructDef,
     TypeExpr, TypeExprKind,
 };
 use crate::syntax::token::Token;
@@ -41,42 +41,6 @@ pub(crate) fn type_expr<'a>(cx: Cx<'a>) -> P<'a, TypeExpr> {
     .boxed()
 }
 
-/// `open name: type, ... close` (a trailing comma allowed): struct fields
-/// and parameters, each made by `entry`. When the list does not parse, the
-/// names are still kept (with error types), so uses of them and calls do
-/// not cascade; when not even that parses, the group is skipped and the
-/// list is empty.
-fn typed_names<'a, T: 'a>(
-    cx: Cx<'a>,
-    ty: P<'a, TypeExpr>,
-    open: Token<'static>,
-    close: Token<'static>,
-    entry: fn(Ident, TypeExpr) -> T,
-) -> P<'a, Vec<T>> {
-    let strict = ident(cx)
-        .then_ignore(type_colon())
-        .then(ty)
-        .map(move |(name, ty)| entry(name, ty));
-    let lenient = ident(cx)
-        .then(skip_to_comma().map_with(move |_, e| cx.span(e.span())))
-        .map(move |(name, span)| {
-            let kind = TypeExprKind::Error;
-            entry(name, TypeExpr { kind, span })
-        })
-        .separated_by(just(Token::Comma))
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .delimited_by(just(open.clone()), just(close.clone()));
-    strict
-        .separated_by(entry_comma())
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .delimited_by(just(open.clone()), just(close))
-        .recover_with(via_parser(lenient))
-        .recover_with(via_parser(skip_group(open).map(|_| Vec::new())))
-        .boxed()
-}
-
 /// The whole file: items until the end. An item that fails is recovered
 /// (re-parsed without a missing `;`, or skipped up to the next item
 /// keyword), so the module parser itself does not fail.
@@ -84,7 +48,36 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
     let ex = exprs(cx);
     let body = block(cx, &ex);
     let ty = type_expr(cx);
+    let semi_item = semi_item(cx, ty.clone(), ex.full.clone());
+    let struct_def = struct_def(cx, ty.clone());
+    let fn_def = fn_def(cx, ty.clone(), body);
 
+    let missing_semi = semi_item
+        .clone()
+        .then_ignore(semi_may_be_missing(cx))
+        .map(Some);
+    let junk = skip_junk(|t| t.starts_item()).map(|_| None);
+    let item = choice((fn_def, struct_def, semi_item.then_ignore(just(Token::Semi))))
+        .map(Some)
+        .labelled("item")
+        .recover_with(via_parser(missing_semi))
+        .recover_with(via_parser(broken_global(cx, ty)))
+        .recover_with(via_parser(junk));
+    item.repeated()
+        .fold(Vec::new(), |mut v, i| {
+            if let Some(i) = i {
+                v.push(i);
+            }
+            v
+        })
+        .then_ignore(end())
+        .map(|items| Module { items })
+        .boxed()
+}
+
+/// The items that end with `;` (without it): `import m` and global
+/// `let`/`var` definitions.
+fn semi_item<'a>(cx: Cx<'a>, ty: P<'a, TypeExpr>, full: P<'a, Expr>) -> P<'a, Item> {
     let import_core = just(Token::Import)
         .ignore_then(ident(cx))
         .map_with(move |name, e| {
@@ -95,9 +88,9 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
         });
     let global_core = choice((just(Token::Let).to(false), just(Token::Var).to(true)))
         .then(ident(cx))
-        .then(just(Token::Colon).ignore_then(ty.clone()).or_not())
+        .then(just(Token::Colon).ignore_then(ty).or_not())
         .then_ignore(just(Token::Assign))
-        .then(ex.full.clone())
+        .then(full)
         .map_with(move |(((mutable, name), ty), init), e| {
             Item::Global(GlobalDef {
                 mutable,
@@ -107,12 +100,42 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
                 span: cx.span(e.span()),
             })
         });
-    let semi_item = choice((import_core, global_core)).boxed();
+    choice((import_core, global_core)).boxed()
+}
 
-    let fields = typed_names(cx, ty.clone(), Token::LBrace, Token::RBrace, |name, ty| {
-        FieldDef { name, ty }
-    });
-    let struct_def = just(Token::Struct)
+/// `struct S { name: T, .. }`.
+fn struct_def<'a>(
+    cx: Cx<'a>,
+    ty: P<'a, TypeExpr>,
+) -> impl Parser<'a, PInput<'a>, Item, PExtra<'a>> + Clone {
+    let field = ident(cx)
+        .then_ignore(type_colon())
+        .then(ty)
+        .map(|(name, ty)| FieldDef { name, ty });
+    // When the list does not parse, the field names are still kept (with
+    // error types), so field accesses do not cascade.
+    let lenient_field = ident(cx)
+        .then(skip_to_comma().map_with(move |_, e| cx.span(e.span())))
+        .map(|(name, span)| FieldDef {
+            name,
+            ty: TypeExpr {
+                kind: TypeExprKind::Error,
+                span,
+            },
+        });
+    let lenient_fields = lenient_field
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LBrace), just(Token::RBrace));
+    let fields = field
+        .separated_by(entry_comma())
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LBrace), just(Token::RBrace))
+        .recover_with(via_parser(lenient_fields))
+        .recover_with(via_parser(skip_group(Token::LBrace).map(|_| Vec::new())));
+    just(Token::Struct)
         .ignore_then(ident(cx))
         .then(fields)
         .map_with(move |(name, fields), e| {
@@ -121,15 +144,46 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
                 fields,
                 span: cx.span(e.span()),
             })
-        });
+        })
+}
 
-    let params = typed_names(cx, ty.clone(), Token::LParen, Token::RParen, |name, ty| {
-        Param { name, ty }
-    });
-    let fn_def = just(Token::Fn)
+/// `fn f(name: T, ..) -> R { .. }`.
+fn fn_def<'a>(
+    cx: Cx<'a>,
+    ty: P<'a, TypeExpr>,
+    body: P<'a, Block>,
+) -> impl Parser<'a, PInput<'a>, Item, PExtra<'a>> + Clone {
+    let param = ident(cx)
+        .then_ignore(type_colon())
+        .then(ty.clone())
+        .map(|(name, ty)| Param { name, ty });
+    // When the list does not parse, the parameter names are still kept
+    // (with error types), so uses and calls do not cascade.
+    let lenient_param = ident(cx)
+        .then(skip_to_comma().map_with(move |_, e| cx.span(e.span())))
+        .map(|(name, span)| Param {
+            name,
+            ty: TypeExpr {
+                kind: TypeExprKind::Error,
+                span,
+            },
+        });
+    let lenient_params = lenient_param
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LParen), just(Token::RParen));
+    let params = param
+        .separated_by(entry_comma())
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(Token::LParen), just(Token::RParen))
+        .recover_with(via_parser(lenient_params))
+        .recover_with(via_parser(skip_group(Token::LParen).map(|_| Vec::new())));
+    just(Token::Fn)
         .ignore_then(ident(cx))
         .then(params)
-        .then(just(Token::Arrow).ignore_then(ty.clone()).or_not())
+        .then(just(Token::Arrow).ignore_then(ty).or_not())
         .then(body)
         .map_with(move |(((name, params), ret), body), e| {
             Item::Fn(FnDef {
@@ -139,16 +193,19 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
                 body,
                 span: cx.span(e.span()),
             })
-        });
+        })
+}
 
-    let missing_semi = semi_item
-        .clone()
-        .then_ignore(semi_may_be_missing(cx))
-        .map(Some);
-    // `let G = <broken>;` still defines `G` (so later uses do not cascade).
-    let broken_global = choice((just(Token::Let).to(false), just(Token::Var).to(true)))
+/// Recovery for a global whose initialiser fails to parse: `let G =
+/// <broken>;` still defines `G` (so later uses do not cascade), with an
+/// error initialiser.
+fn broken_global<'a>(
+    cx: Cx<'a>,
+    ty: P<'a, TypeExpr>,
+) -> impl Parser<'a, PInput<'a>, Option<Item>, PExtra<'a>> + Clone {
+    choice((just(Token::Let).to(false), just(Token::Var).to(true)))
         .then(ident(cx))
-        .then(just(Token::Colon).ignore_then(ty.clone()).or_not())
+        .then(just(Token::Colon).ignore_then(ty).or_not())
         .then_ignore(skip_junk(|t| t.starts_item()))
         .map_with(move |((mutable, name), ty), e| {
             let span = cx.span(e.span());
@@ -163,22 +220,5 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
                 init,
                 span,
             }))
-        });
-    let junk = skip_junk(|t| t.starts_item()).map(|_| None);
-    let item = choice((fn_def, struct_def, semi_item.then_ignore(just(Token::Semi))))
-        .map(Some)
-        .labelled("item")
-        .recover_with(via_parser(missing_semi))
-        .recover_with(via_parser(broken_global))
-        .recover_with(via_parser(junk));
-    item.repeated()
-        .fold(Vec::new(), |mut v, i| {
-            if let Some(i) = i {
-                v.push(i);
-            }
-            v
         })
-        .then_ignore(end())
-        .map(|items| Module { items })
-        .boxed()
 }

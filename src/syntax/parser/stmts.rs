@@ -2,7 +2,7 @@
 
 use super::exprs::ExprParsers;
 use super::items::type_expr;
-use super::{Cx, P, ident, semi_may_be_missing, skip_junk};
+use super::{Cx, P, PExtra, PInput, ident, semi_may_be_missing, skip_junk};
 use crate::syntax::ast::{BinOp, Block, Expr, ExprKind, Ident, Stmt, StmtKind};
 use crate::syntax::token::Token;
 use chumsky::prelude::*;
@@ -45,14 +45,59 @@ fn stmt<'a>(
     no_struct: P<'a, Expr>,
     block: P<'a, Block>,
 ) -> P<'a, Option<Stmt>> {
-    let label = select_ref! { Token::Label(name) = e => Ident { name: name.to_string(), span: cx.span(e.span()) } };
-    let simple = simple_core(cx, full.clone(), label.boxed());
+    let simple = simple_core(cx, full.clone(), label(cx).boxed());
+    let if_stmt = if_stmt(cx, no_struct.clone(), block.clone());
+    let loop_stmt = loop_stmt(cx, no_struct, block.clone());
+    let try_stmt = try_stmt(cx, block.clone());
+    let block_stmt = block.map(|b| Stmt {
+        span: b.span,
+        kind: StmtKind::Block(b),
+    });
 
-    // if c { } else if c { } else { }: the else-if chain is collected
-    // iteratively and folded from the end.
+    let with_span = move |kind, e: SimpleSpan| Stmt {
+        kind,
+        span: cx.span(e),
+    };
+    let simple_stmt = simple
+        .clone()
+        .then_ignore(just(Token::Semi))
+        .map_with(move |k, e| with_span(k, e.span()));
+    let missing_semi = simple
+        .then_ignore(semi_may_be_missing(cx))
+        .map_with(move |k, e| Some(with_span(k, e.span())));
+    let junk = skip_junk(|t| t.starts_statement_keyword())
+        .map_with(move |_, e| Some(with_span(StmtKind::Error, e.span())));
+
+    choice((
+        if_stmt.map(Some),
+        loop_stmt.map(Some),
+        try_stmt.map(Some),
+        block_stmt.map(Some),
+        simple_stmt.map(Some),
+        just(Token::Semi).to(None),
+    ))
+    .labelled("statement")
+    .recover_with(via_parser(missing_semi))
+    .recover_with(via_parser(broken_let(cx)))
+    .recover_with(via_parser(junk))
+    .boxed()
+}
+
+/// A loop label `'name`.
+fn label<'a>(cx: Cx<'a>) -> impl Parser<'a, PInput<'a>, Ident, PExtra<'a>> + Clone {
+    select_ref! { Token::Label(name) = e => Ident { name: name.to_string(), span: cx.span(e.span()) } }
+}
+
+/// `if c { } else if c { } else { }`: the else-if chain is collected
+/// iteratively and folded from the end.
+fn if_stmt<'a>(
+    cx: Cx<'a>,
+    no_struct: P<'a, Expr>,
+    block: P<'a, Block>,
+) -> impl Parser<'a, PInput<'a>, Stmt, PExtra<'a>> + Clone {
     let kw_span = |t: Token<'static>| just(t).map_with(|_, e| e.span());
-    let cond_block = no_struct.clone().then(block.clone());
-    let if_stmt = kw_span(Token::If)
+    let cond_block = no_struct.then(block.clone());
+    kw_span(Token::If)
         .then(cond_block.clone())
         .then(
             just(Token::Else)
@@ -61,7 +106,7 @@ fn stmt<'a>(
                 .repeated()
                 .collect::<Vec<_>>(),
         )
-        .then(just(Token::Else).ignore_then(block.clone()).or_not())
+        .then(just(Token::Else).ignore_then(block).or_not())
         .map(move |(((if_span, (cond, then_block)), elifs), els)| {
             let mut else_block = els;
             for (span, (cond, then_block)) in elifs.into_iter().rev() {
@@ -89,8 +134,16 @@ fn stmt<'a>(
                     else_block,
                 },
             }
-        });
+        })
+}
 
+/// `[label:] while c { }`, `[label:] for x in a..b { }` and
+/// `[label:] for x in a { }`.
+fn loop_stmt<'a>(
+    cx: Cx<'a>,
+    no_struct: P<'a, Expr>,
+    block: P<'a, Block>,
+) -> impl Parser<'a, PInput<'a>, Stmt, PExtra<'a>> + Clone {
     let while_loop = just(Token::While)
         .ignore_then(no_struct.clone())
         .then(block.clone())
@@ -100,12 +153,12 @@ fn stmt<'a>(
         .then_ignore(just(Token::In))
         .then(no_struct.clone())
         .then(just(Token::DotDot).ignore_then(no_struct).or_not())
-        .then(block.clone())
+        .then(block)
         .map(|(((var, a), b), body)| match b {
             Some(end) => Loop::Range(var, a, end, body),
             None => Loop::Each(var, a, body),
         });
-    let loop_stmt = label
+    label(cx)
         .then_ignore(just(Token::Colon))
         .or_not()
         .then(choice((while_loop, for_loop)))
@@ -130,35 +183,30 @@ fn stmt<'a>(
                 kind,
                 span: cx.span(e.span()),
             }
-        });
+        })
+}
 
-    let try_stmt = just(Token::Try)
+/// `try { } catch e { }`.
+fn try_stmt<'a>(
+    cx: Cx<'a>,
+    block: P<'a, Block>,
+) -> impl Parser<'a, PInput<'a>, Stmt, PExtra<'a>> + Clone {
+    just(Token::Try)
         .ignore_then(block.clone())
         .then_ignore(just(Token::Catch))
         .then(ident(cx))
-        .then(block.clone())
+        .then(block)
         .map_with(move |((body, var), handler), e| Stmt {
             kind: StmtKind::Try { body, var, handler },
             span: cx.span(e.span()),
-        });
-    let block_stmt = block.map(|b| Stmt {
-        span: b.span,
-        kind: StmtKind::Block(b),
-    });
+        })
+}
 
-    let with_span = move |kind, e: SimpleSpan| Stmt {
-        kind,
-        span: cx.span(e),
-    };
-    let simple_stmt = simple
-        .clone()
-        .then_ignore(just(Token::Semi))
-        .map_with(move |k, e| with_span(k, e.span()));
-    let missing_semi = simple
-        .then_ignore(semi_may_be_missing(cx))
-        .map_with(move |k, e| Some(with_span(k, e.span())));
-    // `let x = <broken>;` still declares `x` (so later uses do not cascade).
-    let broken_let = choice((just(Token::Let).to(false), just(Token::Var).to(true)))
+/// Recovery for a `let`/`var` whose initialiser fails to parse: it still
+/// declares the name (so later uses do not cascade), with an error
+/// initialiser.
+fn broken_let<'a>(cx: Cx<'a>) -> impl Parser<'a, PInput<'a>, Option<Stmt>, PExtra<'a>> + Clone {
+    choice((just(Token::Let).to(false), just(Token::Var).to(true)))
         .then(ident(cx))
         .then(just(Token::Colon).ignore_then(type_expr(cx)).or_not())
         .then_ignore(skip_junk(|t| t.starts_statement_keyword()))
@@ -167,32 +215,16 @@ fn stmt<'a>(
                 kind: ExprKind::Error,
                 span: cx.span(e.span()),
             };
-            Some(with_span(
-                StmtKind::Let {
+            Some(Stmt {
+                kind: StmtKind::Let {
                     mutable,
                     name,
                     ty,
                     init,
                 },
-                e.span(),
-            ))
-        });
-    let junk = skip_junk(|t| t.starts_statement_keyword())
-        .map_with(move |_, e| Some(with_span(StmtKind::Error, e.span())));
-
-    choice((
-        if_stmt.map(Some),
-        loop_stmt.map(Some),
-        try_stmt.map(Some),
-        block_stmt.map(Some),
-        simple_stmt.map(Some),
-        just(Token::Semi).to(None),
-    ))
-    .labelled("statement")
-    .recover_with(via_parser(missing_semi))
-    .recover_with(via_parser(broken_let))
-    .recover_with(via_parser(junk))
-    .boxed()
+                span: cx.span(e.span()),
+            })
+        })
 }
 
 /// Statements that end with `;`, without the `;`: `let`/`var`, `return`,
