@@ -26,4 +26,5 @@ pub mod span;
 pub mod ssa;
 pub mod syntax;
 pub mod timing;
+pub mod type_tags;
 pub mod types;

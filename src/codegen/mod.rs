@@ -26,9 +26,9 @@ mod tests;
 pub mod translate;
 
 use crate::ir;
-use crate::runtime::heap::TypeDesc;
 use crate::span::{SourceMap, Span};
 use crate::timing::record;
+use crate::type_tags::TypeTags;
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -110,8 +110,7 @@ pub(crate) struct Compiler<'a> {
     stack_maps: Vec<gc::PendingMaps>,
     positions: Vec<String>,
     position_ids: HashMap<Span, u64>,
-    pub types: Vec<TypeDesc>,
-    type_ids: HashMap<ir::Type, u64>,
+    pub types: TypeTags,
     /// The ISA for functions over [`LARGE_FUNCTION_INSTS`] (single-pass
     /// register allocation, Cranelift `opt_level=none`; built on first use).
     large_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
@@ -249,14 +248,11 @@ impl<'a> Compiler<'a> {
             stack_maps: Vec::new(),
             positions: Vec::new(),
             position_ids: HashMap::new(),
-            types: Vec::new(),
-            type_ids: HashMap::new(),
+            types: TypeTags::default(),
             large_isa: None,
             opts: opts.clone(),
             large_functions: 0,
         };
-        // Tag 0 is the string type (the header word of every string).
-        cx.type_tag(&ir::Type::Str);
         let call_conv = cx.module.isa().default_call_conv();
         for (i, code) in ir.funcs.iter().enumerate() {
             let sig = translate::toy_signature(code, call_conv);
@@ -542,38 +538,7 @@ impl<'a> Compiler<'a> {
 
     /// The type-descriptor tag of a Toy type (assigned on first use).
     pub fn type_tag(&mut self, ty: &ir::Type) -> u64 {
-        if let Some(t) = self.type_ids.get(ty) {
-            return *t;
-        }
-        let tag = self.types.len() as u64;
-        self.type_ids.insert(ty.clone(), tag);
-        self.types.push(TypeDesc::Int);
-        let desc = match ty {
-            ir::Type::Void | ir::Type::Int => TypeDesc::Int,
-            ir::Type::Float => TypeDesc::Float,
-            ir::Type::Bool => TypeDesc::Bool,
-            ir::Type::Str => TypeDesc::Str,
-            ir::Type::Array(elem) => TypeDesc::Array(self.type_tag(elem)),
-            ir::Type::Struct(sid) => {
-                let program = self.ir.program.clone();
-                match program.structs.get(sid.0 as usize) {
-                    Some(def) => TypeDesc::Struct {
-                        name: def.name.clone(),
-                        fields: def
-                            .fields
-                            .iter()
-                            .map(|f| (f.name.clone(), self.type_tag(&f.ty)))
-                            .collect(),
-                    },
-                    None => TypeDesc::Struct {
-                        name: format!("<struct {}>", sid.0),
-                        fields: Vec::new(),
-                    },
-                }
-            }
-        };
-        self.types[tag as usize] = desc;
-        tag
+        self.types.tag(&self.ir.program, ty)
     }
 }
 

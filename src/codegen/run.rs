@@ -46,7 +46,7 @@ pub fn run(
     let main_ptr = cx.module.get_finalized_function(cx.funcs[main_i]) as usize;
     let positions = cx.positions.clone();
     runtime::reset(positions, opts.gc);
-    runtime::heap::install(cx.types.clone(), args.to_vec());
+    runtime::heap::install(cx.types.descs.clone(), args.to_vec());
     runtime::gc::roots::install_jit(Some(cx.jit_roots()));
     if capture {
         runtime::output::set_capture(true);

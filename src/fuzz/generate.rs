@@ -113,6 +113,19 @@ impl Gen {
         format!("{prefix}{}", self.fresh)
     }
 
+    /// A new scope holding only a fresh immutable variable (`prefix` and a
+    /// number) of type `ty`, whose name it returns: a loop variable or a
+    /// caught exception. The caller pops the scope.
+    fn fresh_scope(&mut self, prefix: &str, ty: Ty) -> String {
+        let name = self.fresh(prefix);
+        self.scopes.push(vec![Var {
+            name: name.clone(),
+            ty,
+            mutable: false,
+        }]);
+        name
+    }
+
     /// Makes `main` call every helper nothing calls yet (at its end, in a
     /// `try`), so that no function is dead.
     fn call_uncalled(&mut self) {
@@ -690,12 +703,7 @@ impl Gen {
             _ => self.small_int(6),
         };
         let label = self.label();
-        let var = self.fresh("i");
-        self.scopes.push(vec![Var {
-            name: var.clone(),
-            ty: Ty::Int,
-            mutable: false,
-        }]);
+        let var = self.fresh_scope("i", Ty::Int);
         self.loop_vars.push(var.clone());
         let body = self.loop_body(label.clone(), depth, None);
         self.loop_vars.pop();
@@ -713,12 +721,7 @@ impl Gen {
         let elem = self.pick_ty(0);
         let arr = self.typed_expr(&Ty::Arr(Box::new(elem.clone())), 2);
         let label = self.label();
-        let var = self.fresh("x");
-        self.scopes.push(vec![Var {
-            name: var.clone(),
-            ty: elem.clone(),
-            mutable: false,
-        }]);
+        let var = self.fresh_scope("x", elem.clone());
         self.in_foreach += 1;
         let body = self.loop_body(label.clone(), depth, None);
         self.in_foreach -= 1;
@@ -734,12 +737,7 @@ impl Gen {
 
     fn gen_try(&mut self, depth: u32) -> StmtKind {
         let body = self.gen_block(4, depth - 1);
-        let var = self.fresh("e");
-        self.scopes.push(vec![Var {
-            name: var.clone(),
-            ty: Ty::Str,
-            mutable: false,
-        }]);
+        let var = self.fresh_scope("e", Ty::Str);
         let caught = vec![
             Expr::new(ExprKind::Str("caught".into())),
             Expr::new(ExprKind::Var(var.clone())),

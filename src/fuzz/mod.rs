@@ -261,16 +261,7 @@ fn check_case(opts: &Options, dir: &Path, case: &Case) -> Option<String> {
     }
     let mut fails = Vec::new();
     for (m, mode) in MODES.iter().enumerate() {
-        let got = run_toyc(
-            &opts.exe,
-            dir,
-            &dir.join("run"),
-            mode.args,
-            FILE,
-            opts.timeout,
-            true,
-        );
-        if let Some(class) = classify(&expected_in(mode, &case.expected), &got) {
+        if let (got, Some(class)) = run_mode(opts, dir, mode, &case.expected) {
             fails.push((m, class, got));
         }
     }
@@ -278,6 +269,27 @@ fn check_case(opts: &Options, dir: &Path, case: &Case) -> Option<String> {
         return None;
     }
     Some(report::failure(opts, dir, case, &fails))
+}
+
+/// Runs the program staged in `dir` in `mode`: what it gave, and how that
+/// fails against the oracle's `expected` (`None`: it agrees).
+fn run_mode(
+    opts: &Options,
+    dir: &Path,
+    mode: &Mode,
+    expected: &Outcome,
+) -> (RunResult, Option<Class>) {
+    let got = run_toyc(
+        &opts.exe,
+        dir,
+        &dir.join("run"),
+        mode.args,
+        FILE,
+        opts.timeout,
+        true,
+    );
+    let class = classify(&expected_in(mode, expected), &got);
+    (got, class)
 }
 
 mod report;

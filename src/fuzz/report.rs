@@ -7,9 +7,9 @@
 //! oracle (never reused from the original program).
 
 use super::bisect::{self, Setup, Verdict};
-use super::exec::{self, RunResult, run_toyc};
+use super::exec::{self, RunResult};
 use super::oracle::{self, Outcome};
-use super::{Case, Class, FILE, MODES, Options, classify, expected_in, print, shrink};
+use super::{Case, Class, FILE, MODES, Options, classify, print, run_mode, shrink};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -81,16 +81,7 @@ fn minimize(opts: &Options, dir: &Path, case: &Case, m: usize, class: Class) -> 
         if !exec::stage(dir, FILE, &source, &p.stdin) {
             return false;
         }
-        let got = run_toyc(
-            &opts.exe,
-            dir,
-            &dir.join("run"),
-            mode.args,
-            FILE,
-            opts.timeout,
-            true,
-        );
-        classify(&expected_in(mode, &expected), &got) == Some(class)
+        run_mode(opts, dir, mode, &expected).1 == Some(class)
     };
     let mut small = shrink::shrink(&case.prog, SHRINK_TRIES, &mut still_fails);
     let source = print::print_program(&mut small);

@@ -21,6 +21,7 @@ use crate::runtime;
 use crate::runtime::gc::GcConfig;
 use crate::runtime::heap::TypeDesc;
 use crate::span::{SourceMap, Span};
+use crate::type_tags::TypeTags;
 use std::collections::HashMap;
 
 /// Stack of the interpreter thread (reserved, touched only as deep as the
@@ -28,47 +29,6 @@ use std::collections::HashMap;
 pub const INTERP_STACK: usize = 1 << 30;
 /// Room kept for the runtime's own calls below the overflow limit.
 const STACK_MARGIN: usize = 4 << 20;
-
-/// Type-descriptor table, built like codegen's (tag 0 is `str`).
-#[derive(Default)]
-pub(crate) struct Types {
-    pub descs: Vec<TypeDesc>,
-    ids: HashMap<Type, u64>,
-}
-
-impl Types {
-    pub fn tag(&mut self, program: &crate::sema::hir::Program, ty: &Type) -> u64 {
-        if let Some(t) = self.ids.get(ty) {
-            return *t;
-        }
-        let tag = self.descs.len() as u64;
-        self.ids.insert(ty.clone(), tag);
-        self.descs.push(TypeDesc::Int);
-        let desc = match ty {
-            Type::Void | Type::Int => TypeDesc::Int,
-            Type::Float => TypeDesc::Float,
-            Type::Bool => TypeDesc::Bool,
-            Type::Str => TypeDesc::Str,
-            Type::Array(elem) => TypeDesc::Array(self.tag(program, elem)),
-            Type::Struct(sid) => match program.structs.get(sid.0 as usize) {
-                Some(def) => TypeDesc::Struct {
-                    name: def.name.clone(),
-                    fields: def
-                        .fields
-                        .iter()
-                        .map(|f| (f.name.clone(), self.tag(program, &f.ty)))
-                        .collect(),
-                },
-                None => TypeDesc::Struct {
-                    name: format!("<struct {}>", sid.0),
-                    fields: Vec::new(),
-                },
-            },
-        };
-        self.descs[tag as usize] = desc;
-        tag
-    }
-}
 
 /// Everything a run needs, prepared before the program thread starts.
 pub(crate) struct Prepared {
@@ -98,8 +58,7 @@ fn reference_indices<'t>(types: impl Iterator<Item = &'t Type>) -> Vec<u32> {
 
 fn prepare(module: &ir::Module, sources: &SourceMap) -> (Prepared, Vec<String>, Vec<TypeDesc>) {
     let program = module.program.clone();
-    let mut types = Types::default();
-    types.tag(&program, &Type::Str);
+    let mut types = TypeTags::default();
     let mut positions = Vec::new();
     let mut pos_of: HashMap<Span, u64> = HashMap::new();
     let mut prepared = Prepared {

@@ -1,12 +1,12 @@
-//! Building an [`IrCode`] from a list of blocks (for tests and CFG surgery)
-//! and a compact one-line-per-statement dump (for tests and debugging).
+//! Building an [`IrCode`] from a list of blocks, for tests of IR that the
+//! IR text (`ir::parse`, which verifies what it reads) cannot hold, such as
+//! IR the verifier rejects. IR is printed by `ir::print` alone.
 
 use crate::ir::compact::cfg_from_ranges;
 use crate::ir::edit::default_flags;
-use crate::ir::{Cfg, Fact, Inst, InstructionStream, IrCode, Operand, Type};
+use crate::ir::{Cfg, Inst, InstructionStream, IrCode, Type};
 use crate::span::Span;
 use crate::types::FuncId;
-use std::fmt::Write;
 
 /// An IrCode whose block `b` holds `blocks[b]` in order (statements are
 /// numbered consecutively); preds/succs come from the terminators, flags
@@ -46,111 +46,6 @@ pub fn ir_from_blocks(
         stmts,
         cfg,
     }
-}
-
-fn op(o: &Operand) -> String {
-    match o {
-        Operand::Value(v) => format!("{v}"),
-        Operand::Arg(a) => format!("_{}", a + 1),
-        Operand::Int(i) => format!("{i}"),
-        Operand::Float(f) => format!("{f:?}"),
-        Operand::Bool(b) => format!("{b}"),
-        Operand::Nil => "nil".into(),
-    }
-}
-
-fn ops(list: &[Operand]) -> String {
-    list.iter().map(op).collect::<Vec<_>>().join(", ")
-}
-
-/// One statement, Julia-like (`φ (#1 => %2, #3 => 5)`, `goto #3 if not %4`);
-/// other instructions print their variant name and operands.
-pub fn inst_text(inst: &Inst) -> String {
-    match inst {
-        Inst::Nothing => "nothing".into(),
-        Inst::Copy(a) => op(a),
-        Inst::Unary(u, a) => format!("{u:?}({})", op(a)),
-        Inst::Binary(b, x, y) => format!("{b:?}({}, {})", op(x), op(y)),
-        Inst::Phi { edges, values } => {
-            let parts: Vec<String> = edges
-                .iter()
-                .zip(values)
-                .map(|(e, v)| format!("{e} => {}", op(v)))
-                .collect();
-            format!("φ ({})", parts.join(", "))
-        }
-        Inst::PhiC { upsilons } => {
-            format!(
-                "φᶜ ({})",
-                upsilons
-                    .iter()
-                    .map(|u| u.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        }
-        Inst::Upsilon(a) => format!("ϒ ({})", op(a)),
-        Inst::Pi { value, fact } => match fact {
-            Fact::NonNil => format!("π ({}, nonnil)", op(value)),
-            Fact::Range { lo, hi } => format!(
-                "π ({}, {}..{})",
-                op(value),
-                lo.as_ref().map(op).unwrap_or_default(),
-                hi.as_ref().map(op).unwrap_or_default()
-            ),
-        },
-        Inst::StrConst(s) => format!("{s:?}"),
-        Inst::Call { func, args } => format!("call f{}({})", func.0, ops(args)),
-        Inst::Runtime { func, args } => format!("{func:?}({})", ops(args)),
-        Inst::Load { loc, base, index } => {
-            format!(
-                "load {loc:?}({})",
-                ops(&base.iter().chain(index.iter()).copied().collect::<Vec<_>>())
-            )
-        }
-        Inst::Store {
-            loc,
-            base,
-            index,
-            value,
-        } => format!(
-            "store {loc:?}({}) = {}",
-            ops(&base.iter().chain(index.iter()).copied().collect::<Vec<_>>()),
-            op(value)
-        ),
-        Inst::NewArray { elem, len, fill } => format!("new [{elem:?}]({}, {})", op(len), op(fill)),
-        Inst::NewStruct { strukt, fields } => format!("new s{}({})", strukt.0, ops(fields)),
-        Inst::Raise { kind, args } => format!("raise {kind:?}({})", ops(args)),
-        Inst::NoException => "noexception".into(),
-        Inst::TakeException => "takeexception".into(),
-        Inst::Undef => "undef".into(),
-        Inst::Goto(b) => format!("goto {b}"),
-        Inst::GotoIfNot { cond, dest } => format!("goto {dest} if not {}", op(cond)),
-        Inst::Return(Some(a)) => format!("return {}", op(a)),
-        Inst::Return(None) => "return".into(),
-        Inst::Unwind => "unwind".into(),
-        Inst::Unreachable => "unreachable".into(),
-    }
-}
-
-/// Every block as `#b (preds) -> (succs)` then its statements `%n = inst`,
-/// 1-based like the printer. Stable, for exact test expectations.
-pub fn dump(ir: &IrCode) -> String {
-    let mut s = String::new();
-    for (b, bb) in ir.cfg.blocks.iter() {
-        let list = |l: &[crate::ir::BlockId]| {
-            l.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        };
-        let _ = writeln!(s, "{b} ({}) -> ({})", list(&bb.preds), list(&bb.succs));
-        for i in bb.values() {
-            let inst = ir.stmts.inst.get(i).unwrap_or(&Inst::Nothing);
-            let _ = writeln!(s, "  {i} = {}", inst_text(inst));
-        }
-    }
-    s
 }
 
 /// IR text of `depth(n) = if n == 0 { 0 } else { depth(n - 1) + 1 }`: the

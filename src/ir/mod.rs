@@ -188,6 +188,25 @@ pub enum BinaryOp {
     FCmp(Cmp),
 }
 
+impl BinaryOp {
+    /// `a op b == b op a` to the bit: the operations whose operands value
+    /// numbering (SSA construction's and `opt/cse`'s) puts in a canonical
+    /// order. No float operation: of two NaN operands, the hardware returns
+    /// the first one's payload.
+    pub fn is_commutative(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::IAdd
+                | BinaryOp::IMul
+                | BinaryOp::IAnd
+                | BinaryOp::IOr
+                | BinaryOp::IXor
+                | BinaryOp::ICmp(Cmp::Eq)
+                | BinaryOp::ICmp(Cmp::Ne)
+        )
+    }
+}
+
 /// A fact proven on the path to a `Pi`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fact {

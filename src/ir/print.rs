@@ -32,6 +32,18 @@ pub fn print_module_with(
     only: Option<&str>,
     flags: bool,
 ) -> String {
+    print_module_by(module, only, |f| {
+        print_function_with(f, &module.program, sources, flags)
+    })
+}
+
+/// The module header ([`print_header`]), then `function(f)` for every
+/// function `f` (or only the one named `only`), an empty line between two.
+pub fn print_module_by(
+    module: &Module,
+    only: Option<&str>,
+    mut function: impl FnMut(&IrCode) -> String,
+) -> String {
     let mut out = print_header(module);
     let mut first = true;
     for f in &module.funcs {
@@ -42,7 +54,7 @@ pub fn print_module_with(
             out.push('\n');
         }
         first = false;
-        out.push_str(&print_function_with(f, &module.program, sources, flags));
+        out.push_str(&function(f));
     }
     out
 }

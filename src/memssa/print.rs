@@ -124,23 +124,7 @@ pub fn print_module(
     walker: bool,
 ) -> String {
     let sums = super::alias::compute_summaries(module);
-    let mut out = crate::ir::print::print_header(module);
-    let mut first = true;
-    for f in &module.funcs {
-        if only.is_some_and(|n| n != f.name) {
-            continue;
-        }
-        if !first {
-            out.push('\n');
-        }
-        first = false;
-        out.push_str(&print_function(
-            f,
-            &module.program,
-            &sums,
-            Some(sources),
-            walker,
-        ));
-    }
-    out
+    crate::ir::print::print_module_by(module, only, |f| {
+        print_function(f, &module.program, &sums, Some(sources), walker)
+    })
 }

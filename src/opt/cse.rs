@@ -27,7 +27,7 @@
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{OpKey, for_each_operand_mut, op_key, replace_uses};
-use crate::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, Value};
+use crate::ir::{BinaryOp, BlockId, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
 use std::collections::HashMap;
@@ -38,25 +38,12 @@ enum ExprKey {
     Binary(BinaryOp, OpKey, OpKey),
 }
 
-fn commutative(op: BinaryOp) -> bool {
-    matches!(
-        op,
-        BinaryOp::IAdd
-            | BinaryOp::IMul
-            | BinaryOp::IAnd
-            | BinaryOp::IOr
-            | BinaryOp::IXor
-            | BinaryOp::ICmp(Cmp::Eq)
-            | BinaryOp::ICmp(Cmp::Ne)
-    )
-}
-
 fn expr_key(inst: &Inst) -> Option<ExprKey> {
     match inst {
         Inst::Unary(op, a) => Some(ExprKey::Unary(*op, op_key(*a))),
         Inst::Binary(op, a, b) => {
             let (mut x, mut y) = (op_key(*a), op_key(*b));
-            if commutative(*op) && y < x {
+            if op.is_commutative() && y < x {
                 std::mem::swap(&mut x, &mut y);
             }
             Some(ExprKey::Binary(*op, x, y))

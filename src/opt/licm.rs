@@ -68,32 +68,43 @@ fn ref_key(op: &Operand) -> Option<Operand> {
 /// checked operand `x`.
 pub(crate) fn nonnil_guards(ir: &IrCode) -> Guards {
     let mut out = HashSet::new();
-    for (b, blk) in ir.cfg.blocks.iter() {
-        let Some(last) = blk.stmts.end.checked_sub(1) else {
-            continue;
-        };
-        let Some(Inst::GotoIfNot {
-            cond: Operand::Value(c),
-            dest,
-        }) = ir.stmts.inst.get(Value(last))
-        else {
-            continue;
-        };
-        let (x, f) = match ir.stmts.get(*c) {
-            Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), x, Operand::Nil))
-            | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ne), Operand::Nil, x)) => (*x, b.next()),
-            Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), x, Operand::Nil))
-            | Some(Inst::Binary(BinaryOp::ICmp(Cmp::Eq), Operand::Nil, x)) => (*x, *dest),
+    for (b, cond, dest) in value_branches(ir) {
+        let (x, f) = match cond {
+            Inst::Binary(BinaryOp::ICmp(Cmp::Ne), x, Operand::Nil)
+            | Inst::Binary(BinaryOp::ICmp(Cmp::Ne), Operand::Nil, x) => (*x, b.next()),
+            Inst::Binary(BinaryOp::ICmp(Cmp::Eq), x, Operand::Nil)
+            | Inst::Binary(BinaryOp::ICmp(Cmp::Eq), Operand::Nil, x) => (*x, dest),
             _ => continue,
         };
-        if f.index() < ir.cfg.blocks.len()
-            && ir.cfg.blocks[f].preds.iter().all(|&p| p == b)
+        if entered_only_from(ir, f, b)
             && let Some(k) = ref_key(&x)
         {
             out.insert((f, k));
         }
     }
     out
+}
+
+/// Every block `b` that ends in `goto dest if not c` with `c` a value,
+/// as `(b, the instruction defining c, dest)`.
+fn value_branches(ir: &IrCode) -> impl Iterator<Item = (BlockId, &Inst, BlockId)> {
+    ir.cfg.blocks.iter().filter_map(|(b, blk)| {
+        let last = blk.stmts.end.checked_sub(1)?;
+        let Some(Inst::GotoIfNot {
+            cond: Operand::Value(c),
+            dest,
+        }) = ir.stmts.inst.get(Value(last))
+        else {
+            return None;
+        };
+        Some((b, ir.stmts.get(*c)?, *dest))
+    })
+}
+
+/// Whether block `f` exists and `b` is its only predecessor (so `f` is
+/// entered only along `b`'s edge to it, or its edges when both go there).
+fn entered_only_from(ir: &IrCode, f: BlockId, b: BlockId) -> bool {
+    f.index() < ir.cfg.blocks.len() && ir.cfg.blocks[f].preds.iter().all(|&p| p == b)
 }
 
 /// Whether `base` is known non-nil at the end of block `at`.
@@ -147,25 +158,12 @@ pub(crate) struct BoundsFacts {
 pub(crate) fn bounds_facts(ir: &IrCode, sums: &Summaries) -> BoundsFacts {
     let mut guards: HashMap<BlockId, Vec<(Operand, Operand)>> = HashMap::new();
     let mut shrinking = Some(HashSet::new());
-    for (b, blk) in ir.cfg.blocks.iter() {
-        let Some(last) = blk.stmts.end.checked_sub(1) else {
-            continue;
-        };
-        let Some(Inst::GotoIfNot {
-            cond: Operand::Value(c),
-            dest,
-        }) = ir.stmts.inst.get(Value(last))
-        else {
-            continue;
-        };
-        let Some(Inst::Binary(BinaryOp::ICmp(Cmp::Ult), i, n)) = ir.stmts.get(*c) else {
+    for (b, cond, dest) in value_branches(ir) {
+        let Inst::Binary(BinaryOp::ICmp(Cmp::Ult), i, n) = cond else {
             continue;
         };
         let f = b.next();
-        if *dest != f
-            && f.index() < ir.cfg.blocks.len()
-            && ir.cfg.blocks[f].preds.iter().all(|&p| p == b)
-        {
+        if dest != f && entered_only_from(ir, f, b) {
             guards.entry(f).or_default().push((*i, *n));
         }
     }

@@ -402,22 +402,30 @@ impl Renamer<'_> {
             .map(|q| self.read_at(bir, pi, phi, q.0, depth + 1))
             .collect();
         let (v, _, _, ty) = self.plans[pi].phis[phi].clone();
-        let inst = Inst::Phi {
-            edges: preds,
-            values,
-        };
-        let flags = default_flags(&inst);
-        let span = self.ir.stmts.span[v];
-        let name = self.ir.stmts.name[v].clone();
-        self.new_phis.entry(BlockId(y)).or_default().push(BStmt {
-            id,
-            inst,
-            ty,
-            span,
-            flags,
-            name,
-        });
+        let stmt = phi_standing_for(self.ir, v, id, preds, values, ty);
+        self.new_phis.entry(BlockId(y)).or_default().push(stmt);
         Operand::Value(id)
+    }
+}
+
+/// φ `id` (`edges` ↦ `values`, of type `ty`) that stands for `H`'s φ `v`
+/// of `ir`: it takes `v`'s source position and name.
+fn phi_standing_for(
+    ir: &IrCode,
+    v: Value,
+    id: Value,
+    edges: Vec<BlockId>,
+    values: Vec<Operand>,
+    ty: Type,
+) -> BStmt {
+    let inst = Inst::Phi { edges, values };
+    BStmt {
+        id,
+        flags: default_flags(&inst),
+        inst,
+        ty,
+        span: ir.stmts.span[v],
+        name: ir.stmts.name[v].clone(),
     }
 }
 
@@ -612,21 +620,10 @@ fn make_requested_phis(rn: &mut Renamer, bir: &mut BlockIr) {
                 }
             }
         }
-        let inst = Inst::Phi { edges, values };
-        let flags = default_flags(&inst);
-        let span = ir.stmts.span[v];
-        let name = ir.stmts.name[v].clone();
         rn.new_phis
             .entry(BlockId(if in_x { p.x } else { p.b }))
             .or_default()
-            .push(BStmt {
-                id,
-                inst,
-                ty,
-                span,
-                flags,
-                name,
-            });
+            .push(phi_standing_for(ir, v, id, edges, values, ty));
     }
 }
 

@@ -70,7 +70,8 @@ impl ArrayObj {
     }
 }
 
-/// What a type tag stands for; codegen builds the table, tag 0 is `str`.
+/// What a type tag stands for; the compiler builds the table (codegen or the
+/// interpreter), tag 0 is `str`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TypeDesc {
     Int,

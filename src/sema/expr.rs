@@ -498,25 +498,10 @@ impl Sema<'_> {
         // Type the side that does not need its context first, so that
         // `nil == p` and `p == nil` both work.
         let (lv, rv) = if needs_context(l) && !needs_context(r) {
-            let rv = self.value(r, None);
-            let lv = match &rv {
-                Some(v) => self.value(l, Some(&v.ty.clone())),
-                None => {
-                    self.recover(l);
-                    None
-                }
-            };
+            let (rv, lv) = self.typed_pair(r, l);
             (lv, rv)
         } else {
-            let lv = self.value(l, None);
-            let rv = match &lv {
-                Some(v) => self.value(r, Some(&v.ty.clone())),
-                None => {
-                    self.recover(r);
-                    None
-                }
-            };
-            (lv, rv)
+            self.typed_pair(l, r)
         };
         let (lv, rv) = (lv?, rv?);
         let result = if lv.ty == rv.ty {
@@ -533,6 +518,24 @@ impl Sema<'_> {
             ty,
             span,
         ))
+    }
+
+    /// `first` typed alone, then `second` typed with `first`'s type as its
+    /// context (only checked for its own errors when `first` has no type).
+    fn typed_pair(
+        &mut self,
+        first: &ast::Expr,
+        second: &ast::Expr,
+    ) -> (Option<hir::Expr>, Option<hir::Expr>) {
+        let a = self.value(first, None);
+        let b = match &a {
+            Some(v) => self.value(second, Some(&v.ty.clone())),
+            None => {
+                self.recover(second);
+                None
+            }
+        };
+        (a, b)
     }
 
     /// Whether `l op r` is `a < b < c`, already reported by the parser

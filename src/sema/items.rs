@@ -32,6 +32,27 @@ impl Sema<'_> {
             .insert(name.name.clone(), (item, name.span));
     }
 
+    /// [`define`](Self::define), unless `name` is a built-in `kind` (a
+    /// `"type"` or a `"function"`), which is an error.
+    fn define_unless_builtin(
+        &mut self,
+        m: usize,
+        name: &ast::Ident,
+        builtin: Option<&str>,
+        item: ItemRef,
+    ) {
+        let Some(kind) = builtin else {
+            return self.define(m, name, item);
+        };
+        self.error(
+            Diagnostic::error(
+                name.span,
+                format!("duplicate definition of `{}`", name.name),
+            )
+            .with_label(format!("`{}` is a built-in {kind}", name.name)),
+        );
+    }
+
     /// Qualified item name: bare in the main module, `m.x` elsewhere.
     fn qualify(&self, m: usize, name: &str) -> String {
         if self.modules[m].is_main {
@@ -62,17 +83,9 @@ impl Sema<'_> {
                             span: s.span,
                             fields: Vec::new(),
                         });
-                        if BUILTIN_TYPES.contains(&s.name.name.as_str()) {
-                            self.error(
-                                Diagnostic::error(
-                                    s.name.span,
-                                    format!("duplicate definition of `{}`", s.name.name),
-                                )
-                                .with_label(format!("`{}` is a built-in type", s.name.name)),
-                            );
-                        } else {
-                            self.define(m, &s.name, ItemRef::Struct(id));
-                        }
+                        let builtin = BUILTIN_TYPES.contains(&s.name.name.as_str());
+                        let kind = builtin.then_some("type");
+                        self.define_unless_builtin(m, &s.name, kind, ItemRef::Struct(id));
                     }
                     ast::Item::Fn(f) => {
                         let id = FuncId(self.funcs.len() as u32);
@@ -85,17 +98,8 @@ impl Sema<'_> {
                             span: f.span,
                             name_span: f.name.span,
                         });
-                        if Builtin::from_name(&f.name.name).is_some() {
-                            self.error(
-                                Diagnostic::error(
-                                    f.name.span,
-                                    format!("duplicate definition of `{}`", f.name.name),
-                                )
-                                .with_label(format!("`{}` is a built-in function", f.name.name)),
-                            );
-                        } else {
-                            self.define(m, &f.name, ItemRef::Func(id));
-                        }
+                        let kind = Builtin::from_name(&f.name.name).map(|_| "function");
+                        self.define_unless_builtin(m, &f.name, kind, ItemRef::Func(id));
                     }
                     ast::Item::Global(g) => {
                         let id = GlobalId(self.globals.len() as u32);
@@ -209,47 +213,13 @@ impl Sema<'_> {
             for item in &module.items {
                 match item {
                     ast::Item::Struct(s) => {
-                        let mut fields: Vec<(String, Option<Type>, Span)> = Vec::new();
-                        for f in &s.fields {
-                            let ty = self.resolve_type(m, &f.ty);
-                            if let Some((_, _, first)) =
-                                fields.iter().find(|(n, _, _)| *n == f.name.name)
-                            {
-                                let first = *first;
-                                self.error(
-                                    Diagnostic::error(
-                                        f.name.span,
-                                        format!("duplicate definition of `{}`", f.name.name),
-                                    )
-                                    .with_label("this field is declared twice")
-                                    .with_secondary(first, "first defined here"),
-                                );
-                                continue;
-                            }
-                            fields.push((f.name.name.clone(), ty, f.name.span));
-                        }
-                        self.structs[sid].fields = fields;
+                        let fields = s.fields.iter().map(|f| (&f.name, &f.ty));
+                        self.structs[sid].fields = self.typed_names(m, fields, "field", false);
                         sid += 1;
                     }
                     ast::Item::Fn(f) => {
-                        let mut params: Vec<(String, Option<Type>, Span)> = Vec::new();
-                        for p in &f.params {
-                            let ty = self.resolve_type(m, &p.ty);
-                            if let Some((_, _, first)) =
-                                params.iter().find(|(n, _, _)| *n == p.name.name)
-                            {
-                                let first = *first;
-                                self.error(
-                                    Diagnostic::error(
-                                        p.name.span,
-                                        format!("duplicate definition of `{}`", p.name.name),
-                                    )
-                                    .with_label("this parameter is declared twice")
-                                    .with_secondary(first, "first defined here"),
-                                );
-                            }
-                            params.push((p.name.name.clone(), ty, p.name.span));
-                        }
+                        let params = f.params.iter().map(|p| (&p.name, &p.ty));
+                        let params = self.typed_names(m, params, "parameter", true);
                         let ret = match &f.ret {
                             None => Some(Type::Void),
                             Some(t) => self.resolve_type(m, t),
@@ -262,6 +232,38 @@ impl Sema<'_> {
                 }
             }
         }
+    }
+
+    /// The names and resolved types of struct fields or parameters (`what`),
+    /// reporting every name declared twice. A repeated name is kept when
+    /// `keep_repeated` (a parameter still takes its argument), else dropped.
+    fn typed_names<'n>(
+        &mut self,
+        m: usize,
+        entries: impl Iterator<Item = (&'n ast::Ident, &'n ast::TypeExpr)>,
+        what: &str,
+        keep_repeated: bool,
+    ) -> Vec<(String, Option<Type>, Span)> {
+        let mut out: Vec<(String, Option<Type>, Span)> = Vec::new();
+        for (name, ty) in entries {
+            let ty = self.resolve_type(m, ty);
+            if let Some((_, _, first)) = out.iter().find(|(n, _, _)| *n == name.name) {
+                let first = *first;
+                self.error(
+                    Diagnostic::error(
+                        name.span,
+                        format!("duplicate definition of `{}`", name.name),
+                    )
+                    .with_label(format!("this {what} is declared twice"))
+                    .with_secondary(first, "first defined here"),
+                );
+                if !keep_repeated {
+                    continue;
+                }
+            }
+            out.push((name.name.clone(), ty, name.span));
+        }
+        out
     }
 
     /// Types every global initialiser, modules dependencies first, globals

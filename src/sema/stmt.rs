@@ -180,11 +180,7 @@ impl Sema<'_> {
         let en = self.expect(end, &Type::Int);
         let id = self.push_loop(label);
         self.push_scope();
-        let v = self.declare(&var.name, Some(Type::Int), false, var.span);
-        self.cx.fixed_bindings.insert(v, FixedBinding::ForVar);
-        let (b, _) = self.block(body);
-        self.pop_scope();
-        self.cx.loops.pop();
+        let (v, b) = self.for_body(var, Some(Type::Int), body);
         match (st, en) {
             (Some(start), Some(end)) => Some(hir::StmtKind::ForRange {
                 id,
@@ -195,6 +191,23 @@ impl Sema<'_> {
             }),
             _ => None,
         }
+    }
+
+    /// A `for` loop's body, in the loop and the scope its caller pushed
+    /// (both popped here), with the read-only loop variable `var` of type
+    /// `ty` declared in that scope.
+    fn for_body(
+        &mut self,
+        var: &ast::Ident,
+        ty: Option<Type>,
+        body: &ast::Block,
+    ) -> (hir::LocalId, hir::Block) {
+        let v = self.declare(&var.name, ty, false, var.span);
+        self.cx.fixed_bindings.insert(v, FixedBinding::ForVar);
+        let (b, _) = self.block(body);
+        self.pop_scope();
+        self.cx.loops.pop();
+        (v, b)
     }
 
     /// `for v in array`: the array is typed outside the loop's scope; the
@@ -222,11 +235,7 @@ impl Sema<'_> {
         let id = self.push_loop(label);
         self.push_scope();
         let index = self.declare_hidden("<index>", Type::Int, var.span);
-        let v = self.declare(&var.name, elem.clone(), false, var.span);
-        self.cx.fixed_bindings.insert(v, FixedBinding::ForVar);
-        let (b, _) = self.block(body);
-        self.pop_scope();
-        self.cx.loops.pop();
+        let (v, b) = self.for_body(var, elem.clone(), body);
         match (arr, elem) {
             (Some(array), Some(_)) => Some(hir::StmtKind::ForEach {
                 id,

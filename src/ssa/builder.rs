@@ -468,6 +468,17 @@ impl Builder {
         }
     }
 
+    /// Ends the current block in a branch on `ok`: to a new block (returned)
+    /// when true, else to a new cold block, made current. Both are sealed.
+    pub fn branch_else_cold(&mut self, ok: Operand, span: Span) -> Blk {
+        let (cont, err) = (self.new_block(), self.new_cold_block());
+        self.branch(ok, cont, err, span);
+        self.seal(cont);
+        self.seal(err);
+        self.switch_to(err);
+        cont
+    }
+
     /// Follows replaced φs to the value that stands for `op`.
     pub fn resolve(&self, op: Operand) -> Operand {
         resolve_in(&self.forward, op)

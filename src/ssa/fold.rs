@@ -48,19 +48,6 @@ pub fn fold_binary(op: BinaryOp, a: Operand, b: Operand) -> Option<Operand> {
     }
 }
 
-fn commutative(op: BinaryOp) -> bool {
-    matches!(
-        op,
-        BinaryOp::IAdd
-            | BinaryOp::IMul
-            | BinaryOp::IAnd
-            | BinaryOp::IOr
-            | BinaryOp::IXor
-            | BinaryOp::ICmp(Cmp::Eq)
-            | BinaryOp::ICmp(Cmp::Ne)
-    )
-}
-
 impl Builder {
     /// A pure unary operation: folded, or numbered locally.
     pub fn unary(&mut self, op: UnaryOp, a: Operand, ty: Type, span: Span) -> Operand {
@@ -93,11 +80,11 @@ impl Builder {
         if let Some(v) = fold_binary(op, a, b) {
             return v;
         }
-        if commutative(op) && is_const(a) && !is_const(b) {
+        if op.is_commutative() && is_const(a) && !is_const(b) {
             std::mem::swap(&mut a, &mut b);
         }
         let (ka, kb) = (op_key(a), op_key(b));
-        let key = if commutative(op) && !is_const(a) && !is_const(b) && kb < ka {
+        let key = if op.is_commutative() && !is_const(a) && !is_const(b) && kb < ka {
             LvnKey::Binary(op, kb, ka)
         } else {
             LvnKey::Binary(op, ka, kb)

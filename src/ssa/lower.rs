@@ -171,12 +171,7 @@ impl<'a> FnLower<'a> {
             }
             _ => {}
         }
-        let cont = self.b.new_block();
-        let err = self.b.new_cold_block();
-        self.b.branch(ok, cont, err, span);
-        self.b.seal(cont);
-        self.b.seal(err);
-        self.b.switch_to(err);
+        let cont = self.b.branch_else_cold(ok, span);
         self.raise(kind, args, span);
         self.b.switch_to(cont);
     }

@@ -68,10 +68,21 @@ const ALLOWED: &[(&str, &[&str])] = &[
     // The differential fuzzer runs the toyc binary as a subprocess and has
     // its own AST and reference evaluator: it names nothing of the compiler.
     ("fuzz", &[]),
+    // The runtime type descriptors of a program's types, which codegen and
+    // the interpreter hand the runtime.
+    ("type_tags", &["types", "sema::hir::Program", "runtime"]),
     (
         "codegen",
         &[
-            "span", "diag", "timing", "par", "types", "rtfns", "ir", "runtime",
+            "span",
+            "diag",
+            "timing",
+            "par",
+            "types",
+            "rtfns",
+            "ir",
+            "runtime",
+            "type_tags",
         ],
     ),
     (
@@ -85,6 +96,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "sema::hir::Program",
             "ir",
             "runtime",
+            "type_tags",
         ],
     ),
     // The explorer shows every stage of a function: it runs the passes and

@@ -213,12 +213,7 @@ impl<'a> FnBuild<'a> {
         if self.b.resolve(ok) == Operand::Bool(true) {
             return;
         }
-        let cont = self.b.new_block();
-        let err = self.b.new_cold_block();
-        self.b.branch(ok, cont, err, span);
-        self.b.seal(cont);
-        self.b.seal(err);
-        self.b.switch_to(err);
+        let cont = self.b.branch_else_cold(ok, span);
         raise(self);
         self.b.terminate(BuildTerm::Unwind, span);
         self.b.switch_to(cont);

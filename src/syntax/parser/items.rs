@@ -7,8 +7,8 @@ use super::{
     skip_to_comma, type_colon,
 };
 use crate::syntax::ast::{
-    Block, Expr, ExprKind, FieldDef, FnDef, GlobalDef, Import, Item, Module, Param, StructDef,
-    TypeExpr, TypeExprKind,
+    Block, Expr, ExprKind, FieldDef, FnDef, GlobalDef, Ident, Import, Item, Module, Param,
+    StructDef, TypeExpr, TypeExprKind,
 };
 use crate::syntax::token::Token;
 use chumsky::prelude::*;
@@ -103,38 +103,51 @@ fn semi_item<'a>(cx: Cx<'a>, ty: P<'a, TypeExpr>, full: P<'a, Expr>) -> P<'a, It
     choice((import_core, global_core)).boxed()
 }
 
+/// `open name: type, ... close` (a trailing comma allowed): struct fields
+/// and parameters, each made by `entry`. When the list does not parse, the
+/// names are still kept (with error types), so uses of them and calls do
+/// not cascade; when not even that parses, the group is skipped and the
+/// list is empty.
+fn typed_names<'a, T: 'a>(
+    cx: Cx<'a>,
+    ty: P<'a, TypeExpr>,
+    open: Token<'static>,
+    close: Token<'static>,
+    entry: fn(Ident, TypeExpr) -> T,
+) -> P<'a, Vec<T>> {
+    let strict = ident(cx)
+        .then_ignore(type_colon())
+        .then(ty)
+        .map(move |(name, ty)| entry(name, ty));
+    let lenient = ident(cx)
+        .then(skip_to_comma().map_with(move |_, e| cx.span(e.span())))
+        .map(move |(name, span)| {
+            let kind = TypeExprKind::Error;
+            entry(name, TypeExpr { kind, span })
+        })
+        .separated_by(just(Token::Comma))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(open.clone()), just(close.clone()));
+    strict
+        .separated_by(entry_comma())
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(open.clone()), just(close))
+        .recover_with(via_parser(lenient))
+        .recover_with(via_parser(skip_group(open).map(|_| Vec::new())))
+        .boxed()
+}
+
 /// `struct S { name: T, .. }`.
 fn struct_def<'a>(
     cx: Cx<'a>,
     ty: P<'a, TypeExpr>,
 ) -> impl Parser<'a, PInput<'a>, Item, PExtra<'a>> + Clone {
-    let field = ident(cx)
-        .then_ignore(type_colon())
-        .then(ty)
-        .map(|(name, ty)| FieldDef { name, ty });
-    // When the list does not parse, the field names are still kept (with
-    // error types), so field accesses do not cascade.
-    let lenient_field = ident(cx)
-        .then(skip_to_comma().map_with(move |_, e| cx.span(e.span())))
-        .map(|(name, span)| FieldDef {
-            name,
-            ty: TypeExpr {
-                kind: TypeExprKind::Error,
-                span,
-            },
-        });
-    let lenient_fields = lenient_field
-        .separated_by(just(Token::Comma))
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .delimited_by(just(Token::LBrace), just(Token::RBrace));
-    let fields = field
-        .separated_by(entry_comma())
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .delimited_by(just(Token::LBrace), just(Token::RBrace))
-        .recover_with(via_parser(lenient_fields))
-        .recover_with(via_parser(skip_group(Token::LBrace).map(|_| Vec::new())));
+    let fields = typed_names(cx, ty, Token::LBrace, Token::RBrace, |name, ty| FieldDef {
+        name,
+        ty,
+    });
     just(Token::Struct)
         .ignore_then(ident(cx))
         .then(fields)
@@ -153,33 +166,9 @@ fn fn_def<'a>(
     ty: P<'a, TypeExpr>,
     body: P<'a, Block>,
 ) -> impl Parser<'a, PInput<'a>, Item, PExtra<'a>> + Clone {
-    let param = ident(cx)
-        .then_ignore(type_colon())
-        .then(ty.clone())
-        .map(|(name, ty)| Param { name, ty });
-    // When the list does not parse, the parameter names are still kept
-    // (with error types), so uses and calls do not cascade.
-    let lenient_param = ident(cx)
-        .then(skip_to_comma().map_with(move |_, e| cx.span(e.span())))
-        .map(|(name, span)| Param {
-            name,
-            ty: TypeExpr {
-                kind: TypeExprKind::Error,
-                span,
-            },
-        });
-    let lenient_params = lenient_param
-        .separated_by(just(Token::Comma))
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .delimited_by(just(Token::LParen), just(Token::RParen));
-    let params = param
-        .separated_by(entry_comma())
-        .allow_trailing()
-        .collect::<Vec<_>>()
-        .delimited_by(just(Token::LParen), just(Token::RParen))
-        .recover_with(via_parser(lenient_params))
-        .recover_with(via_parser(skip_group(Token::LParen).map(|_| Vec::new())));
+    let params = typed_names(cx, ty.clone(), Token::LParen, Token::RParen, |name, ty| {
+        Param { name, ty }
+    });
     just(Token::Fn)
         .ignore_then(ident(cx))
         .then(params)

@@ -26,18 +26,24 @@ fn print(x: Operand) -> Inst {
         args: vec![x],
     }
 }
-/// The dump of `ir` after checking it with the verifier.
-fn dump(ir: &toyc::ir::IrCode) -> String {
-    let errors = toyc::ir::verify::verify_function(ir, &toyc::sema::hir::Program::default());
-    assert!(
-        errors.is_empty(),
-        "verifier: {errors:?}\n{}",
-        toyc::ir::handbuild::dump(ir)
+/// `ir` as the IR printer writes it, after checking it with the verifier
+/// and checking that the text is the whole function: parsed back, it gives
+/// the same statements and the same CFG, predecessor and successor lists
+/// in their order included.
+fn printed(ir: &IrCode) -> String {
+    let program = toyc::sema::hir::Program::default();
+    let printed = toyc::ir::print::print_function(ir, &program, None);
+    let errors = toyc::ir::verify::verify_function(ir, &program);
+    assert!(errors.is_empty(), "verifier: {errors:?}\n{printed}");
+    let back =
+        toyc::ir::parse::parse_function(&printed).unwrap_or_else(|e| panic!("{e:?}\n{printed}"));
+    assert_eq!(
+        (&back.stmts.inst, &back.stmts.ty),
+        (&ir.stmts.inst, &ir.stmts.ty),
+        "{printed}"
     );
-    toyc::ir::handbuild::dump(ir)
-}
-fn text(lines: &[&str]) -> String {
-    lines.iter().map(|l| format!("{l}\n")).collect()
+    assert_eq!(back.cfg, ir.cfg, "{printed}");
+    printed
 }
 
 #[test]
@@ -79,16 +85,16 @@ fn insert_node_before_and_after_then_compact() {
     let stats = compact(&mut ir, new);
     assert_eq!(stats.nodes_inserted, 3);
     assert_eq!(
-        dump(&ir),
-        text(&[
-            "#1 () -> ()",
-            "  %1 = IAdd(_1, 1)",
-            "  %2 = ISub(%1, 3)",
-            "  %3 = IMul(%1, 2)",
-            "  %4 = PrintInt(%1)",
-            "  %5 = IAdd(%3, %2)",
-            "  %6 = return %5",
-        ])
+        printed(&ir),
+        "\
+fn f(_1::int) -> int
+ 1 ─ %1 = iadd(_1, 1)::int
+ │   %2 = isub(%1, 3)::int
+ │   %3 = imul(%1, 2)::int
+ │        runtime print_int(%1)
+ │   %5 = iadd(%3, %2)::int
+ └──      return %5
+"
     );
 }
 
@@ -104,13 +110,13 @@ fn insert_relative_to_a_new_node_keeps_its_place() {
     assert_eq!(x, Value(3));
     compact(&mut ir, new);
     assert_eq!(
-        dump(&ir),
-        text(&[
-            "#1 () -> ()",
-            "  %1 = PrintInt(0)",
-            "  %2 = PrintInt(7)",
-            "  %3 = return 0"
-        ])
+        printed(&ir),
+        "\
+fn f() -> int
+ 1 ─      runtime print_int(0)
+ │        runtime print_int(7)
+ └──      return 0
+"
     );
 }
 
@@ -129,13 +135,13 @@ fn copies_forward_and_dead_chains_vanish() {
     delete(&mut ir, val(6));
     let stats = compact_only(&mut ir);
     assert_eq!(
-        dump(&ir),
-        text(&[
-            "#1 () -> ()",
-            "  %1 = IAdd(_1, 1)",
-            "  %2 = PrintInt(%1)",
-            "  %3 = return %1"
-        ])
+        printed(&ir),
+        "\
+fn f(_1::int) -> int
+ 1 ─ %1 = iadd(_1, 1)::int
+ │        runtime print_int(%1)
+ └──      return %1
+"
     );
     assert_eq!(stats.copies_forwarded, 1);
     assert_eq!(stats.dead_removed, 2);
@@ -161,16 +167,14 @@ fn constant_branch_kills_the_false_edge() {
     replace_uses(&mut ir, val(1), Operand::Bool(true));
     let stats = compact_only(&mut ir);
     assert_eq!(
-        dump(&ir),
-        text(&[
-            "#1 () -> (#2)",
-            "  %1 = nothing",
-            "#2 (#1) -> (#3)",
-            "  %2 = PrintInt(1)",
-            "  %3 = goto #3",
-            "#3 (#2) -> ()",
-            "  %4 = return 1"
-        ])
+        printed(&ir),
+        "\
+fn f(_1::int) -> int
+ 1 ─      nothing
+ 2 ─      runtime print_int(1)
+ └──      goto #3
+ 3 ─      return 1
+"
     );
     assert_eq!(
         stats,
@@ -191,15 +195,13 @@ fn constant_branch_kills_the_true_edge() {
     replace_uses(&mut ir, val(1), Operand::Bool(false));
     compact_only(&mut ir);
     assert_eq!(
-        dump(&ir),
-        text(&[
-            "#1 () -> (#2)",
-            "  %1 = goto #2",
-            "#2 (#1) -> (#3)",
-            "  %2 = PrintInt(2)",
-            "#3 (#2) -> ()",
-            "  %3 = return 2"
-        ])
+        printed(&ir),
+        "\
+fn f(_1::int) -> int
+ 1 ─      goto #2
+ 2 ─      runtime print_int(2)
+ 3 ─      return 2
+"
     );
 }
 
@@ -219,19 +221,16 @@ fn phi_edges_renumbered_after_block_deletion() {
 ");
     let stats = compact_only(&mut ir);
     assert_eq!(
-        dump(&ir),
-        text(&[
-            "#1 () -> (#2,#3)",
-            "  %1 = ICmp(Lt)(_1, 0)",
-            "  %2 = goto #3 if not %1",
-            "#2 (#1) -> (#4)",
-            "  %3 = goto #4",
-            "#3 (#1) -> (#4)",
-            "  %4 = PrintInt(4)",
-            "#4 (#2,#3) -> ()",
-            "  %5 = φ (#2 => 20, #3 => _1)",
-            "  %6 = return %5",
-        ])
+        printed(&ir),
+        "\
+fn f(_1::int) -> int
+ 1 ─ %1 = ilt(_1, 0)::bool
+ └──      goto #3 if not %1
+ 2 ─      goto #4
+ 3 ─      runtime print_int(4)
+ 4 ┄ %5 = φ (#2 => 20, #3 => _1)::int
+ └──      return %5
+"
     );
     assert_eq!(stats.blocks_removed, 1);
     assert_eq!(stats.branches_folded, 1);
@@ -250,13 +249,12 @@ fn chain_of_dead_blocks_goes_at_once() {
 ");
     let stats = compact_only(&mut ir);
     assert_eq!(
-        dump(&ir),
-        text(&[
-            "#1 () -> (#2)",
-            "  %1 = goto #2",
-            "#2 (#1) -> ()",
-            "  %2 = return 0"
-        ])
+        printed(&ir),
+        "\
+fn f() -> int
+ 1 ─      goto #2
+ 2 ─      return 0
+"
     );
     assert_eq!(stats.blocks_removed, 3);
 }
@@ -279,15 +277,13 @@ fn killed_self_edge_of_the_current_block_leaves_no_stale_phi_operand() {
     };
     compact_only(&mut ir);
     assert_eq!(
-        dump(&ir),
-        text(&[
-            "#1 () -> (#2)",
-            "  %1 = PrintInt(0)",
-            "#2 (#1) -> (#3)",
-            "  %2 = nothing",
-            "#3 (#2) -> ()",
-            "  %3 = return 0"
-        ])
+        printed(&ir),
+        "\
+fn f(_1::int) -> int
+ 1 ─      runtime print_int(0)
+ 2 ─      nothing
+ 3 ─      return 0
+"
     );
 }
 
@@ -301,15 +297,15 @@ fn self_loop_kept_when_branch_is_not_constant() {
 └──      goto #2 if not %4
 3 ─      return %3
 ");
-    let before = dump(&ir);
+    let before = printed(&ir);
     let stats = compact_only(&mut ir);
-    assert_eq!(dump(&ir), before);
+    assert_eq!(printed(&ir), before);
     assert_eq!(stats, CompactStats::default());
 }
 
 /// A new node attached after the last statement of block 2 (`print(6)`),
-/// then the branch ending block 1 made constant `cond`: the dump after
-/// compaction.
+/// then the branch ending block 1 made constant `cond`: the function
+/// printed after compaction.
 fn pending_node_then_constant_branch(cond: bool) -> String {
     let mut ir = ir("fn f(_1::int) -> int
 1 ─ %1 = ilt(_1, 0)::bool
@@ -325,7 +321,7 @@ fn pending_node_then_constant_branch(cond: bool) -> String {
         dest: b(3),
     };
     compact(&mut ir, new);
-    dump(&ir)
+    printed(&ir)
 }
 
 #[test]
@@ -333,12 +329,11 @@ fn pending_node_at_the_end_of_the_previous_block_stays_there() {
     // JuliaLang/julia#52858: the edge into block 3 (with φs) is killed.
     assert_eq!(
         pending_node_then_constant_branch(false),
-        text(&[
-            "#1 () -> (#2)",
-            "  %1 = goto #2",
-            "#2 (#1) -> ()",
-            "  %2 = return 1"
-        ])
+        "\
+fn f(_1::int) -> int
+ 1 ─      goto #2
+ 2 ─      return 1
+"
     );
 }
 
@@ -346,15 +341,13 @@ fn pending_node_at_the_end_of_the_previous_block_stays_there() {
 fn pending_node_in_previous_block_with_live_phi_block() {
     assert_eq!(
         pending_node_then_constant_branch(true),
-        text(&[
-            "#1 () -> (#2)",
-            "  %1 = nothing",
-            "#2 (#1) -> (#3)",
-            "  %2 = PrintInt(5)",
-            "  %3 = PrintInt(6)",
-            "#3 (#2) -> ()",
-            "  %4 = return 2",
-        ])
+        "\
+fn f(_1::int) -> int
+ 1 ─      nothing
+ 2 ─      runtime print_int(5)
+ └──      runtime print_int(6)
+ 3 ─      return 2
+"
     );
 }
 
@@ -392,13 +385,12 @@ fn nothing_before_phis_does_not_hang_edge_removal() {
     let mut ir = ir_from_blocks("f", vec![Type::Int], Type::Int, blocks);
     let stats = compact_only(&mut ir);
     assert_eq!(
-        dump(&ir),
-        text(&[
-            "#1 () -> (#2)",
-            "  %1 = goto #2",
-            "#2 (#1) -> ()",
-            "  %2 = return _1"
-        ])
+        printed(&ir),
+        "\
+fn f(_1::int) -> int
+ 1 ─      goto #2
+ 2 ─      return _1
+"
     );
     assert_eq!(stats.dead_removed, 1); // the unused comparison
 }
@@ -418,16 +410,14 @@ fn loop_phis_fold_through_each_other() {
     let stats = compact_only(&mut ir);
     assert_eq!(stats.phis_folded, 2);
     assert_eq!(
-        dump(&ir),
-        text(&[
-            "#1 () -> (#2)",
-            "  %1 = PrintInt(0)",
-            "#2 (#1,#2) -> (#3,#2)",
-            "  %2 = ICmp(Lt)(_1, 3)",
-            "  %3 = goto #2 if not %2",
-            "#3 (#2) -> ()",
-            "  %4 = return _1",
-        ])
+        printed(&ir),
+        "\
+fn f(_1::int) -> int
+ 1 ─      runtime print_int(0)
+ 2 ┄ %2 = ilt(_1, 3)::bool
+ └──      goto #2 if not %2
+ 3 ─      return _1
+"
     );
 }
 
@@ -465,15 +455,13 @@ fn incremental_compact_rewrites_during_the_sweep() {
     ic.finish();
     assert_eq!(seen, vec![1, 2, 3, 4, 5, 6, 7]);
     assert_eq!(
-        dump(&ir),
-        text(&[
-            "#1 () -> (#2)",
-            "  %1 = goto #2",
-            "#2 (#1) -> (#3)",
-            "  %2 = PrintInt(2)",
-            "#3 (#2) -> ()",
-            "  %3 = return 2"
-        ])
+        printed(&ir),
+        "\
+fn f(_1::int) -> int
+ 1 ─      goto #2
+ 2 ─      runtime print_int(2)
+ 3 ─      return 2
+"
     );
 }
 
@@ -496,25 +484,20 @@ fn branch_made_constant_by_phi_folding_keeps_its_edges() {
 └──      return %9
 ");
     compact_only(&mut ir);
-    dump(&ir);
+    printed(&ir);
     compact_only(&mut ir);
     assert_eq!(
-        dump(&ir),
-        text(&[
-            "#1 () -> (#2,#3)",
-            "  %1 = ICmp(Lt)(_1, 10)",
-            "  %2 = goto #3 if not %1",
-            "#2 (#1) -> (#4)",
-            "  %3 = PrintInt(1)",
-            "  %4 = goto #4",
-            "#3 (#1) -> (#4)",
-            "  %5 = PrintInt(2)",
-            "#4 (#2,#3) -> (#5)",
-            "  %6 = nothing",
-            "#5 (#4) -> (#6)",
-            "  %7 = PrintInt(5)",
-            "#6 (#5) -> ()",
-            "  %8 = return 2"
-        ])
+        printed(&ir),
+        "\
+fn f(_1::int) -> int
+ 1 ─ %1 = ilt(_1, 10)::bool
+ └──      goto #3 if not %1
+ 2 ─      runtime print_int(1)
+ └──      goto #4
+ 3 ─      runtime print_int(2)
+ 4 ┄      nothing
+ 5 ─      runtime print_int(5)
+ 6 ─      return 2
+"
     );
 }
