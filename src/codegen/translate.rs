@@ -564,7 +564,9 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 }
             }
             Inst::Upsilon(op) => {
-                if let Some(slots) = self.upsilon_slots.get(s).cloned() {
+                let slots = self.upsilon_slots[s].clone();
+                // A ϒ that no φᶜ lists stores nothing (and reads nothing).
+                if !slots.is_empty() {
                     let v = self.operand(op)?;
                     for slot in slots {
                         self.b.ins().stack_store(types::I64, v, slot, 0);

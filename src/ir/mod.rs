@@ -38,7 +38,7 @@ pub use crate::rtfns::RuntimeFn;
 use crate::span::Span;
 pub use crate::types::Type;
 use crate::types::{FuncId, GlobalId, StructId};
-use cranelift_entity::PrimaryMap;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
 use std::fmt;
 use std::ops::Range;
 
@@ -543,6 +543,25 @@ impl IrCode {
     /// `None` for `nil` or an out-of-range value or argument.
     pub fn operand_type(&self, op: &Operand) -> Option<Type> {
         operand_type_with(op, &self.params, |v| self.stmts.ty.get(v).cloned())
+    }
+
+    /// The last statement of block `b` and its instruction: the block's
+    /// terminator, or a statement it falls through after. `None` for a
+    /// block that does not exist or is empty.
+    pub fn last_stmt(&self, b: BlockId) -> Option<(Value, &Inst)> {
+        let v = self.cfg.blocks.get(b)?.last()?;
+        Some((v, self.stmts.inst.get(v)?))
+    }
+
+    /// The block of every statement.
+    pub fn block_of(&self) -> SecondaryMap<Value, Option<BlockId>> {
+        let mut block_of = SecondaryMap::with_capacity(self.stmts.len());
+        for (b, blk) in self.cfg.blocks.iter() {
+            for v in blk.values() {
+                block_of[v] = Some(b);
+            }
+        }
+        block_of
     }
 
     /// The source name of `op`: a named value's variable or a parameter's

@@ -325,8 +325,7 @@ impl<'a> Facts<'a> {
     fn established(&self, c: BlockId) -> Option<CmpKey> {
         let blk = self.ir.cfg.blocks.get(c)?;
         let [p] = blk.preds[..] else { return None };
-        let last = self.ir.cfg.blocks.get(p)?.stmts.end.checked_sub(1)?;
-        let Some(Inst::GotoIfNot { cond, dest }) = self.ir.stmts.inst.get(Value(last)) else {
+        let Some((_, Inst::GotoIfNot { cond, dest })) = self.ir.last_stmt(p) else {
             return None;
         };
         if *dest == p.next() {
@@ -503,14 +502,7 @@ pub fn eliminate(
         }
         stack.push((b, false));
         stack.extend(dom.children(b).iter().map(|&c| (c, true)));
-        let blk = &ir.cfg.blocks[b];
-        let Some(last) = blk.stmts.end.checked_sub(1) else {
-            continue;
-        };
-        if blk.stmts.is_empty() {
-            continue;
-        }
-        let Inst::GotoIfNot { cond, dest } = &ir.stmts.inst[Value(last)] else {
+        let Some((last, Inst::GotoIfNot { cond, dest })) = ir.last_stmt(b) else {
             continue;
         };
         let Some(kind) = raise_kind(ir, *dest) else {
@@ -547,7 +539,7 @@ pub fn eliminate(
         fold.push(last);
     }
     for s in &fold {
-        if let Some(Inst::GotoIfNot { cond, .. }) = ir.stmts.inst.get_mut(Value(*s)) {
+        if let Some(Inst::GotoIfNot { cond, .. }) = ir.stmts.inst.get_mut(*s) {
             *cond = Operand::Bool(true);
         }
     }

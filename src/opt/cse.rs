@@ -83,12 +83,13 @@ impl Scope {
         // A condition decided by the single predecessor's branch.
         let blk = &ir.cfg.blocks[b];
         if let [p] = blk.preds[..] {
-            let pb = &ir.cfg.blocks[p];
-            if let Some(last) = pb.stmts.end.checked_sub(1).filter(|&l| l >= pb.stmts.start)
-                && let Inst::GotoIfNot {
+            if let Some((
+                _,
+                &Inst::GotoIfNot {
                     cond: Operand::Value(c),
                     dest,
-                } = ir.stmts.inst[Value(last)]
+                },
+            )) = ir.last_stmt(p)
             {
                 let falls = p.next() == b;
                 let jumps = dest == b;

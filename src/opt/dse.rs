@@ -448,14 +448,8 @@ fn judge(cx: &Ctx, s: Value, counters: &mut Counters) -> Option<Dead> {
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
     let scan_start = std::time::Instant::now();
-    let exit_block = |b: BlockId| {
-        let blk = &ir.cfg.blocks[b];
-        blk.stmts.end > blk.stmts.start
-            && matches!(
-                blk.last().and_then(|l| ir.stmts.inst.get(l)),
-                Some(Inst::Return(_) | Inst::Unwind)
-            )
-    };
+    let exit_block =
+        |b: BlockId| matches!(ir.last_stmt(b), Some((_, Inst::Return(_) | Inst::Unwind)));
     let is_exit: SecondaryMap<BlockId, bool> = (0..ir.cfg.blocks.len())
         .map(BlockId::new)
         .map(|b| (b, exit_block(b)))

@@ -164,8 +164,7 @@ impl Shape {
             entry_has_preds: code
                 .cfg
                 .blocks
-                .values()
-                .next()
+                .get(BlockId(0))
                 .is_none_or(|b| !b.preds.is_empty()),
         }
     }

@@ -88,12 +88,14 @@ pub(crate) fn nonnil_guards(ir: &IrCode) -> Guards {
 /// Every block `b` that ends in `goto dest if not c` with `c` a value,
 /// as `(b, the instruction defining c, dest)`.
 fn value_branches(ir: &IrCode) -> impl Iterator<Item = (BlockId, &Inst, BlockId)> {
-    ir.cfg.blocks.iter().filter_map(|(b, blk)| {
-        let last = blk.stmts.end.checked_sub(1)?;
-        let Some(Inst::GotoIfNot {
-            cond: Operand::Value(c),
-            dest,
-        }) = ir.stmts.inst.get(Value(last))
+    ir.cfg.blocks.keys().filter_map(|b| {
+        let Some((
+            _,
+            Inst::GotoIfNot {
+                cond: Operand::Value(c),
+                dest,
+            },
+        )) = ir.last_stmt(b)
         else {
             return None;
         };
@@ -342,14 +344,9 @@ fn hoist_invariants(ir: &mut IrCode, ctx: &mut PassCtx) {
     let guards = nonnil_guards(ir);
     let mut st = State {
         new: NewNodes::new(ir),
-        place: SecondaryMap::with_capacity(ir.stmts.len()),
+        place: ir.block_of(),
         extra: SecondaryMap::new(),
     };
-    for (b, blk) in ir.cfg.blocks.iter() {
-        for s in blk.stmts.clone() {
-            st.place[Value(s)] = Some(b);
-        }
-    }
     let mut changed = false;
     for l in loops.values() {
         changed |= hoist_loop(ir, &mut m, &mut st, l, &guards, ctx);
@@ -569,9 +566,9 @@ pub(crate) fn preheader_insertion(ir: &IrCode, l: &LoopInfo) -> Option<(BlockId,
     {
         return None;
     }
-    let ph_term = ir.cfg.blocks[ph].stmts.end.checked_sub(1).map(Value)?;
-    let after = !matches!(ir.stmts.get(ph_term), Some(Inst::Goto(_)));
-    if after && ir.stmts.inst.get(ph_term).is_none_or(Inst::is_terminator) {
+    let (ph_term, term) = ir.last_stmt(ph)?;
+    let after = !matches!(term, Inst::Goto(_));
+    if after && term.is_terminator() {
         return None;
     }
     Some((ph, ph_term, after))

@@ -111,11 +111,6 @@ impl Ctx<'_> {
         }
     }
 
-    fn last(&self, b: BlockId) -> Option<(u32, &Inst)> {
-        let s = self.ir.cfg.blocks.get(b)?.stmts.end.checked_sub(1)?;
-        Some((s, self.ir.stmts.inst.get(Value(s))?))
-    }
-
     /// Whether block `r`, entered from the check in `from`, raises a runtime
     /// error with operands defined outside `l` and leaves by `unwind` or to
     /// a handler outside `l`.
@@ -206,7 +201,7 @@ impl Ctx<'_> {
         let ph = l.preheader?;
         let ir = self.ir;
         // The preheader ends in `goto H` or falls through into it.
-        match self.last(ph) {
+        match self.ir.last_stmt(ph) {
             Some((_, Inst::Goto(t))) if *t == l.header => {}
             Some((_, i)) if !i.is_terminator() && ph.next() == l.header => {}
             _ => return None,
@@ -243,7 +238,7 @@ impl Ctx<'_> {
                     }
                 }
             }
-            let next = match self.last(cur) {
+            let next = match self.ir.last_stmt(cur) {
                 Some((_, Inst::GotoIfNot { cond, dest })) => {
                     if !self.outside(l, cond)
                         || !self.movable_raise(l, *dest, cur)
@@ -321,13 +316,10 @@ fn hoist_checks(
         return false;
     }
     let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, sums));
-    let mut block_of = SecondaryMap::with_capacity(ir.stmts.len());
-    for (b, blk) in ir.cfg.blocks.iter() {
-        for s in blk.stmts.clone() {
-            block_of[Value(s)] = Some(b);
-        }
-    }
-    let ctx = Ctx { ir, block_of };
+    let ctx = Ctx {
+        ir,
+        block_of: ir.block_of(),
+    };
     let plans: Vec<Hoist> = loops
         .values()
         .filter_map(|l| ctx.plan(&mut m, l))

@@ -157,14 +157,7 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
     let mut new = NewNodes::new(ir);
     let mut count = 0u64;
     for &b in &order {
-        let blk = &ir.cfg.blocks[b];
-        let Some(last) = blk.stmts.end.checked_sub(1) else {
-            continue;
-        };
-        if blk.stmts.is_empty() {
-            continue;
-        }
-        let Inst::GotoIfNot { cond, dest } = ir.stmts.inst[Value(last)].clone() else {
+        let Some((_, &Inst::GotoIfNot { cond, dest })) = ir.last_stmt(b) else {
             continue;
         };
         let fall = b.next();

@@ -128,13 +128,11 @@ fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
 fn candidate(ir: &IrCode, l: &LoopInfo) -> Option<Plan> {
     let g = l.preheader?.0;
     let h = l.header.0;
-    let hb = &ir.cfg.blocks[BlockId(h)];
     let [latch] = l.latches.as_slice() else {
         return None;
     };
     let latch = latch.0;
-    let last = hb.stmts.end.checked_sub(1)?;
-    let Some(Inst::GotoIfNot { cond, dest }) = ir.stmts.inst.get(Value(last)) else {
+    let Some((Value(last), Inst::GotoIfNot { cond, dest })) = ir.last_stmt(l.header) else {
         return None;
     };
     if h as usize + 1 >= ir.cfg.blocks.len() {
@@ -164,14 +162,9 @@ fn candidate(ir: &IrCode, l: &LoopInfo) -> Option<Plan> {
         return None;
     }
     // The latch ends in `goto H`, or falls through into it.
-    let ok_latch = match ir.cfg.blocks[BlockId(latch)]
-        .stmts
-        .end
-        .checked_sub(1)
-        .and_then(|s| ir.stmts.inst.get(Value(s)))
-    {
-        Some(Inst::Goto(t)) => t.0 == h,
-        Some(i) => !i.is_terminator() && latch + 1 == h,
+    let ok_latch = match ir.last_stmt(BlockId(latch)) {
+        Some((_, Inst::Goto(t))) => t.0 == h,
+        Some((_, i)) => !i.is_terminator() && latch + 1 == h,
         None => false,
     };
     if !ok_latch {

@@ -126,13 +126,8 @@ impl Solver<'_> {
     }
 
     fn visit_terminator(&mut self, b: BlockId) {
-        let bb = &self.ir.cfg.blocks[b];
         let nb = self.ir.cfg.blocks.len() as u32;
-        let last = bb
-            .stmts
-            .end
-            .checked_sub(1)
-            .and_then(|i| self.ir.stmts.inst.get(Value(i)));
+        let last = self.ir.last_stmt(b).map(|(_, i)| i);
         let targets = match last {
             Some(Inst::GotoIfNot { cond, dest }) => match self.lat(cond) {
                 Lattice::Top => Vec::new(),
