@@ -81,22 +81,20 @@ impl Scope {
     /// Visits block `b` (its dominators are visited and still in scope).
     fn enter(&mut self, ir: &mut IrCode, b: BlockId) {
         // A condition decided by the single predecessor's branch.
-        let blk = &ir.cfg.blocks[b];
-        if let [p] = blk.preds[..] {
-            if let Some((
+        if let [p] = ir.cfg.blocks[b].preds[..]
+            && let Some((
                 _,
                 &Inst::GotoIfNot {
                     cond: Operand::Value(c),
                     dest,
                 },
             )) = ir.last_stmt(p)
-            {
-                let falls = p.next() == b;
-                let jumps = dest == b;
-                if falls != jumps {
-                    let old = self.conds.insert(c, falls);
-                    self.log.push(Undo::Cond(c, old));
-                }
+        {
+            let falls = p.next() == b;
+            let jumps = dest == b;
+            if falls != jumps {
+                let old = self.conds.insert(c, falls);
+                self.log.push(Undo::Cond(c, old));
             }
         }
         let range = ir.cfg.blocks[b].stmts.clone();
