@@ -70,6 +70,13 @@ pub enum Effect {
     /// Reads and writes the length and elements of its first argument, an
     /// array (`push`, `pop`).
     UpdatesArray,
+    /// Reads the Bril memory slot its first argument points to (`load`).
+    ReadsBrilSlot,
+    /// Writes the Bril memory slot its first argument points to (`store`).
+    WritesBrilSlot,
+    /// Reads and writes the Bril heap as a whole: which allocations exist
+    /// (`alloc`, `free`, the leak check at the end of `main`).
+    UpdatesBrilHeap,
 }
 
 /// A type tag the machine-level call takes after the IR arguments (the
@@ -209,7 +216,9 @@ impl RtRow {
     }
 }
 
-use Effect::{Io, Pure, ReadsReachable, UpdatesArray};
+use Effect::{
+    Io, Pure, ReadsBrilSlot, ReadsReachable, UpdatesArray, UpdatesBrilHeap, WritesBrilSlot,
+};
 use RuntimeFn as R;
 use Ty::{Array, Bool, Elem, Float, Int, Ref, Str, StrArray, Void};
 
@@ -261,15 +270,15 @@ pub const RUNTIME: [RtRow; 56] = [
     rt(R::ReadAll,      "read_all",      &[],              Str,      Io,             Some("toy_read_all")).allocates(),
     rt(R::ReadFile,     "read_file",     &[Str],           Str,      Io,             Some("toy_read_file")).throws().allocates(),
     rt(R::WriteFile,    "write_file",    &[Str, Str],      Void,     Io,             Some("toy_write_file")).throws().allocates(),
-    rt(R::BrilAlloc,    "bril_alloc",    &[Int],           Int,      Io,             Some("toy_bril_alloc")).throws().allocates(),
-    rt(R::BrilFree,     "bril_free",     &[Int],           Void,     Io,             Some("toy_bril_free")).throws().allocates(),
-    rt(R::BrilLoadInt,  "bril_load_int", &[Int],           Int,      Io,             Some("toy_bril_load_int")).throws().allocates(),
-    rt(R::BrilLoadFloat,"bril_load_float",&[Int],          Float,    Io,             Some("toy_bril_load_float")).throws().allocates(),
-    rt(R::BrilLoadBool, "bril_load_bool",&[Int],           Bool,     Io,             Some("toy_bril_load_bool")).throws().allocates(),
-    rt(R::BrilStoreInt, "bril_store_int",&[Int, Int],      Void,     Io,             Some("toy_bril_store_int")).throws().allocates(),
-    rt(R::BrilStoreFloat,"bril_store_float",&[Int, Float], Void,     Io,             Some("toy_bril_store_float")).throws().allocates(),
-    rt(R::BrilStoreBool,"bril_store_bool",&[Int, Bool],    Void,     Io,             Some("toy_bril_store_bool")).throws().allocates(),
-    rt(R::BrilCheckLeaks,"bril_check_leaks",&[],           Void,     Io,             Some("toy_bril_check_leaks")).throws().allocates(),
+    rt(R::BrilAlloc,    "bril_alloc",    &[Int],           Int,      UpdatesBrilHeap, Some("toy_bril_alloc")).throws().allocates(),
+    rt(R::BrilFree,     "bril_free",     &[Int],           Void,     UpdatesBrilHeap, Some("toy_bril_free")).throws().allocates(),
+    rt(R::BrilLoadInt,  "bril_load_int", &[Int],           Int,      ReadsBrilSlot, Some("toy_bril_load_int")).throws().allocates(),
+    rt(R::BrilLoadFloat,"bril_load_float",&[Int],          Float,    ReadsBrilSlot, Some("toy_bril_load_float")).throws().allocates(),
+    rt(R::BrilLoadBool, "bril_load_bool",&[Int],           Bool,     ReadsBrilSlot, Some("toy_bril_load_bool")).throws().allocates(),
+    rt(R::BrilStoreInt, "bril_store_int",&[Int, Int],      Void,     WritesBrilSlot, Some("toy_bril_store_int")).throws().allocates(),
+    rt(R::BrilStoreFloat,"bril_store_float",&[Int, Float], Void,     WritesBrilSlot, Some("toy_bril_store_float")).throws().allocates(),
+    rt(R::BrilStoreBool,"bril_store_bool",&[Int, Bool],    Void,     WritesBrilSlot, Some("toy_bril_store_bool")).throws().allocates(),
+    rt(R::BrilCheckLeaks,"bril_check_leaks",&[],           Void,     UpdatesBrilHeap, Some("toy_bril_check_leaks")).throws().allocates(),
     rt(R::BrilPrintFloat,"bril_print_float",&[Float],      Void,     Io,             Some("toy_bril_print_float")),
     rt(R::BrilPrintChar,"bril_print_char",&[Int],          Void,     Io,             Some("toy_bril_print_char")),
     rt(R::BrilFloatToBits,"bril_float_to_bits",&[Float],   Int,      Pure,           Some("toy_bril_float_to_bits")),

@@ -12,7 +12,14 @@
 //!   allocation is distinct from every value that existed before it (whose
 //!   definition strictly dominates it), the same SSA base is the same object,
 //!   and `a[x+c]` vs `a[x+d]` differ when `c != d`.
-//! - constant indices that differ name different elements of any arrays.
+//! - constant indices that differ name different elements of any arrays;
+//! - Bril slots: a pointer value names exactly one slot, so pointers
+//!   `x + c` and `x + d` of one SSA root `x` differ when `c != d` and are
+//!   one slot when `c == d` (within one iteration, as above); pointers
+//!   `a + c` and `b + d` into two distinct `alloc` statements differ when
+//!   `0 <= c, d < 2^32` (the offset then stays in the allocation's own id
+//!   range, and ids are never reused, even across iterations). Nothing
+//!   else is known: an argument or a loaded pointer may point anywhere.
 //!
 //! Calls are summarised bottom-up over the call graph ([`Summaries`]): the
 //! classes a function may read and may write, iterated to a fixpoint so that
@@ -38,6 +45,11 @@ pub enum Class {
     /// Field `.1` of the struct type `.0`.
     Field(StructId, u32),
     Global(GlobalId),
+    /// A slot of Bril's memory extension, addressed by a pointer value
+    /// (`MemLoc::index`; no base). One class for every element type: a
+    /// pointer is an integer (`runtime/bril.rs`), and a wrapping `ptradd`
+    /// may reach a slot of any allocation, whatever its type.
+    Bril,
 }
 
 /// One concrete location: a class, the object (`base`) and for elements
@@ -208,8 +220,41 @@ pub fn runtime_effect(ir: &IrCode, f: RuntimeFn, args: &[Operand]) -> InstEffect
                 },
             }
         }
+        RtEffect::ReadsBrilSlot => InstEffect {
+            reads: bril_slot(args),
+            writes: Effect::None,
+        },
+        RtEffect::WritesBrilSlot => InstEffect {
+            reads: Effect::None,
+            writes: bril_slot(args),
+        },
+        RtEffect::UpdatesBrilHeap => InstEffect {
+            reads: bril_heap(),
+            writes: bril_heap(),
+        },
         RtEffect::Pure | RtEffect::Io => none,
     }
+}
+
+/// The Bril slot a `load`/`store` call's pointer (its first argument)
+/// names.
+fn bril_slot(args: &[Operand]) -> Effect {
+    match args.first() {
+        Some(p) => Effect::Locs(vec![MemLoc {
+            class: Class::Bril,
+            base: None,
+            index: Some(*p),
+        }]),
+        None => bril_heap(),
+    }
+}
+
+/// Every Bril slot.
+fn bril_heap() -> Effect {
+    Effect::Classes(ClassSet {
+        all: false,
+        set: BTreeSet::from([Class::Bril]),
+    })
 }
 
 fn classes_effect(s: &ClassSet) -> Effect {
@@ -418,6 +463,20 @@ fn is_alloc(ir: &IrCode, op: &Operand) -> Option<Value> {
     }
 }
 
+/// The statement of `op` when it is a Bril `alloc` call.
+fn bril_alloc(ir: &IrCode, op: &Operand) -> Option<Value> {
+    match op {
+        Operand::Value(v) => match ir.stmts.get(*v) {
+            Some(Inst::Runtime {
+                func: RuntimeFn::BrilAlloc,
+                ..
+            }) => Some(*v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// An operand with the same value in every execution of the function.
 fn invariant(op: &Operand) -> bool {
     !matches!(op, Operand::Value(_))
@@ -475,8 +534,15 @@ impl AliasCtx<'_> {
         if a.class != b.class {
             return AliasResult::No;
         }
-        if let Class::Global(_) = a.class {
-            return AliasResult::Must;
+        match a.class {
+            Class::Global(_) => return AliasResult::Must,
+            Class::Bril => {
+                return match (&a.index, &b.index) {
+                    (Some(p), Some(q)) => self.bril_slots(p, q, imprecise),
+                    _ => AliasResult::May,
+                };
+            }
+            _ => {}
         }
         let base = match (&a.base, &b.base) {
             (Some(x), Some(y)) => self.bases(x, y, imprecise),
@@ -508,6 +574,40 @@ impl AliasCtx<'_> {
                 _ => AliasResult::May,
             },
             _ => base,
+        }
+    }
+
+    /// Whether the Bril pointers `p` and `q` may name one slot (the facts
+    /// are in the module doc).
+    fn bril_slots(&self, p: &Operand, q: &Operand, imprecise: bool) -> AliasResult {
+        let ((rp, op), (rq, oq)) = (self.decompose(p), self.decompose(q));
+        let same_offset = if op == oq {
+            AliasResult::Must
+        } else {
+            AliasResult::No
+        };
+        match (rp, rq) {
+            (None, None) => same_offset,
+            (Some(x), Some(y)) if x == y => {
+                if !imprecise || invariant(&x) {
+                    same_offset
+                } else {
+                    AliasResult::May
+                }
+            }
+            (Some(x), Some(y)) => {
+                let own_range = |o: i64| (0..1i64 << 32).contains(&o);
+                let distinct = bril_alloc(self.ir, &x).is_some()
+                    && bril_alloc(self.ir, &y).is_some()
+                    && own_range(op)
+                    && own_range(oq);
+                if distinct {
+                    AliasResult::No
+                } else {
+                    AliasResult::May
+                }
+            }
+            _ => AliasResult::May,
         }
     }
 

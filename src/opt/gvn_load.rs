@@ -10,6 +10,13 @@
 //! - otherwise, an earlier load of the same location with the same clobber
 //!   that dominates `L`: `L` is that load (`gvn_load.redundant`).
 //!
+//! Bril's `load`/`store` calls are loads and stores of the slot their
+//! pointer names (no allocation initialises a slot). A Bril load may raise
+//! (bad pointer, uninitialised slot), but never after a store to, or a
+//! load from, the same slot with nothing between that writes Bril memory:
+//! `free` and `alloc` write every slot. So removing it removes no error.
+//! The stored value must have the load's type (a pointer has one).
+//!
 //! Same SSA operands and dominance make both accesses name the same
 //! memory cell in the same execution, so the location must-aliases. A
 //! removed load's access is removed through the updater; MemorySSA is
@@ -22,6 +29,7 @@ use crate::memssa::alias::{AliasResult, Effect};
 use crate::memssa::{AccessId, AccessKind, MemorySsa};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
+use crate::rtfns::Effect as RtEffect;
 use std::collections::HashMap;
 
 fn same_loc(m: &MemorySsa, ir: &IrCode, a: &Effect, b: &Effect) -> bool {
@@ -50,13 +58,46 @@ fn initial_value(ir: &IrCode, alloc: Value, loc: &Loc, base: &Option<Operand>) -
     }
 }
 
+/// Whether `inst` is a load: a Toy `Load` or a Bril `load` call.
+fn is_load(inst: &Inst) -> bool {
+    match inst {
+        Inst::Load { .. } => true,
+        Inst::Runtime { func, .. } => func.row().effect == RtEffect::ReadsBrilSlot,
+        _ => false,
+    }
+}
+
+/// The value that store `inst` writes, when `inst` is a Toy `Store` or a
+/// Bril `store` call of a value of type `ty`.
+fn stored_value(ir: &IrCode, inst: &Inst, ty: &crate::ir::Type) -> Option<Operand> {
+    match inst {
+        Inst::Store { value, .. } => Some(*value),
+        Inst::Runtime { func, args } if func.row().effect == RtEffect::WritesBrilSlot => {
+            let value = *args.get(1)?;
+            (ir.operand_type(&value).as_ref() == Some(ty)).then_some(value)
+        }
+        _ => None,
+    }
+}
+
+/// After removing the Bril load `v`: its `no_exception()` check, the next
+/// statement of its block, is `true` (no exception is pending in normal
+/// flow before a statement, and nothing raises in between now), so that
+/// `simplifycfg` folds the branch.
+fn clear_exception_check(ir: &mut IrCode, m: &MemorySsa, v: Value) {
+    let next = Value(v.0 + 1);
+    if matches!(ir.stmts.get(next), Some(Inst::NoException)) && m.block_of(next) == m.block_of(v) {
+        replace_uses(ir, next, Operand::Bool(true));
+    }
+}
+
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
     // Every use's clobber at once (cached in the accesses).
     crate::timing::time("memssa.walk", || m.ensure_optimized_uses(ir));
     let loads: Vec<Value> = (0..ir.stmts.len() as u32)
         .map(Value)
-        .filter(|v| matches!(ir.stmts[*v], Inst::Load { .. }))
+        .filter(|v| is_load(&ir.stmts[*v]))
         .filter(|v| m.block_of(*v).is_some_and(|b| m.dom.reachable(b)))
         .collect();
     // Loads by clobber, for the redundancy check.
@@ -67,20 +108,21 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     for v in loads {
         let Some(a) = m.access_for(v) else { continue };
         let c = m.clobbering_access(ir, a);
-        let Some(Inst::Load { loc, base, .. }) = ir.stmts.get(v).cloned() else {
-            continue;
-        };
         let eff = m.access(a).effect.clone();
         // The value, its counter, and the statement it comes from.
         let mut with: Option<(Operand, &str, Value)> = None;
         if let AccessKind::Def { inst: d } = m.access(c).kind {
-            match ir.stmts.get(d) {
-                Some(Inst::Store { value, .. }) if same_loc(&m, ir, &m.access(c).effect, &eff) => {
-                    with = Some((*value, "gvn_load.forwarded", d));
+            let ty = &ir.stmts.ty[v];
+            match (ir.stmts.get(d), ir.stmts.get(v)) {
+                (
+                    Some(Inst::NewArray { .. } | Inst::NewStruct { .. }),
+                    Some(Inst::Load { loc, base, .. }),
+                ) => {
+                    with =
+                        initial_value(ir, d, loc, base).map(|x| (x, "gvn_load.forwarded_alloc", d));
                 }
-                Some(Inst::NewArray { .. } | Inst::NewStruct { .. }) => {
-                    with = initial_value(ir, d, &loc, &base)
-                        .map(|x| (x, "gvn_load.forwarded_alloc", d));
+                (Some(store), _) if same_loc(&m, ir, &m.access(c).effect, &eff) => {
+                    with = stored_value(ir, store, ty).map(|x| (x, "gvn_load.forwarded", d));
                 }
                 _ => {}
             }
@@ -110,6 +152,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
                 });
                 m.remove_access(a);
                 replace_uses(ir, v, x);
+                clear_exception_check(ir, &m, v);
                 ctx.counters.add(counter, 1);
                 changed = true;
             }

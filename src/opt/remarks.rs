@@ -169,7 +169,7 @@ impl Describe<'_> {
     }
 
     /// The place a load or store of statement `v` accesses (`a[i]`,
-    /// `a.len`, `p.x`, `total`).
+    /// `a.len`, `p.x`, `total`; `*p` for Bril's `load`/`store` calls).
     pub fn place_of(&self, v: Value) -> String {
         match self.ir.stmts.get(v) {
             Some(
@@ -178,6 +178,14 @@ impl Describe<'_> {
                     loc, base, index, ..
                 },
             ) => self.place(loc, base.as_ref(), index.as_ref(), DEPTH),
+            Some(Inst::Runtime { func, args })
+                if matches!(
+                    func.row().effect,
+                    crate::rtfns::Effect::ReadsBrilSlot | crate::rtfns::Effect::WritesBrilSlot
+                ) && !args.is_empty() =>
+            {
+                format!("*{}", self.operand(&args[0]))
+            }
             _ => v.to_string(),
         }
     }

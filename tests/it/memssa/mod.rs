@@ -1,2 +1,3 @@
 //! MemorySSA: clobbers, the walker, φ placement, printed form.
+mod bril;
 mod clobbers;
