@@ -25,12 +25,21 @@ struct Heap {
 }
 
 thread_local! {
-    static HEAP: RefCell<Heap> = RefCell::new(Heap::default());
+    static HEAP: RefCell<Heap> = const {
+        RefCell::new(Heap {
+            allocs: Vec::new(),
+            live: 0,
+        })
+    };
 }
 
-/// Sets the pending error. Every caller is a function that may throw, so
-/// it allocates (the message) and starts with a safepoint.
+/// Sets the pending error. Every caller is a runtime function that may
+/// throw, so its row says it allocates and the JIT's caller has its stack
+/// map here: the safepoint comes first, then the message is allocated.
+/// (`load` and `store` reach a safepoint only on this error path.)
+#[cold]
 fn raise(msg: String, pos: u64) {
+    gc::safepoint(&[]);
     super::raise_msg(&msg, pos);
 }
 
@@ -78,6 +87,7 @@ pub extern "C" fn toy_bril_free(p: i64, pos: u64) {
 }
 
 /// The slot `p` points to, through `f`; an error when there is none.
+#[inline]
 fn with_slot<R>(p: i64, pos: u64, f: impl FnOnce(&mut Option<u64>) -> R) -> Option<R> {
     let (id, off) = split(p);
     let r = HEAP.with_borrow_mut(|h| match h.allocs.get_mut((id - 1) as usize) {
@@ -94,6 +104,7 @@ fn with_slot<R>(p: i64, pos: u64, f: impl FnOnce(&mut Option<u64>) -> R) -> Opti
     }
 }
 
+#[inline]
 fn load(p: i64, pos: u64) -> u64 {
     match with_slot(p, pos, |s| *s) {
         Some(Some(v)) => v,
@@ -105,32 +116,27 @@ fn load(p: i64, pos: u64) -> u64 {
     }
 }
 
+#[inline]
 fn store(p: i64, v: u64, pos: u64) {
     with_slot(p, pos, |s| *s = Some(v));
 }
 
 pub extern "C" fn toy_bril_load_int(p: i64, pos: u64) -> i64 {
-    gc::safepoint(&[]);
     load(p, pos) as i64
 }
 pub extern "C" fn toy_bril_load_float(p: i64, pos: u64) -> f64 {
-    gc::safepoint(&[]);
     f64::from_bits(load(p, pos))
 }
 pub extern "C" fn toy_bril_load_bool(p: i64, pos: u64) -> u8 {
-    gc::safepoint(&[]);
     (load(p, pos) != 0) as u8
 }
 pub extern "C" fn toy_bril_store_int(p: i64, v: i64, pos: u64) {
-    gc::safepoint(&[]);
     store(p, v as u64, pos)
 }
 pub extern "C" fn toy_bril_store_float(p: i64, v: f64, pos: u64) {
-    gc::safepoint(&[]);
     store(p, v.to_bits(), pos)
 }
 pub extern "C" fn toy_bril_store_bool(p: i64, v: u8, pos: u64) {
-    gc::safepoint(&[]);
     store(p, (v != 0) as u64, pos)
 }
 
