@@ -15,6 +15,7 @@
 //! runtime's string layout; each global is an 8-byte writable data object.
 
 pub mod asm;
+mod bril_mem;
 pub mod gc;
 pub mod heap;
 pub mod ops;
@@ -102,6 +103,9 @@ pub(crate) struct Compiler<'a> {
     pub globals: Vec<DataId>,
     pub pending_data: DataId,
     pub stack_limit_data: DataId,
+    /// `toy_bril_heap`: the running Bril program's allocations
+    /// (`runtime::bril::BRIL_HEAP`).
+    pub bril_heap_data: DataId,
     /// `toy_gc_exit`, where trampolines record the calling frame.
     gc_exit_data: DataId,
     /// The trampoline of each runtime function that may collect.
@@ -224,6 +228,9 @@ impl<'a> Compiler<'a> {
         let gc_exit_data = module
             .declare_data("toy_gc_exit", Linkage::Import, true, false)
             .map_err(me)?;
+        let bril_heap_data = module
+            .declare_data("toy_bril_heap", Linkage::Import, true, false)
+            .map_err(me)?;
         let mut globals = Vec::new();
         for _ in &ir.program.globals {
             let id = module.declare_anonymous_data(true, false).map_err(me)?;
@@ -243,6 +250,7 @@ impl<'a> Compiler<'a> {
             globals,
             pending_data,
             stack_limit_data,
+            bril_heap_data,
             gc_exit_data,
             trampolines: HashMap::new(),
             stack_maps: Vec::new(),

@@ -85,6 +85,7 @@ fn program_thread(init_ptr: usize, main_ptr: usize, main_returns_int: bool) -> i
     );
 
     runtime::gc::begin_program();
+    runtime::bril::begin_program();
     let code = run_init_and_main(init_ptr, main_ptr, main_returns_int);
     runtime::end_of_program();
     code

@@ -643,6 +643,9 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     }
 
     fn runtime(&mut self, s: Value, func: RuntimeFn, args: &[Operand]) -> Result<(), String> {
+        if self.bril_access(s, func, args)? {
+            return Ok(());
+        }
         match rtfn::lowering(func) {
             Lowering::Call { sig } => {
                 let vals = self.runtime_args(s, func, args)?;

@@ -156,6 +156,7 @@ pub fn run_with_gc(
             .stack_size(INTERP_STACK)
             .spawn_scoped(scope, || {
                 runtime::gc::begin_program();
+                runtime::bril::begin_program();
                 let mut m = exec::Machine::new(module, &prepared, profile);
                 let code = m.run_program(init_i, main_i);
                 runtime::end_of_program();

@@ -10,36 +10,114 @@
 //!   range, where the access is reported unless that id is live and the
 //!   offset fits it (see docs/bril.md).
 //! - Each program thread has its own heap (the JIT and the interpreter run
-//!   every program on a fresh thread), so a run starts with it empty.
+//!   every program on a fresh thread), so a run starts with it empty;
+//!   [`begin_program`] empties the published view ([`BRIL_HEAP`]) too.
 //! - Every access checks the allocation is live and the offset in bounds,
 //!   and a load checks the slot was stored: an error sets the pending
 //!   exception (the IR checks it after the call) and returns a zero.
+//! - [`BRIL_HEAP`] always describes the running program's allocations
+//!   (`views[id]`, `len` 0 once freed; `views[0]` is an empty placeholder,
+//!   since ids start at 1), so compiled code can do an
+//!   access itself when it is valid and call the runtime function only
+//!   otherwise (`codegen/bril_mem.rs`).
 use super::gc;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
-#[derive(Default)]
+/// One allocation as compiled code reads it: `len` slots at `data`, and
+/// one byte per slot at `init`, non-zero once the slot was stored. `len`
+/// is 0 once the allocation is freed (the pointers then dangle).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct SlotsView {
+    pub data: *mut u64,
+    pub init: *mut u8,
+    pub len: u64,
+}
+
+impl SlotsView {
+    /// `views[0]`, and what a freed allocation keeps (with its pointers).
+    const EMPTY: SlotsView = SlotsView {
+        data: std::ptr::null_mut(),
+        init: std::ptr::null_mut(),
+        len: 0,
+    };
+}
+
+/// Byte offsets of [`SlotsView`]'s fields and its size, for compiled code.
+pub const VIEW_DATA: i32 = 0;
+pub const VIEW_INIT: i32 = 8;
+pub const VIEW_LEN: i32 = 16;
+pub const VIEW_SIZE: i64 = 24;
+
+/// The running program's allocations as compiled code reads them: a
+/// table of [`SlotsView`]s (`views`) and how many there are (`count`).
+#[repr(C)]
+pub struct PublishedHeap {
+    pub views: AtomicPtr<SlotsView>,
+    pub count: AtomicU64,
+}
+
+/// Byte offsets of [`PublishedHeap`]'s fields.
+pub const HEAP_VIEWS: i32 = 0;
+pub const HEAP_COUNT: i32 = 8;
+
+/// See [`PublishedHeap`]; one program runs at a time (`runtime::run_lock`).
+pub static BRIL_HEAP: PublishedHeap = PublishedHeap {
+    views: AtomicPtr::new(std::ptr::null_mut()),
+    count: AtomicU64::new(0),
+};
+
+struct Alloc {
+    data: Box<[u64]>,
+    init: Box<[u8]>,
+}
+
 struct Heap {
-    /// Index `id - 1`; `None` once freed. A slot is `None` until stored.
-    allocs: Vec<Option<Vec<Option<u64>>>>,
+    /// Index `id - 1`; `None` once freed.
+    allocs: Vec<Option<Alloc>>,
+    /// Index `id` (0: the placeholder): what [`BRIL_HEAP`] shows of
+    /// `allocs`.
+    views: Vec<SlotsView>,
     live: usize,
+}
+
+impl Heap {
+    fn publish(&mut self) {
+        BRIL_HEAP
+            .views
+            .store(self.views.as_mut_ptr(), Ordering::Relaxed);
+        BRIL_HEAP
+            .count
+            .store(self.views.len() as u64, Ordering::Relaxed);
+    }
 }
 
 thread_local! {
     static HEAP: RefCell<Heap> = const {
         RefCell::new(Heap {
             allocs: Vec::new(),
+            views: Vec::new(),
             live: 0,
         })
     };
 }
 
-/// Sets the pending error. Every caller is a runtime function that may
-/// throw, so its row says it allocates and the JIT's caller has its stack
-/// map here: the safepoint comes first, then the message is allocated.
-/// (`load` and `store` reach a safepoint only on this error path.)
+/// At the start of a program's thread: no allocation is visible.
+pub fn begin_program() {
+    HEAP.with_borrow_mut(|h| {
+        h.allocs.clear();
+        h.views.clear();
+        h.views.push(SlotsView::EMPTY);
+        h.live = 0;
+        h.publish();
+    });
+}
+
+/// Sets the pending error. Every caller is a function that may throw, so
+/// it allocates (the message) and starts with a safepoint.
 #[cold]
 fn raise(msg: String, pos: u64) {
-    gc::safepoint(&[]);
     super::raise_msg(&msg, pos);
 }
 
@@ -55,8 +133,21 @@ pub extern "C" fn toy_bril_alloc(n: i64, pos: u64) -> i64 {
         return 0;
     }
     HEAP.with_borrow_mut(|h| {
-        h.allocs.push(Some(vec![None; n as usize]));
+        if h.views.is_empty() {
+            h.views.push(SlotsView::EMPTY);
+        }
+        let mut a = Alloc {
+            data: vec![0; n as usize].into_boxed_slice(),
+            init: vec![0; n as usize].into_boxed_slice(),
+        };
+        h.views.push(SlotsView {
+            data: a.data.as_mut_ptr(),
+            init: a.init.as_mut_ptr(),
+            len: n as u64,
+        });
+        h.allocs.push(Some(a));
         h.live += 1;
+        h.publish();
         (h.allocs.len() as i64) << 32
     })
 }
@@ -66,9 +157,10 @@ pub extern "C" fn toy_bril_free(p: i64, pos: u64) {
     gc::safepoint(&[]);
     let (id, off) = split(p);
     let ok = HEAP.with_borrow_mut(|h| {
-        let slot = h.allocs.get_mut((id - 1) as usize);
-        match slot {
+        let i = (id - 1) as usize;
+        match h.allocs.get_mut(i) {
             Some(a @ Some(_)) if off == 0 => {
+                h.views[i + 1].len = 0;
                 *a = None;
                 h.live -= 1;
                 true
@@ -86,12 +178,19 @@ pub extern "C" fn toy_bril_free(p: i64, pos: u64) {
     }
 }
 
-/// The slot `p` points to, through `f`; an error when there is none.
+/// Slot `p` of the heap: its value and whether it was stored; an error
+/// when there is none.
 #[inline]
-fn with_slot<R>(p: i64, pos: u64, f: impl FnOnce(&mut Option<u64>) -> R) -> Option<R> {
+fn with_slot<R>(p: i64, pos: u64, f: impl FnOnce(&mut u64, &mut u8) -> R) -> Option<R> {
     let (id, off) = split(p);
     let r = HEAP.with_borrow_mut(|h| match h.allocs.get_mut((id - 1) as usize) {
-        Some(Some(a)) => a.get_mut(off as usize).map(f).ok_or("out of bounds"),
+        Some(Some(a)) => {
+            let o = off as usize;
+            match (a.data.get_mut(o), a.init.get_mut(o)) {
+                (Some(d), Some(i)) => Ok(f(d, i)),
+                _ => Err("out of bounds"),
+            }
+        }
         Some(None) => Err("after free"),
         None => Err("out of bounds"),
     });
@@ -106,7 +205,7 @@ fn with_slot<R>(p: i64, pos: u64, f: impl FnOnce(&mut Option<u64>) -> R) -> Opti
 
 #[inline]
 fn load(p: i64, pos: u64) -> u64 {
-    match with_slot(p, pos, |s| *s) {
+    match with_slot(p, pos, |d, i| (*i != 0).then_some(*d)) {
         Some(Some(v)) => v,
         Some(None) => {
             raise("load of uninitialized memory".into(), pos);
@@ -118,25 +217,34 @@ fn load(p: i64, pos: u64) -> u64 {
 
 #[inline]
 fn store(p: i64, v: u64, pos: u64) {
-    with_slot(p, pos, |s| *s = Some(v));
+    with_slot(p, pos, |d, i| {
+        *d = v;
+        *i = 1;
+    });
 }
 
 pub extern "C" fn toy_bril_load_int(p: i64, pos: u64) -> i64 {
+    gc::safepoint(&[]);
     load(p, pos) as i64
 }
 pub extern "C" fn toy_bril_load_float(p: i64, pos: u64) -> f64 {
+    gc::safepoint(&[]);
     f64::from_bits(load(p, pos))
 }
 pub extern "C" fn toy_bril_load_bool(p: i64, pos: u64) -> u8 {
+    gc::safepoint(&[]);
     (load(p, pos) != 0) as u8
 }
 pub extern "C" fn toy_bril_store_int(p: i64, v: i64, pos: u64) {
+    gc::safepoint(&[]);
     store(p, v as u64, pos)
 }
 pub extern "C" fn toy_bril_store_float(p: i64, v: f64, pos: u64) {
+    gc::safepoint(&[]);
     store(p, v.to_bits(), pos)
 }
 pub extern "C" fn toy_bril_store_bool(p: i64, v: u8, pos: u64) {
+    gc::safepoint(&[]);
     store(p, (v != 0) as u64, pos)
 }
 

@@ -7,6 +7,8 @@
 //!   before calling [`toy_stack_overflow`]; set when the program thread
 //!   starts and compared against the stack pointer in the prologue of every
 //!   function that calls Toy functions.
+//! - `toy_bril_heap` ([`bril::BRIL_HEAP`]): the running Bril program's
+//!   allocations, which compiled code reads for `load` and `store`.
 //! - `toy_gc_exit` ([`gc::roots::GC_EXIT`]): the frame pointer and return
 //!   address of the compiled code that called a runtime function that may
 //!   collect, written by that function's trampoline.
@@ -197,6 +199,10 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
     let mut v: Vec<(&'static str, *const u8)> = vec![
         ("toy_pending", PENDING.as_ptr() as *const u8),
         ("toy_stack_limit", STACK_LIMIT.as_ptr() as *const u8),
+        (
+            "toy_bril_heap",
+            &bril::BRIL_HEAP as *const bril::PublishedHeap as *const u8,
+        ),
         (
             "toy_gc_exit",
             &gc::roots::GC_EXIT as *const gc::roots::ExitFrame as *const u8,
