@@ -24,6 +24,7 @@
 //!   block without a terminator. A sealed block without predecessors (other
 //!   than the entry) is dead: nothing placed in it is emitted.
 use super::env::{Entry, Env, EnvArena};
+use super::users::PhiUsers;
 use crate::ir::{Flags, Inst, Operand, Type, Value};
 use crate::span::Span;
 use cranelift_entity::EntityRef;
@@ -197,7 +198,9 @@ pub enum LvnKey {
 pub struct Builder {
     pub nodes: Vec<Node>,
     pub forward: Vec<Option<Operand>>,
-    pub phi_users: Vec<Vec<u32>>,
+    pub phi_users: PhiUsers,
+    /// Scratch space for a snapshot of one node's users.
+    user_buf: Vec<u32>,
     pub blocks: Vec<BuildBlock>,
     pub cur: Blk,
     env: Vec<Env>,
@@ -245,7 +248,8 @@ impl Builder {
         let mut b = Builder {
             nodes: Vec::new(),
             forward: Vec::new(),
-            phi_users: Vec::new(),
+            phi_users: PhiUsers::default(),
+            user_buf: Vec::new(),
             blocks: Vec::new(),
             cur: 0,
             env: Vec::new(),
@@ -372,7 +376,7 @@ impl Builder {
             var: None,
         });
         self.forward.push(None);
-        self.phi_users.push(Vec::new());
+        self.phi_users.push_node();
         self.nodes.len() as u32 - 1
     }
 
@@ -542,6 +546,7 @@ impl Builder {
         if up == b {
             return;
         }
+        self.arena.freeze();
         let mut env = self.env[up as usize];
         for &v in written.into_iter().flat_map(|w| &w.0) {
             self.arena.insert(&mut env, v, Entry::Stop(b));
@@ -792,14 +797,15 @@ impl Builder {
             {
                 let v = self.read_var(var, *pre);
                 self.replace_phi(phi, v);
-                let users = std::mem::take(&mut self.phi_users[phi as usize]);
+                let mut users = std::mem::take(&mut self.user_buf);
+                users.clear();
+                users.extend(self.phi_users.of(phi));
                 for &u in &users {
                     if u != phi {
                         self.try_remove_trivial_phi(u);
                     }
                 }
-                let added = std::mem::replace(&mut self.phi_users[phi as usize], users);
-                self.phi_users[phi as usize].extend(added);
+                self.user_buf = users;
                 continue;
             }
             for i in 0..self.blocks[b as usize].preds.len() {

@@ -17,6 +17,7 @@ mod lower_stmt;
 mod phis;
 mod scc;
 pub mod throws;
+mod users;
 
 use crate::ir::{IrCode, Module};
 use crate::sema::hir::{FuncId, Program, Type};

@@ -27,7 +27,7 @@ impl Builder {
     pub(super) fn add_phi_operand(&mut self, phi: u32, v: Operand) {
         let v = self.resolve(v);
         if let Operand::Value(u) = v {
-            self.phi_users[u.0 as usize].push(phi);
+            self.phi_users.add(u.0, phi);
         }
         if let Inst::Phi { values, .. } = &mut self.nodes[phi as usize].inst {
             values.push(v);
@@ -48,9 +48,7 @@ impl Builder {
         if let Operand::Value(x) = value
             && x.0 != phi
         {
-            let users = std::mem::take(&mut self.phi_users[phi as usize]);
-            self.phi_users[x.0 as usize].extend_from_slice(&users);
-            self.phi_users[phi as usize] = users;
+            self.phi_users.copy(phi, x.0);
         }
     }
 
@@ -84,7 +82,7 @@ impl Builder {
                 }
             };
             self.replace_phi(p, same);
-            for &u in &self.phi_users[p as usize] {
+            for u in self.phi_users.of(p) {
                 if u != p {
                     work.push(u);
                 }
