@@ -234,6 +234,12 @@ pub struct Builder {
     read_stack: Vec<Frame>,
     pub(super) work: Vec<u32>,
     entries: Vec<(Var, Entry)>,
+    /// Per variable: a block and the value a read of the variable there
+    /// finds (the last one written to or found in some block's map; maps
+    /// never drop an entry, so it stays true).
+    last_read: Vec<(Blk, Operand)>,
+    /// The block [`Builder::dead_block`] made last.
+    last_dead: Option<Blk>,
     /// Emptied blocks of an earlier function, for [`Builder::new_block`].
     spare: Vec<BuildBlock>,
     /// A read that reaches no definition gives an explicit `undef`
@@ -269,6 +275,8 @@ impl Builder {
             read_stack: Vec::new(),
             work: Vec::new(),
             entries: Vec::new(),
+            last_read: Vec::new(),
+            last_dead: None,
             spare: Vec::new(),
             explicit_undef: false,
         };
@@ -310,6 +318,8 @@ impl Builder {
         self.lvn_block = 0;
         self.entry_lvn.clear();
         self.next_seq = 0;
+        self.last_read.clear();
+        self.last_dead = None;
         self.explicit_undef = false;
         let entry = self.new_block();
         self.seal(entry);
@@ -437,18 +447,37 @@ impl Builder {
         if self.is_dead(cur) {
             // Dead code adds no edges: its jumps never happen.
             self.blocks[cur as usize].term = Some((BuildTerm::Unreachable, span));
-            let dead = self.new_block();
-            self.seal(dead);
-            self.cur = dead;
-            return;
+        } else {
+            for s in term.succs() {
+                self.blocks[s as usize].preds.push(cur);
+            }
+            self.blocks[cur as usize].term = Some((term, span));
         }
-        for s in term.succs() {
-            self.blocks[s as usize].preds.push(cur);
+        self.cur = self.dead_block();
+    }
+
+    /// A sealed block without predecessors, for control after a
+    /// terminator: the one the previous terminator made when nothing has
+    /// touched it since (it is then the same as a new one), else a new one.
+    fn dead_block(&mut self) -> Blk {
+        if let Some(d) = self.last_dead {
+            let blk = &self.blocks[d as usize];
+            if blk.stmts.is_empty()
+                && blk.phis.is_empty()
+                && blk.term.is_none()
+                && blk.preds.is_empty()
+                && blk.seq == u32::MAX
+                && self.env[d as usize] == Env::default()
+                && self.skip[d as usize].is_none()
+                && self.loops[d as usize].is_none()
+            {
+                return d;
+            }
         }
-        self.blocks[cur as usize].term = Some((term, span));
-        let dead = self.new_block();
-        self.seal(dead);
-        self.cur = dead;
+        let d = self.new_block();
+        self.seal(d);
+        self.last_dead = Some(d);
+        d
     }
 
     /// `goto target`; control continues in a dead block until the caller
@@ -492,8 +521,7 @@ impl Builder {
     pub fn write_var(&mut self, var: Var, block: Blk, value: Operand) {
         self.log.push(var);
         self.name_node(var, value);
-        self.arena
-            .insert(&mut self.env[block as usize], var, Entry::Val(value));
+        self.cache_var(var, block, value);
     }
 
     /// Records that `value` is a value of `var`, unless its node already
@@ -510,10 +538,16 @@ impl Builder {
         }
     }
 
-    /// Records what a read found (not an assignment).
+    /// Records `value` as what a read of `var` finds at the end of
+    /// `block` (an assignment, or what an earlier read found).
     fn cache_var(&mut self, var: Var, block: Blk, value: Operand) {
         self.arena
             .insert(&mut self.env[block as usize], var, Entry::Val(value));
+        let v = var as usize;
+        if v >= self.last_read.len() {
+            self.last_read.resize(v + 1, (Blk::MAX, Operand::Nil));
+        }
+        self.last_read[v] = (block, value);
     }
 
     /// Where the walk for `var` from `b` ends: the value found on the way,
@@ -591,6 +625,11 @@ impl Builder {
     /// The value of `var` at the end of what has been built of `block`.
     /// Iterative: no recursion, whatever the shape of the CFG.
     pub fn read_var(&mut self, var: Var, block: Blk) -> Operand {
+        if let Some(&(b, v)) = self.last_read.get(var as usize)
+            && b == block
+        {
+            return self.resolve(v);
+        }
         match self.target(var, block) {
             Ok(v) => self.resolve(v),
             Err(t) => {
