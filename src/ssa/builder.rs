@@ -28,46 +28,8 @@ use super::users::PhiUsers;
 use crate::ir::{Flags, Inst, Operand, Type, Value};
 use crate::span::Span;
 use cranelift_entity::EntityRef;
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 
-/// The Fx hash (as in rustc): fast for the small integer keys used here.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher {
-    hash: u64,
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.add(b as u64);
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64);
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-impl FxHasher {
-    fn add(&mut self, i: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
-pub type FxSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+pub use super::fxhash::{FxMap, FxSet};
 
 /// A builder block index.
 pub type Blk = u32;
@@ -228,7 +190,7 @@ pub struct Builder {
     lvn_block: Blk,
     /// Value numbering in the entry block, which also holds the `undef`
     /// and empty-string placeholders made while other blocks are filled.
-    entry_lvn: FxMap<LvnKey, Operand>,
+    pub(super) entry_lvn: FxMap<LvnKey, Operand>,
     next_seq: u32,
     /// Scratch space, kept to reuse its allocation.
     read_stack: Vec<Frame>,
@@ -758,65 +720,6 @@ impl Builder {
                 block: b,
                 next: 0,
             });
-        }
-    }
-
-    /// The value of `var` where no definition reaches: dead code, or (with
-    /// `explicit_undef`) a path on which the variable was never assigned.
-    fn undef(&mut self, var: Var) -> Operand {
-        let ty = self.var_ty.get(var as usize).cloned().unwrap_or(Type::Int);
-        self.placeholder(&ty)
-    }
-
-    pub(super) fn placeholder(&mut self, ty: &Type) -> Operand {
-        if self.explicit_undef {
-            self.undef_of(ty)
-        } else {
-            self.zero_of(ty)
-        }
-    }
-
-    /// An `undef` statement of type `ty`, one per type, in the entry block
-    /// (which dominates every use).
-    pub fn undef_of(&mut self, ty: &Type) -> Operand {
-        let key = LvnKey::Undef(ty.clone());
-        if let Some(v) = self.entry_lvn.get(&key) {
-            return *v;
-        }
-        let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
-        let v = self.push_at(0, Inst::Undef, ty.clone(), Span::default(), flags);
-        self.entry_lvn.insert(key, v);
-        v
-    }
-
-    /// A constant of type `ty` (for `str`, an empty string statement).
-    /// For an array type it is `nil`, which is no array's value: callers
-    /// use it only as a placeholder in dead code, which emission drops, so
-    /// the verifier never sees it (an empty array literal's fill is
-    /// `FnLower::empty_fill`).
-    pub fn zero_of(&mut self, ty: &Type) -> Operand {
-        match ty {
-            Type::Int | Type::Void => Operand::Int(0),
-            Type::Float => Operand::Float(0.0),
-            Type::Bool => Operand::Bool(false),
-            Type::Array(_) | Type::Struct(_) => Operand::Nil,
-            Type::Str => {
-                // In the entry block, which dominates every use.
-                let key = LvnKey::Str("".into());
-                if let Some(v) = self.entry_lvn.get(&key) {
-                    return *v;
-                }
-                let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
-                let v = self.push_at(
-                    0,
-                    Inst::StrConst("".into()),
-                    Type::Str,
-                    Span::default(),
-                    flags,
-                );
-                self.entry_lvn.insert(key, v);
-                v
-            }
         }
     }
 

@@ -11,6 +11,7 @@ mod builtins;
 mod emit;
 mod env;
 pub mod fold;
+mod fxhash;
 mod lower;
 mod lower_expr;
 mod lower_stmt;
