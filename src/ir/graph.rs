@@ -44,16 +44,35 @@ where
 /// reverse topological order: a component is listed after every component
 /// reachable from it. Linear in nodes + edges.
 pub fn sccs(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let (nodes, ends) = sccs_flat(succ.len(), |v| succ[v].iter().copied());
+    let mut start = 0;
+    ends.into_iter()
+        .map(|end| {
+            let comp = nodes[start..end].to_vec();
+            start = end;
+            comp
+        })
+        .collect()
+}
+
+/// [`sccs`] of the `n`-node graph whose successors of `v` are `succs(v)`
+/// (those `>= n` ignored), listed flat: component `i` is
+/// `nodes[ends[i-1]..ends[i]]` (from 0 for the first), in the same order
+/// and with its nodes in the same order as [`sccs`] gives them.
+pub fn sccs_flat<S>(n: usize, succs: impl Fn(usize) -> S) -> (Vec<usize>, Vec<usize>)
+where
+    S: IntoIterator<Item = usize>,
+{
     const UNSEEN: usize = usize::MAX;
-    let n = succ.len();
     let mut index = vec![UNSEEN; n];
     let mut low = vec![0usize; n];
     let mut on_stack = vec![false; n];
     let mut stack: Vec<usize> = Vec::new();
-    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut nodes: Vec<usize> = Vec::with_capacity(n);
+    let mut ends: Vec<usize> = Vec::new();
     let mut next = 0usize;
-    // The DFS path: (node, index of its next edge to look at).
-    let mut path: Vec<(usize, usize)> = Vec::new();
+    // The DFS path: (node, its successors not looked at yet).
+    let mut path: Vec<(usize, S::IntoIter)> = Vec::new();
     for root in 0..n {
         if index[root] != UNSEEN {
             continue;
@@ -63,11 +82,10 @@ pub fn sccs(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
         next += 1;
         stack.push(root);
         on_stack[root] = true;
-        path.push((root, 0));
-        while let Some(top) = path.last_mut() {
-            let v = top.0;
-            if let Some(&w) = succ[v].get(top.1) {
-                top.1 += 1;
+        path.push((root, succs(root).into_iter()));
+        while let Some((v, it)) = path.last_mut() {
+            let v = *v;
+            if let Some(w) = it.next() {
                 if w >= n {
                     continue;
                 }
@@ -77,29 +95,29 @@ pub fn sccs(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
                     next += 1;
                     stack.push(w);
                     on_stack[w] = true;
-                    path.push((w, 0));
+                    path.push((w, succs(w).into_iter()));
                 } else if on_stack[w] {
                     low[v] = low[v].min(index[w]);
                 }
                 continue;
             }
             path.pop();
-            if let Some(&(p, _)) = path.last() {
-                low[p] = low[p].min(low[v]);
+            if let Some((p, _)) = path.last() {
+                low[*p] = low[*p].min(low[v]);
             }
             if low[v] == index[v] {
-                let mut comp = Vec::new();
+                let first = nodes.len();
                 while let Some(w) = stack.pop() {
                     on_stack[w] = false;
-                    comp.push(w);
+                    nodes.push(w);
                     if w == v {
                         break;
                     }
                 }
-                comp.reverse();
-                out.push(comp);
+                nodes[first..].reverse();
+                ends.push(nodes.len());
             }
         }
     }
-    out
+    (nodes, ends)
 }

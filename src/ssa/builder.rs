@@ -24,49 +24,12 @@
 //!   block without a terminator. A sealed block without predecessors (other
 //!   than the entry) is dead: nothing placed in it is emitted.
 use super::env::{Entry, Env, EnvArena};
+use super::users::PhiUsers;
 use crate::ir::{Flags, Inst, Operand, Type, Value};
 use crate::span::Span;
 use cranelift_entity::EntityRef;
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 
-/// The Fx hash (as in rustc): fast for the small integer keys used here.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher {
-    hash: u64,
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.add(b as u64);
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64);
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-impl FxHasher {
-    fn add(&mut self, i: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
-pub type FxSet<K> = HashSet<K, BuildHasherDefault<FxHasher>>;
+pub use super::fxhash::{FxMap, FxSet};
 
 /// A builder block index.
 pub type Blk = u32;
@@ -197,7 +160,9 @@ pub enum LvnKey {
 pub struct Builder {
     pub nodes: Vec<Node>,
     pub forward: Vec<Option<Operand>>,
-    pub phi_users: Vec<Vec<u32>>,
+    pub phi_users: PhiUsers,
+    /// Scratch space for a snapshot of one node's users.
+    user_buf: Vec<u32>,
     pub blocks: Vec<BuildBlock>,
     pub cur: Blk,
     env: Vec<Env>,
@@ -225,12 +190,18 @@ pub struct Builder {
     lvn_block: Blk,
     /// Value numbering in the entry block, which also holds the `undef`
     /// and empty-string placeholders made while other blocks are filled.
-    entry_lvn: FxMap<LvnKey, Operand>,
+    pub(super) entry_lvn: FxMap<LvnKey, Operand>,
     next_seq: u32,
     /// Scratch space, kept to reuse its allocation.
     read_stack: Vec<Frame>,
     pub(super) work: Vec<u32>,
     entries: Vec<(Var, Entry)>,
+    /// Per variable: a block and the value a read of the variable there
+    /// finds (the last one written to or found in some block's map; maps
+    /// never drop an entry, so it stays true).
+    last_read: Vec<(Blk, Operand)>,
+    /// The block [`Builder::dead_block`] made last.
+    last_dead: Option<Blk>,
     /// Emptied blocks of an earlier function, for [`Builder::new_block`].
     spare: Vec<BuildBlock>,
     /// A read that reaches no definition gives an explicit `undef`
@@ -245,7 +216,8 @@ impl Builder {
         let mut b = Builder {
             nodes: Vec::new(),
             forward: Vec::new(),
-            phi_users: Vec::new(),
+            phi_users: PhiUsers::default(),
+            user_buf: Vec::new(),
             blocks: Vec::new(),
             cur: 0,
             env: Vec::new(),
@@ -265,6 +237,8 @@ impl Builder {
             read_stack: Vec::new(),
             work: Vec::new(),
             entries: Vec::new(),
+            last_read: Vec::new(),
+            last_dead: None,
             spare: Vec::new(),
             explicit_undef: false,
         };
@@ -306,6 +280,8 @@ impl Builder {
         self.lvn_block = 0;
         self.entry_lvn.clear();
         self.next_seq = 0;
+        self.last_read.clear();
+        self.last_dead = None;
         self.explicit_undef = false;
         let entry = self.new_block();
         self.seal(entry);
@@ -372,7 +348,7 @@ impl Builder {
             var: None,
         });
         self.forward.push(None);
-        self.phi_users.push(Vec::new());
+        self.phi_users.push_node();
         self.nodes.len() as u32 - 1
     }
 
@@ -433,18 +409,37 @@ impl Builder {
         if self.is_dead(cur) {
             // Dead code adds no edges: its jumps never happen.
             self.blocks[cur as usize].term = Some((BuildTerm::Unreachable, span));
-            let dead = self.new_block();
-            self.seal(dead);
-            self.cur = dead;
-            return;
+        } else {
+            for s in term.succs() {
+                self.blocks[s as usize].preds.push(cur);
+            }
+            self.blocks[cur as usize].term = Some((term, span));
         }
-        for s in term.succs() {
-            self.blocks[s as usize].preds.push(cur);
+        self.cur = self.dead_block();
+    }
+
+    /// A sealed block without predecessors, for control after a
+    /// terminator: the one the previous terminator made when nothing has
+    /// touched it since (it is then the same as a new one), else a new one.
+    fn dead_block(&mut self) -> Blk {
+        if let Some(d) = self.last_dead {
+            let blk = &self.blocks[d as usize];
+            if blk.stmts.is_empty()
+                && blk.phis.is_empty()
+                && blk.term.is_none()
+                && blk.preds.is_empty()
+                && blk.seq == u32::MAX
+                && self.env[d as usize] == Env::default()
+                && self.skip[d as usize].is_none()
+                && self.loops[d as usize].is_none()
+            {
+                return d;
+            }
         }
-        self.blocks[cur as usize].term = Some((term, span));
-        let dead = self.new_block();
-        self.seal(dead);
-        self.cur = dead;
+        let d = self.new_block();
+        self.seal(d);
+        self.last_dead = Some(d);
+        d
     }
 
     /// `goto target`; control continues in a dead block until the caller
@@ -488,8 +483,7 @@ impl Builder {
     pub fn write_var(&mut self, var: Var, block: Blk, value: Operand) {
         self.log.push(var);
         self.name_node(var, value);
-        self.arena
-            .insert(&mut self.env[block as usize], var, Entry::Val(value));
+        self.cache_var(var, block, value);
     }
 
     /// Records that `value` is a value of `var`, unless its node already
@@ -506,10 +500,16 @@ impl Builder {
         }
     }
 
-    /// Records what a read found (not an assignment).
+    /// Records `value` as what a read of `var` finds at the end of
+    /// `block` (an assignment, or what an earlier read found).
     fn cache_var(&mut self, var: Var, block: Blk, value: Operand) {
         self.arena
             .insert(&mut self.env[block as usize], var, Entry::Val(value));
+        let v = var as usize;
+        if v >= self.last_read.len() {
+            self.last_read.resize(v + 1, (Blk::MAX, Operand::Nil));
+        }
+        self.last_read[v] = (block, value);
     }
 
     /// Where the walk for `var` from `b` ends: the value found on the way,
@@ -542,6 +542,7 @@ impl Builder {
         if up == b {
             return;
         }
+        self.arena.freeze();
         let mut env = self.env[up as usize];
         for &v in written.into_iter().flat_map(|w| &w.0) {
             self.arena.insert(&mut env, v, Entry::Stop(b));
@@ -586,6 +587,11 @@ impl Builder {
     /// The value of `var` at the end of what has been built of `block`.
     /// Iterative: no recursion, whatever the shape of the CFG.
     pub fn read_var(&mut self, var: Var, block: Blk) -> Operand {
+        if let Some(&(b, v)) = self.last_read.get(var as usize)
+            && b == block
+        {
+            return self.resolve(v);
+        }
         match self.target(var, block) {
             Ok(v) => self.resolve(v),
             Err(t) => {
@@ -717,65 +723,6 @@ impl Builder {
         }
     }
 
-    /// The value of `var` where no definition reaches: dead code, or (with
-    /// `explicit_undef`) a path on which the variable was never assigned.
-    fn undef(&mut self, var: Var) -> Operand {
-        let ty = self.var_ty.get(var as usize).cloned().unwrap_or(Type::Int);
-        self.placeholder(&ty)
-    }
-
-    pub(super) fn placeholder(&mut self, ty: &Type) -> Operand {
-        if self.explicit_undef {
-            self.undef_of(ty)
-        } else {
-            self.zero_of(ty)
-        }
-    }
-
-    /// An `undef` statement of type `ty`, one per type, in the entry block
-    /// (which dominates every use).
-    pub fn undef_of(&mut self, ty: &Type) -> Operand {
-        let key = LvnKey::Undef(ty.clone());
-        if let Some(v) = self.entry_lvn.get(&key) {
-            return *v;
-        }
-        let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
-        let v = self.push_at(0, Inst::Undef, ty.clone(), Span::default(), flags);
-        self.entry_lvn.insert(key, v);
-        v
-    }
-
-    /// A constant of type `ty` (for `str`, an empty string statement).
-    /// For an array type it is `nil`, which is no array's value: callers
-    /// use it only as a placeholder in dead code, which emission drops, so
-    /// the verifier never sees it (an empty array literal's fill is
-    /// `FnLower::empty_fill`).
-    pub fn zero_of(&mut self, ty: &Type) -> Operand {
-        match ty {
-            Type::Int | Type::Void => Operand::Int(0),
-            Type::Float => Operand::Float(0.0),
-            Type::Bool => Operand::Bool(false),
-            Type::Array(_) | Type::Struct(_) => Operand::Nil,
-            Type::Str => {
-                // In the entry block, which dominates every use.
-                let key = LvnKey::Str("".into());
-                if let Some(v) = self.entry_lvn.get(&key) {
-                    return *v;
-                }
-                let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
-                let v = self.push_at(
-                    0,
-                    Inst::StrConst("".into()),
-                    Type::Str,
-                    Span::default(),
-                    flags,
-                );
-                self.entry_lvn.insert(key, v);
-                v
-            }
-        }
-    }
-
     /// Marks `b` sealed (all predecessors known) and completes its
     /// incomplete φs.
     pub fn seal(&mut self, b: Blk) {
@@ -792,14 +739,15 @@ impl Builder {
             {
                 let v = self.read_var(var, *pre);
                 self.replace_phi(phi, v);
-                let users = std::mem::take(&mut self.phi_users[phi as usize]);
+                let mut users = std::mem::take(&mut self.user_buf);
+                users.clear();
+                users.extend(self.phi_users.of(phi));
                 for &u in &users {
                     if u != phi {
                         self.try_remove_trivial_phi(u);
                     }
                 }
-                let added = std::mem::replace(&mut self.phi_users[phi as usize], users);
-                self.phi_users[phi as usize].extend(added);
+                self.user_buf = users;
                 continue;
             }
             for i in 0..self.blocks[b as usize].preds.len() {

@@ -374,14 +374,14 @@ fn number(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool]) -> 
 /// The renaming from builder numbers to final ones: operands through the
 /// forwarding table then the node numbering, blocks by their layout index.
 struct Renumber<'l> {
-    forward: Vec<Option<Operand>>,
+    forward: &'l [Option<Operand>],
     map: &'l [u32],
     final_blk: Vec<u32>,
 }
 
 impl Renumber<'_> {
     fn op(&self, o: Operand) -> Operand {
-        match resolve_in(&self.forward, o) {
+        match resolve_in(self.forward, o) {
             Operand::Value(Value(v)) => Operand::Value(Value(self.map[v as usize])),
             x => x,
         }
@@ -456,7 +456,7 @@ fn lower(
         len: n,
     } = number(b, order, live_node, live_ups);
     let rn = Renumber {
-        forward: std::mem::take(&mut b.forward),
+        forward: &b.forward,
         map: &map,
         final_blk,
     };

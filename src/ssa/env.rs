@@ -4,8 +4,8 @@
 //! Each map ([`Env`]) is a treap whose shape depends only on its keys
 //! (priorities are a hash of the key), with path copying: `insert` makes a
 //! new version in O(log n) time and space and leaves the old one intact,
-//! and copying an `Env` is O(1). So a block's map can start as its
-//! dominator's and diverge. The nodes of every version live in one
+//! and copying an `Env` is O(1) (after [`EnvArena::freeze`]). So a block's
+//! map can start as its dominator's and diverge. The nodes of every version live in one
 //! [`EnvArena`] per function: a node is never changed or freed once made,
 //! so versions share them freely and the whole arena goes at once.
 use super::builder::{Blk, Var};
@@ -54,14 +54,26 @@ impl Default for Env {
 }
 
 /// The nodes of all the maps of one function.
+///
+/// Nodes from `frozen` on were made since the last [`EnvArena::freeze`]:
+/// each is reachable from one map only (the one whose insertion made it),
+/// so an insertion into that map may change it in place instead of
+/// copying it.
 #[derive(Default)]
 pub struct EnvArena {
     nodes: Vec<Node>,
+    frozen: u32,
 }
 
 impl EnvArena {
     pub fn clear(&mut self) {
         self.nodes.clear();
+        self.frozen = 0;
+    }
+
+    /// Called before a map is copied: from now on its nodes are shared.
+    pub fn freeze(&mut self) {
+        self.frozen = self.nodes.len() as u32;
     }
 
     fn node(&mut self, n: Node) -> u32 {
@@ -115,7 +127,12 @@ impl EnvArena {
             });
         }
         let n = self.nodes[t as usize];
+        let owned = t >= self.frozen;
         if key == n.key {
+            if owned {
+                self.nodes[t as usize].val = val;
+                return t;
+            }
             return self.node(Node { val, ..n });
         }
         if p > prio(n.key) {
@@ -130,9 +147,17 @@ impl EnvArena {
         }
         if key < n.key {
             let left = self.insert_at(n.left, key, p, val);
+            if owned {
+                self.nodes[t as usize].left = left;
+                return t;
+            }
             self.node(Node { left, ..n })
         } else {
             let right = self.insert_at(n.right, key, p, val);
+            if owned {
+                self.nodes[t as usize].right = right;
+                return t;
+            }
             self.node(Node { right, ..n })
         }
     }
@@ -143,11 +168,20 @@ impl EnvArena {
             return (NIL, NIL);
         }
         let n = self.nodes[t as usize];
+        let owned = t >= self.frozen;
         if n.key < key {
             let (l, r) = self.split(n.right, key);
+            if owned {
+                self.nodes[t as usize].right = l;
+                return (t, r);
+            }
             (self.node(Node { right: l, ..n }), r)
         } else {
             let (l, r) = self.split(n.left, key);
+            if owned {
+                self.nodes[t as usize].left = r;
+                return (l, t);
+            }
             (l, self.node(Node { left: r, ..n }))
         }
     }
@@ -167,7 +201,15 @@ mod tests {
             arena.insert(&mut a, k, Entry::Stop(i));
             model.insert(k, i);
         }
+        // Rewrites of unshared nodes happen in place.
+        let len = arena.nodes.len();
+        arena.insert(&mut a, 0, Entry::Stop(7));
+        assert_eq!(arena.nodes.len(), len);
+        arena.insert(&mut a, 0, Entry::Stop(model[&0]));
+        arena.freeze();
         let b = a;
+        arena.insert(&mut a, 5, Entry::Stop(99_999));
+        arena.insert(&mut a, 1_500, Entry::Stop(3));
         arena.insert(&mut a, 5, Entry::Stop(99_999));
         for (k, v) in &model {
             match arena.get(b, *k) {
@@ -177,6 +219,8 @@ mod tests {
         }
         assert!(matches!(arena.get(a, 5), Some(Entry::Stop(99_999))));
         assert!(arena.get(b, 5_000).is_none());
+        assert!(arena.get(b, 1_500).is_none());
+        assert!(matches!(arena.get(a, 1_500), Some(Entry::Stop(3))));
         let mut entries = Vec::new();
         arena.entries(b, &mut entries);
         let keys: Vec<Var> = entries.into_iter().map(|(k, _)| k).collect();

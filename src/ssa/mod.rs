@@ -11,12 +11,14 @@ mod builtins;
 mod emit;
 mod env;
 pub mod fold;
+mod fxhash;
 mod lower;
 mod lower_expr;
 mod lower_stmt;
 mod phis;
 mod scc;
 pub mod throws;
+mod users;
 
 use crate::ir::{IrCode, Module};
 use crate::sema::hir::{FuncId, Program, Type};

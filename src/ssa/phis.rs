@@ -1,6 +1,7 @@
 //! The builder's φ bookkeeping: making φs, adding their operands, and
-//! Braun et al.'s removal of trivial φs (with the users to re-check).
-use super::builder::{Blk, Builder, Var};
+//! Braun et al.'s removal of trivial φs (with the users to re-check); and
+//! the placeholder values where no definition reaches.
+use super::builder::{Blk, Builder, LvnKey, Var};
 use crate::ir::{Flags, Inst, Operand, Type, Value};
 use crate::span::Span;
 
@@ -27,7 +28,7 @@ impl Builder {
     pub(super) fn add_phi_operand(&mut self, phi: u32, v: Operand) {
         let v = self.resolve(v);
         if let Operand::Value(u) = v {
-            self.phi_users[u.0 as usize].push(phi);
+            self.phi_users.add(u.0, phi);
         }
         if let Inst::Phi { values, .. } = &mut self.nodes[phi as usize].inst {
             values.push(v);
@@ -48,9 +49,7 @@ impl Builder {
         if let Operand::Value(x) = value
             && x.0 != phi
         {
-            let users = std::mem::take(&mut self.phi_users[phi as usize]);
-            self.phi_users[x.0 as usize].extend_from_slice(&users);
-            self.phi_users[phi as usize] = users;
+            self.phi_users.copy(phi, x.0);
         }
     }
 
@@ -84,7 +83,7 @@ impl Builder {
                 }
             };
             self.replace_phi(p, same);
-            for &u in &self.phi_users[p as usize] {
+            for u in self.phi_users.of(p) {
                 if u != p {
                     work.push(u);
                 }
@@ -113,5 +112,64 @@ impl Builder {
             same = Some(op);
         }
         Some((same, values.len()))
+    }
+
+    /// The value of `var` where no definition reaches: dead code, or (with
+    /// `explicit_undef`) a path on which the variable was never assigned.
+    pub(super) fn undef(&mut self, var: Var) -> Operand {
+        let ty = self.var_ty.get(var as usize).cloned().unwrap_or(Type::Int);
+        self.placeholder(&ty)
+    }
+
+    pub(super) fn placeholder(&mut self, ty: &Type) -> Operand {
+        if self.explicit_undef {
+            self.undef_of(ty)
+        } else {
+            self.zero_of(ty)
+        }
+    }
+
+    /// An `undef` statement of type `ty`, one per type, in the entry block
+    /// (which dominates every use).
+    pub fn undef_of(&mut self, ty: &Type) -> Operand {
+        let key = LvnKey::Undef(ty.clone());
+        if let Some(v) = self.entry_lvn.get(&key) {
+            return *v;
+        }
+        let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
+        let v = self.push_at(0, Inst::Undef, ty.clone(), Span::default(), flags);
+        self.entry_lvn.insert(key, v);
+        v
+    }
+
+    /// A constant of type `ty` (for `str`, an empty string statement).
+    /// For an array type it is `nil`, which is no array's value: callers
+    /// use it only as a placeholder in dead code, which emission drops, so
+    /// the verifier never sees it (an empty array literal's fill is
+    /// `FnLower::empty_fill`).
+    pub fn zero_of(&mut self, ty: &Type) -> Operand {
+        match ty {
+            Type::Int | Type::Void => Operand::Int(0),
+            Type::Float => Operand::Float(0.0),
+            Type::Bool => Operand::Bool(false),
+            Type::Array(_) | Type::Struct(_) => Operand::Nil,
+            Type::Str => {
+                // In the entry block, which dominates every use.
+                let key = LvnKey::Str("".into());
+                if let Some(v) = self.entry_lvn.get(&key) {
+                    return *v;
+                }
+                let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
+                let v = self.push_at(
+                    0,
+                    Inst::StrConst("".into()),
+                    Type::Str,
+                    Span::default(),
+                    flags,
+                );
+                self.entry_lvn.insert(key, v);
+                v
+            }
+        }
     }
 }

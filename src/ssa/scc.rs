@@ -7,7 +7,7 @@
 //! order Tarjan's algorithm emits them); an SCC with exactly one outside
 //! operand is replaced by it, one with several is searched again among its
 //! inner φs (those with no outside operand). Iterative throughout.
-use super::builder::{Builder, FxMap, FxSet, OpKey, op_key};
+use super::builder::Builder;
 use crate::ir::{Inst, Operand, Value};
 
 /// Whether `p` has an operand that is another live φ: only such φs can be
@@ -25,6 +25,9 @@ fn has_phi_operand(b: &Builder, p: u32) -> bool {
         _ => false,
     })
 }
+
+/// Not in the set being searched (see [`tarjan`]).
+const NONE: u32 = u32::MAX;
 
 /// Removes every redundant φ-SCC among the live φs of `b`.
 pub fn remove_redundant_phis(b: &mut Builder) {
@@ -46,76 +49,126 @@ pub fn remove_redundant_phis(b: &mut Builder) {
     }
     phis.sort_unstable();
     phis.retain(|&p| b.forward[p as usize].is_none());
+    if phis.is_empty() {
+        return;
+    }
+    // Per node: its position in the set searched, and whether it is in the
+    // SCC at hand.
+    let mut pos = vec![NONE; b.nodes.len()];
+    let mut member = vec![false; b.nodes.len()];
+    let mut users = Vec::new();
     let mut work = vec![phis];
     while let Some(set) = work.pop() {
-        for scc in tarjan(b, &set) {
+        let (comps, ends) = tarjan(b, &set, &mut pos);
+        let mut start = 0;
+        for end in ends {
+            let scc = &comps[start..end];
+            start = end;
             if scc.len() == 1 {
                 b.try_remove_trivial_phi(scc[0]);
                 continue;
             }
-            let members: FxSet<u32> = scc.iter().copied().collect();
-            let mut inner = Vec::new();
-            let mut outer: Vec<Operand> = Vec::new();
-            let mut seen: FxSet<OpKey> = FxSet::default();
-            for &p in &scc {
-                let mut is_inner = true;
-                for op in b.phi_operands(p) {
-                    if let Operand::Value(Value(n)) = op
-                        && members.contains(&n)
-                    {
-                        continue;
-                    }
-                    is_inner = false;
-                    if seen.insert(op_key(op)) {
-                        outer.push(op);
-                    }
-                }
-                if is_inner {
-                    inner.push(p);
-                }
+            for &p in scc {
+                member[p as usize] = true;
             }
-            if outer.len() == 1 {
-                let x = outer[0];
-                let mut users = Vec::new();
-                for &p in &scc {
-                    b.replace_phi(p, x);
-                    users.extend(
-                        b.phi_users[p as usize]
-                            .iter()
-                            .copied()
-                            .filter(|u| !members.contains(u)),
-                    );
+            let (outer, inner) = outside_operands(b, scc, &member);
+            match outer {
+                Outer::One(x) => {
+                    users.clear();
+                    for &p in scc {
+                        b.replace_phi(p, x);
+                        users.extend(b.phi_users.of(p).filter(|u| !member[*u as usize]));
+                    }
+                    for &p in scc {
+                        member[p as usize] = false;
+                    }
+                    for &u in &users {
+                        b.try_remove_trivial_phi(u);
+                    }
                 }
-                for u in users {
-                    b.try_remove_trivial_phi(u);
+                Outer::None | Outer::Several => {
+                    for &p in scc {
+                        member[p as usize] = false;
+                    }
+                    if matches!(outer, Outer::Several)
+                        && !inner.is_empty()
+                        && inner.len() < scc.len()
+                    {
+                        work.push(inner);
+                    }
                 }
-            } else if outer.len() > 1 && !inner.is_empty() && inner.len() < scc.len() {
-                work.push(inner);
             }
         }
     }
 }
 
+/// How many distinct operands from outside an SCC its φs have.
+enum Outer {
+    None,
+    One(Operand),
+    Several,
+}
+
+/// The operands of the φs of `scc` (whose nodes `member` marks) that come
+/// from outside it, and its inner φs (those with none).
+fn outside_operands(b: &Builder, scc: &[u32], member: &[bool]) -> (Outer, Vec<u32>) {
+    let mut outer = Outer::None;
+    let mut inner = Vec::new();
+    for &p in scc {
+        let mut is_inner = true;
+        if let Inst::Phi { values, .. } = &b.nodes[p as usize].inst {
+            for &op in values {
+                let op = b.resolve(op);
+                if let Operand::Value(Value(n)) = op
+                    && member[n as usize]
+                {
+                    continue;
+                }
+                is_inner = false;
+                outer = match outer {
+                    Outer::None => Outer::One(op),
+                    Outer::One(x) if x == op => Outer::One(x),
+                    _ => Outer::Several,
+                };
+            }
+        }
+        if is_inner {
+            inner.push(p);
+        }
+    }
+    (outer, inner)
+}
+
 /// Tarjan's SCCs of the graph "φ → its φ operands" restricted to `set`,
-/// operands' SCCs before their users'. Iterative.
-fn tarjan(b: &Builder, set: &[u32]) -> Vec<Vec<u32>> {
-    let index_of: FxMap<u32, usize> = set.iter().enumerate().map(|(i, &p)| (p, i)).collect();
-    let succ: Vec<Vec<usize>> = set
-        .iter()
-        .map(|&p| {
-            b.phi_operands(p)
-                .into_iter()
-                .filter_map(|op| match op {
-                    Operand::Value(Value(n)) => index_of.get(&n).copied(),
-                    _ => None,
-                })
-                .collect()
+/// operands' SCCs before their users', listed flat: component `i` is
+/// `comps[ends[i-1]..ends[i]]`. `pos` (all [`NONE`], as it is left) maps a
+/// node to its position in `set` meanwhile. Iterative.
+fn tarjan(b: &Builder, set: &[u32], pos: &mut [u32]) -> (Vec<u32>, Vec<usize>) {
+    for (i, &p) in set.iter().enumerate() {
+        pos[p as usize] = i as u32;
+    }
+    let at: &[u32] = pos;
+    let (nodes, ends) = crate::ir::graph::sccs_flat(set.len(), |v| {
+        let values: &[Operand] = match &b.nodes[set[v] as usize].inst {
+            Inst::Phi { values, .. } => values,
+            _ => &[],
+        };
+        values.iter().filter_map(move |&op| match b.resolve(op) {
+            Operand::Value(Value(n)) if at[n as usize] != NONE => Some(at[n as usize] as usize),
+            _ => None,
         })
-        .collect();
-    // `sccs` lists a component from its DFS root down the Tarjan stack;
-    // this pass visits a component's φs in stack-pop order (root last).
-    crate::ir::graph::sccs(&succ)
-        .into_iter()
-        .map(|comp| comp.into_iter().rev().map(|w| set[w]).collect())
-        .collect()
+    });
+    for &p in set {
+        pos[p as usize] = NONE;
+    }
+    // `sccs_flat` lists a component from its DFS root down the Tarjan
+    // stack; this pass visits a component's φs in stack-pop order (root
+    // last).
+    let mut comps: Vec<u32> = nodes.into_iter().map(|w| set[w]).collect();
+    let mut start = 0;
+    for &end in &ends {
+        comps[start..end].reverse();
+        start = end;
+    }
+    (comps, ends)
 }
