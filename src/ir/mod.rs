@@ -582,3 +582,11 @@ pub struct Module {
     /// Struct layouts, globals, and which functions are `main`/`<init>`.
     pub program: std::sync::Arc<crate::sema::hir::Program>,
 }
+
+impl Module {
+    /// How many statements its functions have together: the size of the
+    /// work a stage does over the module (`par::Pool`'s `work`).
+    pub fn stmt_count(&self) -> usize {
+        self.funcs.iter().map(|f| f.stmts.len()).sum()
+    }
+}
