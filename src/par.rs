@@ -39,20 +39,27 @@ pub const MIN_PARALLEL_WORK: usize = 2_000;
 /// Worker threads shared by the stages of one compilation (see the module
 /// doc). Cloning shares the same workers. The default runs everything on
 /// the calling thread.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Pool {
-    threads: usize,
+    /// `None`: one per core, looked up when the workers start.
+    threads: Option<usize>,
     min_work: usize,
     workers: Arc<OnceLock<Option<rayon::ThreadPool>>>,
 }
 
+impl Default for Pool {
+    /// The calling thread only.
+    fn default() -> Pool {
+        Pool::new(1, 0)
+    }
+}
+
 impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Pool({} threads, min work {})",
-            self.threads, self.min_work
-        )
+        match self.threads {
+            Some(n) => write!(f, "Pool({n} threads, min work {})", self.min_work),
+            None => write!(f, "Pool(one thread per core, min work {})", self.min_work),
+        }
     }
 }
 
@@ -62,24 +69,34 @@ impl Pool {
     /// No thread starts here.
     pub fn new(threads: usize, min_work: usize) -> Pool {
         Pool {
-            threads,
+            threads: Some(threads),
             min_work,
             workers: Arc::default(),
         }
     }
 
-    /// How many threads a call may use (at least one).
-    pub fn threads(&self) -> usize {
-        self.threads.max(1)
+    /// [`Pool::new`] with one thread per core (looked up only when the
+    /// workers start, so a small program does not pay for it).
+    pub fn per_core(min_work: usize) -> Pool {
+        Pool {
+            threads: None,
+            min_work,
+            workers: Arc::default(),
+        }
     }
 
-    /// The workers, started on first use; `None` when they could not be
-    /// started (everything then runs on the calling thread).
+    /// The workers, started on first use; `None` on one core or when they
+    /// could not be started (everything then runs on the calling thread).
     fn workers(&self) -> Option<&rayon::ThreadPool> {
         self.workers
             .get_or_init(|| {
+                let cores = || std::thread::available_parallelism().map_or(1, |n| n.get());
+                let n = self.threads.unwrap_or_else(cores);
+                if n <= 1 {
+                    return None;
+                }
                 rayon::ThreadPoolBuilder::new()
-                    .num_threads(self.threads)
+                    .num_threads(n)
                     .stack_size(WORKER_STACK)
                     .thread_name(|k| format!("toyc-worker-{k}"))
                     .build()
@@ -99,7 +116,8 @@ impl Pool {
         R: Send,
         F: Fn(usize, &mut T) -> R + Sync,
     {
-        let serial = self.threads <= 1 || items.len() < 2 || work < self.min_work;
+        let one = self.threads.is_some_and(|n| n <= 1);
+        let serial = one || items.len() < 2 || work < self.min_work;
         let workers = if serial { None } else { self.workers() };
         match workers {
             None => items.iter_mut().enumerate().map(|(i, t)| f(i, t)).collect(),
@@ -159,6 +177,9 @@ mod tests {
         let on_caller = pool.map(50, 999, |_| std::thread::current().id() == caller);
         assert!(on_caller.iter().all(|&c| c));
         assert!(pool.workers.get().is_none(), "no worker was started");
+        let default = Pool::default();
+        let on_caller = default.map(50, usize::MAX, |_| std::thread::current().id() == caller);
+        assert!(on_caller.iter().all(|&c| c), "the default pool is serial");
         let names = pool.map(50, 1000, |_| {
             std::thread::current().name().map(String::from)
         });

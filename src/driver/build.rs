@@ -49,10 +49,7 @@ pub(super) fn gc_config(stats_flag: bool) -> crate::runtime::gc::GcConfig {
 pub(super) fn pool_for(build: &BuildArgs) -> crate::par::Pool {
     match build.threads {
         Some(n) => crate::par::Pool::new(n, 0),
-        None => crate::par::Pool::new(
-            std::thread::available_parallelism().map_or(1, |n| n.get()),
-            crate::par::MIN_PARALLEL_WORK,
-        ),
+        None => crate::par::Pool::per_core(crate::par::MIN_PARALLEL_WORK),
     }
 }
 
