@@ -39,6 +39,7 @@ use crate::span::Span;
 pub use crate::types::Type;
 use crate::types::{FuncId, GlobalId, StructId};
 use cranelift_entity::{PrimaryMap, SecondaryMap};
+pub use fxhash::{FxMap, FxSet};
 use std::fmt;
 use std::ops::Range;
 
@@ -49,6 +50,7 @@ pub mod dom;
 pub mod dot;
 pub mod edit;
 pub mod fold;
+pub mod fxhash;
 pub mod graph;
 pub mod handbuild;
 pub mod loops;
