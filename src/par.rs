@@ -2,20 +2,26 @@
 //! stages use to handle functions on every core (SSA construction, our
 //! function passes, Cranelift's compilation).
 //!
+//! - One [`Pool`] serves a whole compilation: the driver makes it and
+//!   passes it down in each stage's options (`PipelineOptions::pool`,
+//!   `PassCtx::pool`, `CodegenOptions::pool`). Its worker threads are
+//!   started by the first call that is worth running in parallel and live
+//!   until the last clone of the pool is dropped, so pass rows and codegen
+//!   do not pay a thread start each.
 //! - The result of item `i` is always at index `i`, whatever thread ran
 //!   it and in whatever order the items finished: callers merge results
 //!   in item order, so the output never depends on the schedule.
-//! - With `threads <= 1` (or fewer than two items) everything runs on the
-//!   calling thread, in item order, with no thread started.
+//! - A call whose work (the caller's estimate, in IR statements) is below
+//!   the pool's `min_work`, or with fewer than two items, or on a pool of
+//!   one thread, runs everything on the calling thread, in item order, and
+//!   starts no thread.
 //! - A panic in a worker is raised again on the calling thread once every
-//!   worker has stopped.
+//!   item has stopped.
 //! - Workers get [`WORKER_STACK`] bytes of stack, like the compiler
 //!   thread, so the recursion that input nesting bounds fits there too.
-//!
-//! How many threads to use is the caller's argument: the driver decides it
-//! (`driver::build::threads_for`) and passes it down in each stage's options.
 
-use std::sync::Mutex;
+use rayon::prelude::*;
+use std::sync::{Arc, OnceLock};
 
 /// Stack size of each worker thread: as large as the compiler thread's
 /// (`driver::COMPILER_STACK`), since workers run the same recursive code
@@ -23,72 +29,119 @@ use std::sync::Mutex;
 /// as the recursion goes.
 pub const WORKER_STACK: usize = 1 << 30;
 
-/// Runs `f(i, &mut items[i])` for every item on up to `threads` threads
-/// (the calling thread is one of them) and returns the results in item
-/// order. Items are handed out one at a time, so a few large items do not
-/// leave a thread idle while another has a long queue.
-pub fn map_mut<T, R, F>(items: &mut [T], threads: usize, f: F) -> Vec<R>
-where
-    T: Send,
-    R: Send,
-    F: Fn(usize, &mut T) -> R + Sync,
-{
-    let threads = threads.min(items.len());
-    if threads <= 1 {
-        return items.iter_mut().enumerate().map(|(i, t)| f(i, t)).collect();
-    }
-    let n = items.len();
-    let queue = Mutex::new(items.iter_mut().enumerate());
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let next = match queue.lock() {
-                Ok(mut q) => q.next(),
-                Err(_) => None,
-            };
-            let Some((i, item)) = next else { break };
-            done.push((i, f(i, item)));
-        }
-        done
-    };
-    let mut slots: Vec<Option<R>> = (0..n).map(|_| None).collect();
-    std::thread::scope(|s| {
-        let workers: Vec<_> = (1..threads)
-            .map(|k| {
-                std::thread::Builder::new()
-                    .name(format!("toyc-worker-{k}"))
-                    .stack_size(WORKER_STACK)
-                    .spawn_scoped(s, work)
-            })
-            .collect();
-        let mut all = vec![work()];
-        // A worker that could not start took nothing: the calling thread
-        // has done its share.
-        for handle in workers.into_iter().flatten() {
-            match handle.join() {
-                Ok(done) => all.push(done),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        for (i, r) in all.into_iter().flatten() {
-            slots[i] = Some(r);
-        }
-    });
-    slots
-        .into_iter()
-        .map(|r| r.expect("every item was handed to a worker"))
-        .collect()
+/// Below this many IR statements in total, a call runs on the calling
+/// thread. The pool costs about 0.4 ms per compilation (its start and a
+/// hand-over per pass row); 2,000 statements take about 50 ms to compile
+/// on one thread, so the pool costs at most about 1% where it cannot help
+/// (docs/passes.md, "Threads", has the measurements).
+pub const MIN_PARALLEL_WORK: usize = 2_000;
+
+/// Worker threads shared by the stages of one compilation (see the module
+/// doc). Cloning shares the same workers. The default runs everything on
+/// the calling thread.
+#[derive(Clone)]
+pub struct Pool {
+    /// `None`: one per core, looked up when the workers start.
+    threads: Option<usize>,
+    min_work: usize,
+    workers: Arc<OnceLock<Option<rayon::ThreadPool>>>,
 }
 
-/// [`map_mut`] over the indices `0..n`: `f(i)` for each, results in index
-/// order.
-pub fn map<R, F>(n: usize, threads: usize, f: F) -> Vec<R>
-where
-    R: Send,
-    F: Fn(usize) -> R + Sync,
-{
-    let mut indices: Vec<usize> = (0..n).collect();
-    map_mut(&mut indices, threads, |_, &mut i| f(i))
+impl Default for Pool {
+    /// The calling thread only.
+    fn default() -> Pool {
+        Pool::new(1, 0)
+    }
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.threads {
+            Some(n) => write!(f, "Pool({n} threads, min work {})", self.min_work),
+            None => write!(f, "Pool(one thread per core, min work {})", self.min_work),
+        }
+    }
+}
+
+impl Pool {
+    /// A pool of up to `threads` threads (0 or 1: the calling thread only)
+    /// that runs a call in parallel when its work is at least `min_work`.
+    /// No thread starts here.
+    pub fn new(threads: usize, min_work: usize) -> Pool {
+        Pool {
+            threads: Some(threads),
+            min_work,
+            workers: Arc::default(),
+        }
+    }
+
+    /// [`Pool::new`] with one thread per core (looked up only when the
+    /// workers start, so a small program does not pay for it).
+    pub fn per_core(min_work: usize) -> Pool {
+        Pool {
+            threads: None,
+            min_work,
+            workers: Arc::default(),
+        }
+    }
+
+    /// The workers, started on first use; `None` on one core or when they
+    /// could not be started (everything then runs on the calling thread).
+    fn workers(&self) -> Option<&rayon::ThreadPool> {
+        self.workers
+            .get_or_init(|| {
+                let cores = || std::thread::available_parallelism().map_or(1, |n| n.get());
+                let n = self.threads.unwrap_or_else(cores);
+                if n <= 1 {
+                    return None;
+                }
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .stack_size(WORKER_STACK)
+                    .thread_name(|k| format!("toyc-worker-{k}"))
+                    .build()
+                    .ok()
+            })
+            .as_ref()
+    }
+
+    /// Runs `f(i, &mut items[i])` for every item and returns the results
+    /// in item order; on the workers when `work` (the caller's estimate of
+    /// the items' size in IR statements) is at least the pool's `min_work`.
+    /// Items are handed out one at a time, so a few large items do not
+    /// leave a thread idle while another has a long queue.
+    pub fn map_mut<T, R, F>(&self, items: &mut [T], work: usize, f: F) -> Vec<R>
+    where
+        T: Send,
+        R: Send,
+        F: Fn(usize, &mut T) -> R + Sync,
+    {
+        let one = self.threads.is_some_and(|n| n <= 1);
+        let serial = one || items.len() < 2 || work < self.min_work;
+        let workers = if serial { None } else { self.workers() };
+        match workers {
+            None => items.iter_mut().enumerate().map(|(i, t)| f(i, t)).collect(),
+            Some(workers) => workers.install(|| {
+                items
+                    .par_iter_mut()
+                    .with_max_len(1)
+                    .enumerate()
+                    .map(|(i, t)| f(i, t))
+                    .collect()
+            }),
+        }
+    }
+
+    /// [`Pool::map_mut`] over the indices `0..n`: `f(i)` for each, results
+    /// in index order.
+    pub fn map<R, F>(&self, n: usize, work: usize, f: F) -> Vec<R>
+    where
+        R: Send,
+        F: Fn(usize) -> R + Sync,
+    {
+        let mut indices: Vec<usize> = (0..n).collect();
+        self.map_mut(&mut indices, work, |_, &mut i| f(i))
+    }
 }
 
 #[cfg(test)]
@@ -97,27 +150,60 @@ mod tests {
 
     #[test]
     fn results_are_in_item_order_with_any_thread_count() {
+        let serial: Vec<u64> = (0..100).map(|i| 3 * i).collect();
         for threads in [0, 1, 2, 5] {
-            let mut items: Vec<u64> = (0..100).collect();
-            let out = map_mut(&mut items, threads, |i, x| {
-                *x *= 2;
-                (i as u64) + *x
-            });
-            assert_eq!(out, (0..100).map(|i| 3 * i).collect::<Vec<u64>>());
-            assert_eq!(items, (0..100).map(|i| 2 * i).collect::<Vec<u64>>());
+            let pool = Pool::new(threads, 0);
+            // Two calls on the same pool: its workers serve both.
+            for _ in 0..2 {
+                let mut items: Vec<u64> = (0..100).collect();
+                let out = pool.map_mut(&mut items, 100, |i, x| {
+                    // Uneven item costs, so items finish out of order.
+                    if i % 7 == 0 {
+                        std::thread::sleep(std::time::Duration::from_micros(200));
+                    }
+                    *x *= 2;
+                    (i as u64) + *x
+                });
+                assert_eq!(out, serial, "{threads} threads");
+                assert_eq!(items, (0..100).map(|i| 2 * i).collect::<Vec<u64>>());
+            }
         }
     }
 
     #[test]
+    fn small_work_runs_on_the_calling_thread() {
+        let pool = Pool::new(4, 1000);
+        let caller = std::thread::current().id();
+        let on_caller = pool.map(50, 999, |_| std::thread::current().id() == caller);
+        assert!(on_caller.iter().all(|&c| c));
+        assert!(pool.workers.get().is_none(), "no worker was started");
+        let default = Pool::default();
+        let on_caller = default.map(50, usize::MAX, |_| std::thread::current().id() == caller);
+        assert!(on_caller.iter().all(|&c| c), "the default pool is serial");
+        let names = pool.map(50, 1000, |_| {
+            std::thread::current().name().map(String::from)
+        });
+        assert!(
+            names
+                .iter()
+                .all(|n| n.as_deref().is_some_and(|n| n.starts_with("toyc-worker-"))),
+            "{names:?}"
+        );
+    }
+
+    #[test]
     fn a_worker_panic_reaches_the_caller() {
-        let caught = std::panic::catch_unwind(|| {
-            map(8, 2, |i| {
+        let pool = Pool::new(2, 0);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.map(8, 8, |i| {
                 if i == 5 {
                     panic!("item five");
                 }
                 i
             })
-        });
+        }));
         assert!(caught.is_err());
+        // The pool still works after a panic.
+        assert_eq!(pool.map(4, 4, |i| i * i), vec![0, 1, 4, 9]);
     }
 }

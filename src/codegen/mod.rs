@@ -55,9 +55,8 @@ pub struct CodegenOptions {
     /// `catch_unwind` around Cranelift's compilation of function `NAME`, to
     /// exercise the internal-error path (`tests/it/codegen/ice.rs`).
     pub panic_in: Option<String>,
-    /// How many threads Cranelift compiles functions on; 0 or 1: the
-    /// calling thread only.
-    pub threads: usize,
+    /// The threads Cranelift compiles functions on.
+    pub pool: crate::par::Pool,
 }
 
 /// JIT-compiles `module`, runs `<init>` then `main` with `args`, and
@@ -282,7 +281,7 @@ impl<'a> Compiler<'a> {
     /// Translation runs in module order on this thread (it declares runtime
     /// imports, string constants, positions and type tags on first use);
     /// Cranelift then compiles the functions on up to
-    /// [`CodegenOptions::threads`] threads, each with its own context; the
+    /// [`CodegenOptions::pool`]'s threads, each with its own context; the
     /// machine code is defined in the module in module order, so the
     /// result is the same with any number of threads.
     pub fn compile(&mut self, emit: Emit) -> Result<Vec<(String, String)>, String> {
@@ -357,7 +356,7 @@ impl<'a> Compiler<'a> {
 
     /// Inserts the stack maps (`roots[k]`) into function `selected[k]`
     /// translated in `ctxs[k]`, for every `k`, and compiles it when
-    /// `compile`; on up to [`CodegenOptions::threads`] threads. Gives each
+    /// `compile`; on up to [`CodegenOptions::pool`]'s threads. Gives each
     /// one's relocations (none when not compiled), or the error of the
     /// first function (in module order) that failed.
     fn finish_all(
@@ -374,7 +373,8 @@ impl<'a> Compiler<'a> {
         };
         let isa = self.module.isa();
         let (funcs, ids, opts) = (&self.ir.funcs, &self.funcs, &self.opts);
-        let done = crate::par::map_mut(ctxs, opts.threads, |k, ctx| {
+        let work = selected.iter().map(|&i| funcs[i].stmts.len()).sum();
+        let done = opts.pool.map_mut(ctxs, work, |k, ctx| {
             stack_maps::insert(&mut ctx.func, &roots[k]);
             if !compile {
                 return Ok((Vec::new(), false));

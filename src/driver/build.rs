@@ -25,7 +25,7 @@ pub(super) fn codegen_options(build: &BuildArgs) -> crate::codegen::CodegenOptio
         gc: crate::runtime::gc::GcConfig::default(),
         // Tests only: see `CodegenOptions::panic_in`.
         panic_in: std::env::var("TOYC_TEST_CODEGEN_PANIC").ok(),
-        threads: threads(build),
+        pool: pool_for(build),
     }
 }
 
@@ -41,27 +41,15 @@ pub(super) fn gc_config(stats_flag: bool) -> crate::runtime::gc::GcConfig {
     }
 }
 
-/// How many threads the stages use per function (`--threads`, or one
-/// per core); always at least one.
-pub(super) fn threads(build: &BuildArgs) -> usize {
-    build
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1)
-}
-
-/// Below this many functions the default (no `--threads`) is one thread:
-/// starting workers for every pass row costs more than a small program's
-/// per-function work (about 3 ms of 25 on bench/toy/spectral.toy).
-const PARALLEL_MIN_FUNCS: usize = 64;
-
-/// [`threads`] for a program of `funcs` functions: `--threads` as given,
-/// otherwise one thread for a small program and one per core for a large one.
-pub(super) fn threads_for(build: &BuildArgs, funcs: usize) -> usize {
-    if build.threads.is_none() && funcs < PARALLEL_MIN_FUNCS {
-        1
-    } else {
-        threads(build)
+/// The worker threads of one compilation, shared by SSA construction, the
+/// function passes and Cranelift: `--threads N` runs every stage on N
+/// threads whatever the program's size; by default one per core, for the
+/// stages whose work reaches [`crate::par::MIN_PARALLEL_WORK`] statements
+/// (a smaller program starts no thread).
+pub(super) fn pool_for(build: &BuildArgs) -> crate::par::Pool {
+    match build.threads {
+        Some(n) => crate::par::Pool::new(n, 0),
+        None => crate::par::Pool::per_core(crate::par::MIN_PARALLEL_WORK),
     }
 }
 
@@ -76,7 +64,7 @@ pub fn verify_enabled() -> bool {
 /// `--remarks` are printed on stderr (only those about `--fn NAME` when
 /// given).
 pub fn build_ir(build: &BuildArgs, sources: &mut SourceMap) -> Result<crate::ir::Module, i32> {
-    build_ir_with_args(build, sources, None)
+    build_ir_with_args(build, sources, None, &pool_for(build))
 }
 
 /// Reads and checks a Bril program (`.bril` text or `.json`); errors are
@@ -118,12 +106,15 @@ pub(super) fn build_bril_ir(
 }
 
 /// [`build_ir`]; for a Bril program, `main_args` as in [`build_bril_ir`].
+/// SSA construction and the passes run on `pool`'s threads.
 pub fn build_ir_with_args(
     build: &BuildArgs,
     sources: &mut SourceMap,
     main_args: Option<&[String]>,
+    pool: &crate::par::Pool,
 ) -> Result<crate::ir::Module, i32> {
     let mut opts = pipeline_options(build)?;
+    opts.pool = pool.clone();
     if let Some(note) = build.opt.note() {
         eprintln!("{note}");
     }
@@ -136,13 +127,11 @@ pub fn build_ir_with_args(
         })
         .map_err(|diags| report(sources, &diags))?;
         show_warnings(sources, &warnings);
-        let threads = threads_for(build, program.functions.len());
         let module = crate::timing::time("ssa", || {
-            crate::ssa::build_module_on(Arc::new(program), threads)
+            crate::ssa::build_module_on(Arc::new(program), pool)
         });
         checked_ssa(build, module)?
     };
-    opts.threads = threads_for(build, module.funcs.len());
     let mut counters = crate::opt::Counters::default();
     let program = module.program.clone();
     let print =
@@ -272,7 +261,7 @@ pub fn pipeline_options(build: &BuildArgs) -> Result<crate::opt::PipelineOptions
         only: build.func.clone(),
         verify: verify_enabled(),
         remarks: build.remarks.is_some(),
-        threads: threads(build),
+        pool: pool_for(build),
     })
 }
 

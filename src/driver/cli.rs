@@ -206,7 +206,7 @@ pub struct BuildArgs {
     #[arg(long = "time-passes")]
     pub time_passes: bool,
     /// How many threads build, optimise and compile functions (default:
-    /// one per core, or one for a program of fewer than 64 functions).
+    /// one per core, or one for a small program: `par::MIN_PARALLEL_WORK`).
     /// The output is the same with any number.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,

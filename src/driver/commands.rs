@@ -4,7 +4,7 @@
 
 use super::build::{
     build_bril_ir, build_ir, build_ir_with_args, checked_ssa, codegen_options, gc_config,
-    load_bril, pipeline_options, report_verifier_failure, threads_for,
+    load_bril, pipeline_options, pool_for, report_verifier_failure,
 };
 use super::cli::{self, BuildArgs, WarningPolicy};
 use super::files::{
@@ -53,7 +53,8 @@ pub(super) fn run_program(
         return 2;
     }
     let mut sources = SourceMap::new();
-    match build_ir_with_args(build, &mut sources, Some(args)) {
+    let pool = pool_for(build);
+    match build_ir_with_args(build, &mut sources, Some(args), &pool) {
         Ok(module) if interp => crate::timing::time("interp", || {
             let gc = gc_config(gc_stats);
             crate::interp::run_module(&module, &sources, args, profile, gc)
@@ -62,7 +63,7 @@ pub(super) fn run_program(
         Ok(module) => {
             let opts = crate::codegen::CodegenOptions {
                 gc: gc_config(gc_stats),
-                threads: threads_for(build, module.funcs.len()),
+                pool,
                 ..codegen_options(build)
             };
             crate::codegen::run_module(&module, &sources, &opts, args)
@@ -149,11 +150,15 @@ pub(super) fn listing_command(
     kind: crate::codegen::asm::Listing,
     sources: &mut SourceMap,
 ) -> i32 {
-    let module = match build_ir(build, sources) {
+    let pool = pool_for(build);
+    let module = match build_ir_with_args(build, sources, None, &pool) {
         Ok(module) => module,
         Err(code) => return code,
     };
-    let opts = codegen_options(build);
+    let opts = crate::codegen::CodegenOptions {
+        pool,
+        ..codegen_options(build)
+    };
     match crate::codegen::asm::module_listing(&module, sources, &opts, build.func.as_deref(), kind)
     {
         Ok(text) => {
@@ -284,7 +289,10 @@ pub(super) fn explore_command(build: &BuildArgs, output: Option<&Path>) -> i32 {
         sources: &sources,
         main: crate::span::FileId(0),
         pipeline: &opts,
-        codegen: &codegen_options(build),
+        codegen: &crate::codegen::CodegenOptions {
+            pool: opts.pool.clone(),
+            ..codegen_options(build)
+        },
         only: build.func.as_deref(),
     };
     let page = match crate::explore::collect::build_page(module, &inputs) {

@@ -18,12 +18,12 @@
 //! it (and `then`'s φ edges renamed to the trampoline). A `Goto` to the next
 //! block is left implicit when the block has other statements.
 
+use crate::ir::FxMap;
 use crate::ir::compact::cfg_from_ranges;
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{BlockId, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value, VarName};
 use crate::span::Span;
 use cranelift_entity::{EntityRef, SecondaryMap};
-use std::collections::HashMap;
 
 /// A label: a block's name that survives reordering: the [`BlockId`] it
 /// had in the IrCode the view was made from, or a fresh one
@@ -219,7 +219,7 @@ impl BlockIr {
     /// Places each list of `new` blocks right before the block with its
     /// key label, in list order, in one linear rebuild of the layout. (Keys
     /// must be labels of blocks; a list under any other key is dropped.)
-    pub fn insert_before(&mut self, mut new: HashMap<Label, Vec<BBlock>>) {
+    pub fn insert_before(&mut self, mut new: FxMap<Label, Vec<BBlock>>) {
         if new.is_empty() {
             return;
         }

@@ -18,10 +18,10 @@
 //! - Linear apart from the bodies themselves: the cost is the number of
 //!   blocks and edges plus the sum of the body sizes (no per-loop array
 //!   over every block of the function).
+use crate::ir::FxSet;
 use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, Cfg};
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
-use std::collections::HashSet;
 
 /// A loop of a [`LoopNest`], its index in [`LoopNest::loops`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,7 +36,7 @@ pub struct LoopInfo {
     /// Sources of the back edges into `header`, in increasing order.
     pub latches: Vec<BlockId>,
     /// The blocks of the loop, header included, as a set (for `contains`).
-    pub body: HashSet<BlockId>,
+    pub body: FxSet<BlockId>,
     /// The same blocks, in increasing order.
     pub blocks: Vec<BlockId>,
     /// The dedicated preheader: the header's only predecessor outside the
@@ -152,7 +152,7 @@ where
         if lat.is_empty() {
             continue;
         }
-        let mut body = HashSet::new();
+        let mut body = FxSet::default();
         body.insert(h);
         let mut work = lat.clone();
         while let Some(b) = work.pop() {

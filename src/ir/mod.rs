@@ -39,6 +39,7 @@ use crate::span::Span;
 pub use crate::types::Type;
 use crate::types::{FuncId, GlobalId, StructId};
 use cranelift_entity::{PrimaryMap, SecondaryMap};
+pub use fxhash::{FxMap, FxSet};
 use std::fmt;
 use std::ops::Range;
 
@@ -49,6 +50,7 @@ pub mod dom;
 pub mod dot;
 pub mod edit;
 pub mod fold;
+pub mod fxhash;
 pub mod graph;
 pub mod handbuild;
 pub mod loops;
@@ -581,4 +583,12 @@ pub struct Module {
     pub funcs: Vec<IrCode>,
     /// Struct layouts, globals, and which functions are `main`/`<init>`.
     pub program: std::sync::Arc<crate::sema::hir::Program>,
+}
+
+impl Module {
+    /// How many statements its functions have together: the size of the
+    /// work a stage does over the module (`par::Pool`'s `work`).
+    pub fn stmt_count(&self) -> usize {
+        self.funcs.iter().map(|f| f.stmts.len()).sum()
+    }
 }

@@ -29,11 +29,11 @@ pub mod update;
 pub mod verify;
 pub mod walker;
 
+use crate::ir::FxSet;
 use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, IrCode, Value};
 use alias::Effect;
 use cranelift_entity::{PrimaryMap, SecondaryMap};
-use std::collections::HashSet;
 
 /// An access, indexed in [`MemorySsa::accesses`]. `AccessId(0)` is `liveOnEntry`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -83,7 +83,7 @@ pub struct MemorySsa {
     pub(crate) by_inst: SecondaryMap<Value, Option<AccessId>>,
     pub(crate) phis: SecondaryMap<BlockId, Option<AccessId>>,
     pub(crate) lists: SecondaryMap<BlockId, Vec<AccessId>>,
-    pub(crate) users: SecondaryMap<AccessId, HashSet<AccessId>>,
+    pub(crate) users: SecondaryMap<AccessId, FxSet<AccessId>>,
     /// Number of statements of the stream when built (statement order is
     /// value order below it).
     pub(crate) n_stmts: u32,

@@ -18,8 +18,8 @@
 
 use super::alias::{AliasCtx, Effect, MemLoc};
 use super::{AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa};
+use crate::ir::FxSet;
 use crate::ir::{BlockId, Inst, IrCode, Operand};
-use std::collections::HashSet;
 
 impl MemorySsa {
     /// The clobber of `a`'s own location, starting above `a` (for a def
@@ -83,7 +83,7 @@ impl MemorySsa {
 
     /// Explores every path above φ `p`; the common clobber or `p`.
     fn walk_phi(&mut self, ir: &IrCode, p: AccessId, loc: &Effect, steps: &mut u32) -> AccessId {
-        let mut seen: HashSet<(AccessId, Effect, bool)> = HashSet::new();
+        let mut seen: FxSet<(AccessId, Effect, bool)> = FxSet::default();
         let mut found: Option<AccessId> = None;
         let mut work: Vec<(AccessId, Effect, bool)> = vec![(p, loc.clone(), false)];
         while let Some((mut cur, l, imprecise)) = work.pop() {

@@ -11,12 +11,12 @@
 //! edge, so it terminates. Counters: `simplifycfg.branches`,
 //! `simplifycfg.threaded`, `simplifycfg.merged`, `simplifycfg.blocks`.
 
+use crate::ir::FxSet;
 use crate::ir::blocks::{BlockIr, Label, Positions, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::{Inst, IrCode, Operand};
 use crate::opt::PassCtx;
 use cranelift_entity::SecondaryMap;
-use std::collections::HashSet;
 
 /// Removes the operands of edge `from` from the φs of block `to` (`pos`:
 /// the block index of each label, [`BlockIr::positions`]).
@@ -115,7 +115,7 @@ fn remove_unreachable(bir: &mut BlockIr) {
 /// and the blocks it removed (by position).
 struct Round {
     preds: SecondaryMap<Label, Vec<Label>>,
-    edges: HashSet<(Label, Label)>,
+    edges: FxSet<(Label, Label)>,
     pos: Positions,
     dirty: SecondaryMap<Label, bool>,
     removed: Vec<bool>,

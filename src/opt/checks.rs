@@ -21,6 +21,7 @@
 //! length, no call whose summary may write `[T]` lengths
 //! ([`crate::memssa::alias`]). This is flow-insensitive and conservative.
 
+use crate::ir::FxMap;
 use crate::ir::dom::DomTree;
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type, Value};
 use crate::memssa::alias::{Class, Effect, Summaries, inst_effect};
@@ -28,7 +29,7 @@ use crate::opt::PassCtx;
 use crate::opt::pi_insert;
 use crate::opt::remarks::{Describe, Msg, NameTables, RemarkKind};
 use crate::span::Span;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 mod affine;
 
@@ -478,7 +479,7 @@ pub fn eliminate(
     let mut counts = (0, 0, 0);
     // The dominator tree in preorder; `known` counts the comparisons that
     // the edges into the current block and its dominators established.
-    let mut known: HashMap<CmpKey, u32> = HashMap::new();
+    let mut known: FxMap<CmpKey, u32> = FxMap::default();
     let mut stack: Vec<(BlockId, bool)> = if dom.reachable(BlockId(0)) {
         vec![(BlockId(0), true)]
     } else {

@@ -24,13 +24,13 @@
 //! way up through a log, so the pass is linear in the function's size.
 //! Counters: `cse.replaced`, `cse.branches`.
 
+use crate::ir::FxMap;
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{OpKey, for_each_operand_mut, op_key, replace_uses};
 use crate::ir::{BinaryOp, BlockId, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
-use std::collections::HashMap;
 
 #[derive(Copy, Clone, PartialEq, Eq, Hash)]
 enum ExprKey {
@@ -61,9 +61,9 @@ enum Undo {
 /// The scoped tables of the walk.
 #[derive(Default)]
 struct Scope {
-    exprs: HashMap<ExprKey, Value>,
+    exprs: FxMap<ExprKey, Value>,
     /// Branch conditions known in this scope (few: a sparse map).
-    conds: HashMap<Value, bool>,
+    conds: FxMap<Value, bool>,
     log: Vec<Undo>,
     replaced: u64,
     branches: u64,

@@ -73,6 +73,7 @@
 //! go through the MemorySSA updater, MemorySSA is verified, then the
 //! function is compacted.
 
+use crate::ir::FxSet;
 use crate::ir::compact::compact;
 use crate::ir::dom::{DomTree, PostDomTree};
 use crate::ir::edit::{NewNodes, delete, for_each_operand, replace_uses};
@@ -82,7 +83,6 @@ use crate::memssa::{AccessId, AccessKind, MemorySsa};
 use crate::opt::remarks::{Msg, RemarkKind};
 use crate::opt::{Counters, PassCtx};
 use cranelift_entity::{EntityRef, SecondaryMap};
-use std::collections::HashSet;
 
 /// Blocks the forward path check may visit (LLVM's
 /// `dse-memoryssa-path-check-limit` bounds its backward one).
@@ -273,7 +273,7 @@ impl Ctx<'_> {
     fn scan(&self, acc: AccessId, loc: &MemLoc, local: Option<Value>) -> Scan {
         let m = self.m;
         let mut out = Scan::default();
-        let mut seen: HashSet<(AccessId, bool)> = HashSet::new();
+        let mut seen: FxSet<(AccessId, bool)> = FxSet::default();
         if m.users[acc].len() > 2 * m.walk_limit as usize {
             out.exhausted = true;
             return out;
@@ -379,7 +379,7 @@ impl Ctx<'_> {
         }
         // Otherwise a forward search from the end of `s`'s block: it may not
         // reach an exit block without entering a kill block first.
-        let mut visited: HashSet<BlockId> = HashSet::new();
+        let mut visited: FxSet<BlockId> = FxSet::default();
         let mut work: Vec<BlockId> = Vec::new();
         for &succ in &self.ir.cfg.blocks[sb].succs {
             if visited.insert(succ) {

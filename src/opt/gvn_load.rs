@@ -22,6 +22,7 @@
 //! removed load's access is removed through the updater; MemorySSA is
 //! verified before compaction.
 
+use crate::ir::FxMap;
 use crate::ir::compact::compact;
 use crate::ir::edit::{NewNodes, replace_uses};
 use crate::ir::{Inst, IrCode, Loc, Operand, Value};
@@ -30,7 +31,6 @@ use crate::memssa::{AccessId, AccessKind, MemorySsa};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
 use crate::rtfns::Effect as RtEffect;
-use std::collections::HashMap;
 
 fn same_loc(m: &MemorySsa, ir: &IrCode, a: &Effect, b: &Effect) -> bool {
     let (Effect::Locs(x), Effect::Locs(y)) = (a, b) else {
@@ -101,7 +101,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         .filter(|v| m.block_of(*v).is_some_and(|b| m.dom.reachable(b)))
         .collect();
     // Loads by clobber, for the redundancy check.
-    let mut by_clobber: HashMap<(AccessId, Effect), Vec<(Value, AccessId)>> = HashMap::new();
+    let mut by_clobber: FxMap<(AccessId, Effect), Vec<(Value, AccessId)>> = FxMap::default();
     let mut changed = false;
     // Statement order: a dominating load usually comes first (one that does
     // not is only a missed opportunity).

@@ -61,12 +61,12 @@
 
 use super::remarks::{Msg, RemarkKind};
 use super::{PassCtx, callgraph};
+use crate::ir::FxMap;
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{BlockId, Flags, Inst, IrCode, Module, Operand, Type, Value, VarName};
 use cranelift_entity::EntityRef;
-use std::collections::HashMap;
 
 /// The largest callee inlined, in IR statements (every statement counts:
 /// φs, checks and their cold `raise` blocks, terminators). 40 takes
@@ -375,7 +375,7 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
     let mut owner: Vec<Label> = (0..orig.len()).map(BlockId::new).collect();
     // (exception target, old predecessor) -> the blocks that replace the
     // predecessor in the target's φs.
-    let mut handler_edges: HashMap<(Label, Label), Vec<Label>> = HashMap::new();
+    let mut handler_edges: FxMap<(Label, Label), Vec<Label>> = FxMap::default();
     let mut out: Vec<BBlock> = Vec::with_capacity(orig.len());
     let mut next = 0usize;
     for block in orig {
@@ -474,7 +474,7 @@ fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
 fn rename_phi_edges(
     blocks: &mut [BBlock],
     owner: &[Label],
-    handler_edges: &HashMap<(Label, Label), Vec<Label>>,
+    handler_edges: &FxMap<(Label, Label), Vec<Label>>,
 ) {
     for block in blocks {
         let target = block.label;

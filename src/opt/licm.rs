@@ -28,13 +28,13 @@ use crate::ir::compact::compact;
 use crate::ir::edit::{NewNodes, for_each_operand, is_pure, replace_uses};
 use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RuntimeFn, Type, Value};
+use crate::ir::{FxMap, FxSet};
 use crate::memssa::alias::{Class, Effect, Summaries, inst_effect};
 use crate::memssa::{AccessId, LIVE_ON_ENTRY, MemorySsa};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Describe, Msg, RemarkKind};
 use crate::span::Span;
 use cranelift_entity::{EntityRef, SecondaryMap};
-use std::collections::{HashMap, HashSet};
 
 /// The instruction of `v`, original or new.
 fn inst_of<'a>(ir: &'a IrCode, new: &'a NewNodes, v: Value) -> Option<&'a Inst> {
@@ -67,7 +67,7 @@ fn ref_key(op: &Operand) -> Option<Operand> {
 /// falls through to `F`, or from `goto F if not ieq(x, nil)`, with the
 /// checked operand `x`.
 pub(crate) fn nonnil_guards(ir: &IrCode) -> Guards {
-    let mut out = HashSet::new();
+    let mut out = FxSet::default();
     for (b, cond, dest) in value_branches(ir) {
         let (x, f) = match cond {
             Inst::Binary(BinaryOp::ICmp(Cmp::Ne), x, Operand::Nil)
@@ -145,7 +145,7 @@ pub(crate) fn known_nonnil(
 }
 
 /// The blocks entered only when a reference is non-nil, with that reference.
-pub(crate) type Guards = HashSet<(BlockId, Operand)>;
+pub(crate) type Guards = FxSet<(BlockId, Operand)>;
 
 /// What [`known_inbounds`] reads: the bounds checks by the block their true
 /// edge enters, and the element types whose array lengths may shrink
@@ -153,13 +153,13 @@ pub(crate) type Guards = HashSet<(BlockId, Operand)>;
 pub(crate) struct BoundsFacts {
     /// Block `F` ↦ the `(i, n)` of every `goto … if not iult(i, n)` that
     /// falls through to `F`, `F`'s only predecessor (so `0 <= i < n` in `F`).
-    guards: HashMap<BlockId, Vec<(Operand, Operand)>>,
-    shrinking: Option<HashSet<Type>>,
+    guards: FxMap<BlockId, Vec<(Operand, Operand)>>,
+    shrinking: Option<FxSet<Type>>,
 }
 
 pub(crate) fn bounds_facts(ir: &IrCode, sums: &Summaries) -> BoundsFacts {
-    let mut guards: HashMap<BlockId, Vec<(Operand, Operand)>> = HashMap::new();
-    let mut shrinking = Some(HashSet::new());
+    let mut guards: FxMap<BlockId, Vec<(Operand, Operand)>> = FxMap::default();
+    let mut shrinking = Some(FxSet::default());
     for (b, cond, dest) in value_branches(ir) {
         let Inst::Binary(BinaryOp::ICmp(Cmp::Ult), i, n) = cond else {
             continue;

@@ -60,13 +60,13 @@ use crate::ir::dom::DomTree;
 use crate::ir::edit::{for_each_operand, is_pure};
 use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::ir::{BlockId, Flags, Inst, IrCode, Loc, Operand, RaiseKind, Value};
+use crate::ir::{FxMap, FxSet};
 use crate::memssa::alias::Summaries;
 use crate::memssa::{LIVE_ON_ENTRY, MemorySsa};
 use crate::opt::remarks::{Describe, Msg, NameTables, RemarkKind};
 use crate::opt::{Counters, PassCtx};
 use crate::span::Span;
 use cranelift_entity::{EntityRef, SecondaryMap};
-use std::collections::{HashMap, HashSet};
 
 /// How many statements [`Ctx::failure_path_keeps_defs`] may look at for
 /// one check: a bound that keeps the pass linear in functions with many
@@ -151,7 +151,7 @@ impl Ctx<'_> {
     /// use no value defined in `l` (see the module doc), within the budget.
     fn failure_path_keeps_defs(&self, l: &LoopInfo, r: BlockId) -> bool {
         let blocks = &self.ir.cfg.blocks;
-        let mut seen: HashSet<BlockId> = HashSet::from([r]);
+        let mut seen: FxSet<BlockId> = FxSet::from_iter([r]);
         let mut order = vec![r];
         let mut budget = FAILURE_PATH_BUDGET;
         let mut i = 0;
@@ -340,7 +340,7 @@ fn hoist_checks(
     // Labels of the block view are the original block numbers; the moves
     // below change no block's position (new blocks go in `before`).
     let pos = bir.positions();
-    let mut before: HashMap<Label, Vec<BBlock>> = HashMap::new();
+    let mut before: FxMap<Label, Vec<BBlock>> = FxMap::default();
     for h in &plans {
         if let Some(chain) = move_into_preheader(&mut bir, &ctx.block_of, h, &pos) {
             before.entry(h.header).or_default().extend(chain);

@@ -206,8 +206,7 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
             }
         }
     }
-    let mut before: std::collections::HashMap<Label, Vec<BBlock>> =
-        std::collections::HashMap::new();
+    let mut before: crate::ir::FxMap<Label, Vec<BBlock>> = crate::ir::FxMap::default();
     for (anchor, blk) in new_blocks {
         before.entry(anchor).or_default().push(blk);
     }

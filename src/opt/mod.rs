@@ -91,9 +91,8 @@ pub struct PassCtx {
     pub pass: String,
     /// The module's struct, global and function names, for remarks.
     pub names: Arc<NameTables>,
-    /// How many threads a function pass may run on ([`Pass::run_module`]);
-    /// 0 or 1: the calling thread only.
-    pub threads: usize,
+    /// The threads a function pass may run on ([`Pass::run_module`]).
+    pub pool: crate::par::Pool,
 }
 
 /// The steps passes run inside themselves with [`PassCtx::run_step`], as
@@ -336,7 +335,7 @@ impl Pass {
     /// module pass once. Returns what it counted in each function (a module
     /// pass attributes its counts with [`PassCtx::counting_for`]).
     ///
-    /// A function pass runs on up to [`PassCtx::threads`] threads (one
+    /// A function pass runs on [`PassCtx::pool`]'s threads (one
     /// while `--print-after` prints an inner step, whose output must come
     /// in function order), each function with a context of its own; what
     /// the functions counted, remarked and found wrong is merged into
@@ -344,13 +343,14 @@ impl Pass {
     pub fn run_module(&self, module: &mut Module, ctx: &mut PassCtx) -> BTreeMap<String, Counters> {
         match self.run {
             PassFn::Function(run) => {
-                let threads = if ctx.print_step.is_some() {
-                    1
+                let pool = if ctx.print_step.is_some() {
+                    crate::par::Pool::default()
                 } else {
-                    ctx.threads
+                    ctx.pool.clone()
                 };
+                let work = module.stmt_count();
                 let shared = &*ctx;
-                let done = crate::par::map_mut(&mut module.funcs, threads, |_, f| {
+                let done = pool.map_mut(&mut module.funcs, work, |_, f| {
                     let mut local = shared.for_one_function();
                     run(f, &mut local);
                     local
@@ -576,8 +576,8 @@ pub struct PipelineOptions {
     pub verify: bool,
     /// Collect optimisation remarks ([`run_pipeline_observed`] returns them).
     pub remarks: bool,
-    /// How many threads a function pass may use ([`PassCtx::threads`]).
-    pub threads: usize,
+    /// The threads function passes may use ([`PassCtx::pool`]).
+    pub pool: crate::par::Pool,
 }
 
 /// The default pipeline of level `opt`.
@@ -681,7 +681,7 @@ pub fn run_pipeline_observed(
     let print_step = step_printer(module, opts);
     let mut ctx = PassCtx {
         verify: opts.verify,
-        threads: opts.threads,
+        pool: opts.pool.clone(),
         counters: std::mem::take(counters),
         print_step,
         remarks: opts.remarks.then(Vec::new),

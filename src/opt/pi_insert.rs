@@ -21,13 +21,13 @@
 //! `x <ᵤ y`: `x ∈ [0, y)` on the true edge; `x != nil`: `x` non-nil on the
 //! true edge, `x == nil` on the false edge.
 
+use crate::ir::FxMap;
 use crate::ir::compact::compact;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{NewNodes, for_each_operand, for_each_operand_mut};
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
 use cranelift_entity::SecondaryMap;
-use std::collections::HashMap;
 
 /// Facts about operands: (value, fact) pairs.
 type Facts = Vec<(Operand, Fact)>;
@@ -205,7 +205,7 @@ struct Uses {
     block_of: SecondaryMap<Value, Option<BlockId>>,
     /// The statements using each value or argument (operands of no other
     /// kind are keys).
-    of: HashMap<Operand, Vec<Value>>,
+    of: FxMap<Operand, Vec<Value>>,
 }
 
 /// `o` if it is a value or an argument.
@@ -216,7 +216,7 @@ fn use_key(o: &Operand) -> Option<Operand> {
 impl Uses {
     fn new(ir: &IrCode) -> Uses {
         let mut block_of = SecondaryMap::with_capacity(ir.stmts.len());
-        let mut of: HashMap<Operand, Vec<Value>> = HashMap::new();
+        let mut of: FxMap<Operand, Vec<Value>> = FxMap::default();
         for (b, blk) in ir.cfg.blocks.iter() {
             for st in blk.stmts.clone().map(Value) {
                 block_of[st] = Some(b);

@@ -67,6 +67,7 @@
 //! more: a loop made of tests alone would qualify again after every
 //! round, each round copying one test further.
 
+use crate::ir::FxMap;
 use crate::ir::blocks::{BStmt, BlockIr, Label, Positions, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
@@ -75,7 +76,6 @@ use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
-use std::collections::HashMap;
 
 /// Most statements of a header test copied into the preheader and latch.
 pub const MAX_COPY: usize = 8;
@@ -232,10 +232,10 @@ fn header_parts(ir: &IrCode, h: u32, last: u32, g: u32, latch: u32) -> Option<He
 
 /// What a value of a rotated header is: (plan index, φ index or `None`
 /// for a test statement).
-type Owner = HashMap<Value, (usize, Option<usize>)>;
+type Owner = FxMap<Value, (usize, Option<usize>)>;
 
 fn owners(plans: &[Plan]) -> Owner {
-    let mut own = HashMap::new();
+    let mut own = FxMap::default();
     for (pi, p) in plans.iter().enumerate() {
         for (i, (v, ..)) in p.phis.iter().enumerate() {
             own.insert(*v, (pi, Some(i)));
@@ -318,16 +318,16 @@ struct Renamer<'a> {
     plans: &'a [Plan],
     own: Owner,
     /// (plan, φ, in X?) → the new φ's value.
-    made: HashMap<(usize, usize, bool), Value>,
+    made: FxMap<(usize, usize, bool), Value>,
     queue: Vec<(usize, usize, bool, Value)>,
     /// (plan, φ, block) → the φ's value at the end of a block dominated by
     /// neither `B` nor `X`.
-    merged: HashMap<(usize, usize, u32), Operand>,
+    merged: FxMap<(usize, usize, u32), Operand>,
     /// New φs per block (label).
-    new_phis: HashMap<Label, Vec<BStmt>>,
+    new_phis: FxMap<Label, Vec<BStmt>>,
     /// The predecessors after rotation of the blocks that change them (each
     /// plan's `B` and `X`); other blocks keep theirs.
-    new_preds: HashMap<u32, Vec<BlockId>>,
+    new_preds: FxMap<u32, Vec<BlockId>>,
     failed: bool,
 }
 
@@ -428,7 +428,7 @@ fn copy_test(
     ir: &IrCode,
     p: &Plan,
     pos: usize,
-    inputs: &HashMap<Value, Operand>,
+    inputs: &FxMap<Value, Operand>,
 ) -> Operand {
     let mut map = inputs.clone();
     let mut out = Vec::new();
@@ -467,7 +467,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
     for p in plans {
         rewire(&mut bir, ir, p, &pos)?;
     }
-    let dead: std::collections::HashSet<u32> = plans.iter().map(|p| p.h).collect();
+    let dead: crate::ir::FxSet<u32> = plans.iter().map(|p| p.h).collect();
     bir.blocks.retain(|b| !dead.contains(&b.label.0));
     let mut rn = Renamer::new(ir, dom, plans);
     rename_operands(&mut rn, &mut bir);
@@ -493,8 +493,8 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
 fn rewire(bir: &mut BlockIr, ir: &IrCode, p: &Plan, pos: &Positions) -> Option<()> {
     let at = |l: u32| pos[BlockId(l)];
     let (gp, lp, xp) = (at(p.g)?, at(p.l)?, at(p.x)?);
-    let pre: HashMap<Value, Operand> = p.phis.iter().map(|(v, pr, _, _)| (*v, *pr)).collect();
-    let lat: HashMap<Value, Operand> = p.phis.iter().map(|(v, _, la, _)| (*v, *la)).collect();
+    let pre: FxMap<Value, Operand> = p.phis.iter().map(|(v, pr, _, _)| (*v, *pr)).collect();
+    let lat: FxMap<Value, Operand> = p.phis.iter().map(|(v, _, la, _)| (*v, *la)).collect();
     let c0 = copy_test(bir, ir, p, gp, &pre);
     let (then, els) = if p.inverted { (p.x, p.b) } else { (p.b, p.x) };
     bir.blocks[gp].term = Term::Branch {
@@ -536,11 +536,11 @@ impl<'a> Renamer<'a> {
             dom,
             plans,
             own: owners(plans),
-            made: HashMap::new(),
+            made: FxMap::default(),
             queue: Vec::new(),
-            merged: HashMap::new(),
-            new_phis: HashMap::new(),
-            new_preds: HashMap::new(),
+            merged: FxMap::default(),
+            new_phis: FxMap::default(),
+            new_preds: FxMap::default(),
             failed: false,
         };
         for p in plans {
@@ -645,7 +645,7 @@ fn merge_latches(ir: &mut IrCode) -> u64 {
         return 0;
     }
     let mut bir = BlockIr::from_ir(ir);
-    let mut before: HashMap<Label, Vec<crate::ir::blocks::BBlock>> = HashMap::new();
+    let mut before: FxMap<Label, Vec<crate::ir::blocks::BBlock>> = FxMap::default();
     // `split_edges` leaves the layout alone (new blocks are placed at the end).
     let pos = bir.positions();
     for (h, latches) in &todo {

@@ -16,6 +16,7 @@
 //! Counters: `sccp.consts` (values replaced by constants), `sccp.branches`
 //! (conditions decided), plus the compaction's `sccp.dead`, `sccp.blocks`.
 
+use crate::ir::FxSet;
 use crate::ir::budget::Budget;
 use crate::ir::compact::{IncrementalCompact, block_succs};
 use crate::ir::edit::{NewNodes, for_each_value_use, is_pure};
@@ -24,7 +25,6 @@ use crate::ir::{BlockId, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
 use cranelift_entity::{EntityRef, SecondaryMap};
-use std::collections::HashSet;
 
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Lattice {
@@ -53,7 +53,7 @@ struct Solver<'a> {
     values: SecondaryMap<Value, Lattice>,
     block_of: SecondaryMap<Value, BlockId>,
     exec_block: SecondaryMap<BlockId, bool>,
-    exec_edges: HashSet<(BlockId, BlockId)>,
+    exec_edges: FxSet<(BlockId, BlockId)>,
     users: SecondaryMap<Value, Vec<Value>>,
     flow: Vec<(BlockId, BlockId)>,
     ssa: Vec<Value>,

@@ -29,7 +29,7 @@ use crate::ir::{Flags, Inst, Operand, Type, Value};
 use crate::span::Span;
 use cranelift_entity::EntityRef;
 
-pub use super::fxhash::{FxMap, FxSet};
+pub use crate::ir::fxhash::{FxMap, FxSet};
 
 /// A builder block index.
 pub type Blk = u32;

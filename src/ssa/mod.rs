@@ -11,7 +11,6 @@ mod builtins;
 mod emit;
 mod env;
 pub mod fold;
-mod fxhash;
 mod lower;
 mod lower_expr;
 mod lower_stmt;
@@ -28,26 +27,38 @@ use std::sync::Arc;
 /// Builds the IR of every function of `program` (same indices as
 /// `program.functions`).
 pub fn build_module(program: Arc<Program>) -> Module {
-    build_module_on(program, 1)
+    build_module_on(program, &crate::par::Pool::default())
 }
 
-/// [`build_module`] on up to `threads` threads: each function is built
-/// on its own from the program and the may-throw table, so the module is
-/// the same with any number of threads.
-pub fn build_module_on(program: Arc<Program>, threads: usize) -> Module {
+/// Source bytes per IR statement SSA construction makes, roughly (2.5 MB
+/// make 245,000 statements in a 100,000-line `bench/gen_program.py`
+/// program): converts the functions' source size into the work estimate
+/// [`crate::par::Pool`] takes.
+const SOURCE_BYTES_PER_STMT: usize = 10;
+
+/// [`build_module`] on `pool`'s threads: each function is built on its
+/// own from the program and the may-throw table, so the module is the
+/// same with any number of threads.
+pub fn build_module_on(program: Arc<Program>, pool: &crate::par::Pool) -> Module {
     let may_throw = throws::may_throw(&program);
-    // One thread: one context, its allocations kept across functions.
-    // More: each function gets its own (the result is the same either way).
-    let funcs = if threads <= 1 {
-        let mut cx = SsaContext::default();
-        (0..program.functions.len())
-            .map(|i| build_function_in(&mut cx, &program, FuncId(i as u32), &may_throw))
-            .collect()
-    } else {
-        crate::par::map(program.functions.len(), threads, |i| {
-            build_function(&program, FuncId(i as u32), &may_throw)
-        })
-    };
+    let bytes: usize = (program.functions.iter())
+        .map(|f| f.span.end.saturating_sub(f.span.start) as usize)
+        .sum();
+    // One context, its allocations kept across the functions of whichever
+    // thread holds it; a function built while it is taken gets its own
+    // (the result is the same either way).
+    let cx = std::sync::Mutex::new(SsaContext::default());
+    let funcs = pool.map(
+        program.functions.len(),
+        bytes / SOURCE_BYTES_PER_STMT,
+        |i| {
+            let id = FuncId(i as u32);
+            match cx.try_lock() {
+                Ok(mut cx) => build_function_in(&mut cx, &program, id, &may_throw),
+                Err(_) => build_function(&program, id, &may_throw),
+            }
+        },
+    );
     Module { funcs, program }
 }
 

@@ -76,6 +76,7 @@
 mod overlap;
 mod rewrite;
 
+use crate::ir::FxSet;
 use crate::ir::compact::compact;
 use crate::ir::edit::NewNodes;
 use crate::ir::loops::{LoopInfo, LoopNest};
@@ -91,7 +92,6 @@ use crate::span::Span;
 use cranelift_entity::EntityRef;
 use overlap::accesses_of;
 use rewrite::{exit_stores, fill_phis, flow_through_loop, insert_phis, rewrite_accesses};
-use std::collections::HashSet;
 
 /// Rounds of (promote in disjoint loops, compact): an outer loop can
 /// promote what an inner one promoted (its preheader load and exit stores).
@@ -138,7 +138,7 @@ fn promote_round(
         let guards = nonnil_guards(ir);
         let bounds = bounds_facts(ir, sums);
         let mut new = NewNodes::new(ir);
-        let mut touched: HashSet<BlockId> = HashSet::new();
+        let mut touched: FxSet<BlockId> = FxSet::default();
         let mut stores: Vec<(Value, Inst)> = Vec::new();
         let mut n = 0;
         for l in loops.values() {
@@ -430,7 +430,7 @@ fn promote_one(
     stores: &mut Vec<(Value, Inst)>,
     site: &Site,
     key: &Key,
-) -> Option<HashSet<Value>> {
+) -> Option<FxSet<Value>> {
     let outside = |o: &Operand| match o {
         Operand::Value(v) => {
             (v.index()) < ir.stmts.len() && m.block_of(*v).is_some_and(|bb| !site.l.contains(bb))

@@ -3,10 +3,10 @@
 //! and globals, and [`elem_overlaps`] for array elements.
 
 use super::{Key, loc_of};
+use crate::ir::FxSet;
 use crate::ir::{Inst, IrCode, Operand, Type, Value};
 use crate::memssa::MemorySsa;
 use crate::memssa::alias::{AliasCtx, AliasResult, Class, Effect, InstEffect, MemLoc, decompose};
-use std::collections::HashSet;
 
 /// The loop's accesses of `key` and the promoted value's type, when every
 /// access the loop makes that may touch `key` is a load or store of
@@ -17,7 +17,7 @@ pub(super) fn accesses_of(
     effects: &[(Value, InstEffect)],
     key: &Key,
     outside: &dyn Fn(&Operand) -> bool,
-) -> Option<(HashSet<Value>, Type)> {
+) -> Option<(FxSet<Value>, Type)> {
     let class = crate::memssa::alias::class_of(ir, &key.loc, key.base.as_ref())?;
     let target = MemLoc {
         class,
@@ -29,7 +29,7 @@ pub(super) fn accesses_of(
         Class::Elem(_) => elem_overlaps(ir, outside, e, &target, write),
         _ => effect_overlaps(&ctx, e, &target),
     };
-    let mut mine: HashSet<Value> = HashSet::new();
+    let mut mine: FxSet<Value> = FxSet::default();
     let mut ty: Option<Type> = None;
     for &(v, ref e) in effects {
         let Some(inst) = ir.stmts.get(v) else {

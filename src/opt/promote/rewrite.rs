@@ -6,12 +6,12 @@ use super::{Key, Site, first_non_head, unique_preds};
 use crate::ir::edit::{NewNodes, delete, replace_uses};
 use crate::ir::loops::LoopInfo;
 use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
-use std::collections::{HashMap, HashSet};
+use crate::ir::{FxMap, FxSet};
 
 /// Per loop block: the promoted value at its entry and at its end.
 pub(super) struct Flow {
-    block_in: HashMap<BlockId, Operand>,
-    block_out: HashMap<BlockId, Operand>,
+    block_in: FxMap<BlockId, Operand>,
+    block_out: FxMap<BlockId, Operand>,
 }
 
 /// An operandless φ at the header and at every other loop block with two
@@ -21,8 +21,8 @@ pub(super) fn insert_phis(
     new: &mut NewNodes,
     l: &LoopInfo,
     ty: &Type,
-) -> Option<HashMap<BlockId, (Value, Vec<BlockId>)>> {
-    let mut phi_of = HashMap::new();
+) -> Option<FxMap<BlockId, (Value, Vec<BlockId>)>> {
+    let mut phi_of = FxMap::default();
     for &b in &l.blocks {
         let preds = unique_preds(ir, b);
         if b == l.header || preds.len() >= 2 {
@@ -52,12 +52,12 @@ pub(super) fn insert_phis(
 pub(super) fn flow_through_loop(
     ir: &IrCode,
     site: &Site,
-    mine: &HashSet<Value>,
-    phi_of: &HashMap<BlockId, (Value, Vec<BlockId>)>,
+    mine: &FxSet<Value>,
+    phi_of: &FxMap<BlockId, (Value, Vec<BlockId>)>,
     init: Operand,
 ) -> Option<Flow> {
     let l = site.l;
-    let mut stored_in: HashMap<BlockId, Operand> = HashMap::new();
+    let mut stored_in: FxMap<BlockId, Operand> = FxMap::default();
     for &b in &l.blocks {
         let last_store = ir.cfg.blocks[b]
             .stmts
@@ -78,8 +78,8 @@ pub(super) fn flow_through_loop(
     };
     let mut memo = Memo::default();
     let mut flow = Flow {
-        block_in: HashMap::new(),
-        block_out: HashMap::new(),
+        block_in: FxMap::default(),
+        block_out: FxMap::default(),
     };
     for &b in &l.blocks {
         let vin = value_in(ir, site, &reaching, b, &mut memo)?;
@@ -93,16 +93,16 @@ pub(super) fn flow_through_loop(
 /// What decides the value reaching a block: the φs, each block's last
 /// stored value, and the value before the loop.
 struct Reaching<'a> {
-    phi_of: &'a HashMap<BlockId, (Value, Vec<BlockId>)>,
-    stored_in: &'a HashMap<BlockId, Operand>,
+    phi_of: &'a FxMap<BlockId, (Value, Vec<BlockId>)>,
+    stored_in: &'a FxMap<BlockId, Operand>,
     init: Operand,
 }
 
 /// Entry and end values found so far, per block.
 #[derive(Default)]
 struct Memo {
-    entry: HashMap<BlockId, Operand>,
-    out: HashMap<BlockId, Operand>,
+    entry: FxMap<BlockId, Operand>,
+    out: FxMap<BlockId, Operand>,
 }
 
 /// The promoted value at the entry of loop block `b` (see
@@ -163,7 +163,7 @@ fn value_in(
 /// predecessor's end value from a loop block.
 pub(super) fn fill_phis(
     new: &mut NewNodes,
-    phi_of: &HashMap<BlockId, (Value, Vec<BlockId>)>,
+    phi_of: &FxMap<BlockId, (Value, Vec<BlockId>)>,
     flow: &Flow,
     ph: BlockId,
     init: Operand,
@@ -232,7 +232,7 @@ pub(super) fn exit_stores(
 pub(super) fn rewrite_accesses(
     ir: &mut IrCode,
     l: &LoopInfo,
-    mine: &HashSet<Value>,
+    mine: &FxSet<Value>,
     flow: &Flow,
 ) -> Option<()> {
     for &b in &l.blocks {
