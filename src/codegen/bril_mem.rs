@@ -5,12 +5,13 @@
 //!
 //! The fast path: `offset < views[id].len` (0 once freed, and for
 //! `views[0]`, which an id of `count` or more reads instead), for a load
-//! `init[offset] != 0`, then the slot `data[offset]`. A store also sets `init[offset]`. Both paths leave the
-//! same slot contents and result as the runtime function alone, so the
-//! interpreter (which always calls it) and `-O0` agree with this.
+//! `init[offset] != 0`, then the slot `data[offset]`. A store also sets
+//! `init[offset]`. Both paths leave the same slot contents and result as
+//! the runtime function alone, so the interpreter (which always calls it)
+//! and `-O0` agree with this.
 
 use super::rtfn::{self, Lowering};
-use super::translate::FnTrans;
+use super::translate::{FnTrans, cl_type};
 use crate::ir::{Operand, RuntimeFn, Value};
 use crate::rtfns::Effect;
 use crate::runtime::bril::{HEAP_COUNT, HEAP_VIEWS, VIEW_DATA, VIEW_INIT, VIEW_LEN, VIEW_SIZE};
@@ -38,8 +39,7 @@ impl FnTrans<'_, '_, '_> {
         let slow = self.b.create_block();
         self.b.set_cold_block(slow);
         let join = self.b.create_block();
-        let result_ty = sig.ret.map(|_| self.result_type(func));
-        if let Some(t) = result_ty {
+        if let Some(t) = sig.ret.and_then(|_| cl_type(&self.code.stmts.ty[s])) {
             self.b.append_block_param(join, t);
         }
         let (slot, init) = self.slot_address(ptr, slow, !store)?;
@@ -111,14 +111,6 @@ impl FnTrans<'_, '_, '_> {
         let next = self.b.create_block();
         self.b.ins().brif(cond, next, &[], slow, &[]);
         self.b.switch_to_block(next);
-    }
-
-    fn result_type(&self, func: RuntimeFn) -> cl::Type {
-        match func {
-            RuntimeFn::BrilLoadFloat => types::F64,
-            RuntimeFn::BrilLoadBool => types::I8,
-            _ => types::I64,
-        }
     }
 
     /// The value a load of `func` returns for slot contents `bits`

@@ -454,27 +454,31 @@ pub struct AliasCtx<'a> {
 }
 
 fn is_alloc(ir: &IrCode, op: &Operand) -> Option<Value> {
+    defined_by(ir, op, |i| {
+        matches!(i, Inst::NewArray { .. } | Inst::NewStruct { .. })
+    })
+}
+
+/// The statement defining `op` when its instruction passes `what`.
+fn defined_by(ir: &IrCode, op: &Operand, what: impl Fn(&Inst) -> bool) -> Option<Value> {
     match op {
-        Operand::Value(v) => match ir.stmts.get(*v) {
-            Some(Inst::NewArray { .. } | Inst::NewStruct { .. }) => Some(*v),
-            _ => None,
-        },
+        Operand::Value(v) => ir.stmts.get(*v).filter(|i| what(i)).map(|_| *v),
         _ => None,
     }
 }
 
-/// The statement of `op` when it is a Bril `alloc` call.
-fn bril_alloc(ir: &IrCode, op: &Operand) -> Option<Value> {
-    match op {
-        Operand::Value(v) => match ir.stmts.get(*v) {
-            Some(Inst::Runtime {
+/// Whether `op` is the result of a Bril `alloc` call.
+fn is_bril_alloc(ir: &IrCode, op: &Operand) -> bool {
+    defined_by(ir, op, |i| {
+        matches!(
+            i,
+            Inst::Runtime {
                 func: RuntimeFn::BrilAlloc,
                 ..
-            }) => Some(*v),
-            _ => None,
-        },
-        _ => None,
-    }
+            }
+        )
+    })
+    .is_some()
 }
 
 /// An operand with the same value in every execution of the function.
@@ -597,8 +601,8 @@ impl AliasCtx<'_> {
             }
             (Some(x), Some(y)) => {
                 let own_range = |o: i64| (0..1i64 << 32).contains(&o);
-                let distinct = bril_alloc(self.ir, &x).is_some()
-                    && bril_alloc(self.ir, &y).is_some()
+                let distinct = is_bril_alloc(self.ir, &x)
+                    && is_bril_alloc(self.ir, &y)
                     && own_range(op)
                     && own_range(oq);
                 if distinct {

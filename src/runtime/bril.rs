@@ -36,7 +36,7 @@ pub struct SlotsView {
 }
 
 impl SlotsView {
-    /// `views[0]`, and what a freed allocation keeps (with its pointers).
+    /// `views[0]`: no slots.
     const EMPTY: SlotsView = SlotsView {
         data: std::ptr::null_mut(),
         init: std::ptr::null_mut(),
@@ -45,10 +45,10 @@ impl SlotsView {
 }
 
 /// Byte offsets of [`SlotsView`]'s fields and its size, for compiled code.
-pub const VIEW_DATA: i32 = 0;
-pub const VIEW_INIT: i32 = 8;
-pub const VIEW_LEN: i32 = 16;
-pub const VIEW_SIZE: i64 = 24;
+pub const VIEW_DATA: i32 = std::mem::offset_of!(SlotsView, data) as i32;
+pub const VIEW_INIT: i32 = std::mem::offset_of!(SlotsView, init) as i32;
+pub const VIEW_LEN: i32 = std::mem::offset_of!(SlotsView, len) as i32;
+pub const VIEW_SIZE: i64 = std::mem::size_of::<SlotsView>() as i64;
 
 /// The running program's allocations as compiled code reads them: a
 /// table of [`SlotsView`]s (`views`) and how many there are (`count`).
@@ -59,8 +59,8 @@ pub struct PublishedHeap {
 }
 
 /// Byte offsets of [`PublishedHeap`]'s fields.
-pub const HEAP_VIEWS: i32 = 0;
-pub const HEAP_COUNT: i32 = 8;
+pub const HEAP_VIEWS: i32 = std::mem::offset_of!(PublishedHeap, views) as i32;
+pub const HEAP_COUNT: i32 = std::mem::offset_of!(PublishedHeap, count) as i32;
 
 /// See [`PublishedHeap`]; one program runs at a time (`runtime::run_lock`).
 pub static BRIL_HEAP: PublishedHeap = PublishedHeap {
