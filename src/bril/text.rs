@@ -15,10 +15,30 @@
 use super::ast::{BrilType, Function, Instr, Item, Literal, Param, Program};
 use crate::diag::Diagnostic;
 use crate::span::{FileId, Span};
-use chumsky::error::{RichPattern, RichReason};
+use chumsky::error::{EmptyErr, LabelError, RichPattern, RichReason};
 use chumsky::prelude::*;
 
-type Extra<'a> = extra::Err<Rich<'a, char>>;
+/// The errors the grammar can make: [`Rich`] for the diagnostics, and
+/// [`EmptyErr`] for the first, fast parse of [`parse`], which only needs
+/// to know whether the file is well formed.
+trait SyntaxError<'a>:
+    chumsky::error::Error<'a, &'a str> + LabelError<'a, &'a str, &'static str> + Clone + 'a
+{
+    /// An error with a message of ours at `span`.
+    fn custom(span: SimpleSpan, msg: String) -> Self;
+}
+
+impl<'a> SyntaxError<'a> for Rich<'a, char> {
+    fn custom(span: SimpleSpan, msg: String) -> Self {
+        Rich::custom(span, msg)
+    }
+}
+
+impl<'a> SyntaxError<'a> for EmptyErr {
+    fn custom(_: SimpleSpan, _: String) -> Self {
+        EmptyErr::default()
+    }
+}
 
 /// An operand as written: which list it goes to follows from its sigil.
 #[derive(Clone)]
@@ -36,13 +56,24 @@ enum Rhs {
 }
 
 /// Parses a whole file; every syntax error is returned.
+///
+/// A file is parsed first with [`EmptyErr`], which records nothing about
+/// the alternatives that failed on the way (with [`Rich`] that bookkeeping
+/// costs more than the parse). Only a file with an error is parsed again,
+/// with [`Rich`], for the diagnostics. The grammar is one function generic
+/// over the error, so both parses accept the same files.
 pub fn parse(file: FileId, text: &str) -> Result<Program, Vec<Diagnostic>> {
-    let (out, errors) = program(file, text).parse(text).into_output_errors();
+    let (out, errors) = program::<EmptyErr>(file, text)
+        .parse(text)
+        .into_output_errors();
     if errors.is_empty()
         && let Some(p) = out
     {
         return Ok(p);
     }
+    let (_, errors) = program::<Rich<'_, char>>(file, text)
+        .parse(text)
+        .into_output_errors();
     let mut diags: Vec<Diagnostic> = errors.iter().map(|e| diagnostic(file, text, e)).collect();
     diags.sort_by_key(|d| d.span.start);
     diags.dedup_by_key(|d| d.span.start);
@@ -50,7 +81,7 @@ pub fn parse(file: FileId, text: &str) -> Result<Program, Vec<Diagnostic>> {
 }
 
 /// Whitespace and `#` comments.
-fn ws<'a>() -> impl Parser<'a, &'a str, (), Extra<'a>> + Clone {
+fn ws<'a, E: SyntaxError<'a>>() -> impl Parser<'a, &'a str, (), extra::Err<E>> + Clone {
     let comment = just('#').then(none_of('\n').repeated()).ignored();
     choice((
         any().filter(|c: &char| c.is_whitespace()).ignored(),
@@ -60,7 +91,7 @@ fn ws<'a>() -> impl Parser<'a, &'a str, (), Extra<'a>> + Clone {
 }
 
 /// The text of an identifier (no leading whitespace).
-fn ident_str<'a>() -> impl Parser<'a, &'a str, &'a str, Extra<'a>> + Clone {
+fn ident_str<'a, E: SyntaxError<'a>>() -> impl Parser<'a, &'a str, &'a str, extra::Err<E>> + Clone {
     any()
         .filter(|c: &char| c.is_alphabetic() || matches!(c, '_' | '%'))
         .then(
@@ -71,27 +102,28 @@ fn ident_str<'a>() -> impl Parser<'a, &'a str, &'a str, Extra<'a>> + Clone {
         .to_slice()
 }
 
-fn ident<'a>() -> impl Parser<'a, &'a str, String, Extra<'a>> + Clone {
+fn ident<'a, E: SyntaxError<'a>>() -> impl Parser<'a, &'a str, String, extra::Err<E>> + Clone {
     ws().ignore_then(ident_str())
         .map(String::from)
         .labelled("identifier")
 }
 
 /// An identifier after the sigil `sigil` (`@f`, `.l`).
-fn sigil_name<'a>(
+fn sigil_name<'a, E: SyntaxError<'a>>(
     sigil: char,
     what: &'static str,
-) -> impl Parser<'a, &'a str, String, Extra<'a>> + Clone {
+) -> impl Parser<'a, &'a str, String, extra::Err<E>> + Clone {
     ws().ignore_then(just(sigil).ignore_then(ident_str()))
         .map(String::from)
         .labelled(what)
 }
 
-fn sym<'a>(c: char) -> impl Parser<'a, &'a str, char, Extra<'a>> + Clone {
+fn sym<'a, E: SyntaxError<'a>>(c: char) -> impl Parser<'a, &'a str, char, extra::Err<E>> + Clone {
     ws().ignore_then(just(c))
 }
 
-fn bril_type<'a>() -> impl Parser<'a, &'a str, BrilType, Extra<'a>> + Clone {
+fn bril_type<'a, E: SyntaxError<'a>>() -> impl Parser<'a, &'a str, BrilType, extra::Err<E>> + Clone
+{
     recursive(|ty| {
         ws().ignore_then(ident_str().labelled("type"))
             .then(sym('<').ignore_then(ty).then_ignore(sym('>')).or_not())
@@ -101,11 +133,11 @@ fn bril_type<'a>() -> impl Parser<'a, &'a str, BrilType, Extra<'a>> + Clone {
                 ("float", None) => Ok(BrilType::Float),
                 ("char", None) => Ok(BrilType::Char),
                 ("ptr", Some(t)) => Ok(BrilType::Ptr(Box::new(t))),
-                ("ptr", None) => Err(Rich::custom(
+                ("ptr", None) => Err(E::custom(
                     span,
-                    "`ptr` needs its element type: `ptr<int>`",
+                    "`ptr` needs its element type: `ptr<int>`".into(),
                 )),
-                (n, _) => Err(Rich::custom(
+                (n, _) => Err(E::custom(
                     span,
                     format!(
                         "unknown type `{n}` (Bril's types are int, bool, float, char and ptr<T>)"
@@ -116,7 +148,7 @@ fn bril_type<'a>() -> impl Parser<'a, &'a str, BrilType, Extra<'a>> + Clone {
 }
 
 /// A literal of `const`: a number, `true`/`false` or a char.
-fn literal<'a>() -> impl Parser<'a, &'a str, Literal, Extra<'a>> + Clone {
+fn literal<'a, E: SyntaxError<'a>>() -> impl Parser<'a, &'a str, Literal, extra::Err<E>> + Clone {
     let digit = any().filter(|c: &char| c.is_ascii_digit());
     let digits = digit.repeated().at_least(1);
     let mantissa = choice((
@@ -131,7 +163,7 @@ fn literal<'a>() -> impl Parser<'a, &'a str, Literal, Extra<'a>> + Clone {
         .then(mantissa)
         .then(exponent.or_not())
         .to_slice()
-        .try_map(|s: &str, span| number_literal(s).map_err(|m| Rich::custom(span, m)));
+        .try_map(|s: &str, span| number_literal(s).map_err(|m| E::custom(span, m)));
     let escape = just('\\').ignore_then(one_of("0abtnvfr")).map(|c| match c {
         '0' => '\0',
         'a' => '\u{7}',
@@ -157,10 +189,10 @@ fn literal<'a>() -> impl Parser<'a, &'a str, Literal, Extra<'a>> + Clone {
 
 /// A label or an instruction; a broken instruction is skipped through its
 /// `;` (giving `None`).
-fn item<'a>(
+fn item<'a, E: SyntaxError<'a>>(
     file: FileId,
     text: &'a str,
-) -> impl Parser<'a, &'a str, Option<Item>, Extra<'a>> + Clone {
+) -> impl Parser<'a, &'a str, Option<Item>, extra::Err<E>> + Clone {
     let span_of = move |s: SimpleSpan| trim_leading(file, text, s);
     let operand = choice((
         sigil_name('@', "function name").map(Operand::Func),
@@ -208,7 +240,10 @@ fn item<'a>(
         .recover_with(via_parser(skip_broken))
 }
 
-fn program<'a>(file: FileId, text: &'a str) -> impl Parser<'a, &'a str, Program, Extra<'a>> {
+fn program<'a, E: SyntaxError<'a>>(
+    file: FileId,
+    text: &'a str,
+) -> impl Parser<'a, &'a str, Program, extra::Err<E>> {
     let span_of = move |s: SimpleSpan| trim_leading(file, text, s);
     let param = ident()
         .then_ignore(sym(':'))

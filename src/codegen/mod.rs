@@ -83,10 +83,43 @@ pub fn run_module(
 /// What [`Compiler::compile`] is for.
 #[derive(Clone, Copy, Debug)]
 pub enum Emit<'n> {
-    /// Compile every function and finalize the module, to run it.
+    /// Compile the functions a run can execute ([`reachable_functions`])
+    /// and finalize the module, to run it.
     Run,
+    /// Compile every function and finalize the module.
+    All,
     /// A listing of every function, or of the one named.
     Listing(asm::Listing, Option<&'n str>),
+}
+
+/// The functions a run can execute, in module order: `<init>`, `main` and
+/// every function they reach through calls. A call names its callee
+/// ([`ir::Inst::Call`]) and nothing else takes a function's address, so the
+/// others can never run; after inlining that is often most of a small
+/// program (Bril's `main` inlined into its argument-passing `<main>`), and
+/// Cranelift's time is per function.
+fn reachable_functions(ir: &ir::Module) -> Vec<usize> {
+    let n = ir.funcs.len();
+    let mut seen = vec![false; n];
+    let mut stack: Vec<usize> = [ir.program.init.0, ir.program.main.0]
+        .into_iter()
+        .map(|f| f as usize)
+        .filter(|&f| f < n)
+        .collect();
+    while let Some(f) = stack.pop() {
+        if std::mem::replace(&mut seen[f], true) {
+            continue;
+        }
+        for inst in ir.funcs[f].stmts.inst.values() {
+            if let ir::Inst::Call { func, .. } = inst
+                && (func.0 as usize) < n
+                && !seen[func.0 as usize]
+            {
+                stack.push(func.0 as usize);
+            }
+        }
+    }
+    (0..n).filter(|&f| seen[f]).collect()
 }
 
 /// Module-wide state of one compilation.
@@ -98,6 +131,9 @@ pub(crate) struct Compiler<'a> {
     pub funcs: Vec<ClFuncId>,
     runtime: HashMap<&'static str, ClFuncId>,
     strs: HashMap<Box<str>, DataId>,
+    /// A read-only 8-byte data object per float constant used in a loop
+    /// (keyed by its bits), for [`translate`]'s loop constants.
+    float_consts: HashMap<u64, DataId>,
     /// One 8-byte data object per global (same index as `program.globals`).
     pub globals: Vec<DataId>,
     pub pending_data: DataId,
@@ -203,7 +239,16 @@ fn isa_for(
 fn jit_module(opts: &CodegenOptions) -> Result<JITModule, String> {
     let isa = isa_for(opts, "backtracking")?;
     let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
-    jb.symbols(crate::runtime::symbols());
+    // Looked up by name when first referenced: a program uses a handful of
+    // the runtime's symbols, and building a map of all of them costs more.
+    let symbols: Vec<(&'static str, usize)> = crate::runtime::symbols()
+        .into_iter()
+        .map(|(name, ptr)| (name, ptr as usize))
+        .collect();
+    jb.symbol_lookup_fn(Box::new(move |name| {
+        let hit = symbols.iter().find(|(n, _)| *n == name);
+        hit.map(|&(_, addr)| addr as *const u8)
+    }));
     let arena = ArenaMemoryProvider::new_with_size(JIT_ARENA_BYTES)
         .map_err(|e| format!("cannot reserve JIT memory: {e}"))?;
     jb.memory_provider(Box::new(arena));
@@ -246,6 +291,7 @@ impl<'a> Compiler<'a> {
             funcs: Vec::new(),
             runtime: HashMap::new(),
             strs: HashMap::new(),
+            float_consts: HashMap::new(),
             globals,
             pending_data,
             stack_limit_data,
@@ -272,8 +318,9 @@ impl<'a> Compiler<'a> {
         Ok(cx)
     }
 
-    /// Translates the functions `emit` selects. [`Emit::Run`] defines
-    /// (compiles) every function and finalizes the module, ready to run; a
+    /// Translates the functions `emit` selects. [`Emit::Run`] and
+    /// [`Emit::All`] define (compile) them and finalize the module, ready
+    /// to run; a
     /// listing translates only the selected functions (and compiles them
     /// unless it is [`asm::Listing::Clif`]) and returns each one's
     /// `(name, text)`, in module order.
@@ -286,12 +333,15 @@ impl<'a> Compiler<'a> {
     /// result is the same with any number of threads.
     pub fn compile(&mut self, emit: Emit) -> Result<Vec<(String, String)>, String> {
         let ir = self.ir;
-        let selected: Vec<usize> = (0..ir.funcs.len())
-            .filter(|&i| match emit {
-                Emit::Listing(_, Some(only)) => only == ir.funcs[i].name,
-                _ => true,
-            })
-            .collect();
+        let selected: Vec<usize> = match emit {
+            Emit::Run => reachable_functions(ir),
+            _ => (0..ir.funcs.len())
+                .filter(|&i| match emit {
+                    Emit::Listing(_, Some(only)) => only == ir.funcs[i].name,
+                    _ => true,
+                })
+                .collect(),
+        };
         let start = Instant::now();
         let mut ctxs = Vec::with_capacity(selected.len());
         let mut roots = Vec::with_capacity(selected.len());
@@ -314,7 +364,7 @@ impl<'a> Compiler<'a> {
             }
             let name = ir.funcs[i].name.clone();
             match emit {
-                Emit::Run => {}
+                Emit::Run | Emit::All => {}
                 Emit::Listing(asm::Listing::Asm, _) => {
                     texts.push((name, asm::disassemble(self, &ctx, self.funcs[i])?));
                 }
@@ -325,7 +375,7 @@ impl<'a> Compiler<'a> {
                 }
             }
         }
-        if matches!(emit, Emit::Run) {
+        if matches!(emit, Emit::Run | Emit::All) {
             let start = Instant::now();
             let finalized = self
                 .module
@@ -514,22 +564,49 @@ impl<'a> Compiler<'a> {
         if let Some(id) = self.strs.get(text) {
             return Ok(*id);
         }
+        let id = self.read_only_data(|module, id| {
+            let mut d = DataDescription::new();
+            d.define(crate::runtime::object::str_const_image(text.as_bytes()).into_boxed_slice());
+            // The object's data pointer points at its own bytes.
+            let this = module.declare_data_in_data(id, &mut d);
+            d.write_data_addr(
+                crate::runtime::object::STR_CONST_DATA_RELOC,
+                this,
+                crate::runtime::object::STR_CONST_BYTES_OFFSET,
+            );
+            d
+        })?;
+        self.strs.insert(text.into(), id);
+        Ok(id)
+    }
+
+    /// The read-only data object holding the float `bits` (8 bytes).
+    pub fn float_const(&mut self, bits: u64) -> Result<DataId, String> {
+        if let Some(id) = self.float_consts.get(&bits) {
+            return Ok(*id);
+        }
+        let id = self.read_only_data(|_, _| {
+            let mut d = DataDescription::new();
+            d.define(Box::new(bits.to_le_bytes()));
+            d
+        })?;
+        self.float_consts.insert(bits, id);
+        Ok(id)
+    }
+
+    /// A new anonymous read-only data object, 8-aligned, with the contents
+    /// `describe` gives (it gets the object's own id).
+    fn read_only_data(
+        &mut self,
+        describe: impl FnOnce(&mut JITModule, DataId) -> DataDescription,
+    ) -> Result<DataId, String> {
         let id = self
             .module
             .declare_anonymous_data(false, false)
             .map_err(|e| e.to_string())?;
-        let mut d = DataDescription::new();
-        d.define(crate::runtime::object::str_const_image(text.as_bytes()).into_boxed_slice());
-        // The object's data pointer points at its own bytes.
-        let this = self.module.declare_data_in_data(id, &mut d);
-        d.write_data_addr(
-            crate::runtime::object::STR_CONST_DATA_RELOC,
-            this,
-            crate::runtime::object::STR_CONST_BYTES_OFFSET,
-        );
+        let mut d = describe(&mut self.module, id);
         d.set_align(8);
         self.module.define_data(id, &d).map_err(|e| e.to_string())?;
-        self.strs.insert(text.into(), id);
         Ok(id)
     }
 

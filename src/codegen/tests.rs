@@ -38,7 +38,7 @@ fn with_compiled(ir: &str, f: impl Fn(&[usize])) {
     let (m, sources) = parse(ir, "x");
     for optimize in [false, true] {
         let mut cx = Compiler::new(&m, &sources, &options(optimize)).expect("compiler");
-        cx.compile(super::Emit::Run).expect("compile");
+        cx.compile(super::Emit::All).expect("compile");
         let ptrs: Vec<usize> = cx
             .funcs
             .iter()
@@ -460,7 +460,7 @@ fn only_huge_functions_use_the_large_function_allocator() {
         let (m, sources) = parse(&add_chain(n), "x");
         for optimize in [false, true] {
             let mut cx = Compiler::new(&m, &sources, &options(optimize)).expect("compiler");
-            cx.compile(super::Emit::Run).expect("compile");
+            cx.compile(super::Emit::All).expect("compile");
             assert_eq!(
                 cx.large_functions, large,
                 "{n} additions, optimize={optimize}"
@@ -471,4 +471,75 @@ fn only_huge_functions_use_the_large_function_allocator() {
             unsafe { cx.module.free_memory() };
         }
     }
+}
+
+/// `fsum(n)`: x = 0.5; repeat n times { x += 1.5 }; return x * 2.5. The
+/// constant 1.5 is used on the loop's cycle, 0.5 (on the entry edge) and
+/// 2.5 (after the loop) are not.
+const FLOAT_LOOP: &str = "\
+fn fsum(_1::int) -> float
+1 ─      goto #2
+2 ┄ %2 = φ (#1 => 0, #3 => %7)::int
+│   %3 = φ (#1 => 0.5, #3 => %6)::float
+│   %4 = ilt(%2, _1)::bool
+└──      goto #4 if not %4
+3 ─ %6 = fadd(%3, 1.5)::float
+│   %7 = iadd(%2, 1)::int
+└──      goto #2
+4 ─ %9 = fmul(%3, 2.5)::float
+└──      return %9
+";
+
+#[test]
+fn float_constants_in_loops_are_movable_loads() {
+    let (m, sources) = parse(FLOAT_LOOP, "x");
+    let clif = super::asm::module_listing(
+        &m,
+        &sources,
+        &options(true),
+        None,
+        super::asm::Listing::Clif,
+    )
+    .expect("clif");
+    let lines = |pat: &str| clif.lines().filter(|l| l.contains(pat)).count();
+    assert_eq!(
+        lines("load.f64 notrap aligned readonly can_move"),
+        1,
+        "{clif}"
+    );
+    assert_eq!(lines("f64const"), 2, "{clif}");
+    assert_eq!(lines("f64const 0x1.0000000000000p-1"), 1, "{clif}");
+    assert_eq!(lines("f64const 0x1.4000000000000p1"), 1, "{clif}");
+    with_compiled(FLOAT_LOOP, |p| {
+        // SAFETY: a compiled `(int) -> float` function.
+        let f: extern "C" fn(i64) -> f64 = unsafe { std::mem::transmute(p[0]) };
+        assert_eq!(f(0), 1.25);
+        assert_eq!(f(3), 12.5);
+        assert_eq!(f(1000), (0.5 + 1500.0) * 2.5);
+    });
+}
+
+#[test]
+fn a_run_compiles_the_functions_init_and_main_reach() {
+    let ir = format!(
+        "\
+fn unused() -> int
+1 ─ %1 = invoke helper()::int
+└──      return %1
+fn main()
+1 ─ %1 = invoke helper()::int
+│         runtime print_int(%1)
+│         runtime print_newline()
+└──      return
+fn helper() -> int
+1 ─      return 7
+{EMPTY_INIT}"
+    );
+    let (m, sources) = parse(&ir, "x");
+    let names: Vec<&str> = super::reachable_functions(&m)
+        .into_iter()
+        .map(|f| m.funcs[f].name.as_str())
+        .collect();
+    assert_eq!(names, ["main", "helper", "<init>"]);
+    assert_eq!(run_parsed(&m, &sources), (0, "7\n".to_string()));
 }

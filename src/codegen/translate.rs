@@ -9,6 +9,12 @@
 //!   target, the operand of the edge it leaves from.
 //! - A `φᶜ` owns an 8-byte stack slot: each `ϒ` listing it stores there and
 //!   the `φᶜ` loads it at the handler's head.
+//! - A nonzero float constant used in a block that lies on a cycle of the
+//!   CFG is a load from a read-only data object, flagged so that Cranelift
+//!   may move it ([`FnTrans::loop_float`]). Cranelift's optimiser hoists
+//!   that load out of the loop and keeps the value in a register; an
+//!   `f64const` it would rematerialise at every use instead (`movabs` and
+//!   `movq` per use and iteration on x86-64).
 //! - Cranelift's own SSA variables are not used.
 
 use super::Compiler;
@@ -98,6 +104,33 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     phi_edges: HashMap<Value, HashMap<Option<BlockId>, usize>>,
     /// Per IR block: an error path (a `COLD` statement or a `Raise`).
     cold: SecondaryMap<BlockId, bool>,
+    /// Per IR block: it lies on a cycle of the CFG (in a loop).
+    on_cycle: SecondaryMap<BlockId, bool>,
+    /// Whether the block being translated lies on a cycle.
+    in_loop: bool,
+}
+
+/// Per IR block: whether it lies on a cycle of the CFG, that is in a
+/// strongly connected component with more than one block or with an edge
+/// to itself (reducible or not).
+fn cycle_blocks(code: &IrCode) -> SecondaryMap<BlockId, bool> {
+    let blocks = &code.cfg.blocks;
+    let n = blocks.len();
+    let succs = |b: usize| blocks[BlockId(b as u32)].succs.iter().map(|s| s.0 as usize);
+    let (nodes, ends) = crate::ir::graph::sccs_flat(n, succs);
+    let mut on_cycle = SecondaryMap::with_capacity(n);
+    let mut start = 0;
+    for end in ends {
+        let comp = &nodes[start..end];
+        let cyclic = comp.len() > 1 || succs(comp[0]).any(|s| s == comp[0]);
+        if cyclic {
+            for &b in comp {
+                on_cycle[BlockId(b as u32)] = true;
+            }
+        }
+        start = end;
+    }
+    on_cycle
 }
 
 /// Per IR block: whether it is an error path (it holds a `COLD` statement
@@ -137,6 +170,8 @@ pub(super) fn translate<'a>(
         data_gvs: HashMap::new(),
         phi_edges: HashMap::new(),
         cold: cold_blocks(code),
+        on_cycle: cycle_blocks(code),
+        in_loop: false,
     };
     t.run()?;
     let config = t.cx.module.isa().frontend_config();
@@ -325,6 +360,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         self.b.switch_to_block(blk);
         let bb = &code.cfg.blocks[bi];
         let cold = self.cold[bi];
+        self.in_loop = self.on_cycle[bi];
         for s in bb.values() {
             match &code.stmts.inst[s] {
                 Inst::Goto(d) => {
@@ -444,10 +480,21 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 .get(*i as usize)
                 .ok_or_else(|| format!("argument _{} out of range", i + 1))?,
             Operand::Int(i) => self.b.ins().iconst(types::I64, *i),
+            Operand::Float(f) if self.in_loop && f.to_bits() != 0 => self.loop_float(*f)?,
             Operand::Float(f) => self.b.ins().f64const(*f),
             Operand::Bool(x) => self.b.ins().iconst(types::I8, *x as i64),
             Operand::Nil => self.b.ins().iconst(types::I64, 0),
         })
+    }
+
+    /// The float constant `f` as a load from its read-only data object
+    /// ([`Compiler::float_const`]): `readonly`, `notrap` and `can_move`, so
+    /// Cranelift treats it as pure and hoists it out of loops.
+    fn loop_float(&mut self, f: f64) -> Result<cl::Value, String> {
+        let id = self.cx.float_const(f.to_bits())?;
+        let addr = self.data_addr(id)?;
+        let flags = MemFlagsData::trusted().with_readonly().with_can_move();
+        Ok(self.b.ins().load(types::F64, flags, addr, 0))
     }
 
     fn operands(&mut self, ops: &[Operand]) -> Result<Vec<cl::Value>, String> {

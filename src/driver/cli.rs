@@ -13,6 +13,38 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// The command line of this process, as [`Parser::parse`] gives it.
+    ///
+    /// `toyc run` is the command that starts most often, and building the
+    /// definitions of every subcommand costs more than parsing (about a
+    /// tenth of a small Bril program's whole run). So a command line that
+    /// starts with `run` is first parsed against `run` alone. Anything that
+    /// parse does not accept (`--help`, an error) is parsed again against
+    /// the whole [`Cli`], so every message is the one it always was.
+    pub fn from_env() -> Cli {
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        if args.get(1).is_some_and(|a| a == "run")
+            && let Some(cli) = Cli::parse_run_only(&args)
+        {
+            return cli;
+        }
+        Cli::parse_from(args)
+    }
+
+    /// `args` parsed against a `toyc` that has only the `run` subcommand;
+    /// `None` when that parse fails or stops (help, version).
+    pub fn parse_run_only(args: &[std::ffi::OsString]) -> Option<Cli> {
+        use clap::FromArgMatches;
+        let run = RunArgs::augment_args(clap::Command::new("run"));
+        let matches = clap::Command::new("toyc")
+            .subcommand(run)
+            .try_get_matches_from(args)
+            .ok()?;
+        Cli::from_arg_matches(&matches).ok()
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Parse and type-check a program; print every error found.
@@ -30,24 +62,7 @@ pub enum Command {
     },
     /// Compile a program with the JIT and run it. `toyc run -` reads the
     /// program from stdin (the program then gets an empty stdin).
-    Run {
-        #[command(flatten)]
-        build: BuildArgs,
-        /// Execute the IR with the interpreter instead of the JIT.
-        #[arg(long)]
-        interp: bool,
-        /// With `--interp`: print `total_dyn_inst: N` (statements executed)
-        /// to stderr. Without `--interp` it is an error (exit 2).
-        #[arg(long)]
-        profile: bool,
-        /// Print the garbage collector's statistics to stderr at exit
-        /// (as `TOYC_GC_STATS=1` does).
-        #[arg(long = "gc-stats")]
-        gc_stats: bool,
-        /// Arguments for the program (after `--`), returned by `args()`.
-        #[arg(last = true)]
-        args: Vec<String>,
-    },
+    Run(RunArgs),
     /// Print the SSA IR (Julia IRCode style) of a program.
     Ir {
         #[command(flatten)]
@@ -159,6 +174,27 @@ pub enum Command {
         #[command(flatten)]
         build: BuildArgs,
     },
+}
+
+/// The options of `toyc run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub build: BuildArgs,
+    /// Execute the IR with the interpreter instead of the JIT.
+    #[arg(long)]
+    pub interp: bool,
+    /// With `--interp`: print `total_dyn_inst: N` (statements executed)
+    /// to stderr. Without `--interp` it is an error (exit 2).
+    #[arg(long)]
+    pub profile: bool,
+    /// Print the garbage collector's statistics to stderr at exit
+    /// (as `TOYC_GC_STATS=1` does).
+    #[arg(long = "gc-stats")]
+    pub gc_stats: bool,
+    /// Arguments for the program (after `--`), returned by `args()`.
+    #[arg(last = true)]
+    pub args: Vec<String>,
 }
 
 /// Options shared by the commands that compile.

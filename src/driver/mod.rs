@@ -21,7 +21,7 @@ pub use files::{
 
 use crate::diag;
 use crate::span::SourceMap;
-use cli::{Cli, Command};
+use cli::{Cli, Command, RunArgs};
 
 /// Stack size for the compiler thread. Deeply nested input (10,000 nested
 /// parentheses) recurses in the parser and type checker; this bounds it
@@ -71,7 +71,7 @@ fn report_panic(info: &std::panic::PanicHookInfo<'_>) {
 
 fn run_cli(cli: Cli) -> i32 {
     let time_passes = match &cli.command {
-        Command::Run { build, .. }
+        Command::Run(RunArgs { build, .. })
         | Command::Ir { build, .. }
         | Command::Cfg { build, .. }
         | Command::Clif { build, .. }
@@ -110,13 +110,13 @@ fn run_command(cli: Cli) -> i32 {
             format,
             warnings,
         } => commands::check_command(&file, &format, warnings.policy()),
-        Command::Run {
+        Command::Run(RunArgs {
             build,
             interp,
             profile,
             gc_stats,
             args,
-        } => commands::run_program(&build, interp, profile, gc_stats, &args),
+        }) => commands::run_program(&build, interp, profile, gc_stats, &args),
         Command::Ir {
             build, dot: true, ..
         }

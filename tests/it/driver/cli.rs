@@ -669,3 +669,59 @@ fn explore_writes_one_self_contained_page() {
     assert_eq!(html.matches("<section class=\"fn\"").count(), 3);
     assert!(html.contains("<option value=\"main\" selected>main</option>"));
 }
+
+/// `toyc run` is parsed against `run` alone first (`Cli::from_env`); it must
+/// give what the whole command line gives, and leave help and errors to it.
+#[test]
+fn the_run_only_parse_agrees_with_the_whole_command_line() {
+    use clap::Parser;
+    use toyc::driver::cli::Cli;
+    let os = |args: &[&str]| -> Vec<std::ffi::OsString> { args.iter().map(|a| a.into()).collect() };
+    for args in [
+        &["toyc", "run", "f.toy"][..],
+        &[
+            "toyc",
+            "run",
+            "-O0",
+            "--interp",
+            "--profile",
+            "f.toy",
+            "--",
+            "3",
+            "x",
+        ],
+        &[
+            "toyc",
+            "run",
+            "--passes=dce,sccp",
+            "--stats",
+            "--threads",
+            "1",
+            "f.bril",
+        ],
+        &["toyc", "run", "-W", "error", "--gc-stats", "-"],
+    ] {
+        let fast = Cli::parse_run_only(&os(args)).expect("accepted");
+        let whole = Cli::try_parse_from(args).expect("accepted");
+        assert_eq!(format!("{fast:?}"), format!("{whole:?}"), "{args:?}");
+    }
+    for args in [
+        &["toyc", "run", "--help"][..],
+        &["toyc", "run"],
+        &["toyc", "run", "--bogus", "f.toy"],
+        &["toyc", "run", "a.toy", "b.toy"],
+    ] {
+        assert!(Cli::parse_run_only(&os(args)).is_none(), "{args:?}");
+    }
+    let help = toyc(&["run", "--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        text.starts_with("Compile a program with the JIT and run it."),
+        "{text}"
+    );
+    assert!(
+        text.contains("Usage: toyc run [OPTIONS] <FILE> [-- <ARGS>...]"),
+        "{text}"
+    );
+}

@@ -153,7 +153,7 @@ fn pass_order_prerequisites_are_checked() {
 #[test]
 fn command_line_flags_select_the_pipeline() {
     use clap::Parser;
-    use toyc::driver::cli::{Cli, Command};
+    use toyc::driver::cli::{Cli, Command, RunArgs};
     let cli = Cli::try_parse_from([
         "toyc",
         "ir",
@@ -175,12 +175,12 @@ fn command_line_flags_select_the_pipeline() {
     assert_eq!(opts.print_before, opt::PrintSel::Passes(vec!["dce".into()]));
     let cli = Cli::try_parse_from(["toyc", "run", "-O0", "--interp", "--profile", "f.toy"])
         .expect("flags parse");
-    let Command::Run {
+    let Command::Run(RunArgs {
         build,
         interp,
         profile,
         ..
-    } = cli.command
+    }) = cli.command
     else {
         panic!("not the run command")
     };
@@ -192,7 +192,7 @@ fn command_line_flags_select_the_pipeline() {
             .is_empty()
     );
     let cli = Cli::try_parse_from(["toyc", "run", "--passes=nope", "f.toy"]).expect("flags parse");
-    let Command::Run { build, .. } = cli.command else {
+    let Command::Run(RunArgs { build, .. }) = cli.command else {
         panic!("not the run command")
     };
     assert_eq!(toyc::driver::pipeline_options(&build).err(), Some(2));
