@@ -83,23 +83,7 @@ fn label_for(message: &str, source: &str) -> String {
 fn lexer<'a>(
     text: &'a str,
 ) -> impl Parser<'a, &'a str, Vec<(Token<'a>, SimpleSpan)>, LexExtra<'a>> {
-    let ident = text::ascii::ident().map(|s: &'a str| Token::keyword(s).unwrap_or(Token::Ident(s)));
-    let label = just('\'')
-        .ignore_then(text::ascii::ident())
-        .map(Token::Label);
-    let number = any()
-        .filter(char::is_ascii_digit)
-        .rewind()
-        .ignore_then(custom(move |inp| lex_number(text, inp)));
-    let string = just('"')
-        .rewind()
-        .ignore_then(custom(move |inp| lex_string(text, inp)));
-    let punct = custom(move |inp| lex_punct(text, inp));
-    let single_quoted = just('\'')
-        .rewind()
-        .ignore_then(custom(move |inp| lex_single_quoted(text, inp)));
-    let token = choice((ident, number, string, single_quoted, label, punct))
-        .map_with(|t, e| Some((t, e.span())));
+    let token = custom(move |inp| lex_token(text, inp)).map_with(|t, e| Some((t, e.span())));
     let bad = any().validate(|c: char, e, emitter| {
         let shown = if c.is_control() || c.is_whitespace() {
             c.escape_debug().to_string()
@@ -124,6 +108,52 @@ fn lexer<'a>(
             },
         ))
         .then_ignore(end())
+}
+
+/// One token, chosen by its first character (the kinds start with
+/// disjoint characters, so no alternative is tried and undone): an
+/// identifier or keyword (ASCII, as `text::ascii::ident`), a number, a
+/// string, a single-quoted literal or else a label `'name`, or
+/// punctuation. Fails, consuming nothing, where no token starts.
+fn lex_token<'a>(
+    text: &'a str,
+    inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>,
+) -> Result<Token<'a>, Rich<'a, char>> {
+    let start = offset(inp);
+    let rest = &text[start..];
+    match rest.as_bytes().first().copied().unwrap_or(0) {
+        c if c.is_ascii_alphabetic() || c == b'_' => {
+            let word = &rest[..ident_len(rest)];
+            advance(inp, rest, word.len());
+            Ok(Token::keyword(word).unwrap_or(Token::Ident(word)))
+        }
+        c if c.is_ascii_digit() => lex_number(text, inp),
+        b'"' => lex_string(text, inp),
+        b'\'' if single_quoted_len(rest).is_some() => lex_single_quoted(text, inp),
+        b'\'' => match ident_len(&rest[1..]) {
+            0 => Err(Rich::custom(span(start, start), "not a label")),
+            len => {
+                advance(inp, rest, 1 + len);
+                Ok(Token::Label(&rest[1..1 + len]))
+            }
+        },
+        _ => lex_punct(text, inp),
+    }
+}
+
+/// The length of the ASCII identifier at the start of `s` (a letter or `_`,
+/// then letters, digits and `_`), 0 if there is none.
+fn ident_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    match b.first() {
+        Some(c) if c.is_ascii_alphabetic() || *c == b'_' => {
+            1 + b[1..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                .count()
+        }
+        _ => 0,
+    }
 }
 
 /// Byte offset of the cursor.
