@@ -767,8 +767,11 @@ pub fn cfg_reusing(
         };
         bb.preds.clear();
         bb.succs.clear();
-        bb.succs
-            .extend(block_succs(last, b as u32, nb).into_iter().filter(|s| s.0 < nb));
+        bb.succs.extend(
+            block_succs(last, b as u32, nb)
+                .into_iter()
+                .filter(|s| s.0 < nb),
+        );
         bb.stmts = r;
     }
     for b in 0..blocks.len() {
