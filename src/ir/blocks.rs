@@ -19,7 +19,7 @@
 //! block is left implicit when the block has other statements.
 
 use crate::ir::FxMap;
-use crate::ir::compact::cfg_from_ranges;
+use crate::ir::compact::{Succs, cfg_from_ranges};
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{BlockId, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value, VarName};
 use crate::span::Span;
@@ -61,12 +61,16 @@ pub enum Term {
 }
 
 impl Term {
-    pub fn succs(&self) -> Vec<Label> {
+    pub fn succs(&self) -> Succs {
         match self {
-            Term::Goto(l) => vec![*l],
-            Term::Branch { then, els, .. } if then == els => vec![*then],
-            Term::Branch { then, els, .. } => vec![*then, *els],
-            _ => Vec::new(),
+            Term::Goto(l) => Succs::one(*l),
+            Term::Branch { then, els, .. } if then == els => Succs::one(*then),
+            Term::Branch { then, els, .. } => {
+                let mut s = Succs::one(*then);
+                s.push(*els);
+                s
+            }
+            _ => Succs::default(),
         }
     }
     /// Replaces every target `from` by `to`.
@@ -210,6 +214,7 @@ impl BlockIr {
     /// block).
     pub fn positions(&self) -> Positions {
         let mut pos = SecondaryMap::with_capacity(self.next_label.index());
+        pos.resize(self.next_label.index());
         for (i, b) in self.blocks.iter().enumerate() {
             pos[b.label] = Some(i);
         }
@@ -238,6 +243,7 @@ impl BlockIr {
     pub fn preds(&self) -> SecondaryMap<Label, Vec<Label>> {
         let mut preds: SecondaryMap<Label, Vec<Label>> =
             SecondaryMap::with_capacity(self.next_label.index());
+        preds.resize(self.next_label.index());
         for b in &self.blocks {
             for s in b.term.succs() {
                 let list = &mut preds[s];
@@ -256,7 +262,8 @@ impl BlockIr {
         let pos = self.positions();
         let to_block = |l: Label| BlockId(pos[l].map_or(u32::MAX - 1, |p| p as u32));
         let mut renumber = vec![None; self.next_value as usize];
-        let mut out = InstructionStream::default();
+        let stmts: usize = self.blocks.iter().map(|b| b.stmts.len() + 1).sum();
+        let mut out = InstructionStream::with_capacity(stmts);
         let mut ranges = Vec::with_capacity(self.blocks.len());
         let nblocks = self.blocks.len();
         for (bi, block) in self.blocks.iter_mut().enumerate() {

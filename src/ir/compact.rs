@@ -68,12 +68,14 @@ pub struct IncrementalCompact<'a> {
     spans: Vec<Span>,
     flags: Vec<Flags>,
     names: Vec<Option<VarName>>,
-    /// Per original block, its values in final placement order.
-    order: Vec<Vec<u32>>,
+    /// The values of every original block in final placement order, block
+    /// after block: block `b`'s are `order[block_start[b]..block_start[b + 1]]`.
+    order: Vec<u32>,
+    block_start: Vec<u32>,
     subst: Vec<Option<Operand>>,
     new_count: u32,
-    cur_block: usize,
-    cur_idx: usize,
+    /// The position in `order` of the next statement [`Self::next_value`] yields.
+    cur: usize,
     /// The value last yielded (its copy, if any, is recorded on the next step).
     last: Option<u32>,
 }
@@ -115,38 +117,7 @@ impl<'a> IncrementalCompact<'a> {
             names.push(node.name);
         }
         placed.sort_by_key(|&(pos, after, _)| (pos, after));
-        let mut order: Vec<Vec<u32>> = Vec::with_capacity(ir.cfg.blocks.len());
-        for bb in ir.cfg.blocks.values() {
-            let mut vals = Vec::with_capacity(bb.stmts.len());
-            for s in bb.stmts.clone() {
-                if s as usize >= len {
-                    break;
-                }
-                if placed.is_empty() {
-                    vals.push(s);
-                    continue;
-                }
-                let mut k = placed.partition_point(|p| p.0 < s);
-                while k < placed.len() && placed[k].0 == s && !placed[k].1 {
-                    vals.push(placed[k].2);
-                    k += 1;
-                }
-                vals.push(s);
-                while k < placed.len() && placed[k].0 == s {
-                    vals.push(placed[k].2);
-                    k += 1;
-                }
-            }
-            order.push(vals);
-        }
-        if let Some(last) = order.last_mut() {
-            // Nodes placed at a position outside the stream go before the
-            // final terminator.
-            let at = last.len().saturating_sub(1);
-            for (k, v) in orphans.into_iter().enumerate() {
-                last.insert(at + k, v);
-            }
-        }
+        let (order, block_start) = placement_order(&ir.cfg, len, &placed, orphans);
         let n = inst.len();
         IncrementalCompact {
             ir,
@@ -156,10 +127,10 @@ impl<'a> IncrementalCompact<'a> {
             flags,
             names,
             order,
+            block_start,
             subst: vec![None; n],
             new_count,
-            cur_block: 0,
-            cur_idx: 0,
+            cur: 0,
             last: None,
         }
     }
@@ -168,21 +139,14 @@ impl<'a> IncrementalCompact<'a> {
     /// already forwarded through the copies seen so far.
     pub fn next_value(&mut self) -> Option<Value> {
         self.record_last();
-        loop {
-            let block = self.order.get(self.cur_block)?;
-            let Some(&v) = block.get(self.cur_idx) else {
-                self.cur_block += 1;
-                self.cur_idx = 0;
-                continue;
-            };
-            self.cur_idx += 1;
-            let subst = &mut self.subst;
-            if let Some(inst) = self.insts.get_mut(v as usize) {
-                for_each_operand_mut(inst, |op| *op = resolve(subst, *op));
-            }
-            self.last = Some(v);
-            return Some(Value(v));
+        let v = *self.order.get(self.cur)?;
+        self.cur += 1;
+        let subst = &mut self.subst;
+        if let Some(inst) = self.insts.get_mut(v as usize) {
+            for_each_operand_mut(inst, |op| *op = resolve(subst, *op));
         }
+        self.last = Some(v);
+        Some(Value(v))
     }
 
     pub fn inst(&self, v: Value) -> &Inst {
@@ -214,22 +178,32 @@ impl<'a> IncrementalCompact<'a> {
 
     /// The successor blocks of old block `b` as its terminator says, the
     /// condition of a `GotoIfNot` resolved (a constant keeps one edge).
-    fn succs_of(&mut self, b: usize) -> Vec<u32> {
-        let nblocks = self.order.len() as u32;
-        let last = self.order[b].last().map(|&l| &self.insts[l as usize]);
+    fn succs_of(&mut self, b: usize) -> Succs {
+        let nblocks = self.nblocks() as u32;
+        let last = self.block(b).last().map(|&l| &self.insts[l as usize]);
         let succs = match last {
             Some(Inst::GotoIfNot { cond, dest }) => match resolve(&mut self.subst, *cond) {
                 Operand::Bool(true) => block_succs(None, b as u32, nblocks),
-                Operand::Bool(false) => vec![*dest],
+                Operand::Bool(false) => Succs::one(*dest),
                 _ => block_succs(last, b as u32, nblocks),
             },
             _ => block_succs(last, b as u32, nblocks),
         };
-        succs
-            .into_iter()
-            .map(|s| s.0)
-            .filter(|&s| s < nblocks)
-            .collect()
+        let mut live = Succs::default();
+        for s in succs.into_iter().filter(|s| s.0 < nblocks) {
+            live.push(s);
+        }
+        live
+    }
+
+    /// The number of old blocks.
+    fn nblocks(&self) -> usize {
+        self.block_start.len() - 1
+    }
+
+    /// Old block `b`'s values in final placement order.
+    fn block(&self, b: usize) -> &[u32] {
+        &self.order[self.block_start[b] as usize..self.block_start[b + 1] as usize]
     }
 
     /// Completes the compaction and writes the result back into the IrCode:
@@ -246,7 +220,7 @@ impl<'a> IncrementalCompact<'a> {
             }
         }
         let reach = self.reachable_blocks();
-        stats.blocks_removed = self.order.len() as u32 - reach.live_count;
+        stats.blocks_removed = self.nblocks() as u32 - reach.live_count;
         let phis = self.prune_phi_edges(&reach);
         stats.phis_folded = self.fold_trivial_phis(phis);
         let dead = self.dead_statements(&reach);
@@ -258,9 +232,9 @@ impl<'a> IncrementalCompact<'a> {
 
     /// Reachability from the entry, with constant branches folded.
     fn reachable_blocks(&mut self) -> Reach {
-        let nblocks = self.order.len();
+        let nblocks = self.nblocks();
         let mut live = vec![false; nblocks];
-        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); nblocks];
+        let mut succs: Vec<Succs> = vec![Succs::default(); nblocks];
         let mut stack = Vec::new();
         if nblocks > 0 {
             live[0] = true;
@@ -272,16 +246,16 @@ impl<'a> IncrementalCompact<'a> {
         let mut folded: Vec<Option<bool>> = vec![None; nblocks];
         while let Some(b) = stack.pop() {
             succs[b] = self.succs_of(b);
-            if let Some(&last) = self.order[b].last()
+            if let Some(&last) = self.block(b).last()
                 && let Inst::GotoIfNot { cond, .. } = self.insts[last as usize]
                 && let Operand::Bool(k) = resolve(&mut self.subst, cond)
             {
                 folded[b] = Some(k);
             }
-            for &s in &succs[b] {
-                if !live[s as usize] {
-                    live[s as usize] = true;
-                    stack.push(s as usize);
+            for s in succs[b] {
+                if !live[s.index()] {
+                    live[s.index()] = true;
+                    stack.push(s.index());
                 }
             }
         }
@@ -294,8 +268,8 @@ impl<'a> IncrementalCompact<'a> {
             }
         }
         let mut block_of = vec![u32::MAX; self.insts.len()];
-        for (b, vals) in self.order.iter().enumerate() {
-            for &v in vals {
+        for b in 0..nblocks {
+            for &v in self.block(b) {
                 block_of[v as usize] = b as u32;
             }
         }
@@ -313,24 +287,26 @@ impl<'a> IncrementalCompact<'a> {
     /// resolved through copies); returns every φ of a live block.
     fn prune_phi_edges(&mut self, reach: &Reach) -> Vec<u32> {
         let mut phis = Vec::new();
-        for (b, vals) in self.order.iter().enumerate() {
+        for b in 0..self.nblocks() {
             if !reach.live[b] {
                 continue;
             }
+            let vals = &self.order[self.block_start[b] as usize..self.block_start[b + 1] as usize];
             for &v in vals {
                 if let Inst::Phi { edges, values } = &mut self.insts[v as usize] {
-                    let mut ne = Vec::with_capacity(edges.len());
-                    let mut nv = Vec::with_capacity(values.len());
-                    for (e, val) in edges.iter().zip(values.iter()) {
-                        let p = e.index();
-                        if reach.live.get(p) == Some(&true) && reach.succs[p].contains(&(b as u32))
+                    let mut kept = 0;
+                    for k in 0..edges.len().min(values.len()) {
+                        let p = edges[k].index();
+                        if reach.live.get(p) == Some(&true)
+                            && reach.succs[p].contains(&BlockId(b as u32))
                         {
-                            ne.push(*e);
-                            nv.push(resolve(&mut self.subst, *val));
+                            edges[kept] = edges[k];
+                            values[kept] = resolve(&mut self.subst, values[k]);
+                            kept += 1;
                         }
                     }
-                    *edges = ne;
-                    *values = nv;
+                    edges.truncate(kept);
+                    values.truncate(kept);
                     phis.push(v);
                 }
             }
@@ -341,18 +317,7 @@ impl<'a> IncrementalCompact<'a> {
     /// Folds every φ whose operands are one value and itself into that
     /// value, re-checking the φs that use a folded one; returns how many.
     fn fold_trivial_phis(&mut self, phis: Vec<u32>) -> u32 {
-        let mut phi_users: Vec<Vec<u32>> = vec![Vec::new(); self.insts.len()];
-        for &p in &phis {
-            if let Inst::Phi { values, .. } = &self.insts[p as usize] {
-                for val in values {
-                    if let Operand::Value(w) = val
-                        && let Some(list) = phi_users.get_mut(w.index())
-                    {
-                        list.push(p);
-                    }
-                }
-            }
-        }
+        let (users, user_start) = self.phi_users(&phis);
         let mut folded = 0;
         let mut work = phis;
         while let Some(p) = work.pop() {
@@ -362,10 +327,9 @@ impl<'a> IncrementalCompact<'a> {
             let Inst::Phi { values, .. } = &self.insts[p as usize] else {
                 continue;
             };
-            let values = values.clone();
             let mut unique: Option<Operand> = None;
             let mut foldable = true;
-            for val in values {
+            for &val in values {
                 let r = resolve(&mut self.subst, val);
                 if r == Operand::Value(Value(p)) {
                     continue;
@@ -382,10 +346,48 @@ impl<'a> IncrementalCompact<'a> {
             if let (true, Some(u)) = (foldable, unique) {
                 self.subst[p as usize] = Some(u);
                 folded += 1;
-                work.extend(std::mem::take(&mut phi_users[p as usize]));
+                // `p` folds once, so its users are queued once.
+                let (lo, hi) = (user_start[p as usize], user_start[p as usize + 1]);
+                work.extend_from_slice(&users[lo as usize..hi as usize]);
             }
         }
         folded
+    }
+
+    /// The φs of `phis` that use each value, flat: value `w`'s users are
+    /// `users[start[w]..start[w + 1]]` (a φ using `w` twice is listed twice).
+    fn phi_users(&self, phis: &[u32]) -> (Vec<u32>, Vec<u32>) {
+        let n = self.insts.len();
+        let operands = |p: u32| match &self.insts[p as usize] {
+            Inst::Phi { values, .. } => &values[..],
+            _ => &[],
+        };
+        let mut start = vec![0u32; n + 1];
+        for &p in phis {
+            for val in operands(p) {
+                if let Operand::Value(w) = val
+                    && w.index() < n
+                {
+                    start[w.index() + 1] += 1;
+                }
+            }
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut next = start.clone();
+        let mut users = vec![0u32; start[n] as usize];
+        for &p in phis {
+            for val in operands(p) {
+                if let Operand::Value(w) = val
+                    && w.index() < n
+                {
+                    users[next[w.index()] as usize] = p;
+                    next[w.index()] += 1;
+                }
+            }
+        }
+        (users, start)
     }
 
     /// Whether statement `v` survives so far: in a live block, not
@@ -444,12 +446,12 @@ impl<'a> IncrementalCompact<'a> {
         let mut work: Vec<usize> = (0..n)
             .filter(|&v| counts[v] == 0 && can_die(self, v))
             .collect();
+        let mut freed = Vec::new();
         while let Some(v) = work.pop() {
             if dead[v] {
                 continue;
             }
             dead[v] = true;
-            let mut freed = Vec::new();
             self.for_each_operand_of(v, |w| {
                 let w = w.index();
                 if let Some(c) = counts.get_mut(w) {
@@ -459,7 +461,7 @@ impl<'a> IncrementalCompact<'a> {
                     }
                 }
             });
-            work.extend(freed.into_iter().filter(|&w| can_die(self, w)));
+            work.extend(freed.drain(..).filter(|&w| can_die(self, w)));
         }
         dead
     }
@@ -479,7 +481,7 @@ impl<'a> IncrementalCompact<'a> {
         Vec<Option<u32>>,
     ) {
         let n = self.insts.len();
-        let nblocks = self.order.len();
+        let nblocks = self.nblocks();
         let mut out = InstructionStream::with_capacity(n + nblocks);
         let mut ranges = Vec::with_capacity(reach.live_count as usize);
         let mut renumber = vec![None; n];
@@ -496,10 +498,9 @@ impl<'a> IncrementalCompact<'a> {
         for b in 0..nblocks {
             let Some(nb) = reach.new_id[b] else { continue };
             let start = out.len() as u32;
-            let vals = std::mem::take(&mut self.order[b]);
             let mut last_span = self.ir.span;
-            for &v in &vals {
-                let v = v as usize;
+            for k in self.block_start[b]..self.block_start[b + 1] {
+                let v = self.order[k as usize] as usize;
                 last_span = self.spans[v];
                 if !self.alive(reach, v) || dead[v] {
                     continue;
@@ -589,8 +590,51 @@ impl<'a> IncrementalCompact<'a> {
             });
         }
         self.ir.stmts = out;
-        self.ir.cfg = cfg_from_ranges(&self.ir.stmts.inst, ranges);
+        let old = std::mem::take(&mut self.ir.cfg);
+        self.ir.cfg = cfg_reusing(&self.ir.stmts.inst, ranges, old);
     }
+}
+
+/// The final placement of the statements of `cfg`'s blocks (the first
+/// `len` values) and of the new nodes `placed` (`(position, after?,
+/// value)`, sorted) and `orphans` (placed outside the stream: before the
+/// last block's final statement), flat, with each block's start in it
+/// (one more entry than blocks).
+fn placement_order(
+    cfg: &Cfg,
+    len: usize,
+    placed: &[(u32, bool, u32)],
+    orphans: Vec<u32>,
+) -> (Vec<u32>, Vec<u32>) {
+    let mut order = Vec::with_capacity(len + placed.len() + orphans.len());
+    let mut block_start = Vec::with_capacity(cfg.blocks.len() + 1);
+    for bb in cfg.blocks.values() {
+        block_start.push(order.len() as u32);
+        let end = bb.stmts.end.min(len as u32).max(bb.stmts.start);
+        if placed.is_empty() {
+            order.extend(bb.stmts.start..end);
+            continue;
+        }
+        for s in bb.stmts.start..end {
+            let mut k = placed.partition_point(|p| p.0 < s);
+            while k < placed.len() && placed[k].0 == s && !placed[k].1 {
+                order.push(placed[k].2);
+                k += 1;
+            }
+            order.push(s);
+            while k < placed.len() && placed[k].0 == s {
+                order.push(placed[k].2);
+                k += 1;
+            }
+        }
+    }
+    if let Some(&last_start) = block_start.last() {
+        // Before the final terminator.
+        let at = (order.len().saturating_sub(1)).max(last_start as usize);
+        order.splice(at..at, orphans);
+    }
+    block_start.push(order.len() as u32);
+    (order, block_start)
 }
 
 /// The block layout [`IncrementalCompact::finish`] computes first.
@@ -598,7 +642,7 @@ struct Reach {
     /// Per old block: reachable from the entry.
     live: Vec<bool>,
     /// Per reachable old block: its successors (constant branches folded).
-    succs: Vec<Vec<u32>>,
+    succs: Vec<Succs>,
     /// Per old block: the constant its branch condition folded to.
     folded: Vec<Option<bool>>,
     /// Per old block: its number in the result, if it survives.
@@ -633,62 +677,117 @@ pub(crate) fn resolve(subst: &mut [Option<Operand>], op: Operand) -> Operand {
 
 /// The successors of a block whose last statement is `last`, numbered `b`
 /// among `nblocks`: the fallthrough block first, then a branch target.
-pub fn block_succs(last: Option<&Inst>, b: u32, nblocks: u32) -> Vec<BlockId> {
-    let fall = if b + 1 < nblocks {
-        vec![BlockId(b + 1)]
-    } else {
-        Vec::new()
-    };
+pub fn block_succs(last: Option<&Inst>, b: u32, nblocks: u32) -> Succs {
+    let mut fall = Succs::default();
+    if b + 1 < nblocks {
+        fall.push(BlockId(b + 1));
+    }
     match last {
-        Some(Inst::Goto(d)) => vec![*d],
+        Some(Inst::Goto(d)) => Succs::one(*d),
         Some(Inst::GotoIfNot { dest, .. }) => {
-            let mut s = fall;
-            if !s.contains(dest) {
-                s.push(*dest);
+            if !fall.contains(dest) {
+                fall.push(*dest);
             }
-            s
+            fall
         }
-        Some(Inst::Return(_) | Inst::Unwind | Inst::Unreachable) => Vec::new(),
+        Some(Inst::Return(_) | Inst::Unwind | Inst::Unreachable) => Succs::default(),
         _ => fall,
+    }
+}
+
+/// The successors of one block: at most two (a terminator names at most
+/// one target besides the fallthrough), stored inline.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Succs {
+    ids: [BlockId; 2],
+    len: u8,
+}
+
+impl Default for Succs {
+    fn default() -> Succs {
+        Succs {
+            ids: [BlockId(0); 2],
+            len: 0,
+        }
+    }
+}
+
+impl Succs {
+    /// The one successor `b`.
+    pub fn one(b: BlockId) -> Succs {
+        Succs {
+            ids: [b; 2],
+            len: 1,
+        }
+    }
+    /// Appends `b` (at most two in all).
+    pub fn push(&mut self, b: BlockId) {
+        self.ids[self.len as usize] = b;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for Succs {
+    type Target = [BlockId];
+    fn deref(&self) -> &[BlockId] {
+        &self.ids[..self.len as usize]
+    }
+}
+
+impl IntoIterator for Succs {
+    type Item = BlockId;
+    type IntoIter = std::iter::Take<std::array::IntoIter<BlockId, 2>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.ids.into_iter().take(self.len as usize)
     }
 }
 
 /// A CFG for statements `insts` cut into `ranges`: succs from each block's
 /// last statement, preds their inverse (in increasing block order).
 pub fn cfg_from_ranges(insts: &PrimaryMap<Value, Inst>, ranges: Vec<std::ops::Range<u32>>) -> Cfg {
+    cfg_reusing(insts, ranges, Cfg::default())
+}
+
+/// [`cfg_from_ranges`], reusing the `preds` and `succs` vectors of the
+/// blocks of `old` (a CFG being replaced) instead of allocating new ones.
+pub fn cfg_reusing(
+    insts: &PrimaryMap<Value, Inst>,
+    ranges: Vec<std::ops::Range<u32>>,
+    old: Cfg,
+) -> Cfg {
     let nb = ranges.len() as u32;
-    let mut blocks: PrimaryMap<BlockId, BasicBlock> = ranges
-        .into_iter()
-        .enumerate()
-        .map(|(b, r)| {
-            let last = if r.end > r.start {
-                insts.get(Value(r.end - 1))
-            } else {
-                None
-            };
-            let succs = block_succs(last, b as u32, nb)
+    let mut blocks: Vec<BasicBlock> = old.blocks.into();
+    blocks.truncate(ranges.len());
+    blocks.resize_with(ranges.len(), BasicBlock::default);
+    for (b, (bb, r)) in blocks.iter_mut().zip(ranges).enumerate() {
+        let last = if r.end > r.start {
+            insts.get(Value(r.end - 1))
+        } else {
+            None
+        };
+        bb.preds.clear();
+        bb.succs.clear();
+        bb.succs.extend(
+            block_succs(last, b as u32, nb)
                 .into_iter()
-                .filter(|s| s.0 < nb)
-                .collect();
-            BasicBlock {
-                stmts: r,
-                preds: Vec::new(),
-                succs,
-            }
-        })
-        .collect();
-    for b in blocks.keys() {
+                .filter(|s| s.0 < nb),
+        );
+        bb.stmts = r;
+    }
+    for b in 0..blocks.len() {
         for k in 0..blocks[b].succs.len() {
             let s = blocks[b].succs[k];
-            blocks[s].preds.push(b);
+            blocks[s.index()].preds.push(BlockId(b as u32));
         }
     }
-    Cfg { blocks }
+    Cfg {
+        blocks: blocks.into(),
+    }
 }
 
 /// Recomputes `ir.cfg`'s preds and succs from the terminators, keeping the
 /// block ranges.
 pub fn rebuild_edges(ir: &mut IrCode) {
     let ranges = ir.cfg.blocks.values().map(|b| b.stmts.clone()).collect();
-    ir.cfg = cfg_from_ranges(&ir.stmts.inst, ranges);
+    ir.cfg = cfg_reusing(&ir.stmts.inst, ranges, std::mem::take(&mut ir.cfg));
 }

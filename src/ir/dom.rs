@@ -24,8 +24,10 @@ pub struct DomTree<N: EntityRef = BlockId> {
     /// Immediate dominator; the entry is its own; `None` if unreachable.
     idom: SecondaryMap<N, Option<N>>,
     /// Dominator-tree children of each node, in increasing order (the entry
-    /// is not its own child; unreachable nodes have none and are nobody's).
-    children: SecondaryMap<N, Vec<N>>,
+    /// is not its own child; unreachable nodes have none and are nobody's),
+    /// flat: node `b`'s children are `children[child_start[b]..child_start[b + 1]]`.
+    children: Vec<N>,
+    child_start: Vec<u32>,
     /// Preorder and postorder numbers in the dominator tree (`u32::MAX`:
     /// unreachable): `a` dominates `b` iff `pre[a] <= pre[b]` and
     /// `post[b] <= post[a]`.
@@ -56,42 +58,42 @@ impl<N: EntityRef> DomTree<N> {
     {
         let rpo = crate::ir::graph::reverse_postorder(n, &succs);
         let idom = immediate_dominators(n, &rpo, preds);
-        let mut children: SecondaryMap<N, Vec<N>> = SecondaryMap::with_capacity(n);
-        for (b, d) in idom.iter().skip(1) {
-            if let Some(d) = *d
-                && d != b
-            {
-                children[d].push(b);
-            }
-        }
-        let mut pre = SecondaryMap::with_default(u32::MAX);
-        let mut post = SecondaryMap::with_default(u32::MAX);
-        if n > 0 {
-            let root = N::new(0);
-            let mut clock = 0u32;
-            let mut stack: Vec<(N, usize)> = vec![(root, 0)];
-            pre[root] = clock;
-            clock += 1;
-            while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-                if *i < children[b].len() {
-                    let c = children[b][*i];
-                    *i += 1;
-                    pre[c] = clock;
-                    clock += 1;
-                    stack.push((c, 0));
-                } else {
-                    post[b] = clock;
-                    clock += 1;
-                    stack.pop();
-                }
-            }
-        }
-        DomTree {
+        let (children, child_start) = children_of(n, &idom);
+        let mut tree = DomTree {
             len: n,
             idom,
             children,
-            pre,
-            post,
+            child_start,
+            pre: SecondaryMap::with_default(u32::MAX),
+            post: SecondaryMap::with_default(u32::MAX),
+        };
+        tree.number();
+        tree
+    }
+
+    /// Numbers the tree's nodes in preorder and postorder (one walk).
+    fn number(&mut self) {
+        if self.len == 0 {
+            return;
+        }
+        self.pre.resize(self.len);
+        self.post.resize(self.len);
+        let root = N::new(0);
+        let mut clock = 0u32;
+        let mut stack: Vec<(N, usize)> = vec![(root, 0)];
+        self.pre[root] = clock;
+        clock += 1;
+        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+            if let Some(&c) = self.children(b).get(*i) {
+                *i += 1;
+                self.pre[c] = clock;
+                clock += 1;
+                stack.push((c, 0));
+            } else {
+                self.post[b] = clock;
+                clock += 1;
+                stack.pop();
+            }
         }
     }
 
@@ -116,7 +118,13 @@ impl<N: EntityRef> DomTree<N> {
 
     /// The dominator-tree children of `b`, in increasing order.
     pub fn children(&self, b: N) -> &[N] {
-        &self.children[b]
+        match (
+            self.child_start.get(b.index()),
+            self.child_start.get(b.index() + 1),
+        ) {
+            (Some(&lo), Some(&hi)) => &self.children[lo as usize..hi as usize],
+            _ => &[],
+        }
     }
 
     /// Whether node `a` dominates node `b` (reflexive).
@@ -146,6 +154,31 @@ impl<N: EntityRef> DomTree<N> {
     }
 }
 
+/// The dominator-tree children of the `n` nodes whose immediate
+/// dominators are `idom`, flat ([`DomTree::children`]), each node's in
+/// increasing order (a counting sort by parent).
+fn children_of<N: EntityRef>(n: usize, idom: &SecondaryMap<N, Option<N>>) -> (Vec<N>, Vec<u32>) {
+    let parent = |b: usize| idom[N::new(b)].filter(|d| d.index() != b);
+    let mut start = vec![0u32; n + 1];
+    for b in 1..n {
+        if let Some(d) = parent(b) {
+            start[d.index() + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut next = start.clone();
+    let mut children = vec![N::new(0); start[n] as usize];
+    for b in 1..n {
+        if let Some(d) = parent(b) {
+            children[next[d.index()] as usize] = N::new(b);
+            next[d.index()] += 1;
+        }
+    }
+    (children, start)
+}
+
 /// Cooper, Harvey and Kennedy's iteration over the reverse postorder `rpo`
 /// of an `n`-node graph: at most (loop connectedness + 3) rounds, and loop
 /// connectedness is below `n`.
@@ -155,10 +188,12 @@ fn immediate_dominators<N: EntityRef, P: IntoIterator<Item = N>>(
     preds: impl Fn(N) -> P,
 ) -> SecondaryMap<N, Option<N>> {
     let mut rpo_num: SecondaryMap<N, u32> = SecondaryMap::with_default(u32::MAX);
+    rpo_num.resize(n);
     for (i, &b) in rpo.iter().enumerate() {
         rpo_num[b] = i as u32;
     }
     let mut idom: SecondaryMap<N, Option<N>> = SecondaryMap::with_capacity(n);
+    idom.resize(n);
     if n > 0 {
         idom[N::new(0)] = Some(N::new(0));
     }

@@ -4,7 +4,7 @@
 //! for an IrCode's CFG); the one successor function of a block's terminator
 //! is [`crate::ir::compact::block_succs`], which each block's `succs` caches.
 
-use cranelift_entity::{EntityRef, SecondaryMap};
+use cranelift_entity::EntityRef;
 
 /// The nodes reachable from node 0 of the `n`-node graph `succs`, in
 /// reverse postorder of an iterative depth-first search that enters the
@@ -21,13 +21,13 @@ where
         return postorder;
     }
     let root = N::new(0);
-    let mut seen: SecondaryMap<N, bool> = SecondaryMap::with_capacity(n);
+    let mut seen = vec![false; n];
     let mut stack: Vec<(N, S::IntoIter)> = vec![(root, succs(root).into_iter())];
-    seen[root] = true;
+    seen[0] = true;
     while let Some((b, it)) = stack.last_mut() {
         if let Some(s) = it.next() {
-            if s.index() < n && !seen[s] {
-                seen[s] = true;
+            if s.index() < n && !seen[s.index()] {
+                seen[s.index()] = true;
                 stack.push((s, succs(s).into_iter()));
             }
         } else {

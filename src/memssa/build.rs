@@ -24,8 +24,10 @@ pub(crate) fn unique_preds(ir: &IrCode, b: BlockId) -> Vec<BlockId> {
 pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> SecondaryMap<BlockId, Vec<BlockId>> {
     let n = ir.cfg.blocks.len();
     let mut df: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::with_capacity(n);
+    df.resize(n);
     for b in (0..n).map(BlockId::new) {
-        if !dom.reachable(b) {
+        // A block with fewer than two predecessors is in no frontier.
+        if !dom.reachable(b) || ir.cfg.blocks[b].preds.len() < 2 {
             continue;
         }
         let preds = unique_preds(ir, b);
@@ -94,6 +96,9 @@ pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
         block_of: SecondaryMap::new(),
         stats: WalkStats::default(),
     };
+    // Every statement gets its block: one allocation, not a growth per
+    // statement.
+    m.block_of.resize(ir.stmts.len());
     m.push(Access {
         kind: AccessKind::LiveOnEntry,
         block: BlockId(0),

@@ -17,7 +17,7 @@
 //! Counters: `loops.preheaders`, `loops.exits`.
 
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
-use crate::ir::compact::compact_only;
+use crate::ir::compact::{block_succs, compact_only};
 use crate::ir::dom::DomTree;
 use crate::ir::edit::default_flags;
 use crate::ir::loops::{LoopId, LoopNest};
@@ -35,13 +35,49 @@ struct Analysis {
 
 fn analyse(bir: &BlockIr) -> Analysis {
     let pos = bir.positions();
-    let n = bir.blocks.len();
     let at = |l: Label| pos[l];
     let succs: Vec<Vec<usize>> = bir
         .blocks
         .iter()
         .map(|b| b.term.succs().into_iter().filter_map(at).collect())
         .collect();
+    analysis_of(succs)
+}
+
+/// [`analyse`] of the block view [`BlockIr::from_ir`] would make of `ir`
+/// (its positions are `ir`'s blocks), without making it.
+fn analyse_ir(ir: &IrCode) -> Analysis {
+    let nb = ir.cfg.blocks.len() as u32;
+    let succs: Vec<Vec<usize>> = ir
+        .cfg
+        .blocks
+        .keys()
+        .map(|b| {
+            let last = ir.last_stmt(b).map(|(_, i)| i);
+            block_succs(last, b.0, nb)
+                .into_iter()
+                .filter(|s| s.0 < nb)
+                .map(|s| s.index())
+                .collect()
+        })
+        .collect();
+    analysis_of(succs)
+}
+
+/// Whether some edge of `ir`'s CFG goes back to its own block or an
+/// earlier one: every cycle has such an edge, so without one there is no
+/// loop.
+fn has_back_edge(ir: &IrCode) -> bool {
+    let nb = ir.cfg.blocks.len() as u32;
+    ir.cfg.blocks.keys().any(|b| {
+        let last = ir.last_stmt(b).map(|(_, i)| i);
+        block_succs(last, b.0, nb).iter().any(|s| s.0 <= b.0)
+    })
+}
+
+/// The edges, dominators and loops of the graph `succs` over positions.
+fn analysis_of(succs: Vec<Vec<usize>>) -> Analysis {
+    let n = succs.len();
     let mut preds = vec![Vec::new(); n];
     for (b, ss) in succs.iter().enumerate() {
         for &s in ss {
@@ -144,16 +180,58 @@ fn is_handler(b: &BBlock) -> bool {
     b.stmts.iter().any(|s| matches!(s.inst, Inst::PhiC { .. }))
 }
 
+/// One fix of a round, by positions: a preheader before the loop header
+/// `h` taking the edges from `outside`, or a dedicated exit before `x`
+/// taking the edges from the loop blocks `inside`.
+enum Fix {
+    Preheader { h: usize, outside: Vec<usize> },
+    Exit { x: usize, inside: Vec<usize> },
+}
+
 /// One round: every fix needed whose blocks no earlier fix of the round
 /// touched; new blocks go right before their target. Returns the number of
 /// (preheader, exit) fixes made.
 fn round(bir: &mut BlockIr) -> (u64, u64) {
     let a = analyse(bir);
-    let n = bir.blocks.len();
-    let mut touched = vec![false; n];
-    let mut member: Vec<Option<LoopId>> = vec![None; n];
+    let fixes = plan(&a, |b| is_handler(&bir.blocks[b]));
+    apply(bir, fixes)
+}
+
+/// Makes the blocks of `fixes` (planned over `bir` as it is) and places
+/// each right before its target; returns the number of (preheader, exit)
+/// fixes made.
+fn apply(bir: &mut BlockIr, fixes: Vec<Fix>) -> (u64, u64) {
     let mut new_blocks: Vec<(Label, BBlock)> = Vec::new();
     let (mut preheaders, mut exits) = (0, 0);
+    for fix in fixes {
+        let (target, from) = match &fix {
+            Fix::Preheader { h, outside } => {
+                preheaders += 1;
+                (*h, outside)
+            }
+            Fix::Exit { x, inside } => {
+                exits += 1;
+                (*x, inside)
+            }
+        };
+        let label = bir.blocks[target].label;
+        new_blocks.push((label, split_edges(bir, from, target)));
+    }
+    let mut before: crate::ir::FxMap<Label, Vec<BBlock>> = crate::ir::FxMap::default();
+    for (anchor, blk) in new_blocks {
+        before.entry(anchor).or_default().push(blk);
+    }
+    bir.insert_before(before);
+    (preheaders, exits)
+}
+
+/// The fixes of one round over the analysis `a` (`handler(b)`: position
+/// `b` is a handler block, left alone), in the order they are made.
+fn plan(a: &Analysis, handler: impl Fn(usize) -> bool) -> Vec<Fix> {
+    let n = a.succs.len();
+    let mut touched = vec![false; n];
+    let mut member: Vec<Option<LoopId>> = vec![None; n];
+    let mut fixes = Vec::new();
     // Outer loops first among nested ones (header order), as before.
     let mut order: Vec<LoopId> = a.loops.loops.keys().collect();
     order.sort_unstable_by_key(|&i| a.loops.loops[i].header);
@@ -164,7 +242,7 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
             member[b.index()] = id;
         }
         let h = lp.header.index();
-        if h != 0 && !is_handler(&bir.blocks[h]) {
+        if h != 0 && !handler(h) {
             let outside: Vec<usize> = a.preds[h]
                 .iter()
                 .copied()
@@ -176,16 +254,14 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
                 && !touched[h]
                 && outside.iter().all(|&p| !touched[p])
             {
-                let label = bir.blocks[h].label;
-                new_blocks.push((label, split_edges(bir, &outside, h)));
                 touched[h] = true;
                 outside.iter().for_each(|&p| touched[p] = true);
-                preheaders += 1;
+                fixes.push(Fix::Preheader { h, outside });
             }
         }
         for &b in &lp.blocks {
             for &x in &a.succs[b.index()] {
-                if member[x] == id || touched[x] || is_handler(&bir.blocks[x]) {
+                if member[x] == id || touched[x] || handler(x) {
                     continue;
                 }
                 if a.preds[x].iter().any(|&p| member[p] != id) {
@@ -197,39 +273,48 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
                     if inside.iter().any(|&p| touched[p]) {
                         continue;
                     }
-                    let label = bir.blocks[x].label;
-                    new_blocks.push((label, split_edges(bir, &inside, x)));
                     touched[x] = true;
                     inside.iter().for_each(|&p| touched[p] = true);
-                    exits += 1;
+                    fixes.push(Fix::Exit { x, inside });
                 }
             }
         }
     }
-    let mut before: crate::ir::FxMap<Label, Vec<BBlock>> = crate::ir::FxMap::default();
-    for (anchor, blk) in new_blocks {
-        before.entry(anchor).or_default().push(blk);
-    }
-    bir.insert_before(before);
-    (preheaders, exits)
+    fixes
+}
+
+/// Whether block `b` of `ir` is a handler (starts with a `φᶜ`).
+fn ir_handler(ir: &IrCode, b: usize) -> bool {
+    ir.cfg.blocks[BlockId::new(b)]
+        .values()
+        .any(|v| matches!(ir.stmts.inst.get(v), Some(Inst::PhiC { .. })))
 }
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    // The first round is planned on `ir` itself (whose blocks are the
+    // block view's positions): most functions need no fix, and then no
+    // block view is built.
+    if !has_back_edge(ir) {
+        return;
+    }
+    let fixes = plan(&analyse_ir(ir), |b| ir_handler(ir, b));
+    if fixes.is_empty() {
+        return;
+    }
     let counters = &mut ctx.counters;
     let mut bir = BlockIr::from_ir(ir);
     let limit = 2 * bir.blocks.len() + 4;
-    let mut changed = false;
-    for _ in 0..limit {
+    let (p, x) = apply(&mut bir, fixes);
+    counters.add("loops.preheaders", p);
+    counters.add("loops.exits", x);
+    for _ in 1..limit {
         let (p, x) = round(&mut bir);
         counters.add("loops.preheaders", p);
         counters.add("loops.exits", x);
         if p == 0 && x == 0 {
             break;
         }
-        changed = true;
     }
-    if changed {
-        *ir = bir.lower();
-        compact_only(ir);
-    }
+    *ir = bir.lower();
+    compact_only(ir);
 }

@@ -18,7 +18,7 @@
 
 use crate::ir::FxSet;
 use crate::ir::budget::Budget;
-use crate::ir::compact::{IncrementalCompact, block_succs};
+use crate::ir::compact::{IncrementalCompact, Succs, block_succs};
 use crate::ir::edit::{NewNodes, for_each_value_use, is_pure};
 use crate::ir::fold;
 use crate::ir::{BlockId, Inst, IrCode, Operand, Value};
@@ -130,9 +130,9 @@ impl Solver<'_> {
         let last = self.ir.last_stmt(b).map(|(_, i)| i);
         let targets = match last {
             Some(Inst::GotoIfNot { cond, dest }) => match self.lat(cond) {
-                Lattice::Top => Vec::new(),
+                Lattice::Top => Succs::default(),
                 Lattice::Const(Operand::Bool(true)) => block_succs(None, b.0, nb),
-                Lattice::Const(Operand::Bool(false)) => vec![*dest],
+                Lattice::Const(Operand::Bool(false)) => Succs::one(*dest),
                 _ => block_succs(last, b.0, nb),
             },
             _ => block_succs(last, b.0, nb),
