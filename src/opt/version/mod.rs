@@ -81,6 +81,10 @@ pub struct OutUse {
     pub exit: BlockId,
 }
 
+/// A use outside a loop before its exit is known: `(user, block, φ edge,
+/// value)`, as in [`OutUse`].
+type RawUse = (Value, BlockId, Option<BlockId>, Value);
+
 /// One loop to version.
 pub struct Plan {
     pub header: BlockId,
@@ -320,7 +324,7 @@ fn outside_uses(
     ir: &IrCode,
     nest: &LoopNest,
     block_of: &SecondaryMap<Value, Option<BlockId>>,
-) -> FxMap<BlockId, Vec<(Value, BlockId, Option<BlockId>, Value)>> {
+) -> FxMap<BlockId, Vec<RawUse>> {
     let mut out: FxMap<BlockId, Vec<_>> = FxMap::default();
     let mut note = |user: Value, block: BlockId, edge: Option<BlockId>, op: &Operand| {
         let Operand::Value(v) = op else { return };
