@@ -16,8 +16,9 @@
 //! `for k in first..n`. Then every iteration runs with `k` in
 //! `first..=last`, `last = n - 1` (or `n`), provided `first <= last` and
 //! both are small (the guard requires it; see [`guard`]): the first
-//! iteration has `k = first`, and each later one passed `s < n` with `s`
-//! its own `k`. Other exits only make fewer iterations.
+//! iteration has `k = first`, and each later one runs with the `s` that
+//! passed `s < n` in the iteration before. Other exits only make fewer
+//! iterations.
 //!
 //! **The checks.** A block of the loop ending in `goto R if not i <ᵤ len`
 //! whose `R` raises `index_out_of_bounds`, with `i` affine
@@ -26,18 +27,19 @@
 //! the array; the check compares against this value, so proving the
 //! comparison true is all removing it needs).
 //!
-//! **Exceptions.** The guard is pure comparisons: it cannot raise, and
-//! with a zero-trip loop (a preheader reached although the loop would exit
-//! at once cannot happen for a rotated loop, but the guard would only fail)
-//! it merely picks a copy. When it fails, the original loop runs from its
-//! first iteration, so an out-of-bounds index raises at the same iteration
-//! with the same message, into the same handler. When it holds, the
-//! removed checks could not have failed, and every other statement, check
-//! and exit of the copy is the original's.
+//! **Exceptions, zero trips.** The guard is pure comparisons: it raises
+//! nothing, and when the loop would run no iteration past its first
+//! (`first > last`) or none at all, it only fails. When it fails, the
+//! original loop runs from its first iteration, so an out-of-bounds index
+//! raises at the same iteration with the same message, into the same
+//! handler. When it holds, the removed checks could not have failed, and
+//! every other statement, check and exit of the copy is the original's.
 //!
 //! **Values used after the loop.** A value `v` of the loop used outside it
-//! is used in a block dominated by exactly one exit `X` (dedicated exits:
-//! the last exit a path took before the use), which `v` dominates; `X` gets
+//! must be used in a block with an exit `X` of the loop above it in the
+//! dominator tree, below every block of the loop (with dedicated exits,
+//! `X` is then the last exit every path to the use took), and `v` must
+//! dominate `X`; `X` gets
 //! `φ(original exits ⇒ v, copied exits ⇒ v′)` and the use reads it. A φ of
 //! an exit gets the copied edges beside the original ones.
 //!
