@@ -5,31 +5,51 @@
 use super::Plan;
 use super::guard::Emit;
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Positions, Term};
-use crate::ir::compact::compact_only;
 use crate::ir::edit::{default_flags, for_each_operand_mut};
-use crate::ir::{BinaryOp, Cmp, FxMap, Inst, IrCode, Operand, Value};
+use crate::ir::{BinaryOp, BlockId, Cmp, FxMap, FxSet, Inst, IrCode, Operand, Value};
 use crate::span::Span;
 
+/// Loops of at most this many iterations run the original loop without
+/// evaluating the guard.
+pub const MIN_TRIPS: i64 = 16;
+
 /// Versions the loop of every plan; returns which plans were applied (a
-/// plan whose guard can never hold is not).
-pub fn version(ir: &mut IrCode, plans: &[Plan]) -> Vec<bool> {
+/// plan whose guard can never hold is not) and the blocks of the lowered
+/// IR that are the blocks `keep` and the headers of the two copies of
+/// each applied loop. Leaves `ir` not compacted (see [`BlockIr::lower`]).
+pub fn version(
+    ir: &mut IrCode,
+    plans: &[Plan],
+    keep: &FxSet<BlockId>,
+) -> (Vec<bool>, FxSet<BlockId>) {
     let mut bir = BlockIr::from_ir(ir);
     let pos = bir.positions();
     let mut before: FxMap<Label, Vec<BBlock>> = FxMap::default();
     let mut applied = Vec::new();
+    let mut heads: Vec<BlockId> = keep.iter().copied().collect();
+    let mut any = false;
     for p in plans {
         let done = version_one(&mut bir, &pos, ir, p);
         applied.push(done.is_some());
         if let Some(blocks) = done {
+            any = true;
+            heads.push(p.header);
+            if let Term::Goto(copy) = blocks[1].term {
+                heads.push(copy);
+            }
             before.insert(p.header, blocks);
         }
     }
-    if applied.iter().any(|a| *a) {
-        bir.insert_before(before);
-        *ir = bir.lower();
-        compact_only(ir);
+    if !any {
+        return (applied, FxSet::default());
     }
-    applied
+    bir.insert_before(before);
+    let (lowered, at) = bir.lower_with_positions();
+    *ir = lowered;
+    let heads = (heads.iter())
+        .filter_map(|l| at[*l].map(|p| BlockId(p as u32)))
+        .collect();
+    (applied, heads)
 }
 
 /// The guard's statements and condition (see [`super::guard`]).
@@ -53,6 +73,20 @@ fn guard(bir: &mut BlockIr, p: &Plan, span: Span) -> Option<(Vec<BStmt>, Operand
     for c in &p.checks {
         e.require_in_bounds(&c.index, first, last, c.len);
     }
+    e.finish()
+}
+
+/// Whether the loop runs more than [`MIN_TRIPS`] iterations: `first +
+/// MIN_TRIPS < n` (a heuristic: wrapping only picks a copy), so that short
+/// loops skip the guard, which costs more than their checks; `None` when
+/// that is false for constants.
+fn trip_test(bir: &mut BlockIr, p: &Plan, span: Span) -> Option<(Vec<BStmt>, Operand)> {
+    let mut fresh = || bir.fresh_value();
+    let mut e = Emit::new(span, &mut fresh);
+    let first = super::guard::Sym::Op(p.first);
+    let trips = super::guard::Sym::Op(Operand::Int(MIN_TRIPS));
+    let at_least = e.sym(&super::guard::Sym::bin(BinaryOp::IAdd, first, trips));
+    e.require(Cmp::Lt, at_least, p.n);
     e.finish()
 }
 
@@ -148,11 +182,14 @@ fn version_one(bir: &mut BlockIr, pos: &Positions, ir: &IrCode, p: &Plan) -> Opt
             exit_phis(bir, pos, ir, p, x, &preds, &r);
         }
     }
+    // The preheader tests the trip count; the guard gets a block of its own.
+    let guard_label = bir.fresh_label();
+    let long = trip_test(bir, p, span)?;
     let ph = at(p.preheader);
-    bir.blocks[ph].stmts.extend(gstmts);
+    bir.blocks[ph].stmts.extend(long.0);
     bir.blocks[ph].term = Term::Branch {
-        cond: g,
-        then: fast,
+        cond: long.1,
+        then: guard_label,
         els: slow,
     };
     bir.blocks[at(p.header)].rename_phi_edge(p.preheader, slow);
@@ -162,7 +199,17 @@ fn version_one(bir: &mut BlockIr, pos: &Positions, ir: &IrCode, p: &Plan) -> Opt
         term: Term::Goto(to),
         term_span: span,
     };
-    let mut out = vec![jump(fast, r.label(p.header))];
+    let guard_block = BBlock {
+        label: guard_label,
+        stmts: gstmts,
+        term: Term::Branch {
+            cond: g,
+            then: fast,
+            els: slow,
+        },
+        term_span: span,
+    };
+    let mut out = vec![guard_block, jump(fast, r.label(p.header))];
     out.extend(copies);
     out.push(jump(slow, p.header));
     Some(out)

@@ -7,7 +7,8 @@
 //! (LLVM's `LoopVersioning` with runtime bounds checks.)
 //!
 //! **The loops.** Any natural loop (innermost first; a loop overlapping one
-//! already versioned in this run is left alone) with a dedicated preheader,
+//! already versioned in this round waits for the next, see [`ROUNDS`])
+//! with a dedicated preheader,
 //! one latch, at most [`MAX_LOOP_STMTS`] statements, no `ϒ`, `φᶜ` or
 //! `take_exception` in it, and dedicated exits without `φᶜ`; its header has
 //! a φ `k = φ(preheader ⇒ first, latch ⇒ s)` with `s = k + 1`, and a block
@@ -26,6 +27,10 @@
 //! the same in every iteration, whatever `push`/`pop` or aliasing do to
 //! the array; the check compares against this value, so proving the
 //! comparison true is all removing it needs).
+//!
+//! **Short loops.** The preheader first tests `first + MIN_TRIPS < n`
+//! ([`clone::MIN_TRIPS`]) and runs the original loop when it fails,
+//! without evaluating the guard.
 //!
 //! **Exceptions, zero trips.** The guard is pure comparisons: it raises
 //! nothing, and when the loop would run no iteration past its first
@@ -358,12 +363,43 @@ fn outside_uses(
     out
 }
 
+/// How many rounds run: the second versions the loops around those the
+/// first versioned (matmul's `j` loop, with `c[i*n + j]`, around its `k`
+/// loop), copying both versions of the inner loop; the copies a round made
+/// are not versioned again.
+pub const ROUNDS: usize = 2;
+
 /// The `version` pass (see the module doc).
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let mut skip: FxSet<BlockId> = FxSet::default();
+    let mut changed = false;
+    for round in 0..ROUNDS {
+        match version_round(ir, ctx, &skip, round + 1 == ROUNDS) {
+            Some(next) => {
+                changed = true;
+                skip = next;
+            }
+            None => break,
+        }
+    }
+    if changed {
+        crate::ir::compact::compact_only(ir);
+    }
+}
+
+/// One round over the loops of `ir` whose headers are not in `skip`;
+/// returns, if it versioned any, the headers not to version again (in the
+/// new, not compacted, IR). `last`: count the loops left for overlapping.
+fn version_round(
+    ir: &mut IrCode,
+    ctx: &mut PassCtx,
+    skip: &FxSet<BlockId>,
+    last: bool,
+) -> Option<FxSet<BlockId>> {
     let dom = DomTree::new(&ir.cfg);
     let nest = LoopNest::new(&ir.cfg, &dom);
     if nest.loops.is_empty() {
-        return;
+        return None;
     }
     let c = Ctx {
         ir,
@@ -374,7 +410,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let mut taken: FxSet<BlockId> = FxSet::default();
     let mut plans = Vec::new();
     let mut overlap = 0;
-    for l in nest.loops.values() {
+    for l in nest.loops.values().filter(|l| !skip.contains(&l.header)) {
         let none = Vec::new();
         let Some(p) = c.plan(l, uses.get(&l.header).unwrap_or(&none)) else {
             continue;
@@ -386,18 +422,20 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         taken.extend(p.touched());
         plans.push(p);
     }
-    ctx.counters.add("version.skipped_overlap", overlap);
-    if plans.is_empty() {
-        return;
+    if last {
+        ctx.counters.add("version.skipped_overlap", overlap);
     }
-    let applied = clone::version(ir, &plans);
+    if plans.is_empty() {
+        return None;
+    }
+    let (applied, next) = clone::version(ir, &plans, skip);
     let done: Vec<&Plan> = (plans.iter().zip(applied))
         .filter_map(|(p, a)| a.then_some(p))
         .collect();
     let removed: usize = done.iter().map(|p| p.checks.len()).sum();
     ctx.counters.add("version.loops", done.len() as u64);
     ctx.counters.add("version.checks_removed", removed as u64);
-    for p in done {
+    for p in &done {
         let n = p.checks.len();
         let s = if n == 1 { "" } else { "s" };
         let mut msg = Msg::new("versioned the loop at ")
@@ -408,4 +446,5 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         }
         ctx.remark(ir, RemarkKind::Passed, p.span, |_| msg.t(")"));
     }
+    (!done.is_empty()).then_some(next)
 }
