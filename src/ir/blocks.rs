@@ -257,7 +257,13 @@ impl BlockIr {
 
     /// The IrCode of this block view (see the module doc). Not compacted:
     /// run compaction afterwards to drop unreachable blocks.
-    pub fn lower(mut self) -> IrCode {
+    pub fn lower(self) -> IrCode {
+        self.lower_with_positions().0
+    }
+
+    /// [`BlockIr::lower`], and the block of the result each label became
+    /// (its position after the trampolines are added).
+    pub fn lower_with_positions(mut self) -> (IrCode, Positions) {
         self.add_trampolines();
         let pos = self.positions();
         let to_block = |l: Label| BlockId(pos[l].map_or(u32::MAX - 1, |p| p as u32));
@@ -311,7 +317,7 @@ impl BlockIr {
         let mut ir = self.shell;
         ir.cfg = cfg_from_ranges(&out.inst, ranges);
         ir.stmts = out;
-        ir
+        (ir, pos)
     }
 
     /// Gives every branch whose true path is not the next block a

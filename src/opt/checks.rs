@@ -374,7 +374,7 @@ fn negation(cmp: Cmp) -> Option<Cmp> {
 
 /// The kind of runtime error block `b` raises first, if it starts with a
 /// `Raise`.
-fn raise_kind(ir: &IrCode, b: BlockId) -> Option<RaiseKind> {
+pub(crate) fn raise_kind(ir: &IrCode, b: BlockId) -> Option<RaiseKind> {
     let r = ir.cfg.blocks.get(b)?.stmts.clone();
     for s in r {
         match &ir.stmts.inst[Value(s)] {

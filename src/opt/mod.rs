@@ -37,6 +37,7 @@ pub mod remarks;
 pub mod rotate;
 pub mod sccp;
 pub mod tailrec;
+pub mod version;
 
 use crate::ir::{IrCode, Module};
 use crate::memssa::MemorySsa;
@@ -440,6 +441,12 @@ pub static PASSES: &[Pass] = &[
         doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)",
     },
     Pass {
+        name: "version",
+        run: PassFn::Function(version::run),
+        level: Some(2),
+        doc: "loop versioning: a guard in the preheader proves every affine index in bounds over the whole iteration range and runs a copy of the loop without those checks",
+    },
+    Pass {
         name: "gvn_load.late",
         run: PassFn::Function(gvn_load::run),
         level: Some(2),
@@ -478,6 +485,11 @@ pub static PASS_ORDER: &[(&str, &str, &str)] = &[
         "loops",
         "licm",
         "hoisting needs dedicated loop preheaders, store promotion dedicated exits",
+    ),
+    (
+        "loops",
+        "version",
+        "versioning needs dedicated loop preheaders and exits",
     ),
 ];
 

@@ -14,3 +14,4 @@ mod remarks;
 mod rotate;
 mod snapshots;
 mod toy_run;
+mod version;

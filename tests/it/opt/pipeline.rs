@@ -80,6 +80,7 @@ fn pipeline_table_levels_and_pass_lists() {
             "rotate",
             "gvn_load",
             "licm",
+            "version",
             "gvn_load.late",
             "cse.late",
             "simplifycfg.late",
@@ -140,7 +141,7 @@ fn pass_order_prerequisites_are_checked() {
             "-O{level}"
         );
     }
-    for pass in ["licm", "rotate"] {
+    for pass in ["licm", "rotate", "version"] {
         let err = opt::parse_pass_list(&format!("sccp,{pass},loops")).unwrap_err();
         assert!(
             err.contains(&format!("pass `{pass}` needs `loops` earlier")),

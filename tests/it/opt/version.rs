@@ -1,0 +1,238 @@
+//! Loop versioning (`opt/version/`): exactly which bounds checks the
+//! check-free copy of a loop loses (the `version` remarks name each one by
+//! position) and which loops are left alone: indices not affine in the
+//! loop variable, lengths loaded in the loop, `ϒ`s, loops over the size
+//! cap. Each program also runs through the interpreter before and after
+//! the -O2 list (same output and exit code; the verifiers run after every
+//! pass), and through `toyc run -O2` against `--interp -O0`.
+
+use super::toy_run::{stat, toyc};
+use crate::memssa_support::check_output;
+
+const O2: &[&str] = &[
+    "sccp",
+    "dce",
+    "simplifycfg",
+    "inline",
+    "tailrec",
+    "loops",
+    "cse",
+    "checks",
+    "rotate",
+    "gvn_load",
+    "licm",
+    "version",
+    "gvn_load.late",
+    "cse.late",
+    "simplifycfg.late",
+    "dse",
+];
+
+/// The `version` remarks of `src` at -O2 (without the `version: ` prefix),
+/// its `version.*` counters (loops, checks removed), and its output, the
+/// same from the interpreter before and after the passes and from the JIT.
+fn version(name: &str, src: &str) -> (Vec<String>, (u64, u64), String) {
+    let (_, out) = check_output(name, src, O2);
+    let (jit, _, _) = toyc(&["run", "-O2"], src);
+    assert_eq!(jit, out, "toyc run -O2 differs from the interpreter");
+    let (_, err, code) = toyc(&["ir", "-O2", "--remarks=version", "--stats"], src);
+    assert_eq!(code, 0, "{err}");
+    let remarks = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("version: "))
+        .map(str::to_string)
+        .collect();
+    let counts = (
+        stat(&err, "version.loops"),
+        stat(&err, "version.checks_removed"),
+    );
+    (remarks, counts, out)
+}
+
+const MATMUL: &str = "fn mm(n: int, a: [float], b: [float]) -> [float] {
+    let c = [0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            var s = 0.0;
+            for k in 0..n {
+                s += a[i * n + k] * b[k * n + j];
+            }
+            c[i * n + j] = s;
+        }
+    }
+    return c;
+}
+fn main() {
+    let a = [1.0, 2.0, 3.0, 4.0];
+    let c = mm(2, a, a);
+    print(c[0], c[1], c[2], c[3]);
+    print(len(mm(0, a, a)), len(mm(-2, a, a)));
+    let o = [1.0; 400];
+    let d = mm(20, o, o);
+    print(d[0], d[399]);
+}
+";
+
+#[test]
+fn matmul_loses_all_three_checks_in_two_rounds() {
+    // Round one versions the k loop (a and b); the j loop, which holds
+    // c[i*n + j], contains it and waits for round two, which copies both
+    // versions of the k loop. The slow copies are not versioned again.
+    let (remarks, counts, out) = version("v1", MATMUL);
+    assert_eq!(
+        remarks,
+        [
+            "in mm: versioned the loop at 6:13: removed 2 bounds checks (at 7:22, 7:37)",
+            "in mm: versioned the loop at 4:9: removed 1 bounds check (at 9:13)",
+        ]
+    );
+    assert_eq!(counts, (2, 3));
+    assert_eq!(out, "7.0 10.0 15.0 22.0\n0 4\n20.0 20.0\n");
+}
+
+#[test]
+fn fill_of_a_local_square_array_loses_its_check() {
+    let src = "fn fill(n: int) -> int {
+    let c = [0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            c[i * n + j] = i + j;
+        }
+    }
+    return c[len(c) - 1];
+}
+fn main() { print(fill(3), fill(1), fill(20)); }
+";
+    let (remarks, counts, out) = version("v2", src);
+    assert_eq!(
+        remarks,
+        ["in fill: versioned the loop at 4:9: removed 1 bounds check (at 5:13)"]
+    );
+    assert_eq!(counts, (1, 1));
+    assert_eq!(out, "4 0 38\n");
+}
+
+#[test]
+fn decreasing_and_constant_indices_are_versioned() {
+    // a[n - 1 - k] (coefficient -1) and b[k + 5] over 0..20 (constant
+    // ends); `s` is read after the loop, through the exit's new φ. A loop
+    // of at most 16 iterations (0..16 here) is not versioned.
+    let src = "fn f(a: [int], b: [int], n: int) -> int {
+    var s = 0;
+    for k in 0..n {
+        s = s + a[n - 1 - k] * k;
+    }
+    for k in 0..20 {
+        s = s + b[k + 5];
+    }
+    for k in 0..16 {
+        s = s + b[k + 1];
+    }
+    return s;
+}
+fn main() { print(f([1, 2, 3], [1; 25], 3), f([1; 20], [2; 25], 20)); }
+";
+    let (remarks, counts, out) = version("v3", src);
+    assert_eq!(
+        remarks,
+        [
+            "in f: versioned the loop at 3:5: removed 1 bounds check (at 4:17)",
+            "in f: versioned the loop at 6:5: removed 1 bounds check (at 7:17)",
+        ]
+    );
+    assert_eq!(counts, (2, 2));
+    assert_eq!(out, "40 262\n");
+}
+
+#[test]
+fn non_affine_indices_and_lengths_loaded_in_the_loop_stay() {
+    // a[k * k] is not affine; a[b[k]] depends on a load; b[k] is affine and
+    // goes (in `f`; not in its copy inlined into `main`, whose loop runs 2
+    // times: under 16, not worth a guard). In `g` the loop pushes, so
+    // len(a) is loaded in every iteration.
+    let src = "fn f(a: [int], b: [int], n: int) -> int {
+    var s = 0;
+    for k in 0..n {
+        s = s + a[k * k] + a[b[k]];
+    }
+    return s;
+}
+fn g(a: [int], n: int) -> int {
+    var s = 0;
+    for k in 0..n {
+        push(a, k);
+        s = s + a[k];
+    }
+    return s;
+}
+fn main() { print(f([5, 6, 7, 8, 9], [1, 0], 2), g([7], 3)); }
+";
+    let (remarks, counts, out) = version("v4", src);
+    assert_eq!(
+        remarks,
+        ["in f: versioned the loop at 3:5: removed 1 bounds check (at 4:30)"]
+    );
+    assert_eq!(counts, (1, 1));
+    assert_eq!(out, "22 8\n");
+}
+
+#[test]
+fn loop_writing_a_variable_the_handler_reads_is_not_versioned() {
+    // `last` is live into the handler: the loop holds a ϒ.
+    let src = "fn f(a: [int], n: int) -> int {
+    var last = -1;
+    try {
+        for k in 0..n {
+            last = k;
+            a[k] = k;
+        }
+    } catch e {
+        print(e);
+    }
+    return last;
+}
+fn main() { print(f([0; 3], 2), f([0; 3], 5)); }
+";
+    let (remarks, counts, out) = version("v5", src);
+    assert!(remarks.is_empty(), "{remarks:?}");
+    assert_eq!(counts, (0, 0));
+    assert_eq!(out, "index out of bounds: index 3, length 3\n1 3\n");
+}
+
+#[test]
+fn loop_over_the_size_cap_is_not_versioned() {
+    let body = "        s = s * 3 + a[k] + k;\n".repeat(60);
+    let src = format!(
+        "fn f(a: [int], n: int) -> int {{\n    var s = 0;\n    for k in 0..n {{\n{body}    }}\n    return s;\n}}\nfn main() {{ print(f([1, 2], 2)); }}\n"
+    );
+    let (remarks, counts, _) = version("v6", &src);
+    assert!(remarks.is_empty(), "{remarks:?}");
+    assert_eq!(counts, (0, 0));
+}
+
+#[test]
+fn break_out_of_a_versioned_loop_keeps_the_values_after_it() {
+    // Two exits (the break and the end) merge after the loop; s and k are
+    // read there.
+    let src = "fn f(a: [int], n: int) -> int {
+    var s = 0;
+    var at = -1;
+    for k in 0..n {
+        if a[k] < 0 {
+            at = k;
+            break;
+        }
+        s = s + a[k];
+    }
+    return s * 100 + at;
+}
+fn main() { print(f([1, 2, -1, 4], 4), f([1, 2, 3], 3), f([1], 0), f([1; 20], 20)); }
+";
+    let (remarks, counts, out) = version("v7", src);
+    assert_eq!(
+        remarks,
+        ["in f: versioned the loop at 4:5: removed 1 bounds check (at 5:12)"]
+    );
+    assert_eq!(counts, (1, 1));
+    assert_eq!(out, "302 599 -1 1999\n");
+}
