@@ -55,6 +55,19 @@ impl LoopInfo {
     pub fn contains(&self, b: BlockId) -> bool {
         self.body.contains(&b)
     }
+
+    /// Whether `op` is defined outside this loop (constants and arguments
+    /// are); `block_of` is [`crate::ir::IrCode::block_of`].
+    pub fn defined_outside(
+        &self,
+        block_of: &SecondaryMap<crate::ir::Value, Option<BlockId>>,
+        op: &crate::ir::Operand,
+    ) -> bool {
+        match op {
+            crate::ir::Operand::Value(v) => block_of[*v].is_some_and(|b| !self.contains(b)),
+            _ => true,
+        }
+    }
 }
 
 /// Every natural loop of a function (see the module doc).

@@ -105,10 +105,7 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// Whether `op` is defined outside loop `l` (constants and arguments are).
     fn outside(&self, l: &LoopInfo, op: &Operand) -> bool {
-        match op {
-            Operand::Value(v) => self.block_of[*v].is_some_and(|b| !l.contains(b)),
-            _ => true,
-        }
+        l.defined_outside(&self.block_of, op)
     }
 
     /// Whether block `r`, entered from the check in `from`, raises a runtime

@@ -128,10 +128,7 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn outside(&self, l: &LoopInfo, op: &Operand) -> bool {
-        match op {
-            Operand::Value(v) => self.block_of[*v].is_some_and(|b| !l.contains(b)),
-            _ => true,
-        }
+        l.defined_outside(&self.block_of, op)
     }
 
     fn inst(&self, op: &Operand) -> Option<&Inst> {
