@@ -4,15 +4,17 @@
 /// maps, Cranelift's per-function data); mimalloc serves them in fewer
 /// instructions than glibc's malloc. The collector takes its chunks from
 /// the same allocator (`std::alloc`) and manages the objects in them itself.
+///
+/// Every page toyc touches is a 4 KiB one. A transparent huge page costs
+/// the kernel 2 MiB of zeroing at its first touch, most of it memory that
+/// a run of a few milliseconds never uses. mimalloc is built with `no_thp`
+/// (it would otherwise `madvise(MADV_HUGEPAGE)` its arenas, before `main`
+/// runs), and `main` turns huge pages off for the rest of the process,
+/// for kernels that use them without being asked.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    // mimalloc asks for transparent huge pages, and the kernel then zeroes
-    // 2 MiB at the first touch of each: for a compilation of a few
-    // milliseconds that was most of its system time (`perf record`: 12% of
-    // all samples in `clear_page_erms`), while the process's memory is
-    // small. Without them every page is a 4 KiB one, as with glibc's malloc.
     #[cfg(target_os = "linux")]
     // SAFETY: `PR_SET_THP_DISABLE` only sets a flag of this process; its
     // other arguments must be zero.
