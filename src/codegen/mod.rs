@@ -63,13 +63,18 @@ pub struct CodegenOptions {
 /// returns the process exit code (0, `main`'s int, `exit(n)`, or 101 after
 /// an uncaught runtime error or a stack overflow). An internal error of the
 /// backend (which should not happen) is reported and gives exit code 70.
+///
+/// The program runs on the calling thread when its stack has room
+/// ([`run::ProgramThread::CurrentIfRoom`]), so the runtime's thread-local
+/// heaps outlive it: call this once per thread (the driver's `toyc run`).
 pub fn run_module(
     module: &ir::Module,
     sources: &SourceMap,
     opts: &CodegenOptions,
     args: &[String],
 ) -> i32 {
-    match run::run(module, sources, opts, args, false) {
+    let thread = run::ProgramThread::CurrentIfRoom;
+    match run::run_on(module, sources, opts, args, false, thread) {
         Ok((code, _)) => code,
         Err(e) => {
             crate::runtime::output::flush();
@@ -137,6 +142,10 @@ pub(crate) struct Compiler<'a> {
     /// One 8-byte data object per global (same index as `program.globals`).
     pub globals: Vec<DataId>,
     pub pending_data: DataId,
+    /// `toy_stack_limit`: the lowest stack address the module's code may
+    /// run at before it calls `toy_stack_overflow`; a word of the module
+    /// itself, written by [`run`] before the program starts (0 until then:
+    /// no limit).
     pub stack_limit_data: DataId,
     /// `toy_bril_heap`: the running Bril program's allocations
     /// (`runtime::bril::BRIL_HEAP`).
@@ -266,9 +275,15 @@ impl<'a> Compiler<'a> {
         let pending_data = module
             .declare_data("toy_pending", Linkage::Import, true, false)
             .map_err(me)?;
+        // The module's own word, so the prologue's check reads it
+        // PC-relative: `cmp` against `[rip + d]`.
         let stack_limit_data = module
-            .declare_data("toy_stack_limit", Linkage::Import, true, false)
+            .declare_data("toy_stack_limit", Linkage::Local, true, false)
             .map_err(me)?;
+        let mut limit = DataDescription::new();
+        limit.define_zeroinit(8);
+        limit.set_align(8);
+        module.define_data(stack_limit_data, &limit).map_err(me)?;
         let gc_exit_data = module
             .declare_data("toy_gc_exit", Linkage::Import, true, false)
             .map_err(me)?;

@@ -270,12 +270,12 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             .values()
             .any(|i| matches!(i, Inst::Call { .. }))
         {
-            let sp = self.b.ins().get_stack_pointer(types::I64);
+            // The limit is written before any compiled code runs and never
+            // changes while it runs.
             let addr = self.data_addr(self.cx.stack_limit_data)?;
-            let limit = self
-                .b
-                .ins()
-                .load(types::I64, MemFlagsData::trusted(), addr, 0);
+            let flags = MemFlagsData::trusted().with_readonly().with_can_move();
+            let limit = self.b.ins().load(types::I64, flags, addr, 0);
+            let sp = self.b.ins().get_stack_pointer(types::I64);
             let over = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
             let cold = self.b.create_block();
             self.b.set_cold_block(cold);

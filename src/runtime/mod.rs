@@ -3,10 +3,6 @@
 //! Layout of the state the generated code touches directly:
 //! - [`PENDING`]: one byte, non-zero while an exception is pending. Compiled
 //!   code reads it for `NoException` (a load, not a call).
-//! - [`STACK_LIMIT`]: the lowest stack address compiled code may run at
-//!   before calling [`toy_stack_overflow`]; set when the program thread
-//!   starts and compared against the stack pointer in the prologue of every
-//!   function that calls Toy functions.
 //! - `toy_bril_heap` ([`bril::BRIL_HEAP`]): the running Bril program's
 //!   allocations, which compiled code reads for `load` and `store`.
 //! - `toy_gc_exit` ([`gc::roots::GC_EXIT`]): the frame pointer and return
@@ -41,8 +37,6 @@ use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
 
 /// Non-zero while an exception is pending.
 pub static PENDING: AtomicU8 = AtomicU8::new(0);
-/// Lowest stack address compiled code may run at (see the module docs).
-pub static STACK_LIMIT: AtomicUsize = AtomicUsize::new(0);
 
 /// The pending exception's message (a `StrObj` pointer) and position id.
 static PENDING_MSG: AtomicUsize = AtomicUsize::new(0);
@@ -181,7 +175,8 @@ pub extern "C" fn toy_take_exception() -> *const StrObj {
     }
 }
 
-/// Called by compiled code when the stack pointer passes [`STACK_LIMIT`].
+/// Called by compiled code when the stack pointer passes the module's
+/// `toy_stack_limit` (`codegen::run`).
 pub extern "C" fn toy_stack_overflow() -> ! {
     end_of_program();
     eprintln!("error: stack overflow");
@@ -198,7 +193,6 @@ pub extern "C" fn toy_exit(code: i64) -> ! {
 pub fn symbols() -> Vec<(&'static str, *const u8)> {
     let mut v: Vec<(&'static str, *const u8)> = vec![
         ("toy_pending", PENDING.as_ptr() as *const u8),
-        ("toy_stack_limit", STACK_LIMIT.as_ptr() as *const u8),
         (
             "toy_bril_heap",
             &bril::BRIL_HEAP as *const bril::PublishedHeap as *const u8,

@@ -13,12 +13,7 @@ use toyc::ir::{Inst, RuntimeFn};
 use toyc::rtfns::{BUILTINS, Builtin, RUNTIME, Ty};
 
 /// The runtime's exported data symbols (not functions).
-const DATA_SYMBOLS: [&str; 4] = [
-    "toy_pending",
-    "toy_stack_limit",
-    "toy_bril_heap",
-    "toy_gc_exit",
-];
+const DATA_SYMBOLS: [&str; 3] = ["toy_pending", "toy_bril_heap", "toy_gc_exit"];
 
 fn exported() -> BTreeSet<&'static str> {
     toyc::runtime::symbols().iter().map(|(s, _)| *s).collect()
