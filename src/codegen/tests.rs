@@ -347,6 +347,43 @@ fn recursion_100_000_frames_deep_works() {
     );
 }
 
+/// `run_on(.., CurrentIfRoom)` on a thread with `stack` bytes of stack,
+/// 100,000 frames deep: on the calling thread when it has room, on a new
+/// one otherwise. Returns the result and `stack_room()` seen there.
+fn deep_run_on_a_thread_with(stack: usize) -> ((i32, String), Option<usize>) {
+    std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(|| {
+            let room = super::run::stack_room();
+            let text = format!("{}\n{EMPTY_INIT}", main_printing_depth(100_000));
+            let (m, sources) = parse(&text, "x");
+            let thread = super::run::ProgramThread::CurrentIfRoom;
+            let (code, out) =
+                super::run::run_on(&m, &sources, &options(true), &[], true, thread).expect("run");
+            ((code, String::from_utf8_lossy(&out).into_owned()), room)
+        })
+        .expect("thread")
+        .join()
+        .expect("no panic")
+}
+
+#[test]
+fn the_program_runs_on_the_calling_thread_only_when_its_stack_has_room() {
+    use super::run::{RUN_STACK, STACK_MARGIN};
+    let expected = (0, "1\n100000\n".to_string());
+    // Room: the program runs here, with its limit RUN_STACK below.
+    let big = RUN_STACK + STACK_MARGIN + (16 << 20);
+    let (result, room) = deep_run_on_a_thread_with(big);
+    assert_eq!(result, expected);
+    let room = room.expect("the system reports the thread's stack");
+    assert!(room > RUN_STACK + STACK_MARGIN && room <= big, "{room}");
+    // 4 MiB hold far fewer than 100,000 of these frames: only a new thread
+    // with RUN_STACK gets the answer.
+    let (result, room) = deep_run_on_a_thread_with(4 << 20);
+    assert_eq!(result, expected);
+    assert!(room.is_some_and(|r| r <= 4 << 20), "{room:?}");
+}
+
 /// Runs this test binary again with `TOYC_CHILD=name`, for tests whose
 /// program ends the process (stack overflow, `exit`).
 fn run_child(test: &str) -> std::process::Output {
