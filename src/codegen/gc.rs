@@ -80,7 +80,21 @@ impl Compiler<'_> {
         b.ins().return_(&results);
         let config = self.module.isa().frontend_config();
         b.finalize(config);
-        self.module.define_function(id, &mut ctx).map_err(me)?;
+        // Eight instructions with nothing to optimise or allocate: the ISA
+        // of large functions (single-pass allocation, no optimiser)
+        // compiles them in a fraction of the time.
+        let isa = self.large_isa()?;
+        let relocs = super::compile_function(&*isa, &mut ctx, id)
+            .map_err(|e| format!("compiling the trampoline of `{}`: {e}", sig.symbol))?;
+        let code = ctx.compiled_code().ok_or("no compiled trampoline")?;
+        self.module
+            .define_function_bytes(
+                id,
+                code.buffer.alignment as u64,
+                code.code_buffer(),
+                &relocs,
+            )
+            .map_err(me)?;
         self.trampolines.insert(sig.symbol, id);
         Ok(id)
     }
