@@ -11,17 +11,19 @@
 //!   copies both versions of the inner one (four copies in all) for checks
 //!   that run once per run of the inner loop.
 //! - **A loop whose trip count is unknown from one entry to the next.** In
-//!   a loop `P`, a nested loop whose `first` and `n` are neither defined
-//!   outside `P` nor affine in `P`'s induction variable (a triangular
+//!   a loop `P`, a nested loop whose `first` and `n` are each neither
+//!   defined outside `P`, nor the length of an array (a loop over a whole
+//!   row), nor affine in `P`'s induction variable (a triangular
 //!   `for j in 0..i` is) runs a count the pass cannot relate to anything
-//!   long: a value `P` updates irregularly, a load, a call. Such loops are
-//!   typically short (a shift of a prefix), so the trip test and the
-//!   guard's live values are paid per entry for few iterations.
+//!   long: a value `P` updates irregularly, an element load, a call. Such
+//!   loops are typically short (a shift of a prefix, a row of a sparse
+//!   matrix), so the trip test and the guard's live values are paid per
+//!   entry for few iterations.
 
 use super::guard::{self, LoopView};
 use super::{Ctx, Plan};
 use crate::ir::loops::{LoopInfo, LoopNest};
-use crate::ir::{BlockId, FxSet, IrCode, Operand};
+use crate::ir::{BlockId, FxSet, Inst, IrCode, Loc, Operand};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
 use crate::span::Span;
@@ -83,7 +85,8 @@ pub(super) fn decline(
     }
     let parent = &nest.loops[l.parent?];
     let bounds = [p.first, p.n];
-    if bounds.iter().all(|o| c.outside(parent, o)) {
+    let known = |o: &Operand| c.outside(parent, o) || array_len(c, o);
+    if bounds.iter().all(known) {
         return None;
     }
     let counted = parent.preheader.and_then(|ph| c.induction(parent, ph));
@@ -96,6 +99,19 @@ pub(super) fn decline(
         iv,
         invariant: &invariant,
     };
-    let affine = bounds.iter().all(|o| guard::affine(&view, *o, 0).is_some());
+    let affine = (bounds.iter()).all(|o| known(o) || guard::affine(&view, *o, 0).is_some());
     (!affine).then_some(Decline::UnknownTrips)
+}
+
+/// Whether `o` is the length of an array (`for j in 0..len(row)`: the
+/// loop runs over a whole array, as long as the data, like a loop whose
+/// bound is defined outside the nest).
+fn array_len(c: &Ctx, o: &Operand) -> bool {
+    matches!(
+        c.inst(o),
+        Some(Inst::Load {
+            loc: Loc::ArrayLen,
+            ..
+        })
+    )
 }

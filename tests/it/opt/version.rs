@@ -173,6 +173,45 @@ fn main() {
 }
 
 #[test]
+fn loops_over_whole_rows_are_versioned() {
+    // The inner bound len(r) is loaded in the outer loop, but it is an
+    // array's length: the loop runs over the whole row. `main` inlines
+    // both calls (one remark for the two copies: the same position).
+    let src = "fn dot_rows(m: [[int]], w: [int]) -> int {
+    var s = 0;
+    for i in 0..len(m) {
+        let r = m[i];
+        for j in 0..len(r) {
+            s = s + r[j] * w[j];
+        }
+    }
+    return s;
+}
+fn main() {
+    let w = [0; 30];
+    for i in 0..30 {
+        w[i] = i % 4;
+    }
+    let m = [[1; 20], [2; 30], [3; 5]];
+    print(dot_rows(m, w));
+    m[1] = [1; 31];
+    print(dot_rows(m, w));
+}
+";
+    let (remarks, counts, out) = version("v11", src);
+    assert_eq!(
+        remarks,
+        [
+            "in dot_rows: versioned the loop at 5:9: removed 1 bounds check (at 6:28)",
+            "in main: versioned the loop at 5:9: removed 1 bounds check (at 6:28)",
+        ]
+    );
+    assert_eq!(counts, (3, 3));
+    assert_eq!(declined(src), (0, 0));
+    assert_eq!(out, "134\n");
+}
+
+#[test]
 fn nested_loops_whose_bounds_vary_unpredictably_are_not_versioned() {
     // In `rows` the inner bound is loaded in the outer loop; in `shifts`
     // the enclosing `while` is not a counting loop. The inner loops keep
