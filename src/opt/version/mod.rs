@@ -48,11 +48,17 @@
 //! `φ(original exits ⇒ v, copied exits ⇒ v′)` and the use reads it. A φ of
 //! an exit gets the copied edges beside the original ones.
 //!
+//! **Cost.** A loop around a versioned loop, and a nested loop whose
+//! bounds vary per entry in a way the pass cannot estimate, are not worth
+//! the copy ([`cost`]).
+//!
 //! Counters: `version.loops`, `version.checks_removed`,
-//! `version.skipped_overlap`. Remarks: "versioned the loop at L:C: removed
-//! N bounds checks".
+//! `version.skipped_overlap`, `version.skipped_outer`,
+//! `version.skipped_trips`. Remarks: "versioned the loop at L:C: removed
+//! N bounds checks", "did not version the loop at L:C: WHY".
 
 mod clone;
+mod cost;
 pub mod guard;
 
 use crate::ir::dom::DomTree;
@@ -360,10 +366,11 @@ fn outside_uses(
     out
 }
 
-/// How many rounds run: the second versions the loops around those the
-/// first versioned (matmul's `j` loop, with `c[i*n + j]`, around its `k`
-/// loop), copying both versions of the inner loop; the copies a round made
-/// are not versioned again.
+/// How many rounds run: the second (only if a loop waits for it) versions
+/// the loops that shared a block (an exit, a preheader, a block using
+/// their values) with one the first versioned; the copies a round made
+/// are not versioned again, and a loop around a versioned one is declined
+/// ([`cost`]).
 pub const ROUNDS: usize = 2;
 
 /// The `version` pass (see the module doc).
@@ -371,10 +378,13 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let mut skip: FxSet<BlockId> = FxSet::default();
     let mut changed = false;
     for round in 0..ROUNDS {
-        match version_round(ir, ctx, &skip, round + 1 == ROUNDS) {
-            Some(next) => {
+        match version_round(ir, ctx, &skip, round) {
+            Some((next, waiting)) => {
                 changed = true;
                 skip = next;
+                if !waiting {
+                    break;
+                }
             }
             None => break,
         }
@@ -384,15 +394,19 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     }
 }
 
-/// One round over the loops of `ir` whose headers are not in `skip`;
+/// Round `round` over the loops of `ir` whose headers are not in `skip`;
 /// returns, if it versioned any, the headers not to version again (in the
-/// new, not compacted, IR). `last`: count the loops left for overlapping.
+/// new, not compacted, IR) and whether a loop waits for the next round
+/// (it overlapped one versioned now). The last round counts the loops
+/// still waiting; declines are reported in the first round (a later one
+/// sees the same loops again).
 fn version_round(
     ir: &mut IrCode,
     ctx: &mut PassCtx,
     skip: &FxSet<BlockId>,
-    last: bool,
-) -> Option<FxSet<BlockId>> {
+    round: usize,
+) -> Option<(FxSet<BlockId>, bool)> {
+    let last = round + 1 == ROUNDS;
     let dom = DomTree::new(&ir.cfg);
     let nest = LoopNest::new(&ir.cfg, &dom);
     if nest.loops.is_empty() {
@@ -412,6 +426,12 @@ fn version_round(
         let Some(p) = c.plan(l, uses.get(&l.header).unwrap_or(&none)) else {
             continue;
         };
+        if let Some(why) = cost::decline(&c, &nest, l, &p, skip, &plans) {
+            if round == 0 {
+                why.report(ctx, ir, p.span);
+            }
+            continue;
+        }
         if p.touched().any(|b| taken.contains(&b)) {
             overlap += 1;
             continue;
@@ -443,5 +463,5 @@ fn version_round(
         }
         ctx.remark(ir, RemarkKind::Passed, p.span, |_| msg.t(")"));
     }
-    (!done.is_empty()).then_some(next)
+    (!done.is_empty()).then_some((next, overlap > 0))
 }
