@@ -104,27 +104,8 @@ pub enum Emit<'n> {
 /// program (Bril's `main` inlined into its argument-passing `<main>`), and
 /// Cranelift's time is per function.
 fn reachable_functions(ir: &ir::Module) -> Vec<usize> {
-    let n = ir.funcs.len();
-    let mut seen = vec![false; n];
-    let mut stack: Vec<usize> = [ir.program.init.0, ir.program.main.0]
-        .into_iter()
-        .map(|f| f as usize)
-        .filter(|&f| f < n)
-        .collect();
-    while let Some(f) = stack.pop() {
-        if std::mem::replace(&mut seen[f], true) {
-            continue;
-        }
-        for inst in ir.funcs[f].stmts.inst.values() {
-            if let ir::Inst::Call { func, .. } = inst
-                && (func.0 as usize) < n
-                && !seen[func.0 as usize]
-            {
-                stack.push(func.0 as usize);
-            }
-        }
-    }
-    (0..n).filter(|&f| seen[f]).collect()
+    let live = ir.reachable_from_entry();
+    (0..live.len()).filter(|&f| live[f]).collect()
 }
 
 /// Module-wide state of one compilation.

@@ -115,6 +115,14 @@ pub fn build_ir_with_args(
 ) -> Result<crate::ir::Module, i32> {
     let mut opts = pipeline_options(build)?;
     opts.pool = pool.clone();
+    // A run (`main_args`) that shows no IR, remark or counter optimises
+    // only what it can execute.
+    opts.reachable_only = main_args.is_some()
+        && matches!(opts.print_before, crate::opt::PrintSel::None)
+        && matches!(opts.print_after, crate::opt::PrintSel::None)
+        && opts.print_changed.is_none()
+        && !opts.remarks
+        && !build.stats;
     if let Some(note) = build.opt.note() {
         eprintln!("{note}");
     }
@@ -262,6 +270,7 @@ pub fn pipeline_options(build: &BuildArgs) -> Result<crate::opt::PipelineOptions
         verify: verify_enabled(),
         remarks: build.remarks.is_some(),
         pool: pool_for(build),
+        reachable_only: false,
     })
 }
 

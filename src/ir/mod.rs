@@ -591,4 +591,34 @@ impl Module {
     pub fn stmt_count(&self) -> usize {
         self.funcs.iter().map(|f| f.stmts.len()).sum()
     }
+
+    /// `reachable[f]`: function `f` can run, being `<init>` or `main` or
+    /// reached from them through calls. A call names its callee
+    /// ([`Inst::Call`]) and nothing else takes a function's address, so no
+    /// other function ever runs. Passes only remove calls or copy those of
+    /// a reachable callee (inlining), so a function unreachable here stays
+    /// unreachable.
+    pub fn reachable_from_entry(&self) -> Vec<bool> {
+        let n = self.funcs.len();
+        let mut seen = vec![false; n];
+        let mut stack: Vec<usize> = [self.program.init.0, self.program.main.0]
+            .into_iter()
+            .map(|f| f as usize)
+            .filter(|&f| f < n)
+            .collect();
+        while let Some(f) = stack.pop() {
+            if std::mem::replace(&mut seen[f], true) {
+                continue;
+            }
+            for inst in self.funcs[f].stmts.inst.values() {
+                if let Inst::Call { func, .. } = inst
+                    && (func.0 as usize) < n
+                    && !seen[func.0 as usize]
+                {
+                    stack.push(func.0 as usize);
+                }
+            }
+        }
+        seen
+    }
 }

@@ -95,6 +95,9 @@ pub fn run(module: &mut Module, ctx: &mut PassCtx) {
     let recursive = callgraph::recursive(&succ, &comps);
     for comp in &comps {
         for &f in comp {
+            if ctx.skips(f) {
+                continue;
+            }
             let name = module.funcs[f].name.clone();
             ctx.counting_for(&name, |ctx| {
                 let sites = plan(module, f, &recursive, ctx);

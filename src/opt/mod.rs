@@ -94,6 +94,9 @@ pub struct PassCtx {
     pub names: Arc<NameTables>,
     /// The threads a function pass may run on ([`Pass::run_module`]).
     pub pool: crate::par::Pool,
+    /// `skip[f]`: passes leave function `f` as it is (it can never run,
+    /// [`PipelineOptions::reachable_only`]); empty: none is skipped.
+    pub skip: Arc<Vec<bool>>,
 }
 
 /// The steps passes run inside themselves with [`PassCtx::run_step`], as
@@ -210,6 +213,11 @@ impl PassCtx {
 
     /// A fresh context for running the current pass over one function: the
     /// same flags, summaries, names and step printer, nothing recorded yet.
+    /// Whether passes leave function `f` as it is ([`PassCtx::skip`]).
+    pub fn skips(&self, f: usize) -> bool {
+        self.skip.get(f).copied().unwrap_or(false)
+    }
+
     fn for_one_function(&self) -> PassCtx {
         PassCtx {
             verify: self.verify,
@@ -351,9 +359,11 @@ impl Pass {
                 };
                 let work = module.stmt_count();
                 let shared = &*ctx;
-                let done = pool.map_mut(&mut module.funcs, work, |_, f| {
+                let done = pool.map_mut(&mut module.funcs, work, |i, f| {
                     let mut local = shared.for_one_function();
-                    run(f, &mut local);
+                    if !shared.skips(i) {
+                        run(f, &mut local);
+                    }
                     local
                 });
                 for (f, local) in module.funcs.iter().zip(done) {
@@ -590,6 +600,12 @@ pub struct PipelineOptions {
     pub remarks: bool,
     /// The threads function passes may use ([`PassCtx::pool`]).
     pub pool: crate::par::Pool,
+    /// Optimise only the functions a run can execute
+    /// ([`Module::reachable_from_entry`], computed before the first pass
+    /// and again after each module pass); the
+    /// others keep the IR they had. For a run that shows no IR: its output
+    /// cannot differ, and it skips the work on what inlining left unused.
+    pub reachable_only: bool,
 }
 
 /// The default pipeline of level `opt`.
@@ -733,6 +749,7 @@ fn run_passes(
     ctx: &mut PassCtx,
     observer: &mut dyn PassObserver,
 ) -> Result<(), Vec<String>> {
+    let mut after_module_pass = false;
     for &name in &opts.passes {
         let Some(pass) = find_pass(name) else {
             continue;
@@ -740,6 +757,13 @@ fn run_passes(
         observer.before(name, module);
         let start = std::time::Instant::now();
         ctx.summaries = Arc::new(compute_summaries(module));
+        // Module passes (inlining) are what make functions unreachable;
+        // a function pass only removes the odd call.
+        if opts.reachable_only && (ctx.skip.is_empty() || after_module_pass) {
+            let live = module.reachable_from_entry();
+            ctx.skip = Arc::new(live.iter().map(|l| !l).collect());
+        }
+        after_module_pass = matches!(pass.run, PassFn::Module(_));
         ctx.pass = name.to_string();
         let by_function = pass.run_module(module, ctx);
         crate::timing::record(&format!("pass.{name}"), start.elapsed());

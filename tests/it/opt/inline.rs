@@ -359,3 +359,46 @@ fn the_module_pass_kind_works_with_every_pipeline_flag() {
     assert!(stderr.contains("time.pass.inline: "), "{stderr}");
     assert!(!stderr.contains("internal compiler error"), "{stderr}");
 }
+
+/// A run optimises only what it can execute
+/// (`PipelineOptions::reachable_only`): a function never called, and one
+/// every call of which was inlined, keep the IR they had when they became
+/// unreachable; with every function optimised, the loop of the one never
+/// called is rotated.
+#[test]
+fn a_run_leaves_functions_it_cannot_reach_as_they_are() {
+    let src = "fn helper(x: int) -> int { var k = 2; k = k + 3; return x * k; }\n\
+        fn unused(x: int) -> int { var k = 4; var i = 0; while i < x { k = k * 5; i += 1; } return k; }\n\
+        fn main() { print(helper(7)); }\n";
+    let run = |reachable_only: bool| {
+        let (mut module, sources) = compile_with_sources("reach", src);
+        let before = ir_text(&module, "unused");
+        let opts = toyc::opt::PipelineOptions {
+            passes: toyc::opt::default_passes(2),
+            verify: true,
+            reachable_only,
+            ..Default::default()
+        };
+        let mut c = Counters::default();
+        toyc::opt::run_pipeline(&mut module, &opts, &mut c, &|_| String::new()).expect("verifies");
+        assert_eq!(interp(&module, &sources).0, "35\n");
+        (before, module, c)
+    };
+    let (before, m, c) = run(true);
+    assert_eq!(c.get("inline.inlined"), 1);
+    assert_eq!(ir_text(&m, "unused"), before, "never reachable: untouched");
+    assert_eq!(invokes(&m, "main"), 0);
+    assert!(ir_text(&m, "main").contains("print_int(35)"));
+    let (before, m, _) = run(false);
+    assert_ne!(
+        ir_text(&m, "unused"),
+        before,
+        "optimised when every function is"
+    );
+    // Rotated: the guard `0 < x` before the loop.
+    assert!(
+        ir_text(&m, "unused").contains("ilt(0, _1)"),
+        "{}",
+        ir_text(&m, "unused")
+    );
+}
