@@ -7,18 +7,18 @@
 //! where `Name {` starts the body). Inside brackets struct literals are
 //! allowed again, so nested positions use `full`.
 
-use super::{Cx, P, PExtra, PInput, entry_comma, ident, no_match, skip_group};
+use super::{Cx, P, PExtra, PInput, ToyError, entry_comma, ident, no_match, skip_group};
 use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, UnOp};
 use crate::syntax::errors::STRUCT_LIT_IN_CONDITION;
 use crate::syntax::token::Token;
 use chumsky::prelude::*;
 
-pub(crate) struct ExprParsers<'a> {
-    pub full: P<'a, Expr>,
-    pub no_struct: P<'a, Expr>,
+pub(crate) struct ExprParsers<'a, E: ToyError<'a>> {
+    pub full: P<'a, Expr, E>,
+    pub no_struct: P<'a, Expr, E>,
 }
 
-pub(crate) fn exprs<'a>(cx: Cx<'a>) -> ExprParsers<'a> {
+pub(crate) fn exprs<'a, E: ToyError<'a>>(cx: Cx<'a>) -> ExprParsers<'a, E> {
     let full = recursive(|full| levels(cx, full.boxed(), true)).boxed();
     let no_struct = levels(cx, full.clone(), false);
     ExprParsers { full, no_struct }
@@ -31,7 +31,11 @@ fn error_expr(cx: Cx<'_>, span: SimpleSpan) -> Expr {
     }
 }
 
-fn levels<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
+fn levels<'a, E: ToyError<'a>>(
+    cx: Cx<'a>,
+    full: P<'a, Expr, E>,
+    allow_struct: bool,
+) -> P<'a, Expr, E> {
     let atom = atom(cx, full.clone(), allow_struct);
     let postfix = postfix(cx, atom, full);
     let unary = unary(cx, postfix);
@@ -67,10 +71,10 @@ fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
 }
 
 /// A left-associative level: `next (op next)*`, folded without recursion.
-fn binary<'a>(
-    next: P<'a, Expr>,
-    op: impl Parser<'a, PInput<'a>, BinOp, PExtra<'a>> + Clone + 'a,
-) -> P<'a, Expr> {
+fn binary<'a, E: ToyError<'a>>(
+    next: P<'a, Expr, E>,
+    op: impl Parser<'a, PInput<'a>, BinOp, PExtra<'a, E>> + Clone + 'a,
+) -> P<'a, Expr, E> {
     next.clone()
         .foldl(op.then(next).repeated(), |l, (op, r)| bin(op, l, r))
         .boxed()
@@ -80,7 +84,7 @@ fn binary<'a>(
 /// operator, and the whole chain becomes an `Error` node (it has no meaning,
 /// and typing it as `(a < b) < c` would add a cascade such as
 /// ``cannot apply `<` to `bool` and `int` ``).
-fn comparison<'a>(next: P<'a, Expr>) -> P<'a, Expr> {
+fn comparison<'a, E: ToyError<'a>>(next: P<'a, Expr, E>) -> P<'a, Expr, E> {
     let op = select_ref! {
         Token::EqEq => BinOp::Eq,
         Token::NotEq => BinOp::Ne,
@@ -94,10 +98,7 @@ fn comparison<'a>(next: P<'a, Expr>) -> P<'a, Expr> {
         .then(op.then(next).repeated().collect::<Vec<_>>())
         .validate(|(first, rest), _, emitter| {
             if let Some(((_, span), _)) = rest.get(1) {
-                emitter.emit(Rich::custom(
-                    *span,
-                    "comparison operators cannot be chained",
-                ));
+                emitter.emit(E::custom(*span, "comparison operators cannot be chained"));
                 let span = rest
                     .last()
                     .map_or(first.span, |(_, r)| first.span.to(r.span));
@@ -113,7 +114,7 @@ fn comparison<'a>(next: P<'a, Expr>) -> P<'a, Expr> {
 }
 
 /// Prefix operators: collected, then applied innermost first.
-fn unary<'a>(cx: Cx<'a>, next: P<'a, Expr>) -> P<'a, Expr> {
+fn unary<'a, E: ToyError<'a>>(cx: Cx<'a>, next: P<'a, Expr, E>) -> P<'a, Expr, E> {
     let op = select_ref! { Token::Minus => UnOp::Neg, Token::Bang => UnOp::Not }
         .map_with(|op, e| (op, e.span()));
     op.repeated()
@@ -140,14 +141,18 @@ enum Postfix {
 }
 
 /// Comma-separated `item`s with an optional trailing comma.
-fn comma_list<'a, O: 'a>(item: P<'a, O>) -> P<'a, Vec<O>> {
+fn comma_list<'a, O: 'a, E: ToyError<'a>>(item: P<'a, O, E>) -> P<'a, Vec<O>, E> {
     item.separated_by(just(Token::Comma))
         .allow_trailing()
         .collect::<Vec<_>>()
         .boxed()
 }
 
-fn postfix<'a>(cx: Cx<'a>, atom: P<'a, Expr>, full: P<'a, Expr>) -> P<'a, Expr> {
+fn postfix<'a, E: ToyError<'a>>(
+    cx: Cx<'a>,
+    atom: P<'a, Expr, E>,
+    full: P<'a, Expr, E>,
+) -> P<'a, Expr, E> {
     let call = comma_list(full.clone())
         .delimited_by(just(Token::LParen), just(Token::RParen))
         .map_with(|args, e| Postfix::Call(args, e.span()))
@@ -183,7 +188,11 @@ fn postfix<'a>(cx: Cx<'a>, atom: P<'a, Expr>, full: P<'a, Expr>) -> P<'a, Expr> 
 
 /// Literals, names, `( e )`, array literals and (when allowed) struct
 /// literals.
-fn atom<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
+fn atom<'a, E: ToyError<'a>>(
+    cx: Cx<'a>,
+    full: P<'a, Expr, E>,
+    allow_struct: bool,
+) -> P<'a, Expr, E> {
     let literal = select_ref! {
         Token::Int(v) => i64::try_from(*v).map(ExprKind::Int).ok(),
         Token::MinInt => Some(ExprKind::Int(i64::MIN)),
@@ -196,10 +205,7 @@ fn atom<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
     .validate(move |kind, e, emitter| {
         let kind = kind.unwrap_or_else(|| {
             // Only 2^63 gets here: it fits only directly under unary minus.
-            emitter.emit(Rich::custom(
-                e.span(),
-                "integer literal out of range for int",
-            ));
+            emitter.emit(E::custom(e.span(), "integer literal out of range for int"));
             ExprKind::Error
         });
         Expr {
@@ -230,7 +236,7 @@ fn atom<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
         // `Name { field: ...` cannot start a block, so it is a struct
         // literal after all: reported, and kept (no cascade).
         let misplaced = struct_lit(cx, full, false).validate(|lit, e, emitter| {
-            emitter.emit(Rich::custom(e.span(), STRUCT_LIT_IN_CONDITION));
+            emitter.emit(E::custom(e.span(), STRUCT_LIT_IN_CONDITION));
             lit
         });
         choice((literal, misplaced, name, paren, array))
@@ -248,7 +254,7 @@ enum ArrayTail {
 
 /// `[]`, `[a, b, c]`, `[value; count]`. The first element is parsed once,
 /// then the tail decides which form it is (no backtracking over elements).
-fn array<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
+fn array<'a, E: ToyError<'a>>(cx: Cx<'a>, full: P<'a, Expr, E>) -> P<'a, Expr, E> {
     let tail = choice((
         just(Token::Semi)
             .ignore_then(full.clone())
@@ -290,7 +296,7 @@ fn array<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
 /// Whether a struct literal starts here: `Name {` or `m.Name {` followed by
 /// `field :` or (when `allow_empty`) `}`. Looks ahead without consuming or
 /// recording errors past the current token.
-fn struct_lit_ahead<'a>(allow_empty: bool) -> P<'a, ()> {
+fn struct_lit_ahead<'a, E: ToyError<'a>>(allow_empty: bool) -> P<'a, (), E> {
     custom(move |inp| {
         let save = inp.save();
         let is_ident = |t: &Option<Token<'_>>| matches!(t, Some(Token::Ident(_)));
@@ -322,7 +328,11 @@ fn struct_lit_ahead<'a>(allow_empty: bool) -> P<'a, ()> {
 
 /// `Name { field: e, .. }` or `m.Name { .. }`; `allow_empty`: whether
 /// `Name {}` counts (see [`struct_lit_ahead`]).
-fn struct_lit<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_empty: bool) -> P<'a, Expr> {
+fn struct_lit<'a, E: ToyError<'a>>(
+    cx: Cx<'a>,
+    full: P<'a, Expr, E>,
+    allow_empty: bool,
+) -> P<'a, Expr, E> {
     let path = ident(cx)
         .then(just(Token::Dot).ignore_then(ident(cx)).or_not())
         .map(|(a, b)| match b {
