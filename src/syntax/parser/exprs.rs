@@ -7,7 +7,7 @@
 //! where `Name {` starts the body). Inside brackets struct literals are
 //! allowed again, so nested positions use `full`.
 
-use super::{Cx, P, PExtra, PInput, ToyError, entry_comma, ident, no_match, skip_group};
+use super::{Cx, P, ToyError, entry_comma, ident, no_match, skip_group};
 use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, UnOp};
 use crate::syntax::errors::STRUCT_LIT_IN_CONDITION;
 use crate::syntax::token::Token;
@@ -39,27 +39,9 @@ fn levels<'a, E: ToyError<'a>>(
     let atom = atom(cx, full.clone(), allow_struct);
     let postfix = postfix(cx, atom, full);
     let unary = unary(cx, postfix);
-    let mul = binary(
-        unary,
-        select_ref! { Token::Star => BinOp::Mul, Token::Slash => BinOp::Div, Token::Percent => BinOp::Rem },
-    );
-    let add = binary(
-        mul,
-        select_ref! { Token::Plus => BinOp::Add, Token::Minus => BinOp::Sub },
-    );
-    let shift = binary(
-        add,
-        select_ref! { Token::Shl => BinOp::Shl, Token::Shr => BinOp::Shr },
-    );
-    let bitand = binary(shift, select_ref! { Token::Amp => BinOp::BitAnd });
-    let bitxor = binary(bitand, select_ref! { Token::Caret => BinOp::BitXor });
-    let bitor = binary(bitxor, select_ref! { Token::Pipe => BinOp::BitOr });
-    let cmp = comparison(bitor);
-    let and = binary(cmp, select_ref! { Token::AndAnd => BinOp::And });
-    let or = binary(and, select_ref! { Token::OrOr => BinOp::Or });
     // No label here: the atom's label already makes an expression missing
     // at any operand position read "expected expression".
-    or
+    binary(unary)
 }
 
 fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
@@ -70,47 +52,135 @@ fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
     }
 }
 
-/// A left-associative level: `next (op next)*`, folded without recursion.
-fn binary<'a, E: ToyError<'a>>(
-    next: P<'a, Expr, E>,
-    op: impl Parser<'a, PInput<'a>, BinOp, PExtra<'a, E>> + Clone + 'a,
-) -> P<'a, Expr, E> {
-    next.clone()
-        .foldl(op.then(next).repeated(), |l, (op, r)| bin(op, l, r))
-        .boxed()
+/// How tightly a binary operator binds: 0 is tightest. All levels are
+/// left-associative except comparisons ([`CMP_LEVEL`]).
+fn level(op: BinOp) -> u8 {
+    use BinOp::*;
+    match op {
+        Mul | Div | Rem => 0,
+        Add | Sub => 1,
+        Shl | Shr => 2,
+        BitAnd => 3,
+        BitXor => 4,
+        BitOr => 5,
+        Eq | Ne | Lt | Le | Gt | Ge => CMP_LEVEL,
+        And => 7,
+        Or => 8,
+    }
 }
 
-/// Comparisons do not associate: `a < b < c` is reported at the second
-/// operator, and the whole chain becomes an `Error` node (it has no meaning,
-/// and typing it as `(a < b) < c` would add a cascade such as
-/// ``cannot apply `<` to `bool` and `int` ``).
-fn comparison<'a, E: ToyError<'a>>(next: P<'a, Expr, E>) -> P<'a, Expr, E> {
+const CMP_LEVEL: u8 = 6;
+const LEVELS: u8 = 9;
+
+/// All binary operators: `next (op next)*` with any operator, then grouped
+/// by [`level`] ([`fold_binary`]). One flat list instead of a parser per
+/// level: every operator token belongs to exactly one level, so this
+/// accepts the same token sequences and stops at the same token as a
+/// parser per level would, and each operator fails as one `select_ref`
+/// (expecting "something else", which no message shows).
+fn binary<'a, E: ToyError<'a>>(next: P<'a, Expr, E>) -> P<'a, Expr, E> {
     let op = select_ref! {
+        Token::Star => BinOp::Mul,
+        Token::Slash => BinOp::Div,
+        Token::Percent => BinOp::Rem,
+        Token::Plus => BinOp::Add,
+        Token::Minus => BinOp::Sub,
+        Token::Shl => BinOp::Shl,
+        Token::Shr => BinOp::Shr,
+        Token::Amp => BinOp::BitAnd,
+        Token::Caret => BinOp::BitXor,
+        Token::Pipe => BinOp::BitOr,
         Token::EqEq => BinOp::Eq,
         Token::NotEq => BinOp::Ne,
         Token::Lt => BinOp::Lt,
         Token::Le => BinOp::Le,
         Token::Gt => BinOp::Gt,
         Token::Ge => BinOp::Ge,
+        Token::AndAnd => BinOp::And,
+        Token::OrOr => BinOp::Or,
     }
     .map_with(|op, e| (op, e.span()));
     next.clone()
         .then(op.then(next).repeated().collect::<Vec<_>>())
         .validate(|(first, rest), _, emitter| {
-            if let Some(((_, span), _)) = rest.get(1) {
-                emitter.emit(E::custom(*span, "comparison operators cannot be chained"));
-                let span = rest
-                    .last()
-                    .map_or(first.span, |(_, r)| first.span.to(r.span));
-                return Expr {
-                    kind: ExprKind::Error,
-                    span,
-                };
-            }
-            rest.into_iter()
-                .fold(first, |l, ((op, _), r)| bin(op, l, r))
+            fold_binary(first, rest, &mut |span| {
+                emitter.emit(E::custom(span, "comparison operators cannot be chained"))
+            })
         })
         .boxed()
+}
+
+/// Groups `first (op operand)*` by precedence, tightest level first, each
+/// level left to right. Comparisons do not associate: in a run of two or
+/// more, `chained` is called with the second operator's span, and the
+/// whole run becomes an `Error` node (it has no meaning, and typing it as
+/// `(a < b) < c` would add a cascade such as
+/// ``cannot apply `<` to `bool` and `int` ``).
+fn fold_binary(
+    first: Expr,
+    rest: Vec<((BinOp, SimpleSpan), Expr)>,
+    chained: &mut dyn FnMut(SimpleSpan),
+) -> Expr {
+    if rest.is_empty() {
+        return first;
+    }
+    let mut operands = Vec::with_capacity(rest.len() + 1);
+    operands.push(first);
+    let mut ops = Vec::with_capacity(rest.len());
+    for (op, e) in rest {
+        ops.push(op);
+        operands.push(e);
+    }
+    for lvl in 0..LEVELS {
+        if ops.iter().any(|&(op, _)| level(op) == lvl) {
+            (operands, ops) = fold_level(operands, ops, lvl, chained);
+        }
+    }
+    operands.pop().expect("one operand is left")
+}
+
+/// Folds the operators of level `lvl` (see [`fold_binary`]); `operands`
+/// has one more element than `ops`.
+fn fold_level(
+    operands: Vec<Expr>,
+    ops: Vec<(BinOp, SimpleSpan)>,
+    lvl: u8,
+    chained: &mut dyn FnMut(SimpleSpan),
+) -> (Vec<Expr>, Vec<(BinOp, SimpleSpan)>) {
+    let mut out = Vec::with_capacity(operands.len());
+    let mut out_ops = Vec::with_capacity(ops.len());
+    let mut operands = operands.into_iter();
+    let mut cur = operands.next().expect("an operand before every operator");
+    // The comparisons so far in the current run, and the second one's span.
+    let mut run = (0usize, None);
+    let mut end_run = |cur: Expr, run: &mut (usize, Option<SimpleSpan>)| match std::mem::take(run) {
+        (_, Some(second)) => {
+            chained(second);
+            Expr {
+                kind: ExprKind::Error,
+                span: cur.span,
+            }
+        }
+        _ => cur,
+    };
+    for (op, span) in ops {
+        let r = operands.next().expect("an operand after every operator");
+        if level(op) == lvl {
+            if lvl == CMP_LEVEL {
+                run.0 += 1;
+                if run.0 == 2 {
+                    run.1 = Some(span);
+                }
+            }
+            cur = bin(op, cur, r);
+        } else {
+            out.push(end_run(cur, &mut run));
+            out_ops.push((op, span));
+            cur = r;
+        }
+    }
+    out.push(end_run(cur, &mut run));
+    (out, out_ops)
 }
 
 /// Prefix operators: collected, then applied innermost first.

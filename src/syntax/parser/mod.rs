@@ -55,18 +55,23 @@ pub(crate) trait ToyError<'a>:
 {
     /// An error with a message of ours at `span`.
     fn custom(span: SimpleSpan, msg: &'static str) -> Self;
+
+    /// Whether errors carry what the diagnostics need (found token, span).
+    const DETAILED: bool;
 }
 
 impl<'a> ToyError<'a> for PError<'a> {
     fn custom(span: SimpleSpan, msg: &'static str) -> Self {
         Rich::custom(span, msg)
     }
+    const DETAILED: bool = true;
 }
 
 impl<'a> ToyError<'a> for EmptyErr {
     fn custom(_: SimpleSpan, _: &'static str) -> Self {
         EmptyErr::default()
     }
+    const DETAILED: bool = false;
 }
 
 /// What every parser needs to know about the file.
@@ -115,6 +120,15 @@ pub(crate) fn parse_with<'a, E: ToyError<'a>>(
 pub(crate) fn no_match<'a, E: ToyError<'a>>(
     inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a, E>>,
 ) -> E {
+    if !E::DETAILED {
+        let here = inp.cursor();
+        let span = inp.span_since(&here);
+        return <E as LabelError<'a, PInput<'a>, DefaultExpected<'a, Token<'a>>>>::expected_found(
+            std::iter::empty(),
+            None,
+            span,
+        );
+    }
     let save = inp.save();
     let before = inp.cursor();
     let found = inp.next_maybe();
