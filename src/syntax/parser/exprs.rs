@@ -7,7 +7,7 @@
 //! where `Name {` starts the body). Inside brackets struct literals are
 //! allowed again, so nested positions use `full`.
 
-use super::{Cx, P, ToyError, entry_comma, ident, no_match, skip_group};
+use super::{Cx, P, ToyError, entry_comma, ident, no_match, opened_by, skip_group};
 use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, UnOp};
 use crate::syntax::errors::STRUCT_LIT_IN_CONDITION;
 use crate::syntax::token::Token;
@@ -121,8 +121,12 @@ fn fold_binary(
     rest: Vec<((BinOp, SimpleSpan), Expr)>,
     chained: &mut dyn FnMut(SimpleSpan),
 ) -> Expr {
-    if rest.is_empty() {
-        return first;
+    if rest.len() < 2 {
+        // No chain and no precedence to resolve.
+        return match rest.into_iter().next() {
+            Some(((op, _), r)) => bin(op, first, r),
+            None => first,
+        };
     }
     let mut operands = Vec::with_capacity(rest.len() + 1);
     operands.push(first);
@@ -227,10 +231,12 @@ fn postfix<'a, E: ToyError<'a>>(
         .delimited_by(just(Token::LParen), just(Token::RParen))
         .map_with(|args, e| Postfix::Call(args, e.span()))
         .recover_with(via_parser(skip_group(Token::LParen).map(Postfix::Broken)));
+    let call = opened_by(Token::LParen, call);
     let index = full
         .delimited_by(just(Token::LBracket), just(Token::RBracket))
         .map_with(|i, e| Postfix::Index(i, e.span()))
         .recover_with(via_parser(skip_group(Token::LBracket).map(Postfix::Broken)));
+    let index = opened_by(Token::LBracket, index);
     let field = just(Token::Dot).ignore_then(ident(cx)).map(Postfix::Field);
     atom.foldl(choice((call, index, field)).repeated(), move |e, p| {
         let start = e.span;
@@ -297,6 +303,7 @@ fn atom<'a, E: ToyError<'a>>(
         .recover_with(via_parser(
             skip_group(Token::LParen).map(move |s| error_expr(cx, s)),
         ));
+    let paren = opened_by(Token::LParen, paren);
     let array = array(cx, full.clone());
     if allow_struct {
         choice((literal, struct_lit(cx, full, true), name, paren, array))
@@ -336,7 +343,8 @@ fn array<'a, E: ToyError<'a>>(cx: Cx<'a>, full: P<'a, Expr, E>) -> P<'a, Expr, E
             .then_ignore(just(Token::Comma).or_not())
             .map(ArrayTail::More),
     ));
-    full.then(tail)
+    let array = full
+        .then(tail)
         .or_not()
         .delimited_by(just(Token::LBracket), just(Token::RBracket))
         .map_with(move |body, e| {
@@ -359,8 +367,8 @@ fn array<'a, E: ToyError<'a>>(cx: Cx<'a>, full: P<'a, Expr, E>) -> P<'a, Expr, E
         })
         .recover_with(via_parser(
             skip_group(Token::LBracket).map(move |s| error_expr(cx, s)),
-        ))
-        .boxed()
+        ));
+    opened_by(Token::LBracket, array).boxed()
 }
 
 /// Whether a struct literal starts here: `Name {` or `m.Name {` followed by

@@ -284,6 +284,19 @@ pub(crate) fn skip_to_comma<'a, E: ToyError<'a>>() -> P<'a, (), E> {
     .boxed()
 }
 
+/// `p`, a construct that starts with the bracket `open` and recovers by
+/// skipping the group ([`skip_group`]), tried only where the next token is
+/// `open`. Elsewhere this fails as `just(open)`, the first parser of `p`,
+/// would (the same expected token at the same place), without running a
+/// recovery that cannot apply: every operand tries a call and an index.
+pub(crate) fn opened_by<'a, O, E: ToyError<'a>>(
+    open: Token<'static>,
+    p: impl Parser<'a, PInput<'a>, O, PExtra<'a, E>> + Clone,
+) -> impl Parser<'a, PInput<'a>, O, PExtra<'a, E>> + Clone {
+    let open: Token<'a> = open;
+    just(open).rewind().ignore_then(p)
+}
+
 /// A bracket group `open ... close` skipped as a unit (the stream is
 /// balanced), for recovering the contents of a bracketed construct.
 pub(crate) fn skip_group<'a, E: ToyError<'a>>(open: Token<'static>) -> P<'a, SimpleSpan, E> {

@@ -65,12 +65,16 @@ fn snippets_agree() {
         "let m = -9223372036854775808;",
         "let s = [0; 8]; ; ; return;",
         "let v = m.S { a: [], b: (1) };",
+        "let b = a < b | c && d << 2 >= e % 3 - -f || !g;",
     ];
     let bad = [
         // missing `;` (recovered, the statement kept)
         "let x = 1\nlet y = 2;",
-        // chained comparison (reported by `validate`)
+        // chained comparisons (reported by `validate`), one per run
         "let b = 1 < 2 < 3;",
+        "let b = x | a < b <= c & 1 && d == e != f || g > h;",
+        // an operator without its right operand
+        "let b = a * b + ;",
         // struct literal in a condition (reported and kept)
         "if P { x: 1 }.x { }",
         // 2^63 without a minus
