@@ -2,7 +2,9 @@
 //!
 //! Pipeline: [`lexer`] (text → tokens, lexical errors) → [`delims`]
 //! (balances brackets, bounds nesting, folds `-9223372036854775808`) →
-//! `parser` (chumsky combinators over the token slice, with recovery) →
+//! `parser` (chumsky combinators over the token slice, with recovery; a
+//! file is parsed with `EmptyErr` first and again with `Rich` only when it
+//! has an error, see `parser`'s docs) →
 //! `errors` (our message style), then the errors are sorted by position,
 //! cascades are dropped and the count is capped.
 //!

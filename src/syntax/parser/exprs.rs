@@ -7,18 +7,18 @@
 //! where `Name {` starts the body). Inside brackets struct literals are
 //! allowed again, so nested positions use `full`.
 
-use super::{Cx, P, PExtra, PInput, entry_comma, ident, no_match, skip_group};
+use super::{Cx, P, ToyError, entry_comma, ident, no_match, opened_by, skip_group};
 use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, UnOp};
 use crate::syntax::errors::STRUCT_LIT_IN_CONDITION;
 use crate::syntax::token::Token;
 use chumsky::prelude::*;
 
-pub(crate) struct ExprParsers<'a> {
-    pub full: P<'a, Expr>,
-    pub no_struct: P<'a, Expr>,
+pub(crate) struct ExprParsers<'a, E: ToyError<'a>> {
+    pub full: P<'a, Expr, E>,
+    pub no_struct: P<'a, Expr, E>,
 }
 
-pub(crate) fn exprs<'a>(cx: Cx<'a>) -> ExprParsers<'a> {
+pub(crate) fn exprs<'a, E: ToyError<'a>>(cx: Cx<'a>) -> ExprParsers<'a, E> {
     let full = recursive(|full| levels(cx, full.boxed(), true)).boxed();
     let no_struct = levels(cx, full.clone(), false);
     ExprParsers { full, no_struct }
@@ -31,31 +31,17 @@ fn error_expr(cx: Cx<'_>, span: SimpleSpan) -> Expr {
     }
 }
 
-fn levels<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
+fn levels<'a, E: ToyError<'a>>(
+    cx: Cx<'a>,
+    full: P<'a, Expr, E>,
+    allow_struct: bool,
+) -> P<'a, Expr, E> {
     let atom = atom(cx, full.clone(), allow_struct);
     let postfix = postfix(cx, atom, full);
     let unary = unary(cx, postfix);
-    let mul = binary(
-        unary,
-        select_ref! { Token::Star => BinOp::Mul, Token::Slash => BinOp::Div, Token::Percent => BinOp::Rem },
-    );
-    let add = binary(
-        mul,
-        select_ref! { Token::Plus => BinOp::Add, Token::Minus => BinOp::Sub },
-    );
-    let shift = binary(
-        add,
-        select_ref! { Token::Shl => BinOp::Shl, Token::Shr => BinOp::Shr },
-    );
-    let bitand = binary(shift, select_ref! { Token::Amp => BinOp::BitAnd });
-    let bitxor = binary(bitand, select_ref! { Token::Caret => BinOp::BitXor });
-    let bitor = binary(bitxor, select_ref! { Token::Pipe => BinOp::BitOr });
-    let cmp = comparison(bitor);
-    let and = binary(cmp, select_ref! { Token::AndAnd => BinOp::And });
-    let or = binary(and, select_ref! { Token::OrOr => BinOp::Or });
     // No label here: the atom's label already makes an expression missing
     // at any operand position read "expected expression".
-    or
+    binary(unary)
 }
 
 fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
@@ -66,54 +52,143 @@ fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
     }
 }
 
-/// A left-associative level: `next (op next)*`, folded without recursion.
-fn binary<'a>(
-    next: P<'a, Expr>,
-    op: impl Parser<'a, PInput<'a>, BinOp, PExtra<'a>> + Clone + 'a,
-) -> P<'a, Expr> {
-    next.clone()
-        .foldl(op.then(next).repeated(), |l, (op, r)| bin(op, l, r))
-        .boxed()
+/// How tightly a binary operator binds: 0 is tightest. All levels are
+/// left-associative except comparisons ([`CMP_LEVEL`]).
+fn level(op: BinOp) -> u8 {
+    use BinOp::*;
+    match op {
+        Mul | Div | Rem => 0,
+        Add | Sub => 1,
+        Shl | Shr => 2,
+        BitAnd => 3,
+        BitXor => 4,
+        BitOr => 5,
+        Eq | Ne | Lt | Le | Gt | Ge => CMP_LEVEL,
+        And => 7,
+        Or => 8,
+    }
 }
 
-/// Comparisons do not associate: `a < b < c` is reported at the second
-/// operator, and the whole chain becomes an `Error` node (it has no meaning,
-/// and typing it as `(a < b) < c` would add a cascade such as
-/// ``cannot apply `<` to `bool` and `int` ``).
-fn comparison<'a>(next: P<'a, Expr>) -> P<'a, Expr> {
+const CMP_LEVEL: u8 = 6;
+const LEVELS: u8 = 9;
+
+/// All binary operators: `next (op next)*` with any operator, then grouped
+/// by [`level`] ([`fold_binary`]). One flat list instead of a parser per
+/// level: every operator token belongs to exactly one level, so this
+/// accepts the same token sequences and stops at the same token as a
+/// parser per level would, and each operator fails as one `select_ref`
+/// (expecting "something else", which no message shows).
+fn binary<'a, E: ToyError<'a>>(next: P<'a, Expr, E>) -> P<'a, Expr, E> {
     let op = select_ref! {
+        Token::Star => BinOp::Mul,
+        Token::Slash => BinOp::Div,
+        Token::Percent => BinOp::Rem,
+        Token::Plus => BinOp::Add,
+        Token::Minus => BinOp::Sub,
+        Token::Shl => BinOp::Shl,
+        Token::Shr => BinOp::Shr,
+        Token::Amp => BinOp::BitAnd,
+        Token::Caret => BinOp::BitXor,
+        Token::Pipe => BinOp::BitOr,
         Token::EqEq => BinOp::Eq,
         Token::NotEq => BinOp::Ne,
         Token::Lt => BinOp::Lt,
         Token::Le => BinOp::Le,
         Token::Gt => BinOp::Gt,
         Token::Ge => BinOp::Ge,
+        Token::AndAnd => BinOp::And,
+        Token::OrOr => BinOp::Or,
     }
     .map_with(|op, e| (op, e.span()));
     next.clone()
         .then(op.then(next).repeated().collect::<Vec<_>>())
         .validate(|(first, rest), _, emitter| {
-            if let Some(((_, span), _)) = rest.get(1) {
-                emitter.emit(Rich::custom(
-                    *span,
-                    "comparison operators cannot be chained",
-                ));
-                let span = rest
-                    .last()
-                    .map_or(first.span, |(_, r)| first.span.to(r.span));
-                return Expr {
-                    kind: ExprKind::Error,
-                    span,
-                };
-            }
-            rest.into_iter()
-                .fold(first, |l, ((op, _), r)| bin(op, l, r))
+            fold_binary(first, rest, &mut |span| {
+                emitter.emit(E::custom(span, "comparison operators cannot be chained"))
+            })
         })
         .boxed()
 }
 
+/// Groups `first (op operand)*` by precedence, tightest level first, each
+/// level left to right. Comparisons do not associate: in a run of two or
+/// more, `chained` is called with the second operator's span, and the
+/// whole run becomes an `Error` node (it has no meaning, and typing it as
+/// `(a < b) < c` would add a cascade such as
+/// ``cannot apply `<` to `bool` and `int` ``).
+fn fold_binary(
+    first: Expr,
+    rest: Vec<((BinOp, SimpleSpan), Expr)>,
+    chained: &mut dyn FnMut(SimpleSpan),
+) -> Expr {
+    if rest.len() < 2 {
+        // No chain and no precedence to resolve.
+        return match rest.into_iter().next() {
+            Some(((op, _), r)) => bin(op, first, r),
+            None => first,
+        };
+    }
+    let mut operands = Vec::with_capacity(rest.len() + 1);
+    operands.push(first);
+    let mut ops = Vec::with_capacity(rest.len());
+    for (op, e) in rest {
+        ops.push(op);
+        operands.push(e);
+    }
+    for lvl in 0..LEVELS {
+        if ops.iter().any(|&(op, _)| level(op) == lvl) {
+            (operands, ops) = fold_level(operands, ops, lvl, chained);
+        }
+    }
+    operands.pop().expect("one operand is left")
+}
+
+/// Folds the operators of level `lvl` (see [`fold_binary`]); `operands`
+/// has one more element than `ops`.
+fn fold_level(
+    operands: Vec<Expr>,
+    ops: Vec<(BinOp, SimpleSpan)>,
+    lvl: u8,
+    chained: &mut dyn FnMut(SimpleSpan),
+) -> (Vec<Expr>, Vec<(BinOp, SimpleSpan)>) {
+    let mut out = Vec::with_capacity(operands.len());
+    let mut out_ops = Vec::with_capacity(ops.len());
+    let mut operands = operands.into_iter();
+    let mut cur = operands.next().expect("an operand before every operator");
+    // The comparisons so far in the current run, and the second one's span.
+    let mut run = (0usize, None);
+    let mut end_run = |cur: Expr, run: &mut (usize, Option<SimpleSpan>)| match std::mem::take(run) {
+        (_, Some(second)) => {
+            chained(second);
+            Expr {
+                kind: ExprKind::Error,
+                span: cur.span,
+            }
+        }
+        _ => cur,
+    };
+    for (op, span) in ops {
+        let r = operands.next().expect("an operand after every operator");
+        if level(op) == lvl {
+            if lvl == CMP_LEVEL {
+                run.0 += 1;
+                if run.0 == 2 {
+                    run.1 = Some(span);
+                }
+            }
+            cur = bin(op, cur, r);
+        } else {
+            out.push(end_run(cur, &mut run));
+            out_ops.push((op, span));
+            cur = r;
+        }
+    }
+    out.push(end_run(cur, &mut run));
+    (out, out_ops)
+}
+
 /// Prefix operators: collected, then applied innermost first.
-fn unary<'a>(cx: Cx<'a>, next: P<'a, Expr>) -> P<'a, Expr> {
+fn unary<'a, E: ToyError<'a>>(cx: Cx<'a>, next: P<'a, Expr, E>) -> P<'a, Expr, E> {
     let op = select_ref! { Token::Minus => UnOp::Neg, Token::Bang => UnOp::Not }
         .map_with(|op, e| (op, e.span()));
     op.repeated()
@@ -140,22 +215,28 @@ enum Postfix {
 }
 
 /// Comma-separated `item`s with an optional trailing comma.
-fn comma_list<'a, O: 'a>(item: P<'a, O>) -> P<'a, Vec<O>> {
+fn comma_list<'a, O: 'a, E: ToyError<'a>>(item: P<'a, O, E>) -> P<'a, Vec<O>, E> {
     item.separated_by(just(Token::Comma))
         .allow_trailing()
         .collect::<Vec<_>>()
         .boxed()
 }
 
-fn postfix<'a>(cx: Cx<'a>, atom: P<'a, Expr>, full: P<'a, Expr>) -> P<'a, Expr> {
+fn postfix<'a, E: ToyError<'a>>(
+    cx: Cx<'a>,
+    atom: P<'a, Expr, E>,
+    full: P<'a, Expr, E>,
+) -> P<'a, Expr, E> {
     let call = comma_list(full.clone())
         .delimited_by(just(Token::LParen), just(Token::RParen))
         .map_with(|args, e| Postfix::Call(args, e.span()))
         .recover_with(via_parser(skip_group(Token::LParen).map(Postfix::Broken)));
+    let call = opened_by(Token::LParen, call);
     let index = full
         .delimited_by(just(Token::LBracket), just(Token::RBracket))
         .map_with(|i, e| Postfix::Index(i, e.span()))
         .recover_with(via_parser(skip_group(Token::LBracket).map(Postfix::Broken)));
+    let index = opened_by(Token::LBracket, index);
     let field = just(Token::Dot).ignore_then(ident(cx)).map(Postfix::Field);
     atom.foldl(choice((call, index, field)).repeated(), move |e, p| {
         let start = e.span;
@@ -183,7 +264,11 @@ fn postfix<'a>(cx: Cx<'a>, atom: P<'a, Expr>, full: P<'a, Expr>) -> P<'a, Expr> 
 
 /// Literals, names, `( e )`, array literals and (when allowed) struct
 /// literals.
-fn atom<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
+fn atom<'a, E: ToyError<'a>>(
+    cx: Cx<'a>,
+    full: P<'a, Expr, E>,
+    allow_struct: bool,
+) -> P<'a, Expr, E> {
     let literal = select_ref! {
         Token::Int(v) => i64::try_from(*v).map(ExprKind::Int).ok(),
         Token::MinInt => Some(ExprKind::Int(i64::MIN)),
@@ -196,10 +281,7 @@ fn atom<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
     .validate(move |kind, e, emitter| {
         let kind = kind.unwrap_or_else(|| {
             // Only 2^63 gets here: it fits only directly under unary minus.
-            emitter.emit(Rich::custom(
-                e.span(),
-                "integer literal out of range for int",
-            ));
+            emitter.emit(E::custom(e.span(), "integer literal out of range for int"));
             ExprKind::Error
         });
         Expr {
@@ -221,6 +303,7 @@ fn atom<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
         .recover_with(via_parser(
             skip_group(Token::LParen).map(move |s| error_expr(cx, s)),
         ));
+    let paren = opened_by(Token::LParen, paren);
     let array = array(cx, full.clone());
     if allow_struct {
         choice((literal, struct_lit(cx, full, true), name, paren, array))
@@ -230,7 +313,7 @@ fn atom<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_struct: bool) -> P<'a, Expr> {
         // `Name { field: ...` cannot start a block, so it is a struct
         // literal after all: reported, and kept (no cascade).
         let misplaced = struct_lit(cx, full, false).validate(|lit, e, emitter| {
-            emitter.emit(Rich::custom(e.span(), STRUCT_LIT_IN_CONDITION));
+            emitter.emit(E::custom(e.span(), STRUCT_LIT_IN_CONDITION));
             lit
         });
         choice((literal, misplaced, name, paren, array))
@@ -248,7 +331,7 @@ enum ArrayTail {
 
 /// `[]`, `[a, b, c]`, `[value; count]`. The first element is parsed once,
 /// then the tail decides which form it is (no backtracking over elements).
-fn array<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
+fn array<'a, E: ToyError<'a>>(cx: Cx<'a>, full: P<'a, Expr, E>) -> P<'a, Expr, E> {
     let tail = choice((
         just(Token::Semi)
             .ignore_then(full.clone())
@@ -260,7 +343,8 @@ fn array<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
             .then_ignore(just(Token::Comma).or_not())
             .map(ArrayTail::More),
     ));
-    full.then(tail)
+    let array = full
+        .then(tail)
         .or_not()
         .delimited_by(just(Token::LBracket), just(Token::RBracket))
         .map_with(move |body, e| {
@@ -283,14 +367,14 @@ fn array<'a>(cx: Cx<'a>, full: P<'a, Expr>) -> P<'a, Expr> {
         })
         .recover_with(via_parser(
             skip_group(Token::LBracket).map(move |s| error_expr(cx, s)),
-        ))
-        .boxed()
+        ));
+    opened_by(Token::LBracket, array).boxed()
 }
 
 /// Whether a struct literal starts here: `Name {` or `m.Name {` followed by
 /// `field :` or (when `allow_empty`) `}`. Looks ahead without consuming or
 /// recording errors past the current token.
-fn struct_lit_ahead<'a>(allow_empty: bool) -> P<'a, ()> {
+fn struct_lit_ahead<'a, E: ToyError<'a>>(allow_empty: bool) -> P<'a, (), E> {
     custom(move |inp| {
         let save = inp.save();
         let is_ident = |t: &Option<Token<'_>>| matches!(t, Some(Token::Ident(_)));
@@ -322,7 +406,11 @@ fn struct_lit_ahead<'a>(allow_empty: bool) -> P<'a, ()> {
 
 /// `Name { field: e, .. }` or `m.Name { .. }`; `allow_empty`: whether
 /// `Name {}` counts (see [`struct_lit_ahead`]).
-fn struct_lit<'a>(cx: Cx<'a>, full: P<'a, Expr>, allow_empty: bool) -> P<'a, Expr> {
+fn struct_lit<'a, E: ToyError<'a>>(
+    cx: Cx<'a>,
+    full: P<'a, Expr, E>,
+    allow_empty: bool,
+) -> P<'a, Expr, E> {
     let path = ident(cx)
         .then(just(Token::Dot).ignore_then(ident(cx)).or_not())
         .map(|(a, b)| match b {

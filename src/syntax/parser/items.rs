@@ -3,8 +3,8 @@
 use super::exprs::exprs;
 use super::stmts::block;
 use super::{
-    Cx, P, PExtra, PInput, entry_comma, ident, semi_may_be_missing, skip_group, skip_junk,
-    skip_to_comma, type_colon,
+    Cx, P, PExtra, PInput, ToyError, entry_comma, ident, semi_may_be_missing, skip_group,
+    skip_junk, skip_to_comma, type_colon,
 };
 use crate::syntax::ast::{
     Block, Expr, ExprKind, FieldDef, FnDef, GlobalDef, Ident, Import, Item, Module, Param,
@@ -15,7 +15,7 @@ use chumsky::prelude::*;
 
 /// `int`, `Name`, `m.Name`, `[T]`. A missing type is reported and becomes
 /// a zero-width `TypeExprKind::Error`, so the declaration around it stays.
-pub(crate) fn type_expr<'a>(cx: Cx<'a>) -> P<'a, TypeExpr> {
+pub(crate) fn type_expr<'a, E: ToyError<'a>>(cx: Cx<'a>) -> P<'a, TypeExpr, E> {
     let missing = empty().map_with(move |_, e| TypeExpr {
         kind: TypeExprKind::Error,
         span: cx.span(e.span()),
@@ -44,7 +44,7 @@ pub(crate) fn type_expr<'a>(cx: Cx<'a>) -> P<'a, TypeExpr> {
 /// The whole file: items until the end. An item that fails is recovered
 /// (re-parsed without a missing `;`, or skipped up to the next item
 /// keyword), so the module parser itself does not fail.
-pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
+pub(crate) fn module<'a, E: ToyError<'a>>(cx: Cx<'a>) -> P<'a, Module, E> {
     let ex = exprs(cx);
     let body = block(cx, &ex);
     let ty = type_expr(cx);
@@ -77,7 +77,11 @@ pub(crate) fn module<'a>(cx: Cx<'a>) -> P<'a, Module> {
 
 /// The items that end with `;` (without it): `import m` and global
 /// `let`/`var` definitions.
-fn semi_item<'a>(cx: Cx<'a>, ty: P<'a, TypeExpr>, full: P<'a, Expr>) -> P<'a, Item> {
+fn semi_item<'a, E: ToyError<'a>>(
+    cx: Cx<'a>,
+    ty: P<'a, TypeExpr, E>,
+    full: P<'a, Expr, E>,
+) -> P<'a, Item, E> {
     let import_core = just(Token::Import)
         .ignore_then(ident(cx))
         .map_with(move |name, e| {
@@ -108,13 +112,13 @@ fn semi_item<'a>(cx: Cx<'a>, ty: P<'a, TypeExpr>, full: P<'a, Expr>) -> P<'a, It
 /// names are still kept (with error types), so uses of them and calls do
 /// not cascade; when not even that parses, the group is skipped and the
 /// list is empty.
-fn typed_names<'a, T: 'a>(
+fn typed_names<'a, T: 'a, E: ToyError<'a>>(
     cx: Cx<'a>,
-    ty: P<'a, TypeExpr>,
+    ty: P<'a, TypeExpr, E>,
     open: Token<'static>,
     close: Token<'static>,
     entry: fn(Ident, TypeExpr) -> T,
-) -> P<'a, Vec<T>> {
+) -> P<'a, Vec<T>, E> {
     let strict = ident(cx)
         .then_ignore(type_colon())
         .then(ty)
@@ -140,10 +144,10 @@ fn typed_names<'a, T: 'a>(
 }
 
 /// `struct S { name: T, .. }`.
-fn struct_def<'a>(
+fn struct_def<'a, E: ToyError<'a>>(
     cx: Cx<'a>,
-    ty: P<'a, TypeExpr>,
-) -> impl Parser<'a, PInput<'a>, Item, PExtra<'a>> + Clone {
+    ty: P<'a, TypeExpr, E>,
+) -> impl Parser<'a, PInput<'a>, Item, PExtra<'a, E>> + Clone {
     let fields = typed_names(cx, ty, Token::LBrace, Token::RBrace, |name, ty| FieldDef {
         name,
         ty,
@@ -161,11 +165,11 @@ fn struct_def<'a>(
 }
 
 /// `fn f(name: T, ..) -> R { .. }`.
-fn fn_def<'a>(
+fn fn_def<'a, E: ToyError<'a>>(
     cx: Cx<'a>,
-    ty: P<'a, TypeExpr>,
-    body: P<'a, Block>,
-) -> impl Parser<'a, PInput<'a>, Item, PExtra<'a>> + Clone {
+    ty: P<'a, TypeExpr, E>,
+    body: P<'a, Block, E>,
+) -> impl Parser<'a, PInput<'a>, Item, PExtra<'a, E>> + Clone {
     let params = typed_names(cx, ty.clone(), Token::LParen, Token::RParen, |name, ty| {
         Param { name, ty }
     });
@@ -188,10 +192,10 @@ fn fn_def<'a>(
 /// Recovery for a global whose initialiser fails to parse: `let G =
 /// <broken>;` still defines `G` (so later uses do not cascade), with an
 /// error initialiser.
-fn broken_global<'a>(
+fn broken_global<'a, E: ToyError<'a>>(
     cx: Cx<'a>,
-    ty: P<'a, TypeExpr>,
-) -> impl Parser<'a, PInput<'a>, Option<Item>, PExtra<'a>> + Clone {
+    ty: P<'a, TypeExpr, E>,
+) -> impl Parser<'a, PInput<'a>, Option<Item>, PExtra<'a, E>> + Clone {
     choice((just(Token::Let).to(false), just(Token::Var).to(true)))
         .then(ident(cx))
         .then(just(Token::Colon).ignore_then(ty).or_not())

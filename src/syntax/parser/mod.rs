@@ -15,23 +15,64 @@
 //!   or up to the next statement keyword / closing brace (one error);
 //! - a bracketed group whose contents fail (call arguments, parentheses,
 //!   array and struct literals, parameter lists) becomes an error node.
+//!
+//! Two parses, one grammar: every parser is generic over its error type
+//! ([`ToyError`]). A file is parsed first with [`EmptyErr`], which keeps
+//! nothing about the alternatives that failed on the way (with [`Rich`],
+//! merging those expectations costs more than the rest of the parse). Only
+//! if that parse reports any error at all, recovered ones included, is the
+//! file parsed again with [`Rich`], and that parse's module and errors are
+//! the result. Both parses run the same combinators, recovery included,
+//! and no combinator looks at an error's contents, so they accept the same
+//! files and build the same modules.
 
 mod exprs;
 mod items;
 mod stmts;
+#[cfg(test)]
+mod tests;
 
 use super::ast::Ident;
 use super::token::Token;
 use crate::span::{FileId, Span};
-use chumsky::error::RichPattern;
+use chumsky::DefaultExpected;
+use chumsky::error::EmptyErr;
 use chumsky::input::{InputRef, MappedInput};
 use chumsky::label::LabelError;
 use chumsky::prelude::*;
 
 pub(crate) type PInput<'a> = MappedInput<'a, Token<'a>, SimpleSpan, &'a [(Token<'a>, SimpleSpan)]>;
+/// The error of the diagnostic parse.
 pub(crate) type PError<'a> = Rich<'a, Token<'a>, SimpleSpan>;
-pub(crate) type PExtra<'a> = extra::Err<PError<'a>>;
-pub(crate) type P<'a, O> = Boxed<'a, 'a, PInput<'a>, O, PExtra<'a>>;
+pub(crate) type PExtra<'a, E> = extra::Err<E>;
+pub(crate) type P<'a, O, E> = Boxed<'a, 'a, PInput<'a>, O, PExtra<'a, E>>;
+
+/// The errors the grammar can make: [`PError`] for the diagnostics, and
+/// [`EmptyErr`] for the first parse, which only finds out whether the file
+/// has any error (module docs).
+pub(crate) trait ToyError<'a>:
+    chumsky::error::Error<'a, PInput<'a>> + LabelError<'a, PInput<'a>, &'static str> + Clone + 'a
+{
+    /// An error with a message of ours at `span`.
+    fn custom(span: SimpleSpan, msg: &'static str) -> Self;
+
+    /// Whether errors carry what the diagnostics need (found token, span).
+    const DETAILED: bool;
+}
+
+impl<'a> ToyError<'a> for PError<'a> {
+    fn custom(span: SimpleSpan, msg: &'static str) -> Self {
+        Rich::custom(span, msg)
+    }
+    const DETAILED: bool = true;
+}
+
+impl<'a> ToyError<'a> for EmptyErr {
+    fn custom(_: SimpleSpan, _: &'static str) -> Self {
+        EmptyErr::default()
+    }
+    const DETAILED: bool = false;
+}
 
 /// What every parser needs to know about the file.
 #[derive(Clone, Copy)]
@@ -46,13 +87,27 @@ impl Cx<'_> {
     }
 }
 
-/// Parses a balanced token stream. Always returns a module.
+/// Parses a balanced token stream. Always returns a module; the errors
+/// are those of the [`PError`] parse, which runs only when the fast
+/// [`EmptyErr`] parse finds any (module docs).
 pub(crate) fn parse_tokens<'a>(
     cx: Cx<'a>,
     tokens: &'a [(Token<'a>, SimpleSpan)],
 ) -> (super::ast::Module, Vec<PError<'a>>) {
+    let (module, errors) = parse_with::<EmptyErr>(cx, tokens);
+    if errors.is_empty() {
+        return (module, Vec::new());
+    }
+    parse_with::<PError<'a>>(cx, tokens)
+}
+
+/// One parse of a balanced token stream with the error type `E`.
+pub(crate) fn parse_with<'a, E: ToyError<'a>>(
+    cx: Cx<'a>,
+    tokens: &'a [(Token<'a>, SimpleSpan)],
+) -> (super::ast::Module, Vec<E>) {
     let eoi = SimpleSpan::from(cx.text.len()..cx.text.len());
-    let parser = items::module(cx);
+    let parser = items::module::<E>(cx);
     let (out, errors) = parser
         .parse(tokens.split_token_span(eoi))
         .into_output_errors();
@@ -62,20 +117,31 @@ pub(crate) fn parse_tokens<'a>(
 /// The error of a `custom` parser that does not apply here: it expects
 /// nothing in particular, so merging it into the furthest error adds nothing
 /// (a custom-message error would replace the real expectations).
-pub(crate) fn no_match<'a>(inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>) -> PError<'a> {
+pub(crate) fn no_match<'a, E: ToyError<'a>>(
+    inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a, E>>,
+) -> E {
+    if !E::DETAILED {
+        let here = inp.cursor();
+        let span = inp.span_since(&here);
+        return <E as LabelError<'a, PInput<'a>, DefaultExpected<'a, Token<'a>>>>::expected_found(
+            std::iter::empty(),
+            None,
+            span,
+        );
+    }
     let save = inp.save();
     let before = inp.cursor();
     let found = inp.next_maybe();
     let span = inp.span_since(&before);
     inp.rewind(save);
-    <PError<'a> as LabelError<'a, PInput<'a>, RichPattern<'a, Token<'a>>>>::expected_found(
+    <E as LabelError<'a, PInput<'a>, DefaultExpected<'a, Token<'a>>>>::expected_found(
         std::iter::empty(),
         found,
         span,
     )
 }
 
-pub(crate) fn ident<'a>(cx: Cx<'a>) -> P<'a, Ident> {
+pub(crate) fn ident<'a, E: ToyError<'a>>(cx: Cx<'a>) -> P<'a, Ident, E> {
     select_ref! { Token::Ident(name) = e => Ident { name: name.to_string(), span: cx.span(e.span()) } }
         .labelled("identifier")
         .boxed()
@@ -97,21 +163,25 @@ fn newline_before(text: &str, pos: usize) -> bool {
 
 /// Succeeds without consuming when a statement whose `;` is missing may
 /// end here: at a statement keyword, a `}`, the end, or a line break.
-pub(crate) fn semi_may_be_missing<'a>(cx: Cx<'a>) -> P<'a, ()> {
-    custom(move |inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
-        let save = inp.save();
-        let before = inp.cursor();
-        let tok = inp.next_maybe();
-        let span = inp.span_since(&before);
-        inp.rewind(save);
-        let ok = match tok.as_deref() {
-            None => true,
-            Some(t) => {
-                t.starts_statement() || *t == Token::RBrace || newline_before(cx.text, span.start)
-            }
-        };
-        if ok { Ok(()) } else { Err(no_match(inp)) }
-    })
+pub(crate) fn semi_may_be_missing<'a, E: ToyError<'a>>(cx: Cx<'a>) -> P<'a, (), E> {
+    custom(
+        move |inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a, E>>| {
+            let save = inp.save();
+            let before = inp.cursor();
+            let tok = inp.next_maybe();
+            let span = inp.span_since(&before);
+            inp.rewind(save);
+            let ok = match tok.as_deref() {
+                None => true,
+                Some(t) => {
+                    t.starts_statement()
+                        || *t == Token::RBrace
+                        || newline_before(cx.text, span.start)
+                }
+            };
+            if ok { Ok(()) } else { Err(no_match(inp)) }
+        },
+    )
     .boxed()
 }
 
@@ -119,41 +189,43 @@ pub(crate) fn semi_may_be_missing<'a>(cx: Cx<'a>) -> P<'a, ()> {
 /// unit; stops after a `;`, or before a closing bracket or (after the
 /// first unit) a token for which `stop` holds. Fails only at a closing
 /// bracket or the end.
-pub(crate) fn skip_junk<'a>(stop: fn(&Token<'_>) -> bool) -> P<'a, ()> {
-    custom(move |inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
-        let mut depth = 0usize;
-        let mut consumed = false;
-        loop {
-            let save = inp.save();
-            let Some(tok) = inp.next_maybe() else { break };
-            let t: &Token<'_> = &tok;
-            if depth == 0 {
-                if t.is_closer() || (consumed && stop(t)) {
-                    inp.rewind(save);
-                    break;
+pub(crate) fn skip_junk<'a, E: ToyError<'a>>(stop: fn(&Token<'_>) -> bool) -> P<'a, (), E> {
+    custom(
+        move |inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a, E>>| {
+            let mut depth = 0usize;
+            let mut consumed = false;
+            loop {
+                let save = inp.save();
+                let Some(tok) = inp.next_maybe() else { break };
+                let t: &Token<'_> = &tok;
+                if depth == 0 {
+                    if t.is_closer() || (consumed && stop(t)) {
+                        inp.rewind(save);
+                        break;
+                    }
+                    if *t == Token::Semi {
+                        consumed = true;
+                        break;
+                    }
                 }
-                if *t == Token::Semi {
-                    consumed = true;
-                    break;
+                if t.is_opener() {
+                    depth += 1;
+                } else if t.is_closer() {
+                    depth -= 1;
                 }
+                consumed = true;
             }
-            if t.is_opener() {
-                depth += 1;
-            } else if t.is_closer() {
-                depth -= 1;
-            }
-            consumed = true;
-        }
-        if consumed { Ok(()) } else { Err(no_match(inp)) }
-    })
+            if consumed { Ok(()) } else { Err(no_match(inp)) }
+        },
+    )
     .boxed()
 }
 
 /// The `,` between `name: value` entries (fields, parameters, struct
 /// literal fields). A missing `,` before another `name :` is reported and
 /// the list goes on.
-pub(crate) fn entry_comma<'a>() -> P<'a, ()> {
-    let next_is_entry = custom(|inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
+pub(crate) fn entry_comma<'a, E: ToyError<'a>>() -> P<'a, (), E> {
+    let next_is_entry = custom(|inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a, E>>| {
         let save = inp.save();
         let first = inp
             .next_maybe()
@@ -174,8 +246,8 @@ pub(crate) fn entry_comma<'a>() -> P<'a, ()> {
 
 /// The `:` between a name and its type in fields and parameters. A missing
 /// `:` before something that starts a type is reported and parsing goes on.
-pub(crate) fn type_colon<'a>() -> P<'a, ()> {
-    let type_follows = custom(|inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
+pub(crate) fn type_colon<'a, E: ToyError<'a>>() -> P<'a, (), E> {
+    let type_follows = custom(|inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a, E>>| {
         let save = inp.save();
         let ok = inp
             .next_maybe()
@@ -191,8 +263,8 @@ pub(crate) fn type_colon<'a>() -> P<'a, ()> {
 
 /// Skips tokens (bracket groups as units) up to a `,` or closing bracket
 /// at the current level; may skip nothing.
-pub(crate) fn skip_to_comma<'a>() -> P<'a, ()> {
-    custom(|inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
+pub(crate) fn skip_to_comma<'a, E: ToyError<'a>>() -> P<'a, (), E> {
+    custom(|inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a, E>>| {
         let mut depth = 0usize;
         loop {
             let save = inp.save();
@@ -212,29 +284,44 @@ pub(crate) fn skip_to_comma<'a>() -> P<'a, ()> {
     .boxed()
 }
 
+/// `p`, a construct that starts with the bracket `open` and recovers by
+/// skipping the group ([`skip_group`]), tried only where the next token is
+/// `open`. Elsewhere this fails as `just(open)`, the first parser of `p`,
+/// would (the same expected token at the same place), without running a
+/// recovery that cannot apply: every operand tries a call and an index.
+pub(crate) fn opened_by<'a, O, E: ToyError<'a>>(
+    open: Token<'static>,
+    p: impl Parser<'a, PInput<'a>, O, PExtra<'a, E>> + Clone,
+) -> impl Parser<'a, PInput<'a>, O, PExtra<'a, E>> + Clone {
+    let open: Token<'a> = open;
+    just(open).rewind().ignore_then(p)
+}
+
 /// A bracket group `open ... close` skipped as a unit (the stream is
 /// balanced), for recovering the contents of a bracketed construct.
-pub(crate) fn skip_group<'a>(open: Token<'static>) -> P<'a, SimpleSpan> {
-    custom(move |inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a>>| {
-        let start = inp.cursor();
-        let save = inp.save();
-        match inp.next_maybe() {
-            Some(t) if *t == open => {}
-            _ => {
-                inp.rewind(save);
-                return Err(no_match(inp));
+pub(crate) fn skip_group<'a, E: ToyError<'a>>(open: Token<'static>) -> P<'a, SimpleSpan, E> {
+    custom(
+        move |inp: &mut InputRef<'a, '_, PInput<'a>, PExtra<'a, E>>| {
+            let start = inp.cursor();
+            let save = inp.save();
+            match inp.next_maybe() {
+                Some(t) if *t == open => {}
+                _ => {
+                    inp.rewind(save);
+                    return Err(no_match(inp));
+                }
             }
-        }
-        let mut depth = 1usize;
-        while depth > 0 {
-            let Some(t) = inp.next_maybe() else { break };
-            if t.is_opener() {
-                depth += 1;
-            } else if t.is_closer() {
-                depth -= 1;
+            let mut depth = 1usize;
+            while depth > 0 {
+                let Some(t) = inp.next_maybe() else { break };
+                if t.is_opener() {
+                    depth += 1;
+                } else if t.is_closer() {
+                    depth -= 1;
+                }
             }
-        }
-        Ok(inp.span_since(&start))
-    })
+            Ok(inp.span_since(&start))
+        },
+    )
     .boxed()
 }

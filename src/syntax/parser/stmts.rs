@@ -2,14 +2,14 @@
 
 use super::exprs::ExprParsers;
 use super::items::type_expr;
-use super::{Cx, P, PExtra, PInput, ident, semi_may_be_missing, skip_junk};
+use super::{Cx, P, PExtra, PInput, ToyError, ident, semi_may_be_missing, skip_junk};
 use crate::syntax::ast::{BinOp, Block, Expr, ExprKind, Ident, Stmt, StmtKind};
 use crate::syntax::token::Token;
 use chumsky::prelude::*;
 
 /// `{ stmt* }`. A statement that fails to parse is recovered (see the
 /// module docs of `parser`), so a block fails only without its `{`.
-pub(crate) fn block<'a>(cx: Cx<'a>, ex: &ExprParsers<'a>) -> P<'a, Block> {
+pub(crate) fn block<'a, E: ToyError<'a>>(cx: Cx<'a>, ex: &ExprParsers<'a, E>) -> P<'a, Block, E> {
     let full = ex.full.clone();
     let no_struct = ex.no_struct.clone();
     recursive(move |block| {
@@ -39,12 +39,12 @@ enum Loop {
 }
 
 /// One statement; `None` for an empty statement `;`.
-fn stmt<'a>(
+fn stmt<'a, E: ToyError<'a>>(
     cx: Cx<'a>,
-    full: P<'a, Expr>,
-    no_struct: P<'a, Expr>,
-    block: P<'a, Block>,
-) -> P<'a, Option<Stmt>> {
+    full: P<'a, Expr, E>,
+    no_struct: P<'a, Expr, E>,
+    block: P<'a, Block, E>,
+) -> P<'a, Option<Stmt>, E> {
     let simple = simple_core(cx, full.clone(), label(cx).boxed());
     let if_stmt = if_stmt(cx, no_struct.clone(), block.clone());
     let loop_stmt = loop_stmt(cx, no_struct, block.clone());
@@ -84,17 +84,19 @@ fn stmt<'a>(
 }
 
 /// A loop label `'name`.
-fn label<'a>(cx: Cx<'a>) -> impl Parser<'a, PInput<'a>, Ident, PExtra<'a>> + Clone {
+fn label<'a, E: ToyError<'a>>(
+    cx: Cx<'a>,
+) -> impl Parser<'a, PInput<'a>, Ident, PExtra<'a, E>> + Clone {
     select_ref! { Token::Label(name) = e => Ident { name: name.to_string(), span: cx.span(e.span()) } }
 }
 
 /// `if c { } else if c { } else { }`: the else-if chain is collected
 /// iteratively and folded from the end.
-fn if_stmt<'a>(
+fn if_stmt<'a, E: ToyError<'a>>(
     cx: Cx<'a>,
-    no_struct: P<'a, Expr>,
-    block: P<'a, Block>,
-) -> impl Parser<'a, PInput<'a>, Stmt, PExtra<'a>> + Clone {
+    no_struct: P<'a, Expr, E>,
+    block: P<'a, Block, E>,
+) -> impl Parser<'a, PInput<'a>, Stmt, PExtra<'a, E>> + Clone {
     let kw_span = |t: Token<'static>| just(t).map_with(|_, e| e.span());
     let cond_block = no_struct.then(block.clone());
     kw_span(Token::If)
@@ -139,11 +141,11 @@ fn if_stmt<'a>(
 
 /// `[label:] while c { }`, `[label:] for x in a..b { }` and
 /// `[label:] for x in a { }`.
-fn loop_stmt<'a>(
+fn loop_stmt<'a, E: ToyError<'a>>(
     cx: Cx<'a>,
-    no_struct: P<'a, Expr>,
-    block: P<'a, Block>,
-) -> impl Parser<'a, PInput<'a>, Stmt, PExtra<'a>> + Clone {
+    no_struct: P<'a, Expr, E>,
+    block: P<'a, Block, E>,
+) -> impl Parser<'a, PInput<'a>, Stmt, PExtra<'a, E>> + Clone {
     let while_loop = just(Token::While)
         .ignore_then(no_struct.clone())
         .then(block.clone())
@@ -187,10 +189,10 @@ fn loop_stmt<'a>(
 }
 
 /// `try { } catch e { }`.
-fn try_stmt<'a>(
+fn try_stmt<'a, E: ToyError<'a>>(
     cx: Cx<'a>,
-    block: P<'a, Block>,
-) -> impl Parser<'a, PInput<'a>, Stmt, PExtra<'a>> + Clone {
+    block: P<'a, Block, E>,
+) -> impl Parser<'a, PInput<'a>, Stmt, PExtra<'a, E>> + Clone {
     just(Token::Try)
         .ignore_then(block.clone())
         .then_ignore(just(Token::Catch))
@@ -205,7 +207,9 @@ fn try_stmt<'a>(
 /// Recovery for a `let`/`var` whose initialiser fails to parse: it still
 /// declares the name (so later uses do not cascade), with an error
 /// initialiser.
-fn broken_let<'a>(cx: Cx<'a>) -> impl Parser<'a, PInput<'a>, Option<Stmt>, PExtra<'a>> + Clone {
+fn broken_let<'a, E: ToyError<'a>>(
+    cx: Cx<'a>,
+) -> impl Parser<'a, PInput<'a>, Option<Stmt>, PExtra<'a, E>> + Clone {
     choice((just(Token::Let).to(false), just(Token::Var).to(true)))
         .then(ident(cx))
         .then(just(Token::Colon).ignore_then(type_expr(cx)).or_not())
@@ -229,7 +233,11 @@ fn broken_let<'a>(cx: Cx<'a>) -> impl Parser<'a, PInput<'a>, Option<Stmt>, PExtr
 
 /// Statements that end with `;`, without the `;`: `let`/`var`, `return`,
 /// `break`, `continue`, `throw`, assignments and expression statements.
-fn simple_core<'a>(cx: Cx<'a>, full: P<'a, Expr>, label: P<'a, Ident>) -> P<'a, StmtKind> {
+fn simple_core<'a, E: ToyError<'a>>(
+    cx: Cx<'a>,
+    full: P<'a, Expr, E>,
+    label: P<'a, Ident, E>,
+) -> P<'a, StmtKind, E> {
     let let_stmt = choice((just(Token::Let).to(false), just(Token::Var).to(true)))
         .then(ident(cx))
         .then(just(Token::Colon).ignore_then(type_expr(cx)).or_not())

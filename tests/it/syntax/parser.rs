@@ -121,6 +121,15 @@ fn chained_comparison_is_an_error_at_the_second_operator() {
         body_errs("let b = a == b != c;"),
         ["2:16: comparison operators cannot be chained"]
     );
+    // One error per run of comparisons; `&&` and `||` end a run, tighter
+    // operators do not.
+    assert_eq!(
+        body_errs("let b = a < b < c && d == e | 1 != f;"),
+        [
+            "2:15: comparison operators cannot be chained",
+            "2:33: comparison operators cannot be chained"
+        ]
+    );
 }
 
 // ------------------------------------------------------------------ literals
