@@ -84,17 +84,9 @@ impl Compiler<'_> {
         // of large functions (single-pass allocation, no optimiser)
         // compiles them in a fraction of the time.
         let isa = self.large_isa()?;
-        let relocs = super::compile_function(&*isa, &mut ctx, id)
+        super::compile_function(&*isa, &mut ctx, id)
+            .and_then(|relocs| self.define_code(id, &ctx, &relocs))
             .map_err(|e| format!("compiling the trampoline of `{}`: {e}", sig.symbol))?;
-        let code = ctx.compiled_code().ok_or("no compiled trampoline")?;
-        self.module
-            .define_function_bytes(
-                id,
-                code.buffer.alignment as u64,
-                code.code_buffer(),
-                &relocs,
-            )
-            .map_err(me)?;
         self.trampolines.insert(sig.symbol, id);
         Ok(id)
     }

@@ -257,7 +257,8 @@ impl<'a> Compiler<'a> {
             .declare_data("toy_pending", Linkage::Import, true, false)
             .map_err(me)?;
         // The module's own word, so the prologue's check reads it
-        // PC-relative: `cmp` against `[rip + d]`.
+        // PC-relative (`lea`, then the load) instead of through a 64-bit
+        // absolute address.
         let stack_limit_data = module
             .declare_data("toy_stack_limit", Linkage::Local, true, false)
             .map_err(me)?;
@@ -467,15 +468,25 @@ impl<'a> Compiler<'a> {
         relocs: &[ModuleReloc],
     ) -> Result<(), String> {
         let name = &self.ir.funcs[i].name;
-        let code = ctx
-            .compiled_code()
-            .ok_or_else(|| format!("compiling `{name}`: no compiled code"))?;
         let id = self.funcs[i];
-        self.module
-            .define_function_bytes(id, code.buffer.alignment as u64, code.code_buffer(), relocs)
+        self.define_code(id, ctx, relocs)
             .map_err(|e| format!("compiling `{name}`: {e}"))?;
         self.keep_stack_maps(id, name, ctx);
         Ok(())
+    }
+
+    /// Defines `id` in the module as the code compiled in `ctx`, linked
+    /// with `relocs` (from [`compile_function`]).
+    fn define_code(
+        &mut self,
+        id: ClFuncId,
+        ctx: &cranelift_codegen::Context,
+        relocs: &[ModuleReloc],
+    ) -> Result<(), String> {
+        let code = ctx.compiled_code().ok_or("no compiled code")?;
+        self.module
+            .define_function_bytes(id, code.buffer.alignment as u64, code.code_buffer(), relocs)
+            .map_err(|e| e.to_string())
     }
 
     /// The ISA for functions over [`LARGE_FUNCTION_INSTS`] (or every

@@ -211,13 +211,13 @@ impl PassCtx {
         }
     }
 
-    /// A fresh context for running the current pass over one function: the
-    /// same flags, summaries, names and step printer, nothing recorded yet.
     /// Whether passes leave function `f` as it is ([`PassCtx::skip`]).
     pub fn skips(&self, f: usize) -> bool {
         self.skip.get(f).copied().unwrap_or(false)
     }
 
+    /// A fresh context for running the current pass over one function: the
+    /// same flags, summaries, names and step printer, nothing recorded yet.
     fn for_one_function(&self) -> PassCtx {
         PassCtx {
             verify: self.verify,
@@ -602,9 +602,9 @@ pub struct PipelineOptions {
     pub pool: crate::par::Pool,
     /// Optimise only the functions a run can execute
     /// ([`Module::reachable_from_entry`], computed before the first pass
-    /// and again after each module pass); the
-    /// others keep the IR they had. For a run that shows no IR: its output
-    /// cannot differ, and it skips the work on what inlining left unused.
+    /// and again after each module pass); the others keep the IR they had.
+    /// For a run that shows no IR: its output cannot differ, and it skips
+    /// the work on what inlining left unused.
     pub reachable_only: bool,
 }
 
@@ -749,7 +749,9 @@ fn run_passes(
     ctx: &mut PassCtx,
     observer: &mut dyn PassObserver,
 ) -> Result<(), Vec<String>> {
-    let mut after_module_pass = false;
+    // Module passes (inlining) are what make functions unreachable; a
+    // function pass only removes the odd call.
+    let mut reachability_stale = true;
     for &name in &opts.passes {
         let Some(pass) = find_pass(name) else {
             continue;
@@ -757,13 +759,11 @@ fn run_passes(
         observer.before(name, module);
         let start = std::time::Instant::now();
         ctx.summaries = Arc::new(compute_summaries(module));
-        // Module passes (inlining) are what make functions unreachable;
-        // a function pass only removes the odd call.
-        if opts.reachable_only && (ctx.skip.is_empty() || after_module_pass) {
+        if opts.reachable_only && reachability_stale {
             let live = module.reachable_from_entry();
             ctx.skip = Arc::new(live.iter().map(|l| !l).collect());
         }
-        after_module_pass = matches!(pass.run, PassFn::Module(_));
+        reachability_stale = matches!(pass.run, PassFn::Module(_));
         ctx.pass = name.to_string();
         let by_function = pass.run_module(module, ctx);
         crate::timing::record(&format!("pass.{name}"), start.elapsed());
