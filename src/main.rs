@@ -21,7 +21,6 @@ fn main() {
     unsafe {
         libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
-    let cli = toyc::driver::cli::Cli::from_env();
-    let code = toyc::driver::main_with_big_stack(cli);
+    let code = toyc::driver::main_with_big_stack(toyc::driver::cli::Cli::from_env);
     std::process::exit(code);
 }

@@ -238,11 +238,53 @@ fn jit_module(opts: &CodegenOptions) -> Result<JITModule, String> {
     jb.symbol_lookup_fn(Box::new(move |name| {
         let hit = symbols.iter().find(|(n, _)| *n == name);
         hit.map(|&(_, addr)| addr as *const u8)
+            .or_else(|| libcall_address(name))
     }));
     let arena = ArenaMemoryProvider::new_with_size(JIT_ARENA_BYTES)
         .map_err(|e| format!("cannot reserve JIT memory: {e}"))?;
     jb.memory_provider(Box::new(arena));
     Ok(JITModule::new(jb))
+}
+
+/// The address of a libcall Cranelift may emit (the names of
+/// `cranelift_module::default_libcall_names`): rounding and `fma` on a CPU
+/// without SSE4.1 or FMA, and the memory functions. They are looked up
+/// here, not with `dlsym`, which finds nothing in a statically linked
+/// toyc (build.rs).
+fn libcall_address(name: &str) -> Option<*const u8> {
+    macro_rules! float_libcalls {
+        ($($name:literal: fn($($x:ident),+) -> $t:ty { $body:expr })*) => {
+            match name {
+                $($name => {
+                    extern "C" fn f($($x: $t),+) -> $t {
+                        $body
+                    }
+                    return Some(f as *const u8);
+                })*
+                _ => {}
+            }
+        };
+    }
+    float_libcalls! {
+        "ceil": fn(x) -> f64 { x.ceil() }
+        "ceilf": fn(x) -> f32 { x.ceil() }
+        "floor": fn(x) -> f64 { x.floor() }
+        "floorf": fn(x) -> f32 { x.floor() }
+        "trunc": fn(x) -> f64 { x.trunc() }
+        "truncf": fn(x) -> f32 { x.trunc() }
+        "nearbyint": fn(x) -> f64 { x.round_ties_even() }
+        "nearbyintf": fn(x) -> f32 { x.round_ties_even() }
+        "fma": fn(x, y, z) -> f64 { x.mul_add(y, z) }
+        "fmaf": fn(x, y, z) -> f32 { x.mul_add(y, z) }
+    }
+    let addr = match name {
+        "memcpy" => libc::memcpy as *const u8,
+        "memset" => libc::memset as *const u8,
+        "memmove" => libc::memmove as *const u8,
+        "memcmp" => libc::memcmp as *const u8,
+        _ => return None,
+    };
+    Some(addr)
 }
 
 impl<'a> Compiler<'a> {

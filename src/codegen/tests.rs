@@ -580,3 +580,49 @@ fn helper() -> int
     assert_eq!(names, ["main", "helper", "<init>"]);
     assert_eq!(run_parsed(&m, &sources), (0, "7\n".to_string()));
 }
+
+/// Every libcall Cranelift can name resolves in toyc's own table (a static
+/// toyc has no `dlsym`), to a function that computes what its C namesake
+/// does, ties of `nearbyint` to even included.
+#[test]
+fn libcalls_resolve_without_dlsym() {
+    use cranelift_codegen::ir::LibCall;
+    let names = cranelift_module::default_libcall_names();
+    let call1 = |name: &str, x: f64| -> f64 {
+        let f: extern "C" fn(f64) -> f64 =
+            unsafe { std::mem::transmute(super::libcall_address(name).unwrap()) };
+        f(x)
+    };
+    let call1f = |name: &str, x: f32| -> f32 {
+        let f: extern "C" fn(f32) -> f32 =
+            unsafe { std::mem::transmute(super::libcall_address(name).unwrap()) };
+        f(x)
+    };
+    assert_eq!(call1(&names(LibCall::FloorF64), -2.5), -3.0);
+    assert_eq!(call1(&names(LibCall::CeilF64), -2.5), -2.0);
+    assert_eq!(call1(&names(LibCall::TruncF64), -2.7), -2.0);
+    assert_eq!(call1(&names(LibCall::NearestF64), 2.5), 2.0);
+    assert_eq!(call1(&names(LibCall::NearestF64), 3.5), 4.0);
+    assert_eq!(call1f(&names(LibCall::FloorF32), 1.5), 1.0);
+    assert_eq!(call1f(&names(LibCall::CeilF32), 1.5), 2.0);
+    assert_eq!(call1f(&names(LibCall::TruncF32), -1.5), -1.0);
+    assert_eq!(call1f(&names(LibCall::NearestF32), -0.5), -0.0);
+    let fma: extern "C" fn(f64, f64, f64) -> f64 =
+        unsafe { std::mem::transmute(super::libcall_address(&names(LibCall::FmaF64)).unwrap()) };
+    // Rounded once: (1 + 2^-52)^2 - 1 keeps the 2^-104 term.
+    let x = 1.0 + f64::EPSILON;
+    assert_eq!(
+        fma(x, x, -1.0),
+        2.0 * f64::EPSILON + f64::EPSILON * f64::EPSILON
+    );
+    for call in [
+        LibCall::FmaF32,
+        LibCall::Memcpy,
+        LibCall::Memset,
+        LibCall::Memmove,
+        LibCall::Memcmp,
+    ] {
+        assert!(super::libcall_address(&names(call)).is_some(), "{call:?}");
+    }
+    assert!(super::libcall_address("toy_no_such_function").is_none());
+}

@@ -28,15 +28,21 @@ use cli::{Cli, Command, RunArgs};
 /// together with the parser's nesting limit.
 pub const COMPILER_STACK: usize = 1 << 30;
 
-/// Runs `cli` on a thread with a large stack and returns the exit code.
-/// A panic anywhere in the compiler (toyc's or Cranelift's) is reported as
-/// an internal compiler error (exit code 70), never as a Rust panic message.
-pub fn main_with_big_stack(cli: Cli) -> i32 {
+/// Parses the command line with `parse` and runs it, both on a thread with
+/// a large stack; that thread ends the process with the command's exit
+/// code ([`exit_now`]). What returns is the exit code of a panic anywhere
+/// in the compiler (toyc's or Cranelift's): it is reported as an internal
+/// compiler error (exit code 70), never as a Rust panic message.
+///
+/// The command line is parsed on the compiler's thread, not before it
+/// starts: each thread allocates from memory of its own, and the pages
+/// the parse touches there are the ones the compilation goes on to use.
+pub fn main_with_big_stack(parse: impl FnOnce() -> Cli + Send + 'static) -> i32 {
     std::panic::set_hook(Box::new(report_panic));
     let handle = std::thread::Builder::new()
         .name("toyc".into())
         .stack_size(COMPILER_STACK)
-        .spawn(move || run_cli(cli))
+        .spawn(move || -> i32 { exit_now(run_cli(parse())) })
         .expect("cannot spawn the compiler thread");
     match handle.join() {
         Ok(code) => code,
@@ -45,6 +51,20 @@ pub fn main_with_big_stack(cli: Cli) -> i32 {
             70
         }
     }
+}
+
+/// Ends the process with `code` from the compiler thread, once every
+/// output buffer is written: the kernel frees the whole address space at
+/// once, which costs less than returning through the thread's teardown
+/// (its 1 GiB stack is `madvise`d away) and the allocator's purge at exit.
+fn exit_now(code: i32) -> ! {
+    use std::io::Write;
+    crate::runtime::output::flush();
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: `_exit` ends the process; the buffers that hold output
+    // were flushed above, and nothing else needs to run at exit.
+    unsafe { libc::_exit(code) }
 }
 
 /// The panic hook: the first line of an internal compiler error report,
