@@ -5,7 +5,10 @@
 //! at the end, so the pass leaves no π behind.
 //!
 //! What implies what (each rule sound on every execution reaching the check):
-//! - bounds `i <ᵤ n`: `0 <= i` ([`Facts::lower`]) and `i < n` ([`Facts::lt`]);
+//! - bounds `i <ᵤ n`: `0 <= i` ([`Facts::lower`]) and `i < n` ([`Facts::lt`]),
+//!   or `0 <= i` and a dominating edge on which `i <= m` held, with `n` the
+//!   length `m + 1` (`while j <= n` over `[false; n + 1]`,
+//!   [`Facts::le_known_below`]);
 //!   or constant ranges of `i` and `n` (`a[i*20 + j]` of `[0; 200]`); or
 //!   `i*m + j` with `0 <= i < p`, `0 <= j < m` and `n` the length `p*m` of
 //!   a fresh array, the product shown not to wrap ([`affine`]);
@@ -339,6 +342,24 @@ impl<'a> Facts<'a> {
         Some(self.cmp_key(cmp, *x2, *y2))
     }
 
+    /// Whether a comparison in `known` (established on the way to the
+    /// check) says `x <= m`, where `n` is `m + 1` (up to the equal lengths
+    /// of [`Facts::key`]: `[false; m + 1]`'s length, say). With `x >= 0`
+    /// that proves `x <u n` even when `m + 1` wraps: `m` is then the largest
+    /// int, and `n` as an unsigned number is larger than every `x >= 0`.
+    fn le_known_below(&self, known: &FxMap<CmpKey, u32>, x: Operand, n: Operand) -> bool {
+        let Key::Op(sum) = self.key(n, 0) else {
+            return false;
+        };
+        let m = match self.inst(&sum) {
+            Some(Inst::Binary(BinaryOp::IAdd, m, Operand::Int(1)))
+            | Some(Inst::Binary(BinaryOp::IAdd, Operand::Int(1), m)) => *m,
+            _ => return false,
+        };
+        known.contains_key(&self.cmp_key(Cmp::Le, x, m))
+            || known.contains_key(&self.cmp_key(Cmp::Ge, m, x))
+    }
+
     fn cmp_key(&self, cmp: Cmp, x: Operand, y: Operand) -> CmpKey {
         (cmp, op_bits(self.root(x)), op_bits(self.root(y)))
     }
@@ -515,7 +536,8 @@ pub fn eliminate(
         let (cmp, x, y) = (*cmp, *x, *y);
         let by_facts = match (kind, cmp) {
             (RaiseKind::IndexOutOfBounds, Cmp::Ult) => {
-                (facts.lower(x, 0).is_some_and(|l| l >= 0) && facts.lt(x, y, 0))
+                let non_negative = facts.lower(x, 0).is_some_and(|l| l >= 0);
+                (non_negative && (facts.lt(x, y, 0) || facts.le_known_below(&known, x, y)))
                     || facts.in_bounds_by_range(x, y)
                     || facts.in_bounds_2d(x, y)
             }

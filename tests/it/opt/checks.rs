@@ -108,6 +108,59 @@ struct Case {
 
 const CASES: &[Case] = &[
     Case {
+        // `0 <= k` and `k <= n` before `c[k]` of `[0; n + 1]`: `k < n + 1`.
+        what: "index checked with <= against the length minus one",
+        src: "
+fn at(n: int, k: int) -> int {
+    let c = [7; n + 1];
+    if k >= 0 && k <= n {
+        return c[k];
+    }
+    return 0;
+}
+fn main() { print(at(3, 3) + at(3, 4)); }
+",
+        counter: "checks.bounds_removed",
+        removed: 1,
+        raise: "index_out_of_bounds",
+        left: 0,
+    },
+    Case {
+        // The same comparisons against `[0; n]` and `[0; n + 2]` prove
+        // nothing: `k == n` is out of bounds in the first, and the second
+        // is not the `m + 1` the rule needs. Written `n >= k` over
+        // `[7; 1 + n]`, the first case's check is removed again.
+        what: "index checked with <= against another length",
+        src: "
+fn short(n: int, k: int) -> int {
+    let c = [7; n];
+    if k >= 0 && k <= n {
+        return c[k];
+    }
+    return 0;
+}
+fn long(n: int, k: int) -> int {
+    let c = [7; n + 2];
+    if k >= 0 && k <= n {
+        return c[k];
+    }
+    return 0;
+}
+fn flipped(n: int, k: int) -> int {
+    let c = [7; 1 + n];
+    if k >= 0 && n >= k {
+        return c[k];
+    }
+    return 0;
+}
+fn main() { print(short(3, 2) + long(3, 3) + flipped(3, 3)); }
+",
+        counter: "checks.bounds_removed",
+        removed: 1,
+        raise: "index_out_of_bounds",
+        left: 2,
+    },
+    Case {
         // `k < len(a)` says nothing about `k >= 0`: both checks stay.
         what: "index from an unknown value",
         src: "
