@@ -19,6 +19,11 @@
 
 mod clif_lower;
 
+/// The allocator `toyc` runs with (src/main.rs), so that both builders are
+/// measured as they would run inside the compiler.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use cranelift_codegen::ir::Function;
 use cranelift_codegen::settings;
 use cranelift_frontend::FunctionBuilderContext;
