@@ -20,8 +20,8 @@
 //! - Workers get [`WORKER_STACK`] bytes of stack, like the compiler
 //!   thread, so the recursion that input nesting bounds fits there too.
 
-use rayon::prelude::*;
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Stack size of each worker thread: as large as the compiler thread's
 /// (`driver::COMPILER_STACK`), since workers run the same recursive code
@@ -108,28 +108,79 @@ impl Pool {
     /// Runs `f(i, &mut items[i])` for every item and returns the results
     /// in item order; on the workers when `work` (the caller's estimate of
     /// the items' size in IR statements) is at least the pool's `min_work`.
-    /// Items are handed out one at a time, so a few large items do not
-    /// leave a thread idle while another has a long queue.
+    /// Items are handed out one at a time, in item order, so a few large
+    /// items do not leave a thread idle while another has a long queue.
     pub fn map_mut<T, R, F>(&self, items: &mut [T], work: usize, f: F) -> Vec<R>
     where
         T: Send,
         R: Send,
         F: Fn(usize, &mut T) -> R + Sync,
     {
+        self.map_mut_largest_first(items, work, |_| 0, f)
+    }
+
+    /// [`Pool::map_mut`], handing the items out largest first by `size`
+    /// (ties in item order) when it runs on the workers: the largest item
+    /// then starts first instead of being the last one a thread is left
+    /// with while the others are idle. Results are still in item order.
+    pub fn map_mut_largest_first<T, R, S, F>(
+        &self,
+        items: &mut [T],
+        work: usize,
+        size: S,
+        f: F,
+    ) -> Vec<R>
+    where
+        T: Send,
+        R: Send,
+        S: Fn(&T) -> usize,
+        F: Fn(usize, &mut T) -> R + Sync,
+    {
         let one = self.threads.is_some_and(|n| n <= 1);
         let serial = one || items.len() < 2 || work < self.min_work;
         let workers = if serial { None } else { self.workers() };
-        match workers {
-            None => items.iter_mut().enumerate().map(|(i, t)| f(i, t)).collect(),
-            Some(workers) => workers.install(|| {
-                items
-                    .par_iter_mut()
-                    .with_max_len(1)
-                    .enumerate()
-                    .map(|(i, t)| f(i, t))
-                    .collect()
-            }),
-        }
+        let Some(workers) = workers else {
+            return items.iter_mut().enumerate().map(|(i, t)| f(i, t)).collect();
+        };
+        let order = largest_first(items.iter().map(size));
+        // Each item is taken exactly once, through the queue position that
+        // names it; the locks are never contended.
+        let cells: Vec<Mutex<Option<&mut T>>> =
+            items.iter_mut().map(|t| Mutex::new(Some(t))).collect();
+        let results: Vec<Mutex<Option<R>>> = cells.iter().map(|_| Mutex::new(None)).collect();
+        let next = AtomicUsize::new(0);
+        let take = |k: usize| {
+            let i = order[k];
+            let item = cells[i].lock().ok().and_then(|mut c| c.take());
+            (i, item)
+        };
+        workers.scope(|s| {
+            for _ in 0..workers.current_num_threads() {
+                s.spawn(|_| {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        if k >= order.len() {
+                            break;
+                        }
+                        if let (i, Some(item)) = take(k) {
+                            let r = f(i, item);
+                            if let Ok(mut slot) = results[i].lock() {
+                                *slot = Some(r);
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        results
+            .into_iter()
+            .map(|r| {
+                r.into_inner()
+                    .ok()
+                    .flatten()
+                    .expect("every item ran (a worker's panic is raised by the scope)")
+            })
+            .collect()
     }
 
     /// [`Pool::map_mut`] over the indices `0..n`: `f(i)` for each, results
@@ -142,6 +193,14 @@ impl Pool {
         let mut indices: Vec<usize> = (0..n).collect();
         self.map_mut(&mut indices, work, |_, &mut i| f(i))
     }
+}
+
+/// The indices of `sizes`, largest size first, ties in index order: the
+/// order [`Pool::map_mut_largest_first`] hands items out in.
+fn largest_first(sizes: impl Iterator<Item = usize>) -> Vec<usize> {
+    let mut order: Vec<(usize, usize)> = sizes.enumerate().map(|(i, s)| (s, i)).collect();
+    order.sort_by_key(|&(size, i)| (std::cmp::Reverse(size), i));
+    order.into_iter().map(|(_, i)| i).collect()
 }
 
 #[cfg(test)]
@@ -168,6 +227,25 @@ mod tests {
                 assert_eq!(items, (0..100).map(|i| 2 * i).collect::<Vec<u64>>());
             }
         }
+    }
+
+    #[test]
+    fn the_largest_items_are_handed_out_first() {
+        let sizes = [3, 1, 50, 2, 40, 7, 40];
+        assert_eq!(largest_first(sizes.into_iter()), vec![2, 4, 6, 5, 0, 3, 1]);
+        let pool = Pool::new(2, 0);
+        let mut items: Vec<usize> = sizes.to_vec();
+        let out = pool.map_mut_largest_first(
+            &mut items,
+            100,
+            |&x| x,
+            |i, x| {
+                *x += 1;
+                (i, *x)
+            },
+        );
+        let expect: Vec<(usize, usize)> = sizes.iter().map(|&x| x + 1).enumerate().collect();
+        assert_eq!(out, expect, "results in item order");
     }
 
     #[test]

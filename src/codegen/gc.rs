@@ -17,9 +17,9 @@
 //!   runtime's [`JitRoots`] with the functions' addresses and the globals
 //!   that hold references ([`Compiler::jit_roots`]).
 
-use super::Compiler;
 use super::rtfn::RtSig;
 use super::translate::{FnTrans, rt_signature};
+use super::{CompiledFn, Compiler};
 use crate::ir::Type;
 use crate::runtime::gc::roots::{FuncMaps, JitRoots, SafepointMap};
 use cranelift_codegen::ir::{self as cl, InstBuilder, MemFlagsData, UserStackMapEntry, types};
@@ -41,6 +41,19 @@ pub(super) struct PendingMaps {
     pub name: String,
     pub len: usize,
     pub sites: Vec<SafepointMap>,
+}
+
+/// The stack maps Cranelift recorded in `code`, one per safepoint.
+pub(super) fn safepoint_maps(code: &cranelift_codegen::CompiledCode) -> Vec<SafepointMap> {
+    code.buffer
+        .user_stack_maps()
+        .iter()
+        .map(|(ret, frame_size, map)| SafepointMap {
+            ret: *ret,
+            frame_size: *frame_size,
+            slots: map.entries().map(|(_, off)| off).collect(),
+        })
+        .collect()
 }
 
 impl Compiler<'_> {
@@ -85,37 +98,19 @@ impl Compiler<'_> {
         // compiles them in a fraction of the time.
         let isa = self.large_isa()?;
         super::compile_function(&*isa, &mut ctx, id)
-            .and_then(|relocs| self.define_code(id, &ctx, &relocs))
+            .and_then(|code| self.define_code(id, &code))
             .map_err(|e| format!("compiling the trampoline of `{}`: {e}", sig.symbol))?;
         self.trampolines.insert(sig.symbol, id);
         Ok(id)
     }
 
-    /// Keeps the stack maps of the function `ctx` just compiled as `id`.
-    pub(super) fn keep_stack_maps(
-        &mut self,
-        id: ClFuncId,
-        name: &str,
-        ctx: &cranelift_codegen::Context,
-    ) {
-        let Some(code) = ctx.compiled_code() else {
-            return;
-        };
-        let sites = code
-            .buffer
-            .user_stack_maps()
-            .iter()
-            .map(|(ret, frame_size, map)| SafepointMap {
-                ret: *ret,
-                frame_size: *frame_size,
-                slots: map.entries().map(|(_, off)| off).collect(),
-            })
-            .collect();
+    /// Keeps the stack maps of the function just compiled as `id`.
+    pub(super) fn keep_stack_maps(&mut self, id: ClFuncId, name: &str, code: &mut CompiledFn) {
         self.stack_maps.push(PendingMaps {
             id,
             name: name.to_string(),
-            len: code.code_buffer().len(),
-            sites,
+            len: code.bytes.len(),
+            sites: std::mem::take(&mut code.sites),
         });
     }
 

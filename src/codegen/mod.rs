@@ -393,13 +393,14 @@ impl<'a> Compiler<'a> {
         record("clif", start.elapsed());
         let start = Instant::now();
         let compile = !matches!(emit, Emit::Listing(asm::Listing::Clif, _));
-        let compiled = self.finish_all(&selected, &mut ctxs, &roots, compile);
+        let listing = matches!(emit, Emit::Listing(..));
+        let compiled = self.finish_all(&selected, &mut ctxs, &roots, compile, listing);
         record("cranelift", start.elapsed());
         let mut texts = Vec::new();
         // Each context is dropped once its function is defined and listed.
-        for ((&i, ctx), relocs) in selected.iter().zip(ctxs).zip(compiled?) {
-            if compile {
-                self.define_compiled(i, &ctx, &relocs)?;
+        for ((&i, ctx), code) in selected.iter().zip(ctxs).zip(compiled?) {
+            if let Some(mut code) = code {
+                self.define_compiled(i, &mut code)?;
             }
             let name = ir.funcs[i].name.clone();
             match emit {
@@ -446,15 +447,19 @@ impl<'a> Compiler<'a> {
     /// Inserts the stack maps (`roots[k]`) into function `selected[k]`
     /// translated in `ctxs[k]`, for every `k`, and compiles it when
     /// `compile`; on up to [`CodegenOptions::pool`]'s threads. Gives each
-    /// one's relocations (none when not compiled), or the error of the
-    /// first function (in module order) that failed.
+    /// one's compiled code (`None` when not compiled), or the error of the
+    /// first function (in module order) that failed. Unless `listing`
+    /// (which prints from the contexts), each context is emptied on the
+    /// thread that compiled it as soon as its code is taken out: the
+    /// contexts of a large module would otherwise all live until the end.
     fn finish_all(
         &mut self,
         selected: &[usize],
         ctxs: &mut [cranelift_codegen::Context],
         roots: &[gc::FrameRoots],
         compile: bool,
-    ) -> Result<Vec<Vec<ModuleReloc>>, String> {
+        listing: bool,
+    ) -> Result<Vec<Option<CompiledFn>>, String> {
         let large_isa = if compile && self.opts.regalloc != RegallocChoice::Backtracking {
             Some(self.large_isa()?)
         } else {
@@ -463,10 +468,11 @@ impl<'a> Compiler<'a> {
         let isa = self.module.isa();
         let (funcs, ids, opts) = (&self.ir.funcs, &self.funcs, &self.opts);
         let work = selected.iter().map(|&i| funcs[i].stmts.len()).sum();
-        let done = opts.pool.map_mut(ctxs, work, |k, ctx| {
+        let size = |ctx: &cranelift_codegen::Context| ctx.func.dfg.num_insts();
+        let done = opts.pool.map_mut_largest_first(ctxs, work, size, |k, ctx| {
             stack_maps::insert(&mut ctx.func, &roots[k]);
             if !compile {
-                return Ok((Vec::new(), false));
+                return Ok((None, false));
             }
             let i = selected[k];
             let name = &funcs[i].name;
@@ -489,45 +495,38 @@ impl<'a> Compiler<'a> {
                 compile_function(isa, ctx, ids[i])
             }))
             .map_err(|_| format!("Cranelift panicked while compiling `{name}`"))?
-            .map(|relocs| (relocs, large))
+            .map(|code| {
+                if !listing {
+                    *ctx = cranelift_codegen::Context::new();
+                }
+                (Some(code), large)
+            })
             .map_err(|detail| format!("compiling `{name}`: {detail}"))
         });
         let mut out = Vec::with_capacity(done.len());
         for result in done {
-            let (relocs, large) = result?;
+            let (code, large) = result?;
             self.large_functions += usize::from(large);
-            out.push(relocs);
+            out.push(code);
         }
         Ok(out)
     }
 
-    /// Defines function `i`, compiled in `ctx` with `relocs`, in the
-    /// module, and keeps its stack maps.
-    fn define_compiled(
-        &mut self,
-        i: usize,
-        ctx: &cranelift_codegen::Context,
-        relocs: &[ModuleReloc],
-    ) -> Result<(), String> {
+    /// Defines function `i`, compiled as `code`, in the module, and keeps
+    /// its stack maps.
+    fn define_compiled(&mut self, i: usize, code: &mut CompiledFn) -> Result<(), String> {
         let name = &self.ir.funcs[i].name;
         let id = self.funcs[i];
-        self.define_code(id, ctx, relocs)
+        self.define_code(id, code)
             .map_err(|e| format!("compiling `{name}`: {e}"))?;
-        self.keep_stack_maps(id, name, ctx);
+        self.keep_stack_maps(id, name, code);
         Ok(())
     }
 
-    /// Defines `id` in the module as the code compiled in `ctx`, linked
-    /// with `relocs` (from [`compile_function`]).
-    fn define_code(
-        &mut self,
-        id: ClFuncId,
-        ctx: &cranelift_codegen::Context,
-        relocs: &[ModuleReloc],
-    ) -> Result<(), String> {
-        let code = ctx.compiled_code().ok_or("no compiled code")?;
+    /// Defines `id` in the module as `code` (from [`compile_function`]).
+    fn define_code(&mut self, id: ClFuncId, code: &CompiledFn) -> Result<(), String> {
         self.module
-            .define_function_bytes(id, code.buffer.alignment as u64, code.code_buffer(), relocs)
+            .define_function_bytes(id, code.align, &code.bytes, &code.relocs)
             .map_err(|e| e.to_string())
     }
 
@@ -676,20 +675,36 @@ impl<'a> Compiler<'a> {
     }
 }
 
-/// Compiles `ctx`'s function (Cranelift's `id`) with `isa`; gives its
-/// relocations, as the JIT module links them.
+/// What the JIT module and the collector need of one compiled function,
+/// taken out of its Cranelift context so that the context (the function,
+/// its analyses and the machine buffer) can be freed on the thread that
+/// compiled it.
+pub(super) struct CompiledFn {
+    pub bytes: Vec<u8>,
+    pub align: u64,
+    pub relocs: Vec<ModuleReloc>,
+    pub sites: Vec<crate::runtime::gc::roots::SafepointMap>,
+}
+
+/// Compiles `ctx`'s function (Cranelift's `id`) with `isa`; gives its code,
+/// relocations (as the JIT module links them) and stack maps.
 fn compile_function(
     isa: &dyn cranelift_codegen::isa::TargetIsa,
     ctx: &mut cranelift_codegen::Context,
     id: ClFuncId,
-) -> Result<Vec<ModuleReloc>, String> {
+) -> Result<CompiledFn, String> {
     let mut ctrl = cranelift_codegen::control::ControlPlane::default();
     ctx.compile(isa, &mut ctrl)
         .map_err(|e| format!("{:?}", e.inner))?;
     let code = ctx
         .compiled_code()
         .ok_or("no compiled code after compilation")?;
-    Ok(module_relocs(code, &ctx.func, id))
+    Ok(CompiledFn {
+        bytes: code.code_buffer().to_vec(),
+        align: code.buffer.alignment as u64,
+        relocs: module_relocs(code, &ctx.func, id),
+        sites: gc::safepoint_maps(code),
+    })
 }
 
 /// The relocations of `func`'s compiled `code` (function `id`), as the

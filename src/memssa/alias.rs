@@ -345,68 +345,122 @@ fn add_effect(set: &mut ClassSet, e: &Effect) {
     }
 }
 
-/// Computes every function's summary bottom-up, iterating to a fixpoint
-/// (recursive functions start empty and grow). Allocations are not effects
-/// a caller can see. Calls use the summaries of the round before.
+/// Computes every function's summary (see [`summaries_from`]).
 pub fn compute_summaries(module: &Module) -> Summaries {
-    let n = module.funcs.len();
+    summaries_from(module.funcs.iter().map(local_effects).collect())
+}
+
+/// What one function does itself: its own effects (calls excluded) and
+/// the functions it calls.
+pub struct LocalEffects {
+    own: Summary,
+    callees: BTreeSet<u32>,
+}
+
+/// The effects of `f`'s own statements and its callees; independent of
+/// every other function, so the stages may compute them in parallel.
+pub fn local_effects(f: &IrCode) -> LocalEffects {
+    let mut local = LocalEffects {
+        own: Summary::default(),
+        callees: BTreeSet::new(),
+    };
+    for (s, inst) in f.stmts.inst.iter() {
+        match inst {
+            Inst::Call { func, .. } => {
+                local.callees.insert(func.0);
+            }
+            Inst::NewArray { .. } | Inst::NewStruct { .. } => {}
+            _ => {
+                // Calls are matched above, so no summary is consulted.
+                if let Some(e) = inst_effect(f, s, inst, &Summaries::default()) {
+                    add_effect(&mut local.own.reads, &e.reads);
+                    add_effect(&mut local.own.writes, &e.writes);
+                }
+            }
+        }
+    }
+    local
+}
+
+/// Every function's summary from the local effects of each (`locals[i]`
+/// of function `i`): the least solution of `sum(f) = own(f) ∪ ⋃ sum(g)`
+/// over `f`'s callees `g` (recursive functions start empty and grow; a
+/// callee outside the module reads and writes everything). Allocations
+/// are not effects a caller can see. A worklist recomputes a function
+/// only when a callee's summary grew, so the work is linear in the call
+/// graph on a module without recursion.
+pub fn summaries_from(locals: Vec<LocalEffects>) -> Summaries {
+    let n = locals.len();
+    let mut callers: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (i, l) in locals.iter().enumerate() {
+        for &c in &l.callees {
+            if let Some(cs) = callers.get_mut(c as usize) {
+                cs.push(i as u32);
+            }
+        }
+    }
     let mut sums = vec![Summary::default(); n];
-    // Local effects once; calls are resolved per round.
-    let mut local = vec![Summary::default(); n];
-    let mut callees: Vec<BTreeSet<u32>> = vec![BTreeSet::new(); n];
-    for (i, f) in module.funcs.iter().enumerate() {
-        for (s, inst) in f.stmts.inst.iter() {
-            match inst {
-                Inst::Call { func, .. } => {
-                    callees[i].insert(func.0);
+    // Callees before callers, so that each function is usually computed
+    // once its callees are final.
+    let mut work: Vec<u32> = callees_first(&locals);
+    work.reverse();
+    let mut queued = vec![true; n];
+    while let Some(i) = work.pop() {
+        let i = i as usize;
+        queued[i] = false;
+        let mut s = locals[i].own.clone();
+        for &c in &locals[i].callees {
+            match sums.get(c as usize) {
+                Some(cs) => {
+                    s.reads.union(&cs.reads);
+                    s.writes.union(&cs.writes);
                 }
-                Inst::NewArray { .. } | Inst::NewStruct { .. } => {}
-                _ => {
-                    // Calls are matched above, so no summary is consulted.
-                    if let Some(e) = inst_effect(f, s, inst, &Summaries::default()) {
-                        add_effect(&mut local[i].reads, &e.reads);
-                        add_effect(&mut local[i].writes, &e.writes);
-                    }
+                None => {
+                    s.reads = ClassSet::everything();
+                    s.writes = ClassSet::everything();
                 }
             }
         }
-    }
-    let mut changed = true;
-    let mut rounds = 0;
-    while changed && rounds < 4 * n + 8 {
-        changed = false;
-        rounds += 1;
-        for i in 0..n {
-            let mut s = local[i].clone();
-            for &c in &callees[i] {
-                match sums.get(c as usize) {
-                    Some(cs) => {
-                        s.reads.union(&cs.reads);
-                        s.writes.union(&cs.writes);
-                    }
-                    None => {
-                        s.reads = ClassSet::everything();
-                        s.writes = ClassSet::everything();
-                    }
+        if s != sums[i] {
+            sums[i] = s;
+            for &caller in &callers[i] {
+                if !std::mem::replace(&mut queued[caller as usize], true) {
+                    work.push(caller);
                 }
             }
-            if s != sums[i] {
-                sums[i] = s;
-                changed = true;
-            }
-        }
-    }
-    if changed {
-        // No fixpoint within the bound (cannot happen: sets only grow and
-        // are finite); be conservative.
-        for s in &mut sums {
-            *s = Summary {
-                reads: ClassSet::everything(),
-                writes: ClassSet::everything(),
-            };
         }
     }
     Summaries(sums)
+}
+
+/// The functions in depth-first postorder over the call graph (callees
+/// before their callers, except along recursion), iteratively.
+fn callees_first(locals: &[LocalEffects]) -> Vec<u32> {
+    let n = locals.len();
+    let mut order = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    for root in 0..n {
+        if seen[root] {
+            continue;
+        }
+        seen[root] = true;
+        let mut stack = vec![(root, locals[root].callees.iter())];
+        while let Some((f, callees)) = stack.last_mut() {
+            let f = *f;
+            match callees.next() {
+                Some(&c) if (c as usize) < n && !seen[c as usize] => {
+                    seen[c as usize] = true;
+                    stack.push((c as usize, locals[c as usize].callees.iter()));
+                }
+                Some(_) => {}
+                None => {
+                    order.push(f as u32);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    order
 }
 
 /// `(root, offset)` with `op == root + offset` in wrapping arithmetic

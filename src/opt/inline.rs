@@ -88,55 +88,119 @@ struct Site {
     check: Option<(Value, Label)>,
 }
 
-/// Runs the inliner over `module` (see the module doc).
+/// Runs the inliner over `module` (see the module doc). Callers are
+/// handled bottom-up, by [`levels`]: the functions of one level call only
+/// functions of lower levels (or their own recursive component, which is
+/// never inlined), whose code is final, so a level's callers are rewritten
+/// in parallel on [`PassCtx::pool`]'s threads. What each one counted and
+/// remarked is merged in bottom-up component order, as one thread would
+/// have recorded it.
 pub fn run(module: &mut Module, ctx: &mut PassCtx) {
     let succ = callgraph::callees(module);
     let comps = callgraph::sccs(&succ);
     let recursive = callgraph::recursive(&succ, &comps);
-    for comp in &comps {
-        for &f in comp {
-            if ctx.skips(f) {
-                continue;
-            }
-            let name = module.funcs[f].name.clone();
-            ctx.counting_for(&name, |ctx| {
-                let sites = plan(module, f, &recursive, ctx);
-                if sites.is_empty() {
-                    return;
-                }
-                name_arguments(module, f, &sites);
-                let mut code = splice_all(module, f, &sites);
-                ctx.counters.add("inline.inlined", sites.len() as u64);
-                cleanup(&mut code, ctx);
+    // An inner step's printout (`--print-after=inline.sccp`) comes in order.
+    let pool = if ctx.print_step.is_some() {
+        crate::par::Pool::default()
+    } else {
+        ctx.pool.clone()
+    };
+    let mut recorded: Vec<Option<PassCtx>> = (0..module.funcs.len()).map(|_| None).collect();
+    for level in levels(&succ, &comps) {
+        let work = level.iter().map(|&f| module.funcs[f].stmts.len()).sum();
+        let (shared, base) = (&*module, &*ctx);
+        let done = pool.map(level.len(), work, |k| {
+            let f = level[k];
+            let mut local = base.for_one_function();
+            let code = if base.skips(f) {
+                None
+            } else {
+                inline_into(shared, f, &recursive, &mut local)
+            };
+            (code, local)
+        });
+        for (&f, (code, local)) in level.iter().zip(done) {
+            if let Some(code) = code {
                 module.funcs[f] = code;
-            });
+            }
+            recorded[f] = Some(local);
+        }
+    }
+    for &f in comps.iter().flatten() {
+        if let Some(local) = recorded[f].take() {
+            ctx.merge_function(&module.funcs[f].name, local);
         }
     }
 }
 
-/// Gives each unnamed value the caller `f` passes to an inlined callee the
-/// name of the parameter it becomes (`callee::param`): inlined, it is that
-/// variable's value.
-fn name_arguments(module: &mut Module, f: usize, sites: &[Site]) {
+/// Function `f` with the calls [`plan`] chooses inlined and cleaned up, or
+/// `None` when it inlines nothing.
+fn inline_into(module: &Module, f: usize, recursive: &[bool], ctx: &mut PassCtx) -> Option<IrCode> {
+    let sites = plan(module, f, recursive, ctx);
+    if sites.is_empty() {
+        return None;
+    }
+    let names = argument_names(module, f, &sites);
+    let mut code = splice_all(module, f, &sites, &names);
+    ctx.counters.add("inline.inlined", sites.len() as u64);
+    cleanup(&mut code, ctx);
+    Some(code)
+}
+
+/// The functions of each level of the call graph's components (`comps`,
+/// callees first): level 0 calls no other component, level `k + 1` calls
+/// components of level `k` at most. Each level lists its functions in
+/// component order.
+fn levels(succ: &[Vec<usize>], comps: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut comp_of = vec![0usize; succ.len()];
+    for (c, comp) in comps.iter().enumerate() {
+        for &f in comp {
+            comp_of[f] = c;
+        }
+    }
+    let mut level_of = vec![0usize; comps.len()];
+    let mut levels: Vec<Vec<usize>> = Vec::new();
+    for (c, comp) in comps.iter().enumerate() {
+        let level = comp
+            .iter()
+            .flat_map(|&f| &succ[f])
+            .map(|&g| comp_of[g])
+            .filter(|&d| d != c)
+            .map(|d| level_of[d] + 1)
+            .max()
+            .unwrap_or(0);
+        level_of[c] = level;
+        if levels.len() <= level {
+            levels.resize(level + 1, Vec::new());
+        }
+        levels[level].extend(comp);
+    }
+    levels
+}
+
+/// The names to give the unnamed values the caller `f` passes to inlined
+/// callees: the name of the parameter each becomes (`callee::param`), since
+/// inlined, it is that variable's value. The first call naming a value
+/// wins.
+fn argument_names(module: &Module, f: usize, sites: &[Site]) -> FxMap<Value, VarName> {
+    let caller = &module.funcs[f].stmts;
+    let mut names: FxMap<Value, VarName> = FxMap::default();
     for site in sites {
-        let Some(Inst::Call { args, .. }) = module.funcs[f].stmts.get(site.call).cloned() else {
+        let Some(Inst::Call { args, .. }) = caller.get(site.call) else {
             continue;
         };
         let callee = &module.funcs[site.callee];
-        let names: Vec<VarName> = callee
-            .param_names
-            .iter()
-            .map(|p| qualified_name(&callee.name, p))
-            .collect();
-        let caller = &mut module.funcs[f].stmts;
-        for (arg, name) in args.iter().zip(names) {
+        for (arg, p) in args.iter().zip(&callee.param_names) {
             if let Operand::Value(x) = arg
-                && let Some(slot @ None) = caller.name.get_mut(*x)
+                && let Some(None) = caller.name.get(*x)
             {
-                *slot = Some(name);
+                names
+                    .entry(*x)
+                    .or_insert_with(|| qualified_name(&callee.name, p));
             }
         }
     }
+    names
 }
 
 /// `sccp` then `simplifycfg` on a caller that received inlined code: they
@@ -369,9 +433,21 @@ fn copy_callee(
 }
 
 /// The caller `f` with every call of `sites` inlined, compacted.
-fn splice_all(module: &Module, f: usize, sites: &[Site]) -> IrCode {
+fn splice_all(
+    module: &Module,
+    f: usize,
+    sites: &[Site],
+    arg_names: &FxMap<Value, VarName>,
+) -> IrCode {
     let caller = &module.funcs[f];
     let mut bir = BlockIr::from_ir(caller);
+    for stmt in bir.blocks.iter_mut().flat_map(|b| &mut b.stmts) {
+        if stmt.name.is_none()
+            && let Some(name) = arg_names.get(&stmt.id)
+        {
+            stmt.name = Some(name.clone());
+        }
+    }
     let orig = std::mem::take(&mut bir.blocks);
     // owner[b]: the label of the block that ends with original block b's
     // terminator (the last join block when b was split).

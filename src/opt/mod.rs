@@ -41,7 +41,7 @@ pub mod version;
 
 use crate::ir::{IrCode, Module};
 use crate::memssa::MemorySsa;
-use crate::memssa::alias::{Summaries, compute_summaries};
+use crate::memssa::alias::{Summaries, compute_summaries, local_effects, summaries_from};
 use remarks::{Describe, Msg, NameTables, Remark, RemarkKind};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -359,7 +359,8 @@ impl Pass {
                 };
                 let work = module.stmt_count();
                 let shared = &*ctx;
-                let done = pool.map_mut(&mut module.funcs, work, |i, f| {
+                let size = |f: &IrCode| f.stmts.len();
+                let done = pool.map_mut_largest_first(&mut module.funcs, work, size, |i, f| {
                     let mut local = shared.for_one_function();
                     if !shared.skips(i) {
                         run(f, &mut local);
@@ -743,6 +744,14 @@ fn step_printer(module: &Module, opts: &PipelineOptions) -> Option<StepPrint> {
     })
 }
 
+/// [`compute_summaries`], the functions' own effects on `pool`'s threads.
+fn summaries_on(module: &Module, pool: &crate::par::Pool) -> Summaries {
+    let locals = pool.map(module.funcs.len(), module.stmt_count(), |i| {
+        local_effects(&module.funcs[i])
+    });
+    summaries_from(locals)
+}
+
 fn run_passes(
     module: &mut Module,
     opts: &PipelineOptions,
@@ -758,7 +767,7 @@ fn run_passes(
         };
         observer.before(name, module);
         let start = std::time::Instant::now();
-        ctx.summaries = Arc::new(compute_summaries(module));
+        ctx.summaries = Arc::new(summaries_on(module, &ctx.pool));
         if opts.reachable_only && reachability_stale {
             let live = module.reachable_from_entry();
             ctx.skip = Arc::new(live.iter().map(|l| !l).collect());
