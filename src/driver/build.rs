@@ -160,7 +160,7 @@ pub fn build_ir_with_args(
     // Without the per-pass verifier, the optimised module is still verified
     // once, so wrong IR never reaches the backend silently.
     if !opts.verify && !opts.passes.is_empty() {
-        crate::timing::time("verify", || crate::ir::verify::verify_module(&module))
+        crate::timing::time("verify", || crate::opt::verify_on(&module, pool))
             .map_err(|errors| report_verifier_failure("after the pipeline: ", errors))?;
     }
     if build.stats {

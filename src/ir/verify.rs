@@ -18,6 +18,21 @@ mod types;
 /// Checks every function; returns every violation found, each naming the
 /// function, the statement or block, and the invariant.
 pub fn verify_module(module: &Module) -> Result<(), Vec<String>> {
+    verify_module_by(module, |funcs| {
+        funcs
+            .iter()
+            .map(|f| verify_function(f, &module.program))
+            .collect()
+    })
+}
+
+/// [`verify_module`], with the functions checked by `each`, which gives
+/// [`verify_function`]'s errors of every function in module order (the
+/// stages run it on their threads).
+pub fn verify_module_by(
+    module: &Module,
+    each: impl FnOnce(&[IrCode]) -> Vec<Vec<String>>,
+) -> Result<(), Vec<String>> {
     let mut errors = Vec::new();
     if module.funcs.len() != module.program.functions.len() {
         errors.push(format!(
@@ -26,9 +41,7 @@ pub fn verify_module(module: &Module) -> Result<(), Vec<String>> {
             module.program.functions.len()
         ));
     }
-    for f in &module.funcs {
-        errors.extend(verify_function(f, &module.program));
-    }
+    errors.extend(each(&module.funcs).into_iter().flatten());
     if errors.is_empty() {
         Ok(())
     } else {

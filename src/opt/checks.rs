@@ -9,7 +9,8 @@
 //!   or `0 <= i` and a dominating edge on which `i <= m` held, with `n` the
 //!   length `m + 1` (`while j <= n` over `[false; n + 1]`,
 //!   [`Facts::le_known_below`]);
-//!   or constant ranges of `i` and `n` (`a[i*20 + j]` of `[0; 200]`); or
+//!   or constant ranges of `i` and `n` (`a[i*20 + j]` of `[0; 200]`,
+//!   `t[h & 7]` or `t[h % 8]` with `h >= 0` of `[0; 8]`); or
 //!   `i*m + j` with `0 <= i < p`, `0 <= j < m` and `n` the length `p*m` of
 //!   a fresh array, the product shown not to wrap ([`affine`]);
 //! - nil `p != nil`: a `NonNil` π on `p`'s chain, or `p` is an allocation;

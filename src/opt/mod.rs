@@ -744,6 +744,16 @@ fn step_printer(module: &Module, opts: &PipelineOptions) -> Option<StepPrint> {
     })
 }
 
+/// [`crate::ir::verify::verify_module`], the functions checked on `pool`'s
+/// threads.
+pub fn verify_on(module: &Module, pool: &crate::par::Pool) -> Result<(), Vec<String>> {
+    crate::ir::verify::verify_module_by(module, |funcs| {
+        pool.map(funcs.len(), module.stmt_count(), |i| {
+            crate::ir::verify::verify_function(&funcs[i], &module.program)
+        })
+    })
+}
+
 /// [`compute_summaries`], the functions' own effects on `pool`'s threads.
 fn summaries_on(module: &Module, pool: &crate::par::Pool) -> Summaries {
     let locals = pool.map(module.funcs.len(), module.stmt_count(), |i| {
@@ -785,7 +795,7 @@ fn run_passes(
                 .collect());
         }
         if opts.verify {
-            crate::ir::verify::verify_module(module).map_err(|errs| {
+            verify_on(module, &ctx.pool).map_err(|errs| {
                 errs.into_iter()
                     .map(|e| format!("after pass `{name}`: {e}"))
                     .collect::<Vec<_>>()

@@ -52,7 +52,9 @@ impl Range {
         }
     }
 
-    /// `self op o` without wrapping, or `None` if it may wrap.
+    /// `self op o`: for `+ - *` without wrapping (`None` if it may wrap);
+    /// for `& | ^ % / >>`, which cannot wrap, what the operands' ranges
+    /// allow (`None` when they allow any int).
     fn binary(self, op: BinaryOp, o: Range) -> Option<Range> {
         let (a, b, c, d) = (self.lo as i128, self.hi as i128, o.lo as i128, o.hi as i128);
         match op {
@@ -62,7 +64,79 @@ impl Range {
                 let p = [a * c, a * d, b * c, b * d];
                 Range::fits(*p.iter().min()?, *p.iter().max()?)
             }
+            BinaryOp::IAnd => self.and(o),
+            BinaryOp::IOr | BinaryOp::IXor => self.or_xor(o),
+            BinaryOp::IRem => self.rem(o),
+            BinaryOp::IDiv => self.div(o),
+            BinaryOp::IShr => Some(self.shr(o)),
             _ => None,
+        }
+    }
+
+    /// `x & y`: with one operand `>= 0`, the result has no bit that operand
+    /// lacks (the sign bit included), so it lies in `0..=` that operand's
+    /// maximum.
+    fn and(self, o: Range) -> Option<Range> {
+        let hi = match (self.lo >= 0, o.lo >= 0) {
+            (true, true) => self.hi.min(o.hi),
+            (true, false) => self.hi,
+            (false, true) => o.hi,
+            (false, false) => return None,
+        };
+        Some(Range { lo: 0, hi })
+    }
+
+    /// `x | y` and `x ^ y` of two operands `>= 0`: no bit above the highest
+    /// bit of the larger maximum.
+    fn or_xor(self, o: Range) -> Option<Range> {
+        if self.lo < 0 || o.lo < 0 {
+            return None;
+        }
+        let top = self.hi.max(o.hi);
+        let bits = 64 - top.leading_zeros();
+        Some(Range {
+            lo: 0,
+            hi: ((1i128 << bits) - 1) as i64,
+        })
+    }
+
+    /// `x % y` with `y >= 1`: `|x % y| < y`, with the sign of `x`
+    /// (truncating division), and never further from zero than `x`.
+    fn rem(self, o: Range) -> Option<Range> {
+        if o.lo < 1 {
+            return None;
+        }
+        let m = o.hi - 1;
+        Some(Range {
+            lo: if self.lo >= 0 { 0 } else { self.lo.max(-m) },
+            hi: if self.hi <= 0 { 0 } else { self.hi.min(m) },
+        })
+    }
+
+    /// `x / y` with `x >= 0` and `y >= 1`: truncation is monotone there.
+    fn div(self, o: Range) -> Option<Range> {
+        if self.lo < 0 || o.lo < 1 {
+            return None;
+        }
+        Some(Range {
+            lo: self.lo / o.hi,
+            hi: self.hi / o.lo,
+        })
+    }
+
+    /// `x >> k`, arithmetic, the count taken mod 64: monotone in `x` for
+    /// a known count; for any count it moves `x` toward 0 or -1.
+    fn shr(self, o: Range) -> Range {
+        if o.lo == o.hi {
+            let k = (o.lo & 63) as u32;
+            return Range {
+                lo: self.lo >> k,
+                hi: self.hi >> k,
+            };
+        }
+        Range {
+            lo: self.lo.min(0),
+            hi: self.hi.max(-1),
         }
     }
 }
@@ -70,8 +144,8 @@ impl Range {
 impl<'a> Facts<'a> {
     /// A constant range of the int `o`: from constants, the π facts on its
     /// chain, array lengths (`>= 0`, or the constant of a stable fresh
-    /// array's length), loop-variable lower bounds ([`Facts::lower`]) and
-    /// `+ - *` that cannot wrap.
+    /// array's length), loop-variable lower bounds ([`Facts::lower`]),
+    /// `+ - *` that cannot wrap, and `& | ^ % / >>` ([`Range::binary`]).
     pub(super) fn range(&self, o: Operand, depth: u32) -> Range {
         let fuel = self.range_fuel.get();
         if depth > MAX_DEPTH || fuel == 0 {

@@ -108,6 +108,32 @@ struct Case {
 
 const CASES: &[Case] = &[
     Case {
+        // Indices masked with `&`, shifted right, divided or taken modulo a
+        // positive constant, each shown in `0..8` by its operands' ranges,
+        // lose their check (five, and `t[0]`'s); `x & 15` and `(x & 63) >> 2`
+        // reach 15, and `x % 8` is negative for a negative `x`: three stay.
+        what: "index from & >> / | % of constants",
+        src: "
+fn f(x: int) -> int {
+    let t = [0; 8];
+    t[x & 7] = 1;
+    t[(x & 1023) >> 7] = 2;
+    t[(x & 63) / 8] = 3;
+    t[(x & 3) | 4] = 4;
+    t[(x % 8 + 8) % 8] = 5;
+    t[x & 15] = 6;
+    t[x % 8] = 7;
+    t[(x & 63) >> 2] = 8;
+    return t[0];
+}
+fn main() { print(f(5)); }
+",
+        counter: "checks.bounds_removed",
+        removed: 6,
+        raise: "index_out_of_bounds",
+        left: 3,
+    },
+    Case {
         // `0 <= k` and `k <= n` before `c[k]` of `[0; n + 1]`: `k < n + 1`.
         what: "index checked with <= against the length minus one",
         src: "
