@@ -183,6 +183,65 @@ impl Pool {
             .collect()
     }
 
+    /// Runs `produce` on the calling thread, which passes items to the
+    /// sink it is given; each item runs through `consume(k, item)` (`k`:
+    /// its position among the items) on the workers while `produce` goes
+    /// on, in the order given. Returns the results in that order once
+    /// every item is done, or the error `produce` stopped with (after the
+    /// items it had passed are done). Serially (below `min_work`, one
+    /// thread), each item is consumed as soon as it is passed.
+    pub fn overlapped<I, R, E, P, C>(
+        &self,
+        work: usize,
+        produce: P,
+        consume: C,
+    ) -> Result<Vec<R>, E>
+    where
+        I: Send,
+        R: Send,
+        P: FnOnce(&mut dyn FnMut(I)) -> Result<(), E>,
+        C: Fn(usize, I) -> R + Sync,
+    {
+        let one = self.threads.is_some_and(|n| n <= 1);
+        let workers = if one || work < self.min_work {
+            None
+        } else {
+            self.workers()
+        };
+        let Some(workers) = workers else {
+            let mut out = Vec::new();
+            produce(&mut |item| {
+                let k = out.len();
+                out.push(consume(k, item));
+            })?;
+            return Ok(out);
+        };
+        let results: Mutex<Vec<Option<R>>> = Mutex::new(Vec::new());
+        let (results_ref, consume_ref) = (&results, &consume);
+        let mut count = 0;
+        let produced = workers.in_place_scope(|s| {
+            produce(&mut |item| {
+                let k = count;
+                count += 1;
+                s.spawn(move |_| {
+                    let r = consume_ref(k, item);
+                    if let Ok(mut slots) = results_ref.lock() {
+                        if slots.len() <= k {
+                            slots.resize_with(k + 1, || None);
+                        }
+                        slots[k] = Some(r);
+                    }
+                });
+            })
+        });
+        produced?;
+        let slots = results.into_inner().unwrap_or_default();
+        Ok(slots
+            .into_iter()
+            .map(|r| r.expect("every item ran (a worker's panic is raised by the scope)"))
+            .collect())
+    }
+
     /// [`Pool::map_mut`] over the indices `0..n`: `f(i)` for each, results
     /// in index order.
     pub fn map<R, F>(&self, n: usize, work: usize, f: F) -> Vec<R>
@@ -246,6 +305,39 @@ mod tests {
         );
         let expect: Vec<(usize, usize)> = sizes.iter().map(|&x| x + 1).enumerate().collect();
         assert_eq!(out, expect, "results in item order");
+    }
+
+    #[test]
+    fn overlapped_items_come_back_in_the_order_given() {
+        for threads in [1, 2, 3] {
+            let pool = Pool::new(threads, 0);
+            let out = pool.overlapped(
+                100,
+                |sink| {
+                    for i in 0..50u64 {
+                        sink(i);
+                    }
+                    Ok::<(), String>(())
+                },
+                |k, i| {
+                    if i % 7 == 0 {
+                        std::thread::sleep(std::time::Duration::from_micros(200));
+                    }
+                    (k as u64, i * i)
+                },
+            );
+            let expect: Vec<(u64, u64)> = (0..50).map(|i| (i, i * i)).collect();
+            assert_eq!(out, Ok(expect), "{threads} threads");
+            let stopped = pool.overlapped(
+                100,
+                |sink| {
+                    sink(1);
+                    Err("stopped".to_string())
+                },
+                |_, i: u64| i,
+            );
+            assert_eq!(stopped, Err("stopped".to_string()));
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@
 
 pub mod asm;
 mod bril_mem;
+mod compile;
 pub mod gc;
 pub mod heap;
 pub mod ops;
@@ -30,11 +31,12 @@ use crate::ir;
 use crate::span::{SourceMap, Span};
 use crate::timing::record;
 use crate::type_tags::TypeTags;
+use compile::{CompiledFn, compile_function, module_relocs};
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{ArenaMemoryProvider, JITBuilder, JITModule};
-use cranelift_module::{DataDescription, DataId, FuncId as ClFuncId, Linkage, Module, ModuleReloc};
+use cranelift_module::{DataDescription, DataId, FuncId as ClFuncId, Linkage, Module};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -140,6 +142,8 @@ pub(crate) struct Compiler<'a> {
     positions: Vec<String>,
     position_ids: HashMap<Span, u64>,
     pub types: TypeTags,
+    /// The ISA of [`Compiler::module`].
+    isa: cranelift_codegen::isa::OwnedTargetIsa,
     /// The ISA for functions over [`LARGE_FUNCTION_INSTS`] (single-pass
     /// register allocation, Cranelift `opt_level=none`; built on first use).
     large_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
@@ -226,9 +230,13 @@ fn isa_for(
         .map_err(|e| format!("cranelift ISA: {e}"))
 }
 
-fn jit_module(opts: &CodegenOptions) -> Result<JITModule, String> {
+/// The JIT module, and the ISA it compiles for (shared with the threads
+/// that compile functions while the module is being declared into).
+fn jit_module(
+    opts: &CodegenOptions,
+) -> Result<(JITModule, cranelift_codegen::isa::OwnedTargetIsa), String> {
     let isa = isa_for(opts, "backtracking")?;
-    let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    let mut jb = JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
     // Looked up by name when first referenced: a program uses a handful of
     // the runtime's symbols, and building a map of all of them costs more.
     let symbols: Vec<(&'static str, usize)> = crate::runtime::symbols()
@@ -243,7 +251,7 @@ fn jit_module(opts: &CodegenOptions) -> Result<JITModule, String> {
     let arena = ArenaMemoryProvider::new_with_size(JIT_ARENA_BYTES)
         .map_err(|e| format!("cannot reserve JIT memory: {e}"))?;
     jb.memory_provider(Box::new(arena));
-    Ok(JITModule::new(jb))
+    Ok((JITModule::new(jb), isa))
 }
 
 /// The address of a libcall Cranelift may emit (the names of
@@ -293,7 +301,7 @@ impl<'a> Compiler<'a> {
         sources: &'a SourceMap,
         opts: &CodegenOptions,
     ) -> Result<Compiler<'a>, String> {
-        let mut module = jit_module(opts)?;
+        let (mut module, isa) = jit_module(opts)?;
         let me = |e: cranelift_module::ModuleError| e.to_string();
         let pending_data = module
             .declare_data("toy_pending", Linkage::Import, true, false)
@@ -341,6 +349,7 @@ impl<'a> Compiler<'a> {
             positions: Vec::new(),
             position_ids: HashMap::new(),
             types: TypeTags::default(),
+            isa,
             large_isa: None,
             opts: opts.clone(),
             large_functions: 0,
@@ -359,17 +368,17 @@ impl<'a> Compiler<'a> {
 
     /// Translates the functions `emit` selects. [`Emit::Run`] and
     /// [`Emit::All`] define (compile) them and finalize the module, ready
-    /// to run; a
-    /// listing translates only the selected functions (and compiles them
-    /// unless it is [`asm::Listing::Clif`]) and returns each one's
-    /// `(name, text)`, in module order.
+    /// to run; a listing translates only the selected functions (and
+    /// compiles them unless it is [`asm::Listing::Clif`]) and returns each
+    /// one's `(name, text)`, in module order.
     ///
     /// Translation runs in module order on this thread (it declares runtime
     /// imports, string constants, positions and type tags on first use);
-    /// Cranelift then compiles the functions on up to
-    /// [`CodegenOptions::pool`]'s threads, each with its own context; the
-    /// machine code is defined in the module in module order, so the
-    /// result is the same with any number of threads.
+    /// Cranelift compiles the functions on [`CodegenOptions::pool`]'s
+    /// threads, each with its own context (for a run, while the next ones
+    /// are translated: [`Compiler::compile_overlapped`]); the machine code
+    /// is defined in the module in module order, so the result is the same
+    /// with any number of threads.
     pub fn compile(&mut self, emit: Emit) -> Result<Vec<(String, String)>, String> {
         let ir = self.ir;
         let selected: Vec<usize> = match emit {
@@ -380,6 +389,17 @@ impl<'a> Compiler<'a> {
                     _ => true,
                 })
                 .collect(),
+        };
+        let Emit::Listing(listing, _) = emit else {
+            self.compile_overlapped(&selected)?;
+            let start = Instant::now();
+            let finalized = self
+                .module
+                .finalize_definitions()
+                .map_err(|e| e.to_string());
+            record("jit", start.elapsed());
+            finalized?;
+            return Ok(Vec::new());
         };
         let start = Instant::now();
         let mut ctxs = Vec::with_capacity(selected.len());
@@ -392,37 +412,22 @@ impl<'a> Compiler<'a> {
         }
         record("clif", start.elapsed());
         let start = Instant::now();
-        let compile = !matches!(emit, Emit::Listing(asm::Listing::Clif, _));
-        let listing = matches!(emit, Emit::Listing(..));
-        let compiled = self.finish_all(&selected, &mut ctxs, &roots, compile, listing);
+        let compile = listing != asm::Listing::Clif;
+        let compiled = self.compile_listed(&selected, &mut ctxs, &roots, compile);
         record("cranelift", start.elapsed());
         let mut texts = Vec::new();
-        // Each context is dropped once its function is defined and listed.
         for ((&i, ctx), code) in selected.iter().zip(ctxs).zip(compiled?) {
             if let Some(mut code) = code {
                 self.define_compiled(i, &mut code)?;
             }
             let name = ir.funcs[i].name.clone();
-            match emit {
-                Emit::Run | Emit::All => {}
-                Emit::Listing(asm::Listing::Asm, _) => {
-                    texts.push((name, asm::disassemble(self, &ctx, self.funcs[i])?));
-                }
-                Emit::Listing(_, _) => {
-                    let text = ctx.func.display().to_string();
-                    let legend = self.callee_legend(&text);
-                    texts.push((name, text + &legend));
-                }
+            if listing == asm::Listing::Asm {
+                texts.push((name, asm::disassemble(self, &ctx, self.funcs[i])?));
+            } else {
+                let text = ctx.func.display().to_string();
+                let legend = self.callee_legend(&text);
+                texts.push((name, text + &legend));
             }
-        }
-        if matches!(emit, Emit::Run | Emit::All) {
-            let start = Instant::now();
-            let finalized = self
-                .module
-                .finalize_definitions()
-                .map_err(|e| e.to_string());
-            record("jit", start.elapsed());
-            finalized?;
         }
         Ok(texts)
     }
@@ -442,74 +447,6 @@ impl<'a> Compiler<'a> {
         let roots =
             translate::translate(self, code, b).map_err(|e| format!("in `{}`: {e}", code.name))?;
         Ok((ctx, roots))
-    }
-
-    /// Inserts the stack maps (`roots[k]`) into function `selected[k]`
-    /// translated in `ctxs[k]`, for every `k`, and compiles it when
-    /// `compile`; on up to [`CodegenOptions::pool`]'s threads. Gives each
-    /// one's compiled code (`None` when not compiled), or the error of the
-    /// first function (in module order) that failed. Unless `listing`
-    /// (which prints from the contexts), each context is emptied on the
-    /// thread that compiled it as soon as its code is taken out: the
-    /// contexts of a large module would otherwise all live until the end.
-    fn finish_all(
-        &mut self,
-        selected: &[usize],
-        ctxs: &mut [cranelift_codegen::Context],
-        roots: &[gc::FrameRoots],
-        compile: bool,
-        listing: bool,
-    ) -> Result<Vec<Option<CompiledFn>>, String> {
-        let large_isa = if compile && self.opts.regalloc != RegallocChoice::Backtracking {
-            Some(self.large_isa()?)
-        } else {
-            None
-        };
-        let isa = self.module.isa();
-        let (funcs, ids, opts) = (&self.ir.funcs, &self.funcs, &self.opts);
-        let work = selected.iter().map(|&i| funcs[i].stmts.len()).sum();
-        let size = |ctx: &cranelift_codegen::Context| ctx.func.dfg.num_insts();
-        let done = opts.pool.map_mut_largest_first(ctxs, work, size, |k, ctx| {
-            stack_maps::insert(&mut ctx.func, &roots[k]);
-            if !compile {
-                return Ok((None, false));
-            }
-            let i = selected[k];
-            let name = &funcs[i].name;
-            let large = match opts.regalloc {
-                RegallocChoice::BySize => ctx.func.dfg.num_insts() > LARGE_FUNCTION_INSTS,
-                RegallocChoice::SinglePass => true,
-                RegallocChoice::Backtracking => false,
-            };
-            let isa = match &large_isa {
-                Some(l) if large => &**l,
-                _ => isa,
-            };
-            // A panic inside Cranelift is caught here and becomes an
-            // internal error naming the function; nothing of this
-            // module is used after an `Err`.
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                if opts.panic_in.as_deref() == Some(name.as_str()) {
-                    panic!("TOYC_TEST_CODEGEN_PANIC: a deliberate panic (tests only)");
-                }
-                compile_function(isa, ctx, ids[i])
-            }))
-            .map_err(|_| format!("Cranelift panicked while compiling `{name}`"))?
-            .map(|code| {
-                if !listing {
-                    *ctx = cranelift_codegen::Context::new();
-                }
-                (Some(code), large)
-            })
-            .map_err(|detail| format!("compiling `{name}`: {detail}"))
-        });
-        let mut out = Vec::with_capacity(done.len());
-        for result in done {
-            let (code, large) = result?;
-            self.large_functions += usize::from(large);
-            out.push(code);
-        }
-        Ok(out)
     }
 
     /// Defines function `i`, compiled as `code`, in the module, and keeps
@@ -673,50 +610,4 @@ impl<'a> Compiler<'a> {
     pub fn type_tag(&mut self, ty: &ir::Type) -> u64 {
         self.types.tag(&self.ir.program, ty)
     }
-}
-
-/// What the JIT module and the collector need of one compiled function,
-/// taken out of its Cranelift context so that the context (the function,
-/// its analyses and the machine buffer) can be freed on the thread that
-/// compiled it.
-pub(super) struct CompiledFn {
-    pub bytes: Vec<u8>,
-    pub align: u64,
-    pub relocs: Vec<ModuleReloc>,
-    pub sites: Vec<crate::runtime::gc::roots::SafepointMap>,
-}
-
-/// Compiles `ctx`'s function (Cranelift's `id`) with `isa`; gives its code,
-/// relocations (as the JIT module links them) and stack maps.
-fn compile_function(
-    isa: &dyn cranelift_codegen::isa::TargetIsa,
-    ctx: &mut cranelift_codegen::Context,
-    id: ClFuncId,
-) -> Result<CompiledFn, String> {
-    let mut ctrl = cranelift_codegen::control::ControlPlane::default();
-    ctx.compile(isa, &mut ctrl)
-        .map_err(|e| format!("{:?}", e.inner))?;
-    let code = ctx
-        .compiled_code()
-        .ok_or("no compiled code after compilation")?;
-    Ok(CompiledFn {
-        bytes: code.code_buffer().to_vec(),
-        align: code.buffer.alignment as u64,
-        relocs: module_relocs(code, &ctx.func, id),
-        sites: gc::safepoint_maps(code),
-    })
-}
-
-/// The relocations of `func`'s compiled `code` (function `id`), as the
-/// JIT module links them.
-fn module_relocs(
-    code: &cranelift_codegen::CompiledCode,
-    func: &cranelift_codegen::ir::Function,
-    id: cranelift_module::FuncId,
-) -> Vec<ModuleReloc> {
-    code.buffer
-        .relocs()
-        .iter()
-        .map(|r| ModuleReloc::from_mach_reloc(r, func, id))
-        .collect()
 }

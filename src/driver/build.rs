@@ -6,7 +6,7 @@
 
 use super::cli::BuildArgs;
 use super::commands::{has_function, unknown_function};
-use super::files::{check_file_warnings, load_main_file, report, show_warnings};
+use super::files::{check_file_warnings_on, load_main_file, report, show_warnings};
 use crate::diag;
 use crate::span::{FileId, SourceMap};
 use std::path::Path;
@@ -131,7 +131,7 @@ pub fn build_ir_with_args(
     } else {
         let policy = build.warnings.policy();
         let (program, warnings) = crate::timing::time("parse+check", || {
-            check_file_warnings(&build.file, sources, policy)
+            check_file_warnings_on(&build.file, sources, policy, pool)
         })
         .map_err(|diags| report(sources, &diags))?;
         show_warnings(sources, &warnings);

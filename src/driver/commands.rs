@@ -8,7 +8,8 @@ use super::build::{
 };
 use super::cli::{self, BuildArgs, WarningPolicy};
 use super::files::{
-    apply_policy, check_file, check_file_warnings, is_stdin, load_main_file, report, show_warnings,
+    apply_policy, check_file, check_file_warnings_on, is_stdin, load_main_file, report,
+    show_warnings,
 };
 use crate::diag;
 use crate::span::SourceMap;
@@ -27,7 +28,8 @@ pub(super) fn check_command(file: &Path, format: &str, policy: WarningPolicy) ->
             Err(code) => code,
         };
     }
-    match check_file_warnings(file, &mut sources, policy) {
+    let pool = crate::par::Pool::per_core(crate::par::MIN_PARALLEL_WORK);
+    match check_file_warnings_on(file, &mut sources, policy, &pool) {
         Ok((_, warnings)) => {
             show_warnings(&sources, &warnings);
             0

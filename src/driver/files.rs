@@ -87,6 +87,16 @@ pub fn check_file_warnings(
     sources: &mut SourceMap,
     policy: WarningPolicy,
 ) -> Result<(crate::sema::hir::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
+    check_file_warnings_on(path, sources, policy, &crate::par::Pool::default())
+}
+
+/// [`check_file_warnings`], a large file parsed on `pool`'s threads.
+pub fn check_file_warnings_on(
+    path: &Path,
+    sources: &mut SourceMap,
+    policy: WarningPolicy,
+    pool: &crate::par::Pool,
+) -> Result<(crate::sema::hir::Program, Vec<Diagnostic>), Vec<Diagnostic>> {
     let main = match load_main_file(path, sources) {
         Ok(id) => id,
         Err(msg) => {
@@ -94,7 +104,7 @@ pub fn check_file_warnings(
             return Err(Vec::new());
         }
     };
-    apply_policy(crate::sema::check(sources, main), policy)
+    apply_policy(crate::sema::check_on(sources, main, pool), policy)
 }
 
 /// The program and the warnings to report under `policy`, or the errors.

@@ -83,7 +83,16 @@ pub struct Checked {
 /// [`analyze`], keeping the warnings. Warnings are only computed for a
 /// program without errors (an error's cascade would make them noise).
 pub fn check(sources: &mut SourceMap, main: FileId) -> Result<Checked, Vec<Diagnostic>> {
-    let loaded = modules::load(sources, main);
+    check_on(sources, main, &crate::par::Pool::default())
+}
+
+/// [`check`], parsing large files on `pool`'s threads.
+pub fn check_on(
+    sources: &mut SourceMap,
+    main: FileId,
+    pool: &crate::par::Pool,
+) -> Result<Checked, Vec<Diagnostic>> {
+    let loaded = modules::load(sources, main, pool);
     let modules::Loaded {
         modules,
         asts,

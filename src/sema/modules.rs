@@ -42,11 +42,14 @@ struct Loader<'a> {
     keys: HashMap<Key, usize>,
     /// Modules whose imports are being loaded, outermost first.
     stack: Vec<usize>,
+    /// The threads a large file's parse may use.
+    pool: &'a crate::par::Pool,
 }
 
-pub(super) fn load(sources: &mut SourceMap, main: FileId) -> Loaded {
+pub(super) fn load(sources: &mut SourceMap, main: FileId, pool: &crate::par::Pool) -> Loaded {
     let mut l = Loader {
         sources,
+        pool,
         modules: Vec::new(),
         asts: Vec::new(),
         order: Vec::new(),
@@ -72,7 +75,7 @@ pub(super) fn load(sources: &mut SourceMap, main: FileId) -> Loaded {
 
 impl Loader<'_> {
     fn add_module(&mut self, name: String, file: FileId, is_main: bool, key: Option<Key>) -> usize {
-        let (ast, diags) = crate::syntax::parse(file, &self.sources.get(file).text);
+        let (ast, diags) = crate::syntax::parse_on(file, &self.sources.get(file).text, self.pool);
         self.diags.extend(diags);
         let idx = self.modules.len();
         self.modules.push(ModuleInfo {

@@ -3,8 +3,9 @@
 //! Pipeline: [`lexer`] (text → tokens, lexical errors) → [`delims`]
 //! (balances brackets, bounds nesting, folds `-9223372036854775808`) →
 //! `parser` (chumsky combinators over the token slice, with recovery; a
-//! file is parsed with `EmptyErr` first and again with `Rich` only when it
-//! has an error, see `parser`'s docs) →
+//! file is parsed with `EmptyErr` first, a large one in pieces on the
+//! pool's threads, and again whole with `Rich` only when it has an error,
+//! see `parser`'s docs) →
 //! `errors` (our message style), then the errors are sorted by position,
 //! cascades are dropped and the count is capped.
 //!
@@ -39,6 +40,16 @@ pub const MAX_ERRORS: usize = 100;
 /// Parses one file. Always returns a module (with `Error` nodes where the
 /// text did not parse) together with every syntax error found.
 pub fn parse(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
+    parse_on(file, text, &crate::par::Pool::default())
+}
+
+/// [`parse`], a large file's items parsed on `pool`'s threads (the same
+/// module and errors: `parser`'s docs).
+pub fn parse_on(
+    file: FileId,
+    text: &str,
+    pool: &crate::par::Pool,
+) -> (ast::Module, Vec<Diagnostic>) {
     let cx = parser::Cx { file, text };
     let (tokens, lex_errors) = lexer::lex(text);
     let balanced = delims::balance(tokens, text);
@@ -62,7 +73,7 @@ pub fn parse(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
     let module = if balanced.too_deep {
         ast::Module::default()
     } else {
-        let (module, parse_errors) = parser::parse_tokens(cx, &balanced.tokens);
+        let (module, parse_errors) = parser::parse_tokens_on(cx, &balanced.tokens, pool);
         for e in &parse_errors {
             let s = e.span();
             // Zero-width tokens are synthetic closers: the delimiter pass

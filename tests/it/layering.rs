@@ -22,8 +22,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("par", &[]),
     // The table of runtime functions and builtins: a base module.
     ("rtfns", &["types"]),
-    ("syntax", &["span", "diag"]),
-    ("sema", &["span", "diag", "types", "rtfns", "syntax"]),
+    ("syntax", &["span", "diag", "par"]),
+    ("sema", &["span", "diag", "par", "types", "rtfns", "syntax"]),
     // The Bril front end (text and JSON parsers, checks): beside `syntax`.
     ("bril", &["span", "diag"]),
     // The IR keeps the typed program it was built from for its struct,

@@ -94,19 +94,107 @@ pub(crate) fn parse_tokens<'a>(
     cx: Cx<'a>,
     tokens: &'a [(Token<'a>, SimpleSpan)],
 ) -> (super::ast::Module, Vec<PError<'a>>) {
-    let (module, errors) = parse_with::<EmptyErr>(cx, tokens);
+    let end = cx.text.len();
+    let (module, errors) = parse_with::<EmptyErr>(cx, tokens, end);
     if errors.is_empty() {
         return (module, Vec::new());
     }
-    parse_with::<PError<'a>>(cx, tokens)
+    parse_with::<PError<'a>>(cx, tokens, end)
+}
+
+/// [`parse_tokens`], on `pool`'s threads when the file is large: the fast
+/// parse runs over pieces of the file cut at item boundaries
+/// ([`item_cuts`]); if every piece parses without any error, their items
+/// in order are the module, as the whole file's parse would have built it
+/// (the grammar's module is a sequence of items, each parsed on its own
+/// tokens). Otherwise the whole file is parsed as [`parse_tokens`] does,
+/// so errors and their recovery never depend on the pieces.
+pub(crate) fn parse_tokens_on<'a>(
+    cx: Cx<'a>,
+    tokens: &'a [(Token<'a>, SimpleSpan)],
+    pool: &crate::par::Pool,
+) -> (super::ast::Module, Vec<PError<'a>>) {
+    if let Some(module) = parse_pieces(cx, tokens, pool) {
+        return (module, Vec::new());
+    }
+    parse_tokens(cx, tokens)
+}
+
+/// Files with fewer tokens are parsed whole.
+const MIN_PIECE_TOKENS: usize = 50_000;
+
+/// How many pieces a large file is cut into (more than threads, so that
+/// uneven pieces still keep every thread busy).
+const PIECES: usize = 8;
+
+/// The module of a large, error-free file, parsed piece by piece on
+/// `pool`'s threads; `None` for a small file or when a piece has an error.
+fn parse_pieces<'a>(
+    cx: Cx<'a>,
+    tokens: &'a [(Token<'a>, SimpleSpan)],
+    pool: &crate::par::Pool,
+) -> Option<super::ast::Module> {
+    if tokens.len() < MIN_PIECE_TOKENS {
+        return None;
+    }
+    let cuts = item_cuts(tokens, PIECES);
+    if cuts.len() < 3 {
+        return None;
+    }
+    // About eight tokens a statement: the pool's work estimate.
+    let parsed = pool.map(cuts.len() - 1, tokens.len() / 8, |k| {
+        let piece = &tokens[cuts[k]..cuts[k + 1]];
+        let eoi = tokens.get(cuts[k + 1]).map_or(cx.text.len(), |t| t.1.start);
+        parse_with::<EmptyErr>(cx, piece, eoi)
+    });
+    let mut items = Vec::new();
+    for (module, errors) in parsed {
+        if !errors.is_empty() {
+            return None;
+        }
+        items.extend(module.items);
+    }
+    Some(super::ast::Module { items })
+}
+
+/// `0`, then up to `pieces - 1` token positions that start an item for
+/// certain, near even shares of `tokens`, then `tokens.len()`. A cut is a
+/// `fn NAME` or `struct NAME` outside every bracket, right after a `}` or
+/// `;` also outside every bracket: the end of the item before it, since
+/// no item or expression goes on with `fn` or `struct` after those.
+fn item_cuts(tokens: &[(Token<'_>, SimpleSpan)], pieces: usize) -> Vec<usize> {
+    let share = tokens.len() / pieces;
+    let mut cuts = vec![0];
+    let mut depth = 0usize;
+    for (i, (t, _)) in tokens.iter().enumerate() {
+        match t {
+            Token::LParen | Token::LBrace | Token::LBracket => depth += 1,
+            Token::RParen | Token::RBrace | Token::RBracket => {
+                depth = depth.saturating_sub(1);
+            }
+            Token::Fn | Token::Struct
+                if depth == 0
+                    && i >= cuts[cuts.len() - 1] + share
+                    && i > 0
+                    && matches!(tokens[i - 1].0, Token::RBrace | Token::Semi)
+                    && matches!(tokens.get(i + 1), Some((Token::Ident(_), _))) =>
+            {
+                cuts.push(i);
+            }
+            _ => {}
+        }
+    }
+    cuts.push(tokens.len());
+    cuts
 }
 
 /// One parse of a balanced token stream with the error type `E`.
 pub(crate) fn parse_with<'a, E: ToyError<'a>>(
     cx: Cx<'a>,
     tokens: &'a [(Token<'a>, SimpleSpan)],
+    end: usize,
 ) -> (super::ast::Module, Vec<E>) {
-    let eoi = SimpleSpan::from(cx.text.len()..cx.text.len());
+    let eoi = SimpleSpan::from(end..end);
     let parser = items::module::<E>(cx);
     let (out, errors) = parser
         .parse(tokens.split_token_span(eoi))

@@ -5,8 +5,10 @@
 
 use super::{Cx, PError, parse_with};
 use crate::span::FileId;
+use crate::syntax::token::Token;
 use crate::syntax::{ast, delims, lexer};
 use chumsky::error::EmptyErr;
+use chumsky::span::SimpleSpan;
 use std::path::Path;
 
 /// Both parses of `text`: (module, error count) with [`EmptyErr`] and
@@ -15,8 +17,20 @@ use std::path::Path;
 type Both = ((ast::Module, usize), (ast::Module, usize));
 
 fn both(text: &str) -> Option<Both> {
-    let text = text.to_string();
-    // On a thread with a roomy stack, as the driver parses.
+    with_tokens(text.to_string(), |cx, tokens| {
+        let (fast, fast_errs) = parse_with::<EmptyErr>(cx, tokens, cx.text.len());
+        let (rich, rich_errs) = parse_with::<PError<'_>>(cx, tokens, cx.text.len());
+        ((fast, fast_errs.len()), (rich, rich_errs.len()))
+    })
+}
+
+/// `f` of `text`'s balanced tokens, or `None` when the delimiter pass
+/// rejects the nesting; on a thread with a roomy stack, as the driver
+/// parses.
+fn with_tokens<R: Send + 'static>(
+    text: String,
+    f: impl for<'a> FnOnce(Cx<'a>, &'a [(Token<'a>, SimpleSpan)]) -> R + Send + 'static,
+) -> Option<R> {
     std::thread::Builder::new()
         .stack_size(64 << 20)
         .spawn(move || {
@@ -29,9 +43,7 @@ fn both(text: &str) -> Option<Both> {
             if balanced.too_deep {
                 return None;
             }
-            let (fast, fast_errs) = parse_with::<EmptyErr>(cx, &balanced.tokens);
-            let (rich, rich_errs) = parse_with::<PError<'_>>(cx, &balanced.tokens);
-            Some(((fast, fast_errs.len()), (rich, rich_errs.len())))
+            Some(f(cx, &balanced.tokens))
         })
         .unwrap()
         .join()
@@ -139,4 +151,70 @@ fn collect_toy(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
             out.push(path);
         }
     }
+}
+
+/// Every error-free Toy file of the corpus, one after another: a sequence
+/// of items, large enough to be parsed in pieces.
+fn large_error_free_text() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["lang-tests", "examples", "stdlib"] {
+        collect_toy(&root.join(dir), &mut files);
+    }
+    files.sort();
+    let mut text = String::new();
+    for path in &files {
+        let file = std::fs::read_to_string(path).unwrap();
+        let lexes = lexer::lex(&file).1.is_empty();
+        if lexes && both(&file).is_some_and(|((_, fast), (_, rich))| fast == 0 && rich == 0) {
+            text.push_str(&file);
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// The module and error count of `text` parsed whole and parsed with
+/// `parse_tokens_on` on three threads, and whether pieces were used.
+fn whole_and_pieces(text: String) -> ((ast::Module, usize), (ast::Module, usize), bool) {
+    with_tokens(text, |cx, tokens| {
+        let pool = crate::par::Pool::new(3, 0);
+        let (whole, whole_errs) = super::parse_tokens(cx, tokens);
+        let (on, on_errs) = super::parse_tokens_on(cx, tokens, &pool);
+        let pieces = super::parse_pieces(cx, tokens, &pool).is_some();
+        ((whole, whole_errs.len()), (on, on_errs.len()), pieces)
+    })
+    .expect("not nested too deeply")
+}
+
+#[test]
+fn a_large_file_parsed_in_pieces_is_the_file_parsed_whole() {
+    let text = large_error_free_text();
+    let (whole, on, pieces) = whole_and_pieces(text.clone());
+    assert!(
+        pieces,
+        "the corpus ({} bytes) was not cut into pieces",
+        text.len()
+    );
+    assert_eq!(whole.1, 0);
+    assert!(whole.0.items.len() > 1000, "{} items", whole.0.items.len());
+    assert_eq!(on, whole);
+    // One broken item at the end: no pieces, the whole file's errors.
+    let (whole, on, pieces) = whole_and_pieces(text + "fn broken() { let = 3; }\n");
+    assert!(!pieces);
+    assert!(whole.1 > 0);
+    assert_eq!(on, whole);
+}
+
+#[test]
+fn pieces_start_at_items_outside_brackets() {
+    let text = "fn a() { f(fn); } struct S { x: int } let g = 1; fn b() { } fn c() { }";
+    let (tokens, _) = lexer::lex(text);
+    let cuts = super::item_cuts(&tokens, tokens.len());
+    let at: Vec<&str> = cuts[1..cuts.len() - 1]
+        .iter()
+        .map(|&i| &text[tokens[i].1.start..tokens[i + 1].1.end])
+        .collect();
+    assert_eq!(at, vec!["struct S", "fn b", "fn c"]);
+    assert_eq!((cuts[0], cuts[cuts.len() - 1]), (0, tokens.len()));
 }

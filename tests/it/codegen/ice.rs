@@ -86,7 +86,7 @@ fn toyc_run_reports_a_backend_panic_as_an_internal_error() {
             "{opt}: {stderr}"
         );
         assert!(
-            lines[1].starts_with("  at src/codegen/mod.rs:")
+            lines[1].starts_with("  at src/codegen/compile.rs:")
                 && lines[1].ends_with(" (in the compiler)"),
             "{opt}: {stderr}"
         );
