@@ -40,9 +40,15 @@ pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> SecondaryMap<BlockId, Vec
             let mut guard = 0;
             while r != idom && dom.reachable(r) && guard <= n {
                 guard += 1;
-                if !df[r].contains(&b) {
-                    df[r].push(b);
+                // `b`'s predecessors are handled one after another, so `r`
+                // has `b` only as its last entry, put there by an earlier
+                // predecessor's walk, which went on from `r` to `idom`:
+                // the rest of this walk is done (linear, not quadratic, in
+                // a join of many predecessors along a chain).
+                if df[r].last() == Some(&b) {
+                    break;
                 }
+                df[r].push(b);
                 match dom.idom(r) {
                     Some(d) if d != r => r = d,
                     _ => break,

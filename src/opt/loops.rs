@@ -81,7 +81,9 @@ fn analysis_of(succs: Vec<Vec<usize>>) -> Analysis {
     let mut preds = vec![Vec::new(); n];
     for (b, ss) in succs.iter().enumerate() {
         for &s in ss {
-            if !preds[s].contains(&b) {
+            // `b`'s edges come one after another: a repeated edge has `b`
+            // last already (no scan of a join's many predecessors).
+            if preds[s].last() != Some(&b) {
                 preds[s].push(b);
             }
         }
