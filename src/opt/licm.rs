@@ -325,6 +325,11 @@ struct State {
 const ROUNDS: usize = 3;
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    // Every step works on loops: a function without one (no edge back to
+    // an earlier block) is left as it is, without building its MemorySSA.
+    if !crate::opt::loops::has_back_edge(ir) {
+        return;
+    }
     for _ in 0..ROUNDS {
         hoist_invariants(ir, ctx);
         if !crate::opt::licm_checks::run(ir, ctx) {

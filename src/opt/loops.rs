@@ -67,7 +67,7 @@ fn analyse_ir(ir: &IrCode) -> Analysis {
 /// Whether some edge of `ir`'s CFG goes back to its own block or an
 /// earlier one: every cycle has such an edge, so without one there is no
 /// loop.
-fn has_back_edge(ir: &IrCode) -> bool {
+pub(crate) fn has_back_edge(ir: &IrCode) -> bool {
     let nb = ir.cfg.blocks.len() as u32;
     ir.cfg.blocks.keys().any(|b| {
         let last = ir.last_stmt(b).map(|(_, i)| i);
