@@ -105,6 +105,17 @@ impl Pool {
             .as_ref()
     }
 
+    /// The workers for a call of `work` IR statements: `None` (run on the
+    /// calling thread) on a pool of one thread or below `min_work`.
+    fn workers_for(&self, work: usize) -> Option<&rayon::ThreadPool> {
+        let one = self.threads.is_some_and(|n| n <= 1);
+        if one || work < self.min_work {
+            None
+        } else {
+            self.workers()
+        }
+    }
+
     /// Runs `f(i, &mut items[i])` for every item and returns the results
     /// in item order; on the workers when `work` (the caller's estimate of
     /// the items' size in IR statements) is at least the pool's `min_work`.
@@ -136,9 +147,11 @@ impl Pool {
         S: Fn(&T) -> usize,
         F: Fn(usize, &mut T) -> R + Sync,
     {
-        let one = self.threads.is_some_and(|n| n <= 1);
-        let serial = one || items.len() < 2 || work < self.min_work;
-        let workers = if serial { None } else { self.workers() };
+        let workers = if items.len() < 2 {
+            None
+        } else {
+            self.workers_for(work)
+        };
         let Some(workers) = workers else {
             return items.iter_mut().enumerate().map(|(i, t)| f(i, t)).collect();
         };
@@ -202,13 +215,7 @@ impl Pool {
         P: FnOnce(&mut dyn FnMut(I)) -> Result<(), E>,
         C: Fn(usize, I) -> R + Sync,
     {
-        let one = self.threads.is_some_and(|n| n <= 1);
-        let workers = if one || work < self.min_work {
-            None
-        } else {
-            self.workers()
-        };
-        let Some(workers) = workers else {
+        let Some(workers) = self.workers_for(work) else {
             let mut out = Vec::new();
             produce(&mut |item| {
                 let k = out.len();

@@ -400,10 +400,11 @@ pub fn summaries_from(locals: Vec<LocalEffects>) -> Summaries {
         }
     }
     let mut sums = vec![Summary::default(); n];
-    // Callees before callers, so that each function is usually computed
-    // once its callees are final.
-    let mut work: Vec<u32> = callees_first(&locals);
-    work.reverse();
+    // Callees before callers (the components' reverse topological order),
+    // so that each function is usually computed once its callees are final.
+    let (order, _) =
+        crate::ir::graph::sccs_flat(n, |i| locals[i].callees.iter().map(|&c| c as usize));
+    let mut work: Vec<u32> = order.into_iter().rev().map(|i| i as u32).collect();
     let mut queued = vec![true; n];
     while let Some(i) = work.pop() {
         let i = i as usize;
@@ -431,36 +432,6 @@ pub fn summaries_from(locals: Vec<LocalEffects>) -> Summaries {
         }
     }
     Summaries(sums)
-}
-
-/// The functions in depth-first postorder over the call graph (callees
-/// before their callers, except along recursion), iteratively.
-fn callees_first(locals: &[LocalEffects]) -> Vec<u32> {
-    let n = locals.len();
-    let mut order = Vec::with_capacity(n);
-    let mut seen = vec![false; n];
-    for root in 0..n {
-        if seen[root] {
-            continue;
-        }
-        seen[root] = true;
-        let mut stack = vec![(root, locals[root].callees.iter())];
-        while let Some((f, callees)) = stack.last_mut() {
-            let f = *f;
-            match callees.next() {
-                Some(&c) if (c as usize) < n && !seen[c as usize] => {
-                    seen[c as usize] = true;
-                    stack.push((c as usize, locals[c as usize].callees.iter()));
-                }
-                Some(_) => {}
-                None => {
-                    order.push(f as u32);
-                    stack.pop();
-                }
-            }
-        }
-    }
-    order
 }
 
 /// `(root, offset)` with `op == root + offset` in wrapping arithmetic
