@@ -27,6 +27,7 @@ pub mod dce;
 pub mod dse;
 pub mod gvn_load;
 pub mod inline;
+pub mod knownbits;
 pub mod licm;
 pub mod licm_checks;
 pub mod loops;
@@ -426,6 +427,12 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(cse::run),
         level: Some(2),
         doc: "dominator-scoped CSE of pure operations; branches on a condition a dominating branch decided",
+    },
+    Pass {
+        name: "knownbits",
+        run: PassFn::Function(knownbits::run),
+        level: Some(2),
+        doc: "known low zero bits: `x / 2^k` of a multiple of 2^k becomes `x >> k`, `x % 2^k` becomes 0",
     },
     Pass {
         name: "checks",

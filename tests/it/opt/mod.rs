@@ -5,6 +5,7 @@ mod differential;
 mod dse;
 mod e2e;
 mod inline;
+mod knownbits;
 mod licm_checks;
 mod memssa_clients;
 mod pipeline;

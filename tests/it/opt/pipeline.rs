@@ -76,6 +76,7 @@ fn pipeline_table_levels_and_pass_lists() {
             "tailrec",
             "loops",
             "cse",
+            "knownbits",
             "checks",
             "rotate",
             "gvn_load",

@@ -17,6 +17,7 @@ const O2: &[&str] = &[
     "tailrec",
     "loops",
     "cse",
+    "knownbits",
     "checks",
     "rotate",
     "gvn_load",
