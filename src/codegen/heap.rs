@@ -2,7 +2,8 @@
 //!
 //! - `ArrayLen`: the word at offset 8 of the array object.
 //! - `ArrayElem`: element `index` of the data buffer whose address is the
-//!   word at offset 24, read and written with the element's machine type;
+//!   word at offset 24 (a `readonly can_move` load where the buffer cannot
+//!   move, `fixed_data.rs`), read and written with the element's machine type;
 //!   elements of `[bool]` are 1 byte, all others 8 (`runtime::heap::elem_size`).
 //! - `Field`: slot `field` after the header word of the struct object.
 //! - `Global`: the global's own 8-byte data object.
@@ -31,10 +32,11 @@ impl FnTrans<'_, '_, '_> {
             Loc::ArrayLen => (base_v(self)?, ARRAY_LEN_OFFSET),
             Loc::ArrayElem(elem) => {
                 let a = base_v(self)?;
-                let data =
-                    self.b
-                        .ins()
-                        .load(types::I64, MemFlagsData::trusted(), a, ARRAY_DATA_OFFSET);
+                let flags = match self.movable.is_fixed(elem) {
+                    true => MemFlagsData::trusted().with_readonly().with_can_move(),
+                    false => MemFlagsData::trusted(),
+                };
+                let data = self.b.ins().load(types::I64, flags, a, ARRAY_DATA_OFFSET);
                 let i = self.operand(index.as_ref().ok_or("array access without index")?)?;
                 let off = match elem_size(*elem == Type::Bool) {
                     BOOL_ELEM_SIZE => i,

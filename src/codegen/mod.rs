@@ -17,6 +17,7 @@
 pub mod asm;
 mod bril_mem;
 mod compile;
+pub mod fixed_data;
 pub mod gc;
 pub mod heap;
 pub mod ops;
@@ -150,6 +151,9 @@ pub(crate) struct Compiler<'a> {
     opts: CodegenOptions,
     /// How many functions were compiled with the large-function ISA.
     pub large_functions: usize,
+    /// The module's call summaries when optimizing (`None` at `-O0`): what
+    /// [`fixed_data::MovableData`] reads for calls.
+    summaries: Option<crate::memssa::alias::Summaries>,
 }
 
 /// Functions with more Cranelift instructions than this are register-
@@ -353,6 +357,9 @@ impl<'a> Compiler<'a> {
             large_isa: None,
             opts: opts.clone(),
             large_functions: 0,
+            summaries: opts
+                .optimize
+                .then(|| crate::memssa::alias::summaries_on(ir, &opts.pool)),
         };
         let call_conv = cx.module.isa().default_call_conv();
         for (i, code) in ir.funcs.iter().enumerate() {

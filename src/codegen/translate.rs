@@ -18,6 +18,7 @@
 //! - Cranelift's own SSA variables are not used.
 
 use super::Compiler;
+use super::fixed_data::MovableData;
 use super::ops;
 use super::rtfn::{self, Lowering, RtSig, RtTy};
 use crate::ir::{BlockId, Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type, Value};
@@ -108,6 +109,8 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     on_cycle: SecondaryMap<BlockId, bool>,
     /// Whether the block being translated lies on a cycle.
     in_loop: bool,
+    /// The arrays whose buffer may move while the function runs.
+    pub(super) movable: super::fixed_data::MovableData,
 }
 
 /// Per IR block: whether it lies on a cycle of the CFG, that is in a
@@ -155,6 +158,10 @@ pub(super) fn translate<'a>(
     code: &'a IrCode,
     b: FunctionBuilder<'_>,
 ) -> Result<super::gc::FrameRoots, String> {
+    let movable = match &cx.summaries {
+        Some(sums) => MovableData::of_function(code, sums),
+        None => MovableData::anything(),
+    };
     let mut t = FnTrans {
         cx,
         b,
@@ -172,6 +179,7 @@ pub(super) fn translate<'a>(
         cold: cold_blocks(code),
         on_cycle: cycle_blocks(code),
         in_loop: false,
+        movable,
     };
     t.run()?;
     let config = t.cx.module.isa().frontend_config();

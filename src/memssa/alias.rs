@@ -350,6 +350,14 @@ pub fn compute_summaries(module: &Module) -> Summaries {
     summaries_from(module.funcs.iter().map(local_effects).collect())
 }
 
+/// [`compute_summaries`] with each function's own effects found on `pool`.
+pub fn summaries_on(module: &Module, pool: &crate::par::Pool) -> Summaries {
+    let locals = pool.map(module.funcs.len(), module.stmt_count(), |i| {
+        local_effects(&module.funcs[i])
+    });
+    summaries_from(locals)
+}
+
 /// What one function does itself: its own effects (calls excluded) and
 /// the functions it calls.
 pub struct LocalEffects {

@@ -42,7 +42,7 @@ pub mod version;
 
 use crate::ir::{IrCode, Module};
 use crate::memssa::MemorySsa;
-use crate::memssa::alias::{Summaries, compute_summaries, local_effects, summaries_from};
+use crate::memssa::alias::{Summaries, compute_summaries, summaries_on};
 use remarks::{Describe, Msg, NameTables, Remark, RemarkKind};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -759,14 +759,6 @@ pub fn verify_on(module: &Module, pool: &crate::par::Pool) -> Result<(), Vec<Str
             crate::ir::verify::verify_function(&funcs[i], &module.program)
         })
     })
-}
-
-/// [`compute_summaries`], the functions' own effects on `pool`'s threads.
-fn summaries_on(module: &Module, pool: &crate::par::Pool) -> Summaries {
-    let locals = pool.map(module.funcs.len(), module.stmt_count(), |i| {
-        local_effects(&module.funcs[i])
-    });
-    summaries_from(locals)
 }
 
 fn run_passes(

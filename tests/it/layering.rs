@@ -54,7 +54,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     (
         "memssa",
-        &["span", "diag", "types", "rtfns", "sema::hir::Program", "ir"],
+        &[
+            "span",
+            "diag",
+            "par",
+            "types",
+            "rtfns",
+            "sema::hir::Program",
+            "ir",
+        ],
     ),
     (
         "opt",
@@ -81,6 +89,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "types",
             "rtfns",
             "ir",
+            "memssa",
             "runtime",
             "type_tags",
         ],

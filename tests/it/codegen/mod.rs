@@ -1,4 +1,5 @@
 //! The Cranelift backend and the JIT.
+mod fixed_data;
 mod ice;
 mod jit;
 mod jit_hir;

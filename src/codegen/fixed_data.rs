@@ -1,0 +1,89 @@
+//! Array buffers a function cannot move. An array's elements live in a
+//! buffer whose address is the word at offset 24 of the array object
+//! (`runtime::heap::ARRAY_DATA_OFFSET`); only a runtime call that writes the
+//! array's length (`push`, `pop`) replaces it, and the collector never
+//! moves it. So in a function where no statement, and no callee by the
+//! call summaries of `memssa::alias`, may write the length of an existing
+//! array of element type `T`, every `[T]` keeps its buffer for the whole
+//! call: the load of that address is emitted `readonly` and `can_move`, and
+//! Cranelift's egraph merges the loads of one array and hoists them out of
+//! loops (LLVM's `invariant.load`). Without it each element access reloads
+//! the address, since an element store might, for all Cranelift knows,
+//! have overwritten it.
+//!
+//! Invariants this rests on:
+//! - an array value is always a live array object (arrays are never nil,
+//!   `Undef` is never an array), so the load may run earlier than written;
+//! - an allocation in the function writes only its own fresh array's
+//!   header, before anything can load from that array (the load takes the
+//!   allocation's result), so allocations do not count as writes here;
+//! - the stack maps are computed on the CLIF as translated, before
+//!   Cranelift hoists anything, so an array whose buffer address was hoisted
+//!   is still a root wherever the source used it.
+
+use crate::ir::{Inst, IrCode, Loc, Type};
+use crate::memssa::alias::{Class, Effect, Summaries, inst_effect};
+
+/// The element types whose arrays may get a new buffer while a function
+/// runs (`all`: any element type).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MovableData {
+    all: bool,
+    elems: Vec<Type>,
+}
+
+impl MovableData {
+    /// Nothing is known: every buffer may move.
+    pub fn anything() -> MovableData {
+        MovableData {
+            all: true,
+            elems: Vec::new(),
+        }
+    }
+
+    /// Whether the buffer of every array of element type `elem` stays put.
+    pub fn is_fixed(&self, elem: &Type) -> bool {
+        !self.all && !self.elems.contains(elem)
+    }
+
+    fn add_len_writes(&mut self, writes: &Effect) {
+        let mut add = |class: &Class| {
+            if let Class::Len(t) = class
+                && !self.elems.contains(t)
+            {
+                self.elems.push(t.clone());
+            }
+        };
+        match writes {
+            Effect::None => {}
+            Effect::Classes(set) if set.all => self.all = true,
+            Effect::Classes(set) => set.set.iter().for_each(add),
+            Effect::Locs(locs) => locs.iter().for_each(|l| add(&l.class)),
+        }
+    }
+
+    /// What function `ir` may do to array buffers, given the summaries of
+    /// the functions it calls.
+    pub fn of_function(ir: &IrCode, sums: &Summaries) -> MovableData {
+        let mut movable = MovableData::default();
+        for (s, inst) in ir.stmts.inst.iter() {
+            match inst {
+                Inst::NewArray { .. } => {}
+                Inst::Store {
+                    loc: Loc::ArrayLen, ..
+                }
+                | Inst::Call { .. }
+                | Inst::Runtime { .. } => {
+                    if let Some(effect) = inst_effect(ir, s, inst, sums) {
+                        movable.add_len_writes(&effect.writes);
+                    }
+                }
+                _ => {}
+            }
+            if movable.all {
+                break;
+            }
+        }
+        movable
+    }
+}

@@ -1,0 +1,124 @@
+//! Array buffers a function cannot move (`codegen/fixed_data.rs`): which
+//! loads of an array's buffer address are `readonly can_move`, that
+//! Cranelift then hoists them out of loops, and that a `push` in the
+//! function or in a callee keeps them plain. `toyc clif` on small programs;
+//! the programs' output is checked at -O0 and -O2.
+
+use std::process::Command;
+
+const SRC: &str = "fn sum(a: [int]) -> int {
+    var s = 0;
+    for i in 0..len(a) {
+        s += a[i];
+    }
+    return s;
+}
+fn grow(a: [int], n: int) -> int {
+    var s = 0;
+    for i in 0..n {
+        s += a[i];
+        push(a, i);
+    }
+    return s;
+}
+fn pusher(a: [int]) { push(a, 1); }
+fn calls(a: [int], f: [float]) -> float {
+    var t = 0.0;
+    for i in 0..len(a) {
+        t += f[i] + float(a[i]);
+        pusher(a);
+    }
+    return t;
+}
+fn fresh(n: int) -> int {
+    let b = [0; n];
+    for i in 0..n {
+        b[i] = i;
+    }
+    return b[n - 1];
+}
+fn main() {
+    let a = [1, 2, 3];
+    print(sum(a), grow(a, 5), fresh(4));
+    print(calls([1, 2], [0.5, 0.25, 0.125, 1.0]), len(a));
+}
+";
+
+fn toyc(args: &[&str]) -> String {
+    let path = std::env::temp_dir().join(format!("toyc-fixed-data-{}.toy", std::process::id()));
+    std::fs::write(&path, SRC).expect("write program");
+    let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
+        .args(args)
+        .arg(&path)
+        .output()
+        .expect("run toyc");
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// The buffer-address loads (offset 24) of function `f`'s CLIF.
+fn data_loads(clif: &str) -> Vec<&str> {
+    clif.lines().filter(|l| l.ends_with("+24")).collect()
+}
+
+#[test]
+fn the_output_is_the_same_at_every_level() {
+    for opt in ["-O0", "-O2"] {
+        assert_eq!(toyc(&["run", opt]), "6 7 3\n3.75 8\n", "{opt}");
+    }
+}
+
+#[test]
+fn a_buffer_nothing_can_move_is_loaded_once_before_the_loop() {
+    let clif = toyc(&["clif", "--fn", "sum"]);
+    assert_eq!(
+        data_loads(&clif),
+        ["    v11 = load.i64 notrap aligned readonly can_move v0+24"],
+        "{clif}"
+    );
+    // Cranelift hoists it: the block that loads the address is not the
+    // loop's, which loads the element (a load without offset).
+    let optimized = toyc(&["clif", "--optimized", "--fn", "sum"]);
+    let blocks: Vec<&str> = optimized.split("\nblock").collect();
+    let with_data = blocks.iter().filter(|b| b.contains("can_move v0+24"));
+    let with_elem = blocks.iter().filter(|b| {
+        b.lines()
+            .any(|l| l.contains("= load.i64 notrap aligned v") && !l.contains('+'))
+    });
+    assert_eq!(with_data.clone().count(), 1, "{optimized}");
+    assert_eq!(with_elem.clone().count(), 1, "{optimized}");
+    assert_ne!(with_data.max(), with_elem.max(), "{optimized}");
+    // An allocation in the function moves no existing buffer.
+    let fresh = toyc(&["clif", "--fn", "fresh"]);
+    assert!(
+        data_loads(&fresh)
+            .iter()
+            .all(|l| l.contains("readonly can_move")),
+        "{fresh}"
+    );
+}
+
+#[test]
+fn a_push_here_or_in_a_callee_keeps_the_loads_of_its_element_type() {
+    let grow = toyc(&["clif", "--fn", "grow"]);
+    let loads = data_loads(&grow);
+    assert_eq!(loads.len(), 1, "{grow}");
+    assert!(!loads[0].contains("readonly"), "{grow}");
+    // `pusher` pushes onto an `[int]`: `a`'s loads stay plain, `f`'s
+    // (`[float]`) do not.
+    let calls = toyc(&["clif", "--fn", "calls"]);
+    let (fixed, plain): (Vec<&str>, Vec<&str>) = data_loads(&calls)
+        .into_iter()
+        .partition(|l| l.contains("readonly can_move"));
+    assert!(
+        !fixed.is_empty() && fixed.iter().all(|l| l.ends_with("v1+24")),
+        "{calls}"
+    );
+    assert!(
+        !plain.is_empty() && plain.iter().all(|l| l.ends_with("v0+24")),
+        "{calls}"
+    );
+    // At -O0 nothing is `readonly`.
+    let o0 = toyc(&["clif", "-O0", "--fn", "sum"]);
+    assert!(!o0.contains("readonly"), "{o0}");
+}
