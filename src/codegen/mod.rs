@@ -21,6 +21,7 @@ pub mod fixed_data;
 pub mod gc;
 pub mod heap;
 pub mod ops;
+mod raise;
 pub mod rtfn;
 pub mod run;
 mod stack_maps;

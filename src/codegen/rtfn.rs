@@ -157,7 +157,8 @@ pub mod internal {
     use super::*;
     pub const RAISE_THROW: RtSig = sig("toy_raise_throw", &[P, I], None);
     pub const RAISE_DIV_ZERO: RtSig = gc_sig("toy_raise_div_zero", &[I], None);
-    pub const RAISE_INDEX: RtSig = gc_sig("toy_raise_index", &[I, I, I], None);
+    /// (address of the index and the length, position).
+    pub const RAISE_INDEX: RtSig = gc_sig("toy_raise_index_at", &[P, I], None);
     pub const RAISE_NIL: RtSig = gc_sig("toy_raise_nil", &[I], None);
     pub const RAISE_NEGATIVE_LENGTH: RtSig = gc_sig("toy_raise_negative_length", &[I], None);
     pub const RAISE_POP_EMPTY: RtSig = gc_sig("toy_raise_pop_empty", &[I], None);

@@ -21,7 +21,7 @@ use super::Compiler;
 use super::fixed_data::MovableData;
 use super::ops;
 use super::rtfn::{self, Lowering, RtSig, RtTy};
-use crate::ir::{BlockId, Inst, IrCode, Operand, RaiseKind, RuntimeFn, Type, Value};
+use crate::ir::{BlockId, Inst, IrCode, Operand, RuntimeFn, Type, Value};
 use crate::rtfns::Ty;
 use cranelift_codegen::ir::condcodes::{CondCode, IntCC};
 use cranelift_codegen::ir::{
@@ -111,6 +111,8 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     in_loop: bool,
     /// The arrays whose buffer may move while the function runs.
     pub(super) movable: super::fixed_data::MovableData,
+    /// The slot a raise passes its operands in (`raise.rs`), made on first use.
+    pub(super) raise_slot: Option<StackSlot>,
 }
 
 /// Per IR block: whether it lies on a cycle of the CFG, that is in a
@@ -180,6 +182,7 @@ pub(super) fn translate<'a>(
         on_cycle: cycle_blocks(code),
         in_loop: false,
         movable,
+        raise_slot: None,
     };
     t.run()?;
     let config = t.cx.module.isa().frontend_config();
@@ -505,7 +508,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         Ok(self.b.ins().load(types::F64, flags, addr, 0))
     }
 
-    fn operands(&mut self, ops: &[Operand]) -> Result<Vec<cl::Value>, String> {
+    pub(super) fn operands(&mut self, ops: &[Operand]) -> Result<Vec<cl::Value>, String> {
         ops.iter().map(|o| self.operand(o)).collect()
     }
 
@@ -551,7 +554,8 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
 
     pub(super) fn position_arg(&mut self, s: Value) -> cl::Value {
         let id = self.cx.position_id(self.code.stmts.span[s]);
-        self.b.ins().iconst(types::I64, id as i64)
+        let tagged = crate::runtime::POSITION_TAG | id;
+        self.b.ins().iconst(types::I64, tagged as i64)
     }
 
     /// Records the value of statement `s`.
@@ -763,26 +767,6 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 self.set(s, Some(v));
             }
         }
-        Ok(())
-    }
-
-    fn raise(&mut self, s: Value, kind: RaiseKind, args: &[Operand]) -> Result<(), String> {
-        use rtfn::internal as rt;
-        let mut vals = self.operands(args)?;
-        let sig = match (kind, vals.len()) {
-            (RaiseKind::Throw, 1) => rt::RAISE_THROW,
-            (RaiseKind::DivisionByZero, 0) => rt::RAISE_DIV_ZERO,
-            (RaiseKind::IndexOutOfBounds, 2) => rt::RAISE_INDEX,
-            (RaiseKind::NilDereference, 0) => rt::RAISE_NIL,
-            (RaiseKind::NegativeArrayLength, 0) => rt::RAISE_NEGATIVE_LENGTH,
-            (RaiseKind::PopFromEmpty, 0) => rt::RAISE_POP_EMPTY,
-            (RaiseKind::AssertionFailed, 0) => rt::RAISE_ASSERT,
-            (RaiseKind::AssertionFailed, 1) => rt::RAISE_ASSERT_MSG,
-            (k, n) => return Err(format!("raise {k:?} with {n} arguments")),
-        };
-        let p = self.position_arg(s);
-        vals.push(p);
-        self.call_rt(sig, &vals)?;
         Ok(())
     }
 

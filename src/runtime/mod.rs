@@ -64,10 +64,16 @@ pub fn reset(positions: Vec<String>, gc_config: gc::GcConfig) {
     math::start_clock();
 }
 
+/// Compiled code passes position `i` as `POSITION_TAG | i`, a constant no
+/// other code uses: Cranelift would otherwise share a cold call's `3` with
+/// a hot `3` (a shift amount, say) and keep it in a register through the
+/// hot path. The interpreter passes `i` itself.
+pub const POSITION_TAG: u64 = 0x7f << 48;
+
 fn position_text(id: u64) -> String {
     let table = POSITIONS.lock().unwrap_or_else(|e| e.into_inner());
     table
-        .get(id as usize)
+        .get((id & !POSITION_TAG) as usize)
         .cloned()
         .unwrap_or_else(|| "<unknown>".to_string())
 }
@@ -124,10 +130,25 @@ pub extern "C" fn toy_raise_div_zero(pos: u64) {
 }
 pub extern "C" fn toy_raise_index(index: i64, len: i64, pos: u64) {
     gc::safepoint(&[]);
-    raise_text(
-        &format!("index out of bounds: index {index}, length {len}"),
-        pos,
-    );
+    raise_text(&index_message(index, len), pos);
+}
+/// `toy_raise_index` with the index and the length in `operands[0]` and
+/// `operands[1]`, where compiled code stored them: the hot path that
+/// branched to the call then keeps the two values in whatever registers
+/// suit it (call arguments would pull them into the argument registers
+/// along the whole loop).
+///
+/// # Safety
+/// `operands` points to two readable `i64`s.
+pub unsafe extern "C" fn toy_raise_index_at(operands: *const i64, pos: u64) {
+    gc::safepoint(&[]);
+    // SAFETY: the caller's contract.
+    let (index, len) = unsafe { (*operands, *operands.add(1)) };
+    raise_text(&index_message(index, len), pos);
+}
+
+fn index_message(index: i64, len: i64) -> String {
+    format!("index out of bounds: index {index}, length {len}")
 }
 pub extern "C" fn toy_raise_nil(pos: u64) {
     gc::safepoint(&[]);
@@ -203,7 +224,7 @@ pub fn symbols() -> Vec<(&'static str, *const u8)> {
         ),
         ("toy_raise_throw", toy_raise_throw as *const u8),
         ("toy_raise_div_zero", toy_raise_div_zero as *const u8),
-        ("toy_raise_index", toy_raise_index as *const u8),
+        ("toy_raise_index_at", toy_raise_index_at as *const u8),
         ("toy_raise_nil", toy_raise_nil as *const u8),
         (
             "toy_raise_negative_length",

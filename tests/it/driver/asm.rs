@@ -165,3 +165,66 @@ fn times_two_is_an_addition() {
         );
     }
 }
+
+/// An index out of bounds passes its index and length to the runtime in a
+/// slot of the frame (one per function, `codegen/raise.rs`), and every
+/// position constant carries `runtime::POSITION_TAG`.
+#[test]
+fn index_errors_pass_their_operands_in_one_slot() {
+    let file = program(
+        "raise_slot",
+        "fn get2(a: [int], i: int, j: int) -> int { return a[i] + a[j]; }\n\
+         fn main() { print(get2([1, 2], 0, 1)); }\n",
+    );
+    let clif = stdout_of(&["clif", "--fn", "get2", file.to_str().unwrap()]);
+    assert_eq!(clif.matches("explicit_slot").count(), 1, "{clif}");
+    assert_eq!(clif.matches("ss0 = explicit_slot 16").count(), 1, "{clif}");
+    assert_eq!(clif.matches("= stack_addr.i64 ss0+8").count(), 2, "{clif}");
+    assert!(
+        clif.contains("= iconst.i64 0x007f_0000_0000_0000"),
+        "{clif}"
+    );
+    assert!(
+        clif.contains("= iconst.i64 0x007f_0000_0000_0001"),
+        "{clif}"
+    );
+    assert!(clif.contains("; u0:4 = toy_raise_index_at.gc"), "{clif}");
+}
+
+/// The loop of a two-pointer reversal keeps both indices where they are:
+/// with the index and length as call arguments of the error paths, the
+/// register allocator moved them into the argument registers on every
+/// iteration (eleven `mov` between registers in this function).
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn a_checked_loop_does_not_shuffle_its_indices() {
+    let file = program(
+        "reverse",
+        "fn rev(p: [int], k: int) {\n\
+         var lo = 0;\n\
+         var hi = k;\n\
+         while lo < hi {\n\
+         let t = p[lo];\n\
+         p[lo] = p[hi];\n\
+         p[hi] = t;\n\
+         lo += 1;\n\
+         hi -= 1;\n\
+         }\n\
+         }\n\
+         fn main() { let p = [1, 2, 3, 4]; rev(p, 3); print(p[0], p[3]); }\n",
+    );
+    let text = stdout_of(&["asm", "--fn", "rev", file.to_str().unwrap()]);
+    let reg = |s: &str| !s.contains('[') && !s.trim().starts_with(|c: char| c.is_ascii_digit());
+    let moves = text
+        .lines()
+        .filter_map(|l| l.split(":  ").nth(1))
+        .filter(|i| {
+            let mut parts = i.splitn(2, char::is_whitespace);
+            parts.next() == Some("mov")
+                && parts.next().is_some_and(|ops| {
+                    ops.split(", ").all(reg) && !ops.contains("rsp") && !ops.contains("rbp")
+                })
+        })
+        .count();
+    assert!(moves <= 2, "{moves} register moves:\n{text}");
+}
