@@ -13,7 +13,8 @@
 //! pass when [`PipelineOptions::verify`].
 //!
 //! Everything a pass reads besides the IR comes in its [`PassCtx`]: whether
-//! to verify, the call summaries of the module (computed before each pass),
+//! to verify, the call summaries of the module (computed before each pass
+//! that reads them),
 //! the [`Counters`] it adds to (`pass.counter: N` lines with `--stats`),
 //! the optimisation remarks it records (`--remarks`, [`remarks`]), and
 //! where MemorySSA verifier failures go. No pass reads global or
@@ -337,6 +338,11 @@ pub struct Pass {
     /// The lowest `-O` level whose default pipeline includes the row;
     /// `None`: no default pipeline runs it, only `--passes`.
     pub level: Option<u8>,
+    /// Whether the pass reads [`PassCtx::summaries`] (it builds MemorySSA
+    /// or asks the alias analysis about calls): they are computed afresh
+    /// before such a row; any other row gets empty summaries, which say
+    /// that every call may read and write everything.
+    pub reads_summaries: bool,
     pub doc: &'static str,
 }
 
@@ -384,108 +390,126 @@ pub static PASSES: &[Pass] = &[
         name: "sccp",
         run: PassFn::Function(sccp::run),
         level: Some(1),
+        reads_summaries: false,
         doc: "sparse conditional constant propagation (Wegman-Zadeck)",
     },
     Pass {
         name: "dce",
         run: PassFn::Function(dce::run),
         level: Some(1),
+        reads_summaries: false,
         doc: "dead code elimination (mark-sweep, removes dead phi cycles)",
     },
     Pass {
         name: "simplifycfg",
         run: PassFn::Function(cfg::run),
         level: Some(1),
+        reads_summaries: false,
         doc: "fold constant branches, thread empty blocks, merge straight-line blocks",
     },
     Pass {
         name: "inline",
         run: PassFn::Module(inline::run),
         level: Some(2),
+        reads_summaries: false,
         doc: "inline calls of small non-recursive functions (bottom-up over the call graph; cleans the changed callers with sccp and simplifycfg)",
     },
     Pass {
         name: "tailrec",
         run: PassFn::Function(tailrec::run),
         level: Some(2),
+        reads_summaries: false,
         doc: "tail-recursion elimination: self tail calls become a loop; `return x + f(..)` accumulates (int add/mul/and/or/xor)",
     },
     Pass {
         name: "loops",
         run: PassFn::Function(loops::run),
         level: Some(2),
+        reads_summaries: false,
         doc: "loop canonicalisation: dedicated preheaders and exit blocks",
     },
     Pass {
         name: "pi",
         run: PassFn::Function(pi_insert::run),
         level: None,
+        reads_summaries: false,
         doc: "insert π facts after comparison branches (`checks` does it itself)",
     },
     Pass {
         name: "cse",
         run: PassFn::Function(cse::run),
         level: Some(2),
+        reads_summaries: false,
         doc: "dominator-scoped CSE of pure operations; branches on a condition a dominating branch decided",
     },
     Pass {
         name: "knownbits",
         run: PassFn::Function(knownbits::run),
         level: Some(2),
+        reads_summaries: false,
         doc: "known low zero bits: `x / 2^k` of a multiple of 2^k becomes `x >> k`, `x % 2^k` becomes 0",
     },
     Pass {
         name: "checks",
         run: PassFn::Function(checks::run),
         level: Some(2),
+        reads_summaries: true,
         doc: "π-fact bounds/nil/division check elimination",
     },
     Pass {
         name: "rotate",
         run: PassFn::Function(rotate::run),
         level: Some(2),
+        reads_summaries: false,
         doc: "loop rotation: `while c {..}` becomes a guard `if c` around `do {..} while c`",
     },
     Pass {
         name: "gvn_load",
         run: PassFn::Function(gvn_load::run),
         level: Some(2),
+        reads_summaries: true,
         doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)",
     },
     Pass {
         name: "licm",
         run: PassFn::Function(licm::run),
         level: Some(2),
+        reads_summaries: true,
         doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)",
     },
     Pass {
         name: "version",
         run: PassFn::Function(version::run),
         level: Some(2),
+        reads_summaries: false,
         doc: "loop versioning: a guard in the preheader proves every affine index in bounds over the whole iteration range and runs a copy of the loop without those checks",
     },
     Pass {
         name: "gvn_load.late",
         run: PassFn::Function(gvn_load::run),
         level: Some(2),
+        reads_summaries: true,
         doc: "gvn_load again after licm: loads hoisted from several loop levels",
     },
     Pass {
         name: "cse.late",
         run: PassFn::Function(cse::run),
         level: Some(2),
+        reads_summaries: false,
         doc: "cse again after licm: checks and comparisons hoisted from several loop levels",
     },
     Pass {
         name: "simplifycfg.late",
         run: PassFn::Function(cfg::run),
         level: Some(2),
+        reads_summaries: false,
         doc: "simplifycfg again after licm: the branches cse decided, empty blocks left by rotation",
     },
     Pass {
         name: "dse",
         run: PassFn::Function(dse::run),
         level: Some(2),
+        reads_summaries: true,
         doc: "dead-store elimination across blocks with MemorySSA (overwritten on every path before any read; stores into non-escaping unread allocations)",
     },
 ];
@@ -776,7 +800,10 @@ fn run_passes(
         };
         observer.before(name, module);
         let start = std::time::Instant::now();
-        ctx.summaries = Arc::new(summaries_on(module, &ctx.pool));
+        ctx.summaries = Arc::new(match pass.reads_summaries {
+            true => summaries_on(module, &ctx.pool),
+            false => Summaries::default(),
+        });
         if opts.reachable_only && reachability_stale {
             let live = module.reachable_from_entry();
             ctx.skip = Arc::new(live.iter().map(|l| !l).collect());
