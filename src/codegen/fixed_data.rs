@@ -22,50 +22,33 @@
 //!   is still a root wherever the source used it.
 
 use crate::ir::{Inst, IrCode, Loc, Type};
-use crate::memssa::alias::{Class, Effect, Summaries, inst_effect};
+use crate::memssa::alias::{Class, ClassSet, Summaries, add_effect, inst_effect};
 
-/// The element types whose arrays may get a new buffer while a function
-/// runs (`all`: any element type).
+/// What a function, callees included, may write, as location classes: an
+/// array of element type `T` may get a new buffer while it runs when
+/// `Len(T)` is among them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MovableData {
-    all: bool,
-    elems: Vec<Type>,
+    writes: ClassSet,
 }
 
 impl MovableData {
     /// Nothing is known: every buffer may move.
     pub fn anything() -> MovableData {
         MovableData {
-            all: true,
-            elems: Vec::new(),
+            writes: ClassSet::everything(),
         }
     }
 
     /// Whether the buffer of every array of element type `elem` stays put.
     pub fn is_fixed(&self, elem: &Type) -> bool {
-        !self.all && !self.elems.contains(elem)
-    }
-
-    fn add_len_writes(&mut self, writes: &Effect) {
-        let mut add = |class: &Class| {
-            if let Class::Len(t) = class
-                && !self.elems.contains(t)
-            {
-                self.elems.push(t.clone());
-            }
-        };
-        match writes {
-            Effect::None => {}
-            Effect::Classes(set) if set.all => self.all = true,
-            Effect::Classes(set) => set.set.iter().for_each(add),
-            Effect::Locs(locs) => locs.iter().for_each(|l| add(&l.class)),
-        }
+        !self.writes.contains(&Class::Len(elem.clone()))
     }
 
     /// What function `ir` may do to array buffers, given the summaries of
     /// the functions it calls.
     pub fn of_function(ir: &IrCode, sums: &Summaries) -> MovableData {
-        let mut movable = MovableData::default();
+        let mut writes = ClassSet::default();
         for (s, inst) in ir.stmts.inst.iter() {
             match inst {
                 Inst::NewArray { .. } => {}
@@ -75,15 +58,15 @@ impl MovableData {
                 | Inst::Call { .. }
                 | Inst::Runtime { .. } => {
                     if let Some(effect) = inst_effect(ir, s, inst, sums) {
-                        movable.add_len_writes(&effect.writes);
+                        add_effect(&mut writes, &effect.writes);
                     }
                 }
                 _ => {}
             }
-            if movable.all {
+            if writes.all {
                 break;
             }
         }
-        movable
+        MovableData { writes }
     }
 }

@@ -329,7 +329,8 @@ pub fn inst_effect(ir: &IrCode, v: Value, inst: &Inst, sums: &Summaries) -> Opti
     Some(e)
 }
 
-fn add_effect(set: &mut ClassSet, e: &Effect) {
+/// Adds the classes effect `e` touches to `set`.
+pub fn add_effect(set: &mut ClassSet, e: &Effect) {
     match e {
         Effect::None => {}
         Effect::Classes(c) => {

@@ -105,9 +105,10 @@ fn odd_distance_apart(ir: &IrCode, a: &Operand, b: &Operand) -> bool {
     plus_odd(a, b) || plus_odd(b, a)
 }
 
-/// `k` when `d == 2^k` with `1 <= k <= 62`.
+/// `k` when `d == 2^k` with `1 <= k <= 62` (a positive power of two
+/// above 1).
 fn power_of_two(d: i64) -> Option<u32> {
-    (d > 1 && d.count_ones() == 1 && d.trailing_zeros() <= 62).then(|| d.trailing_zeros())
+    (d > 1 && d.count_ones() == 1).then(|| d.trailing_zeros())
 }
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {

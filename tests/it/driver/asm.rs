@@ -194,7 +194,7 @@ fn index_errors_pass_their_operands_in_one_slot() {
 /// The loop of a two-pointer reversal keeps both indices where they are:
 /// with the index and length as call arguments of the error paths, the
 /// register allocator moved them into the argument registers on every
-/// iteration (eleven `mov` between registers in this function).
+/// iteration (twelve `mov` between registers in this function).
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn a_checked_loop_does_not_shuffle_its_indices() {
