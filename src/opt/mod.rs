@@ -35,6 +35,7 @@ pub mod loops;
 pub mod pi_insert;
 pub mod print;
 pub mod promote;
+pub mod recinline;
 pub mod remarks;
 pub mod rotate;
 pub mod sccp;
@@ -104,11 +105,12 @@ pub struct PassCtx {
 /// The steps passes run inside themselves with [`PassCtx::run_step`], as
 /// `OUTER.STEP`: what `--print-after` accepts besides pass rows, and the
 /// prefixes of their counters.
-pub const STEPS: [&str; 5] = [
+pub const STEPS: [&str; 6] = [
     "checks.simplifycfg",
     "checks.loops",
     "inline.sccp",
     "inline.simplifycfg",
+    "recinline.simplifycfg",
     "rotate.loops",
 ];
 
@@ -420,6 +422,13 @@ pub static PASSES: &[Pass] = &[
         level: Some(2),
         reads_summaries: false,
         doc: "tail-recursion elimination: self tail calls become a loop; `return x + f(..)` accumulates (int add/mul/and/or/xor)",
+    },
+    Pass {
+        name: "recinline",
+        run: PassFn::Function(recinline::run),
+        level: Some(2),
+        reads_summaries: false,
+        doc: "recursive inlining: a small recursive function's calls of itself become copies of its body, a few levels deep",
     },
     Pass {
         name: "loops",

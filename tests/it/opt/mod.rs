@@ -11,6 +11,7 @@ mod memssa_clients;
 mod pipeline;
 mod promote;
 mod promote_elems;
+mod recinline;
 mod remarks;
 mod rotate;
 mod snapshots;

@@ -74,6 +74,7 @@ fn pipeline_table_levels_and_pass_lists() {
             "simplifycfg",
             "inline",
             "tailrec",
+            "recinline",
             "loops",
             "cse",
             "knownbits",

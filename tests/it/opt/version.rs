@@ -15,6 +15,7 @@ const O2: &[&str] = &[
     "simplifycfg",
     "inline",
     "tailrec",
+    "recinline",
     "loops",
     "cse",
     "knownbits",
