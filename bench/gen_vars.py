@@ -11,15 +11,42 @@ Shapes (--shape):
   nest   N variables; loops nested 4 deep around groups of if/else, each
          group assigning a few variables.
   try    like `loop`, with each group of 10 assignments inside try/catch.
+  calls  no variables but one: N calls of a small function with a loop
+         that may throw. Each is inlined into `main`, whose one `unwind`
+         block then has N predecessors and which has N loops.
 
-Usage: gen_vars.py N [--shape loop|seq|nest|try] [--out FILE]
+Usage: gen_vars.py N [--shape loop|seq|nest|try|calls] [--out FILE]
 """
 
 import argparse
 import sys
 
 
+def gen_calls(n):
+    out = [
+        "fn f(x: int) -> int {",
+        "    if x > 1000000 {",
+        '        throw "big";',
+        "    }",
+        "    var s = 0;",
+        "    for i in 0..x {",
+        "        s += i * 3;",
+        "    }",
+        "    return s;",
+        "}",
+        "fn main() {",
+        "    var c = 0;",
+    ]
+    for i in range(n):
+        out.append(f"    c += f({i % 7});")
+    out.append("    print(c);")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
 def gen(n, shape):
+    if shape == "calls":
+        return gen_calls(n)
     out = ["fn main() {", "    let c = len(args()) == 0;"]
     for i in range(n):
         out.append(f"    var v{i} = {i};")

@@ -9,9 +9,12 @@ Programs (--kind):
   program  bench/gen_program.py: many functions with nested loops, arrays,
            structs, try/catch (the bench/run scaling programs).
   vars     bench/gen_vars.py --shape loop: one function with N/3 variables.
+  calls    bench/gen_vars.py --shape calls: `main` with N calls of a small
+           function that may throw (inlined: N loops and one `unwind`
+           block with N predecessors).
 
 Each cell is the median of --reps runs (default 3).
-Usage: bench/scale_phases.py [--kind program|vars] [--toyc PATH] [--sizes 1000,10000,100000]
+Usage: bench/scale_phases.py [--kind program|vars|calls] [--toyc PATH] [--sizes 1000,10000,100000]
 """
 
 import argparse
@@ -29,6 +32,8 @@ ROOT = os.path.dirname(BENCH)
 def generate(kind, lines, path):
     if kind == "program":
         cmd = [sys.executable, os.path.join(BENCH, "gen_program.py"), "--lines", str(lines), "--out", path]
+    elif kind == "calls":
+        cmd = [sys.executable, os.path.join(BENCH, "gen_vars.py"), str(lines), "--shape", "calls", "--out", path]
     else:
         cmd = [sys.executable, os.path.join(BENCH, "gen_vars.py"), str(lines // 3), "--shape", "loop", "--out", path]
     subprocess.run(cmd, check=True)
@@ -52,7 +57,7 @@ def phases(toyc, opt, path, reps):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--kind", default="program", choices=["program", "vars"])
+    ap.add_argument("--kind", default="program", choices=["program", "vars", "calls"])
     ap.add_argument("--toyc", default=os.path.join(ROOT, "target", "release", "toyc"))
     ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--reps", type=int, default=3)

@@ -246,8 +246,12 @@ impl BlockIr {
         preds.resize(self.next_label.index());
         for b in &self.blocks {
             for s in b.term.succs() {
+                // A block's own edges are pushed one after another, so a
+                // duplicate can only be the list's last entry (a linear
+                // search would be quadratic in a block's predecessors: the
+                // shared `unwind` block of a function with many calls).
                 let list = &mut preds[s];
-                if !list.contains(&b.label) {
+                if list.last() != Some(&b.label) {
                     list.push(b.label);
                 }
             }

@@ -9,13 +9,20 @@ use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, IrCode};
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 
-/// Unique predecessors of `b`, in order.
+/// Unique predecessors of `b`, in order. Linear in their number (a
+/// function's shared `unwind` block may have one per call).
 pub(crate) fn unique_preds(ir: &IrCode, b: BlockId) -> Vec<BlockId> {
-    let mut out: Vec<BlockId> = Vec::new();
-    for p in &ir.cfg.blocks[b].preds {
-        if !out.contains(p) {
-            out.push(*p);
+    let preds = &ir.cfg.blocks[b].preds;
+    let mut out: Vec<BlockId> = Vec::with_capacity(preds.len());
+    if preds.len() <= 16 {
+        for p in preds {
+            if !out.contains(p) {
+                out.push(*p);
+            }
         }
+    } else {
+        let mut seen = crate::ir::FxSet::default();
+        out.extend(preds.iter().copied().filter(|p| seen.insert(*p)));
     }
     out
 }
