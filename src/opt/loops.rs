@@ -21,7 +21,7 @@ use crate::ir::compact::{block_succs, compact_only};
 use crate::ir::dom::DomTree;
 use crate::ir::edit::default_flags;
 use crate::ir::loops::{LoopId, LoopNest};
-use crate::ir::{BlockId, Inst, IrCode, Operand};
+use crate::ir::{BlockId, FxSet, Inst, IrCode, Operand};
 use crate::opt::PassCtx;
 use cranelift_entity::EntityRef;
 
@@ -106,6 +106,20 @@ fn analysis_of(succs: Vec<Vec<usize>>) -> Analysis {
 pub(crate) fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> BBlock {
     let t_label = bir.blocks[target].label;
     let from_labels: Vec<Label> = from.iter().map(|&f| bir.blocks[f].label).collect();
+    // Membership by a set when there are many edges (a linear search per φ
+    // operand would be quadratic in a block's predecessors).
+    let from_set: FxSet<Label> = if from_labels.len() > 8 {
+        from_labels.iter().copied().collect()
+    } else {
+        FxSet::default()
+    };
+    let is_from = |e: &Label| {
+        if from_labels.len() > 8 {
+            from_set.contains(e)
+        } else {
+            from_labels.contains(e)
+        }
+    };
     let new_label = bir.fresh_label();
     let span = bir.blocks[target].term_span;
     let mut new_stmts = Vec::new();
@@ -124,7 +138,7 @@ pub(crate) fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> B
         };
         let (mut ie, mut iv) = (Vec::new(), Vec::new());
         for (e, v) in edges.iter().zip(values) {
-            if from_labels.contains(e) {
+            if is_from(e) {
                 ie.push(*e);
                 iv.push(*v);
             }
@@ -150,21 +164,28 @@ pub(crate) fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> B
         };
         replacements.push((phi.id, incoming));
     }
+    // `replacements` follows the block's φs in order: one walk pairs them.
+    let mut next = replacements.into_iter().peekable();
     for s in bir.blocks[target].stmts.iter_mut() {
-        if let Some((_, inc)) = replacements.iter().find(|(id, _)| *id == s.id)
+        if next.peek().is_none() {
+            break;
+        }
+        if next.peek().is_some_and(|(id, _)| *id == s.id)
+            && let Some((_, inc)) = next.next()
             && let Inst::Phi { edges, values } = &mut s.inst
         {
-            let mut i = 0;
-            while i < edges.len() {
-                if from_labels.contains(&edges[i]) {
-                    edges.remove(i);
-                    values.remove(i);
-                } else {
-                    i += 1;
+            let mut kept = 0;
+            for i in 0..edges.len().min(values.len()) {
+                if !is_from(&edges[i]) {
+                    edges[kept] = edges[i];
+                    values[kept] = values[i];
+                    kept += 1;
                 }
             }
+            edges.truncate(kept);
+            values.truncate(kept);
             edges.push(new_label);
-            values.push(*inc);
+            values.push(inc);
         }
     }
     for &f in from {
