@@ -148,3 +148,23 @@ fn main() { print(\"start\"); print(forever(0)); }";
         ("start\n", "error: stack overflow\n", 101)
     );
 }
+
+#[test]
+fn fib_machine_code_makes_one_call_of_itself() {
+    // The three inlined levels are loops in one frame; the innermost copy's
+    // call is the only `call fib` (the other call is the stack-overflow
+    // path's).
+    let src = "fn fib(n: int) -> int {
+    if n < 2 {
+        return n;
+    }
+    return fib(n - 1) + fib(n - 2);
+}
+fn main() { print(fib(25)); }";
+    let (asm, err, code) = toyc(&["asm", "--fn", "fib"], src);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(asm.matches("; -> fib\n").count(), 1, "{asm}");
+    assert_eq!(asm.matches("call").count(), 2, "{asm}");
+    let (out, _, code) = toyc(&["run", "-O2"], src);
+    assert_eq!((out.as_str(), code), ("75025\n", 0));
+}
