@@ -56,6 +56,74 @@ pub fn lex(text: &str) -> (Vec<(Token<'_>, SimpleSpan)>, Vec<LexError>) {
     (out.unwrap_or_default(), errors)
 }
 
+/// Texts shorter than this are lexed whole.
+pub(crate) const MIN_PIECE_BYTES: usize = 128 * 1024;
+
+/// How many pieces a large text is cut into (more than threads, so that
+/// uneven pieces still keep every thread busy).
+const PIECES: usize = 8;
+
+/// [`lex`], on `pool`'s threads when the text is large: the text is cut
+/// at the starts of lines that begin with `fn ` or `struct ` ([`line_cuts`])
+/// and the pieces are lexed separately. Where a cut is a token boundary of
+/// the whole text's lexing, which it is unless it falls inside a block
+/// comment or a string, the pieces' tokens (spans moved by the piece's
+/// start) are exactly the whole text's. A cut inside a comment or a string
+/// leaves the piece before it with an unterminated comment or string, so
+/// when any piece has an error the text is lexed whole instead: errors
+/// never depend on the pieces.
+pub fn lex_on<'a>(
+    text: &'a str,
+    pool: &crate::par::Pool,
+) -> (Vec<(Token<'a>, SimpleSpan)>, Vec<LexError>) {
+    let cuts = if text.len() < MIN_PIECE_BYTES {
+        Vec::new()
+    } else {
+        line_cuts(text, PIECES)
+    };
+    if cuts.len() < 3 {
+        return lex(text);
+    }
+    // About 25 bytes a statement: the pool's work estimate.
+    let lexed = pool.map(cuts.len() - 1, text.len() / 25, |k| {
+        lex(&text[cuts[k]..cuts[k + 1]])
+    });
+    if lexed.iter().any(|(_, errors)| !errors.is_empty()) {
+        return lex(text);
+    }
+    let mut tokens = Vec::with_capacity(lexed.iter().map(|(t, _)| t.len()).sum());
+    for ((piece, _), &start) in lexed.into_iter().zip(&cuts) {
+        tokens.extend(
+            piece
+                .into_iter()
+                .map(|(t, s)| (t, SimpleSpan::from(s.start + start..s.end + start))),
+        );
+    }
+    (tokens, Vec::new())
+}
+
+/// `0`, then up to `pieces - 1` byte offsets near even shares of `text`
+/// where a line starts with `fn ` or `struct `, then `text.len()`.
+pub(crate) fn line_cuts(text: &str, pieces: usize) -> Vec<usize> {
+    let share = text.len() / pieces;
+    let mut cuts = vec![0];
+    let b = text.as_bytes();
+    for k in 1..pieces {
+        let from = (k * share).max(cuts[cuts.len() - 1] + 1);
+        // A line start is right after a `\n`, always a char boundary.
+        let next = (from..b.len()).find(|&i| {
+            b[i - 1] == b'\n' && (b[i..].starts_with(b"fn ") || b[i..].starts_with(b"struct "))
+        });
+        match next {
+            Some(i) => cuts.push(i),
+            None => break,
+        }
+    }
+    cuts.push(text.len());
+    cuts.dedup();
+    cuts
+}
+
 /// The error for `'c'` and `'\n'`.
 const CHAR_LITERAL: &str = "Toy has no character literals";
 /// The error for `'word'`.

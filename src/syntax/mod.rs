@@ -1,6 +1,7 @@
 //! Parsing: source text → [`ast::Module`] plus every syntax error found.
 //!
-//! Pipeline: [`lexer`] (text → tokens, lexical errors) → [`delims`]
+//! Pipeline: [`lexer`] (text → tokens, lexical errors; a large text in
+//! pieces on the pool's threads, `lexer::lex_on`) → [`delims`]
 //! (balances brackets, bounds nesting, folds `-9223372036854775808`) →
 //! `parser` (chumsky combinators over the token slice, with recovery; a
 //! file is parsed with `EmptyErr` first, a large one in pieces on the
@@ -43,15 +44,15 @@ pub fn parse(file: FileId, text: &str) -> (ast::Module, Vec<Diagnostic>) {
     parse_on(file, text, &crate::par::Pool::default())
 }
 
-/// [`parse`], a large file's items parsed on `pool`'s threads (the same
-/// module and errors: `parser`'s docs).
+/// [`parse`], a large file lexed and its items parsed on `pool`'s threads (the
+/// same module and errors: `parser`'s docs and `lexer::lex_on`'s).
 pub fn parse_on(
     file: FileId,
     text: &str,
     pool: &crate::par::Pool,
 ) -> (ast::Module, Vec<Diagnostic>) {
     let cx = parser::Cx { file, text };
-    let (tokens, lex_errors) = lexer::lex(text);
+    let (tokens, lex_errors) = lexer::lex_on(text, pool);
     let balanced = delims::balance(tokens, text);
     // Everything after an unterminated string or comment is inside it, so
     // later errors and unclosed delimiters are its cascade.

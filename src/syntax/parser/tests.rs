@@ -218,3 +218,36 @@ fn pieces_start_at_items_outside_brackets() {
     assert_eq!(at, vec!["struct S", "fn b", "fn c"]);
     assert_eq!((cuts[0], cuts[cuts.len() - 1]), (0, tokens.len()));
 }
+
+#[test]
+fn a_large_text_lexed_in_pieces_is_the_text_lexed_whole() {
+    let text = large_error_free_text();
+    assert!(text.len() >= lexer::MIN_PIECE_BYTES, "{} bytes", text.len());
+    assert!(lexer::line_cuts(&text, 8).len() > 3);
+    let pool = crate::par::Pool::new(3, 0);
+    let whole = lexer::lex(&text);
+    assert!(whole.1.is_empty());
+    assert_eq!(lexer::lex_on(&text, &pool), whole);
+}
+
+#[test]
+fn a_cut_inside_a_block_comment_lexes_the_text_whole() {
+    // Everything after the first quarter is inside one block comment, so
+    // every cut but the first falls inside it: the pieces after it lex
+    // tokens the whole text does not have, the piece before the comment's
+    // end has an unterminated comment, and the text is lexed whole.
+    let body = large_error_free_text().replace("/*", "").replace("*/", "");
+    let quarter = body.len() / 4;
+    let at = quarter + body[quarter..].find("\nfn ").expect("a function") + 1;
+    let text = format!("{}/*\n{}*/\nfn tail() {{}}\n", &body[..at], &body[at..]);
+    let cuts = lexer::line_cuts(&text, 8);
+    assert!(
+        cuts.iter().any(|&c| c > at && c < text.len() - 20),
+        "{cuts:?}"
+    );
+    let pool = crate::par::Pool::new(3, 0);
+    let whole = lexer::lex(&text);
+    assert!(whole.1.is_empty(), "{:?}", whole.1.first());
+    assert_eq!(lexer::lex_on(&text, &pool), whole);
+    assert_eq!(whole.0.last().map(|t| &t.0), Some(&Token::RBrace));
+}
