@@ -108,17 +108,11 @@ pub(crate) fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> B
     let from_labels: Vec<Label> = from.iter().map(|&f| bir.blocks[f].label).collect();
     // Membership by a set when there are many edges (a linear search per φ
     // operand would be quadratic in a block's predecessors).
-    let from_set: FxSet<Label> = if from_labels.len() > 8 {
-        from_labels.iter().copied().collect()
-    } else {
-        FxSet::default()
-    };
-    let is_from = |e: &Label| {
-        if from_labels.len() > 8 {
-            from_set.contains(e)
-        } else {
-            from_labels.contains(e)
-        }
+    let from_set: Option<FxSet<Label>> =
+        (from_labels.len() > 8).then(|| from_labels.iter().copied().collect());
+    let is_from = |e: &Label| match &from_set {
+        Some(set) => set.contains(e),
+        None => from_labels.contains(e),
     };
     let new_label = bir.fresh_label();
     let span = bir.blocks[target].term_span;

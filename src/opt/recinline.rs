@@ -30,9 +30,9 @@
 //! pass [`MAX_TOTAL_STMTS`]).
 
 use super::PassCtx;
-use super::inline::{Shape, Site, checked_call, splice};
+use super::inline::{Shape, Site, site, splice};
 use super::remarks::{Msg, RemarkKind};
-use crate::ir::{Inst, IrCode, Type, Value};
+use crate::ir::{Inst, IrCode, Value};
 use cranelift_entity::EntityRef;
 
 /// The largest body copied, in IR statements (as `inline` counts them):
@@ -50,14 +50,12 @@ pub const MAX_TOTAL_STMTS: usize = 4 * MAX_BODY_STMTS;
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let size = ir.stmts.len();
-    if size > MAX_BODY_STMTS || self_calls(ir).next().is_none() {
+    if size > MAX_BODY_STMTS {
         return;
     }
     let shape = Shape::of(ir);
-    if !shape.returns || shape.entry_has_preds {
-        return;
-    }
-    let body = ir.clone();
+    // The copy: the body as it stands before the first round.
+    let mut body: Option<IrCode> = None;
     for round in 1..=MAX_DEPTH {
         let Some(sites) = sites(ir, &shape) else {
             return;
@@ -77,22 +75,12 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
                     .t(format!(" (level {round})"))
             });
         }
-        *ir = splice(ir, &sites, &|_| &body);
+        let body = &*body.get_or_insert_with(|| ir.clone());
+        *ir = splice(ir, &sites, &|_| body);
         ctx.counters.add("recinline.inlined", sites.len() as u64);
         ctx.counters.add("recinline.rounds", 1);
         ctx.run_step("recinline", "simplifycfg", ir, super::cfg::run);
     }
-}
-
-/// The statements of `ir` that call `ir`'s own function.
-fn self_calls(ir: &IrCode) -> impl Iterator<Item = Value> + '_ {
-    ir.stmts
-        .inst
-        .iter()
-        .filter_map(move |(s, inst)| match inst {
-            Inst::Call { func, .. } if *func == ir.func => Some(s),
-            _ => None,
-        })
 }
 
 /// Every call of `ir` of itself, as splice sites, in statement order; `None`
@@ -102,23 +90,11 @@ fn sites(ir: &IrCode, shape: &Shape) -> Option<Vec<Site>> {
     let mut sites = Vec::new();
     for (b, bb) in ir.cfg.blocks.iter() {
         for s in bb.stmts.clone() {
-            let call = Value(s);
-            let Some(Inst::Call { func, args }) = ir.stmts.inst.get(call) else {
-                continue;
-            };
-            if *func != ir.func {
-                continue;
+            if let Some(Inst::Call { func, .. }) = ir.stmts.inst.get(Value(s))
+                && *func == ir.func
+            {
+                sites.push(site(ir, b, s, ir, ir.func.index(), shape)?);
             }
-            let check = checked_call(ir, b, s);
-            let ret_ok = ir.ret == Type::Void || ir.stmts.ty.get(call) == Some(&ir.ret);
-            if args.len() != ir.params.len() || !ret_ok || (shape.unwinds && check.is_none()) {
-                return None;
-            }
-            sites.push(Site {
-                call,
-                callee: ir.func.index(),
-                check,
-            });
         }
     }
     Some(sites)

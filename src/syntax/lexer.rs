@@ -103,7 +103,9 @@ pub fn lex_on<'a>(
 }
 
 /// `0`, then up to `pieces - 1` byte offsets near even shares of `text`
-/// where a line starts with `fn ` or `struct `, then `text.len()`.
+/// where a line starts with `fn ` or `struct `, then `text.len()`: strictly
+/// increasing (a line start is found at or after the previous cut plus one,
+/// and before the end).
 pub(crate) fn line_cuts(text: &str, pieces: usize) -> Vec<usize> {
     let share = text.len() / pieces;
     let mut cuts = vec![0];
@@ -120,7 +122,6 @@ pub(crate) fn line_cuts(text: &str, pieces: usize) -> Vec<usize> {
         }
     }
     cuts.push(text.len());
-    cuts.dedup();
     cuts
 }
 

@@ -64,10 +64,10 @@ mod splice;
 
 use super::remarks::{Msg, RemarkKind};
 use super::{PassCtx, callgraph};
-use crate::ir::{Inst, IrCode, Module, Type, Value};
+use crate::ir::{Inst, IrCode, Module, Value};
 use cranelift_entity::EntityRef;
 pub use splice::qualified_name;
-pub(super) use splice::{Shape, Site, checked_call, splice};
+pub(super) use splice::{Shape, Site, site, splice};
 
 /// The largest callee inlined, in IR statements (every statement counts:
 /// φs, checks and their cold `raise` blocks, terminators). 40 takes
@@ -185,7 +185,7 @@ fn plan(module: &Module, f: usize, recursive: &[bool], ctx: &mut PassCtx) -> Vec
     let mut sites = Vec::new();
     for (b, bb) in caller.cfg.blocks.iter() {
         for s in bb.stmts.clone() {
-            let Some(Inst::Call { func, args }) = caller.stmts.inst.get(Value(s)) else {
+            let Some(Inst::Call { func, .. }) = caller.stmts.inst.get(Value(s)) else {
                 continue;
             };
             let g = func.index();
@@ -213,23 +213,14 @@ fn plan(module: &Module, f: usize, recursive: &[bool], ctx: &mut PassCtx) -> Vec
                 skip(ctx, "inline.skipped_too_big", why);
                 continue;
             }
-            let shape = Shape::of(callee);
-            let check = checked_call(caller, b, s);
-            let ret_ok =
-                callee.ret == Type::Void || caller.stmts.ty.get(Value(s)) == Some(&callee.ret);
-            if args.len() != callee.params.len()
-                || !ret_ok
-                || !shape.returns
-                || shape.entry_has_preds
-                || (shape.unwinds && check.is_none())
-            {
+            let Some(site) = site(caller, b, s, callee, g, &Shape::of(callee)) else {
                 skip(
                     ctx,
                     "inline.skipped_shape",
                     "a call shape the inliner does not handle".into(),
                 );
                 continue;
-            }
+            };
             if used + size > budget {
                 let why = format!(
                     "{}'s growth budget of {budget} statements is spent",
@@ -243,11 +234,7 @@ fn plan(module: &Module, f: usize, recursive: &[bool], ctx: &mut PassCtx) -> Vec
             ctx.remark(caller, RemarkKind::Passed, span, |_| {
                 Msg::new(format!("inlined {} into {} at ", callee.name, caller.name)).at(span)
             });
-            sites.push(Site {
-                call: Value(s),
-                callee: g,
-                check,
-            });
+            sites.push(site);
         }
     }
     sites

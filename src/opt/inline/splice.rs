@@ -53,9 +53,9 @@ fn argument_names<'a>(
 
 /// What the splice needs to know about a callee.
 pub(in crate::opt) struct Shape {
-    pub returns: bool,
-    pub unwinds: bool,
-    pub entry_has_preds: bool,
+    returns: bool,
+    unwinds: bool,
+    entry_has_preds: bool,
 }
 
 impl Shape {
@@ -76,10 +76,42 @@ impl Shape {
     }
 }
 
+/// The call at statement `s` of block `b` of `caller`, of `callee` (the
+/// function `callee_of(g)` gives the splice, with shape `shape`), as a
+/// splice site, or `None` when its shape is not one the splice handles:
+/// the argument count and the result type match, `callee` has a `return`
+/// and no edge into its entry block, and, if `callee` contains an
+/// `unwind`, the call is a checked call.
+pub(in crate::opt) fn site(
+    caller: &IrCode,
+    b: BlockId,
+    s: u32,
+    callee: &IrCode,
+    g: usize,
+    shape: &Shape,
+) -> Option<Site> {
+    let call = Value(s);
+    let Some(Inst::Call { args, .. }) = caller.stmts.inst.get(call) else {
+        return None;
+    };
+    let check = checked_call(caller, b, s);
+    let ret_ok = callee.ret == Type::Void || caller.stmts.ty.get(call) == Some(&callee.ret);
+    let handled = args.len() == callee.params.len()
+        && ret_ok
+        && shape.returns
+        && !shape.entry_has_preds
+        && (!shape.unwinds || check.is_some());
+    handled.then_some(Site {
+        call,
+        callee: g,
+        check,
+    })
+}
+
 /// For the call `s` in block `b`: its `no_exception()` and exception
 /// target when it is a checked call (the block ends `s`, `%ok =
 /// no_exception()`, `goto #H if not %ok`, with `#H` not the fallthrough).
-pub(in crate::opt) fn checked_call(code: &IrCode, b: BlockId, s: u32) -> Option<(Value, Label)> {
+fn checked_call(code: &IrCode, b: BlockId, s: u32) -> Option<(Value, Label)> {
     let end = code.cfg.blocks.get(b)?.stmts.end;
     if s + 3 != end || !matches!(code.stmts.inst.get(Value(s + 1)), Some(Inst::NoException)) {
         return None;

@@ -24,19 +24,22 @@ fn ir(src: &str, f: &str) -> (String, String) {
     (out, err)
 }
 
+/// Doubly recursive Fibonacci (`main` comes after it).
+const FIB: &str = "fn fib(n: int) -> int {
+    if n < 2 {
+        return n;
+    }
+    return fib(n - 1) + fib(n - 2);
+}
+";
+
 fn calls(ir: &str, f: &str) -> usize {
     ir.matches(&format!("invoke {f}(")).count()
 }
 
 #[test]
 fn fib_is_inlined_three_levels_after_tailrec() {
-    let src = "fn fib(n: int) -> int {
-    if n < 2 {
-        return n;
-    }
-    return fib(n - 1) + fib(n - 2);
-}
-fn main() { print(fib(20)); }";
+    let src = &format!("{FIB}fn main() {{ print(fib(20)); }}");
     let (after, stats) = ir(src, "fib");
     assert_eq!(stat(&stats, "tailrec.accumulated"), 1, "{stats}");
     assert_eq!(stat(&stats, "recinline.rounds"), 3, "{stats}");
@@ -154,13 +157,7 @@ fn fib_machine_code_makes_one_call_of_itself() {
     // The three inlined levels are loops in one frame; the innermost copy's
     // call is the only `call fib` (the other call is the stack-overflow
     // path's).
-    let src = "fn fib(n: int) -> int {
-    if n < 2 {
-        return n;
-    }
-    return fib(n - 1) + fib(n - 2);
-}
-fn main() { print(fib(25)); }";
+    let src = &format!("{FIB}fn main() {{ print(fib(25)); }}");
     let (asm, err, code) = toyc(&["asm", "--fn", "fib"], src);
     assert_eq!(code, 0, "{err}");
     assert_eq!(asm.matches("; -> fib\n").count(), 1, "{asm}");
