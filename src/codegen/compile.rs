@@ -8,6 +8,11 @@
 //!   context ([`CompiledFn`]) on the worker, which then empties the
 //!   context, unless a listing prints from it: the contexts of a large
 //!   module would otherwise all live until the end.
+//! - A run compiles each function in a context of the job's spares
+//!   ([`Job::spare`]): Cranelift keeps its working memory (the register
+//!   allocator's above all) in the context across `clear`, so a worker
+//!   does not allocate it anew for every function. The code does not
+//!   depend on which context compiled it.
 //! - Functions are defined in the module in module order, whatever order
 //!   they finished in, so the code is the same with any number of threads.
 //! - A panic inside Cranelift becomes an internal error naming the
@@ -36,19 +41,21 @@ struct Job {
     large_isa: Option<OwnedTargetIsa>,
     regalloc: RegallocChoice,
     panic_in: Option<String>,
+    /// Emptied contexts to compile in: at most one per thread at a time
+    /// is taken, so the lock is held only to push or pop.
+    spare: std::sync::Mutex<Vec<Context>>,
 }
 
 impl Job {
     /// Inserts `roots`' stack maps into `ctx`'s function (`name`, Cranelift
     /// `id`) and compiles it; gives the code and whether the large-function
-    /// ISA compiled it. Empties `ctx` afterwards unless `keep_ctx`.
+    /// ISA compiled it. `ctx` keeps the compiled code (for a listing).
     fn run(
         &self,
         ctx: &mut Context,
         roots: &gc::FrameRoots,
         id: ClFuncId,
         name: &str,
-        keep_ctx: bool,
     ) -> Result<(CompiledFn, bool), String> {
         stack_maps::insert(&mut ctx.func, roots);
         let large = match self.regalloc {
@@ -68,10 +75,29 @@ impl Job {
         }))
         .map_err(|_| format!("Cranelift panicked while compiling `{name}`"))?
         .map_err(|detail| format!("compiling `{name}`: {detail}"))?;
-        if !keep_ctx {
-            *ctx = Context::new();
-        }
         Ok((code, large))
+    }
+
+    /// [`Job::run`] of `translated`'s function in one of the spare
+    /// contexts, which is emptied and returned to the spares afterwards.
+    fn run_in_spare(
+        &self,
+        mut translated: Context,
+        roots: &gc::FrameRoots,
+        id: ClFuncId,
+        name: &str,
+    ) -> Result<(CompiledFn, bool), String> {
+        let spare = self.spare.lock().ok().and_then(|mut s| s.pop());
+        let mut ctx = spare.unwrap_or_else(Context::new);
+        std::mem::swap(&mut ctx.func, &mut translated.func);
+        let out = self.run(&mut ctx, roots, id, name)?;
+        // A context a failed compilation (or a panic inside Cranelift)
+        // left is not reused.
+        ctx.clear();
+        if let Ok(mut s) = self.spare.lock() {
+            s.push(ctx);
+        }
+        Ok(out)
     }
 }
 
@@ -92,6 +118,7 @@ impl Compiler<'_> {
             large_isa,
             regalloc: *regalloc,
             panic_in: panic_in.clone(),
+            spare: std::sync::Mutex::default(),
         })
     }
 
@@ -118,7 +145,7 @@ impl Compiler<'_> {
                 }
                 Ok::<(), String>(())
             },
-            |_, (i, id, mut ctx, roots)| job.run(&mut ctx, &roots, id, &ir.funcs[i].name, false),
+            |_, (i, id, ctx, roots)| job.run_in_spare(ctx, &roots, id, &ir.funcs[i].name),
         );
         record("clif", translating);
         record("cranelift", start.elapsed().saturating_sub(translating));
@@ -155,7 +182,7 @@ impl Compiler<'_> {
                     return Ok((None, false));
                 }
                 let i = selected[k];
-                job.run(ctx, &roots[k], ids[i], &funcs[i].name, true)
+                job.run(ctx, &roots[k], ids[i], &funcs[i].name)
                     .map(|(code, large)| (Some(code), large))
             });
         let mut out = Vec::with_capacity(done.len());

@@ -484,8 +484,9 @@ fn root_value(ir: &IrCode, o: Operand) -> Option<Value> {
 }
 
 /// Removed checks by kind: (bounds, nil, division); with `names`, the
-/// remarks on every check in `said`.
-pub fn eliminate(
+/// remarks on every check in `said`. A removed check's branch is left as
+/// `goto #raise if not true` for the caller's compaction to fold.
+fn eliminate(
     ir: &mut IrCode,
     sums: &Summaries,
     names: Option<&NameTables>,
@@ -567,9 +568,6 @@ pub fn eliminate(
             *cond = Operand::Bool(true);
         }
     }
-    if !fold.is_empty() {
-        crate::ir::compact::compact_only(ir);
-    }
     counts
 }
 
@@ -579,7 +577,10 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let mut said = Vec::new();
     let names = ctx.remarks_on().then_some(&*ctx.names);
     let (bounds, nil, div) = eliminate(ir, &ctx.summaries, names, &mut said);
-    pi_insert::strip_pis(ir);
+    // One compaction drops the πs and folds the removed checks' branches.
+    if pi_insert::strip_pis(ir) == 0 && bounds + nil + div > 0 {
+        crate::ir::compact::compact_only(ir);
+    }
     for (kind, span, msg) in said {
         ctx.remark(ir, kind, span, |_| msg);
     }

@@ -207,11 +207,12 @@ enum Fix {
 
 /// One round: every fix needed whose blocks no earlier fix of the round
 /// touched; new blocks go right before their target. Returns the number of
-/// (preheader, exit) fixes made.
-fn round(bir: &mut BlockIr) -> (u64, u64) {
+/// (preheader, exit) fixes made and whether a fix was deferred.
+fn round(bir: &mut BlockIr) -> (u64, u64, bool) {
     let a = analyse(bir);
-    let fixes = plan(&a, |b| is_handler(&bir.blocks[b]));
-    apply(bir, fixes)
+    let Plan { fixes, deferred } = plan(&a, |b| is_handler(&bir.blocks[b]));
+    let (p, x) = apply(bir, fixes);
+    (p, x, deferred)
 }
 
 /// Makes the blocks of `fixes` (planned over `bir` as it is) and places
@@ -242,13 +243,28 @@ fn apply(bir: &mut BlockIr, fixes: Vec<Fix>) -> (u64, u64) {
     (preheaders, exits)
 }
 
+/// The fixes of one round.
+struct Plan {
+    /// In the order they are made.
+    fixes: Vec<Fix>,
+    /// Whether another round may find a fix: some needed fix was left
+    /// because a fix of this round touches its blocks, or an exit fix's new
+    /// block leaves an enclosing loop (see [`plan`]). Otherwise the round
+    /// leaves every loop with a dedicated preheader and dedicated exits
+    /// (checked in debug builds).
+    deferred: bool,
+}
+
 /// The fixes of one round over the analysis `a` (`handler(b)`: position
-/// `b` is a handler block, left alone), in the order they are made.
-fn plan(a: &Analysis, handler: impl Fn(usize) -> bool) -> Vec<Fix> {
+/// `b` is a handler block, left alone).
+fn plan(a: &Analysis, handler: impl Fn(usize) -> bool) -> Plan {
     let n = a.succs.len();
     let mut touched = vec![false; n];
     let mut member: Vec<Option<LoopId>> = vec![None; n];
+    // The loop whose exit fix made a block's new predecessor.
+    let mut exit_of: Vec<Option<LoopId>> = vec![None; n];
     let mut fixes = Vec::new();
+    let mut deferred = false;
     // Outer loops first among nested ones (header order), as before.
     let mut order: Vec<LoopId> = a.loops.loops.keys().collect();
     order.sort_unstable_by_key(|&i| a.loops.loops[i].header);
@@ -266,19 +282,19 @@ fn plan(a: &Analysis, handler: impl Fn(usize) -> bool) -> Vec<Fix> {
                 .filter(|&p| member[p] != id)
                 .collect();
             let dedicated = outside.len() == 1 && a.succs[outside[0]].len() == 1;
-            if !outside.is_empty()
-                && !dedicated
-                && !touched[h]
-                && outside.iter().all(|&p| !touched[p])
-            {
-                touched[h] = true;
-                outside.iter().for_each(|&p| touched[p] = true);
-                fixes.push(Fix::Preheader { h, outside });
+            if !outside.is_empty() && !dedicated {
+                if touched[h] || outside.iter().any(|&p| touched[p]) {
+                    deferred = true;
+                } else {
+                    touched[h] = true;
+                    outside.iter().for_each(|&p| touched[p] = true);
+                    fixes.push(Fix::Preheader { h, outside });
+                }
             }
         }
         for &b in &lp.blocks {
             for &x in &a.succs[b.index()] {
-                if member[x] == id || touched[x] || handler(x) {
+                if member[x] == id || exit_of[x] == id || handler(x) {
                     continue;
                 }
                 if a.preds[x].iter().any(|&p| member[p] != id) {
@@ -287,17 +303,25 @@ fn plan(a: &Analysis, handler: impl Fn(usize) -> bool) -> Vec<Fix> {
                         .copied()
                         .filter(|&p| member[p] == id)
                         .collect();
-                    if inside.iter().any(|&p| touched[p]) {
+                    if touched[x] || inside.iter().any(|&p| touched[p]) {
+                        deferred = true;
                         continue;
                     }
+                    // The new block is outside every loop that holds its
+                    // predecessors but not `x`: an enclosing one for which
+                    // `x` was a dedicated exit gets a predecessor from
+                    // outside there.
+                    let parent = lp.parent.map(|q| &a.loops.loops[q]);
+                    deferred |= parent.is_some_and(|q| !q.contains(BlockId::new(x)));
                     touched[x] = true;
+                    exit_of[x] = id;
                     inside.iter().for_each(|&p| touched[p] = true);
                     fixes.push(Fix::Exit { x, inside });
                 }
             }
         }
     }
-    fixes
+    Plan { fixes, deferred }
 }
 
 /// Whether block `b` of `ir` is a handler (starts with a `φᶜ`).
@@ -314,7 +338,10 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     if !has_back_edge(ir) {
         return;
     }
-    let fixes = plan(&analyse_ir(ir), |b| ir_handler(ir, b));
+    let Plan {
+        fixes,
+        mut deferred,
+    } = plan(&analyse_ir(ir), |b| ir_handler(ir, b));
     if fixes.is_empty() {
         return;
     }
@@ -325,12 +352,15 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     counters.add("loops.preheaders", p);
     counters.add("loops.exits", x);
     for _ in 1..limit {
-        let (p, x) = round(&mut bir);
-        counters.add("loops.preheaders", p);
-        counters.add("loops.exits", x);
-        if p == 0 && x == 0 {
+        if !deferred {
+            // Checked in debug builds: another round finds nothing to fix.
+            debug_assert_eq!(round(&mut bir), (0, 0, false), "loops: a fix was missed");
             break;
         }
+        let (p, x, d) = round(&mut bir);
+        counters.add("loops.preheaders", p);
+        counters.add("loops.exits", x);
+        deferred = d;
     }
     *ir = bir.lower();
     compact_only(ir);
