@@ -36,6 +36,9 @@ pub const WORKER_STACK: usize = 1 << 30;
 /// (docs/passes.md, "Threads", has the measurements).
 pub const MIN_PARALLEL_WORK: usize = 2_000;
 
+/// How many pieces [`Pool::drop_on`] frees in parallel.
+const DROP_PIECES: usize = 8;
+
 /// Worker threads shared by the stages of one compilation (see the module
 /// doc). Cloning shares the same workers. The default runs everything on
 /// the calling thread.
@@ -114,6 +117,27 @@ impl Pool {
         } else {
             self.workers()
         }
+    }
+
+    /// Drops `items`, in pieces on the workers when `work` (IR statements)
+    /// is worth it: freeing a large tree is otherwise one thread's work.
+    pub fn drop_on<T: Send>(&self, mut items: Vec<T>, work: usize) {
+        if items.len() < 2 || !self.would_parallelize(work) {
+            return;
+        }
+        let per = items.len().div_ceil(DROP_PIECES);
+        let mut pieces = Vec::with_capacity(DROP_PIECES);
+        while items.len() > per {
+            pieces.push(items.split_off(items.len() - per));
+        }
+        pieces.push(items);
+        self.map_mut(&mut pieces, work, |_, piece| drop(std::mem::take(piece)));
+    }
+
+    /// Whether a call of `work` IR statements would run on the workers
+    /// (starting them if it would).
+    pub fn would_parallelize(&self, work: usize) -> bool {
+        self.workers_for(work).is_some()
     }
 
     /// Runs `f(i, &mut items[i])` for every item and returns the results
@@ -292,6 +316,16 @@ mod tests {
                 assert_eq!(out, serial, "{threads} threads");
                 assert_eq!(items, (0..100).map(|i| 2 * i).collect::<Vec<u64>>());
             }
+        }
+    }
+
+    #[test]
+    fn drop_on_drops_every_item() {
+        let one = Arc::new(());
+        for (threads, n) in [(1, 100), (2, 100), (3, 9), (3, 1)] {
+            let items: Vec<Arc<()>> = (0..n).map(|_| one.clone()).collect();
+            Pool::new(threads, 0).drop_on(items, 100);
+            assert_eq!(Arc::strong_count(&one), 1, "{threads} threads, {n} items");
         }
     }
 

@@ -11,7 +11,7 @@ use crate::syntax::ast;
 
 const BUILTIN_TYPES: [&str; 4] = ["int", "float", "bool", "str"];
 
-impl Sema<'_> {
+impl<'a> Sema<'a> {
     /// Defines `name` in module `m`'s namespace; a second definition is an
     /// error pointing at the first.
     fn define(&mut self, m: usize, name: &ast::Ident, item: ItemRef) {
@@ -316,71 +316,132 @@ impl Sema<'_> {
         }
     }
 
-    /// Types every function body.
-    pub(super) fn check_functions(&mut self, asts: &[ast::Module]) {
-        for fi in 0..self.funcs.len() {
-            let (m, item) = (self.funcs[fi].module, self.funcs[fi].item);
-            let ast::Item::Fn(f) = &asts[m].items[item] else {
-                continue;
-            };
-            self.cx = FnCx {
-                module: m,
-                ret: self.funcs[fi].ret.clone(),
-                name: self.funcs[fi].name.clone(),
-                ..FnCx::default()
-            };
-            self.push_scope();
-            let params: Vec<LocalId> = self.funcs[fi]
-                .params
-                .clone()
-                .into_iter()
-                .map(|(name, ty, span)| self.declare(&name, ty, true, span))
-                .collect();
-            let (body, diverges) = self.block(&f.body);
-            self.pop_scope();
-            // After a syntax error in the function, recovery may have cut
-            // or moved its statements: a missing return is not reported.
-            if let Some(ret) = &self.funcs[fi].ret
-                && !diverges
-                && *ret != Type::Void
-                && !self.has_load_error_in(f.span)
-            {
-                let end = f.body.span.end as usize;
-                let close = Span::new(
-                    f.body.span.file,
-                    end.saturating_sub(1).max(f.body.span.start as usize),
-                    end,
-                );
-                let msg = format!(
-                    "function `{}` must return `{}` on every path",
-                    self.funcs[fi].name,
-                    self.ty_name(ret)
-                );
-                self.error(
-                    Diagnostic::error(f.name.span, msg)
-                        .with_label(format!("`{}` does not return on every path", f.name.name))
-                        .with_secondary(close, "the end of the body is reachable"),
-                );
+    /// Types every function body; a large program's on `pool`'s threads,
+    /// in [`BODY_CHUNKS`] runs of consecutive functions, each checked by a
+    /// copy of the checker ([`Sema::for_bodies`]). What a body's check
+    /// changes is its own: its body, its diagnostics and warnings (taken
+    /// back in function order, so they are the same as one thread's) and
+    /// the imports its names went through (merged back).
+    pub(super) fn check_functions(&mut self, asts: &[ast::Module], pool: &crate::par::Pool) {
+        let n = self.funcs.len();
+        let size = |fi: usize| (self.funcs[fi].span.end - self.funcs[fi].span.start) as usize;
+        // About 25 bytes a statement: the pool's work estimate.
+        let work = (0..n).map(size).sum::<usize>() / 25;
+        if n < 2 * BODY_CHUNKS || !pool.would_parallelize(work) {
+            for fi in 0..n {
+                self.check_function(fi, asts);
             }
-            let cx = std::mem::take(&mut self.cx);
-            self.bodies[fi] = Some(hir::Function {
-                name: self.funcs[fi].name.clone(),
-                params,
-                ret: self.funcs[fi].ret.clone().unwrap_or(Type::Void),
-                locals: cx
-                    .locals
-                    .into_iter()
-                    .map(|(name, ty, mutable, span)| hir::LocalDef {
-                        name,
-                        ty: ty.unwrap_or(Type::Void),
-                        mutable,
-                        span,
-                    })
-                    .collect(),
-                body,
-                span: self.funcs[fi].span,
-            });
+            return;
         }
+        let mut chunks: Vec<(std::ops::Range<usize>, Sema<'a>)> = chunk_ranges(n, size)
+            .into_iter()
+            .map(|r| (r, self.for_bodies()))
+            .collect();
+        pool.map_mut(&mut chunks, work, |_, (range, sema)| {
+            for fi in range.clone() {
+                sema.check_function(fi, asts);
+            }
+        });
+        let known = self.diags.len();
+        for (range, mut sema) in chunks {
+            for fi in range {
+                self.bodies[fi] = sema.bodies[fi].take();
+            }
+            self.diags.extend(sema.diags.into_iter().skip(known));
+            self.warnings.extend(sema.warnings);
+            for (mine, theirs) in self.modules.iter().zip(sema.modules) {
+                mine.used_imports
+                    .borrow_mut()
+                    .extend(theirs.used_imports.into_inner());
+            }
+        }
+    }
+
+    /// A checker for function bodies: everything declared so far, no
+    /// warnings, the diagnostics so far (a body's check looks at the
+    /// parser's), and room for every body.
+    fn for_bodies(&self) -> Sema<'a> {
+        Sema {
+            sources: self.sources,
+            modules: self.modules.clone(),
+            order: self.order.clone(),
+            diags: self.diags.clone(),
+            warnings: Vec::new(),
+            structs: self.structs.clone(),
+            funcs: self.funcs.clone(),
+            globals: self.globals.clone(),
+            bodies: (0..self.funcs.len()).map(|_| None).collect(),
+            init_stmts: Vec::new(),
+            main: self.main,
+            main_has_syntax_errors: self.main_has_syntax_errors,
+            load_errors: self.load_errors.clone(),
+            cx: FnCx::default(),
+        }
+    }
+
+    /// Types function `fi`'s body into `bodies[fi]`.
+    fn check_function(&mut self, fi: usize, asts: &[ast::Module]) {
+        let (m, item) = (self.funcs[fi].module, self.funcs[fi].item);
+        let ast::Item::Fn(f) = &asts[m].items[item] else {
+            return;
+        };
+        self.cx = FnCx {
+            module: m,
+            ret: self.funcs[fi].ret.clone(),
+            name: self.funcs[fi].name.clone(),
+            ..FnCx::default()
+        };
+        self.push_scope();
+        let params: Vec<LocalId> = self.funcs[fi]
+            .params
+            .clone()
+            .into_iter()
+            .map(|(name, ty, span)| self.declare(&name, ty, true, span))
+            .collect();
+        let (body, diverges) = self.block(&f.body);
+        self.pop_scope();
+        // After a syntax error in the function, recovery may have cut
+        // or moved its statements: a missing return is not reported.
+        if let Some(ret) = &self.funcs[fi].ret
+            && !diverges
+            && *ret != Type::Void
+            && !self.has_load_error_in(f.span)
+        {
+            let end = f.body.span.end as usize;
+            let close = Span::new(
+                f.body.span.file,
+                end.saturating_sub(1).max(f.body.span.start as usize),
+                end,
+            );
+            let msg = format!(
+                "function `{}` must return `{}` on every path",
+                self.funcs[fi].name,
+                self.ty_name(ret)
+            );
+            self.error(
+                Diagnostic::error(f.name.span, msg)
+                    .with_label(format!("`{}` does not return on every path", f.name.name))
+                    .with_secondary(close, "the end of the body is reachable"),
+            );
+        }
+        let cx = std::mem::take(&mut self.cx);
+        self.bodies[fi] = Some(hir::Function {
+            name: self.funcs[fi].name.clone(),
+            params,
+            ret: self.funcs[fi].ret.clone().unwrap_or(Type::Void),
+            locals: cx
+                .locals
+                .into_iter()
+                .map(|(name, ty, mutable, span)| hir::LocalDef {
+                    name,
+                    ty: ty.unwrap_or(Type::Void),
+                    mutable,
+                    span,
+                })
+                .collect(),
+            body,
+            span: self.funcs[fi].span,
+        });
     }
 
     /// Finds `main` in the main module and checks its signature.
@@ -424,4 +485,26 @@ impl Sema<'_> {
             }
         }
     }
+}
+
+/// How many runs of consecutive functions [`Sema::check_functions`] splits
+/// a large program into (the pool hands them out one at a time).
+const BODY_CHUNKS: usize = 8;
+
+/// `0..n` cut into [`BODY_CHUNKS`] consecutive ranges of about the same
+/// total `size`; none is empty.
+fn chunk_ranges(n: usize, size: impl Fn(usize) -> usize) -> Vec<std::ops::Range<usize>> {
+    let total: usize = (0..n).map(&size).sum();
+    let share = total.div_ceil(BODY_CHUNKS).max(1);
+    let mut out = Vec::with_capacity(BODY_CHUNKS);
+    let (mut start, mut acc) = (0, 0);
+    for fi in 0..n {
+        acc += size(fi);
+        if acc >= share && fi + 1 < n {
+            out.push(start..fi + 1);
+            (start, acc) = (fi + 1, 0);
+        }
+    }
+    out.push(start..n);
+    out
 }

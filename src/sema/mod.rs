@@ -103,10 +103,15 @@ pub fn check_on(
     sema.register_items(&asts);
     sema.resolve_signatures(&asts);
     sema.check_globals(&asts);
-    sema.check_functions(&asts);
+    sema.check_functions(&asts, pool);
     sema.check_init_reads();
     sema.check_main(&asts);
-    sema.finish()
+    let checked = sema.finish();
+    // A large program's syntax tree is freed on the workers.
+    let items: Vec<ast::Item> = asts.into_iter().flat_map(|m| m.items).collect();
+    let work = items.len() * 16;
+    pool.drop_on(items, work);
+    checked
 }
 
 /// The stdlib modules shipped inside the binary: (name, source).
@@ -127,6 +132,7 @@ enum ItemRef {
 }
 
 /// One loaded module (the main file or an import).
+#[derive(Clone)]
 struct ModuleInfo {
     /// The name items are qualified with (`math`); the file stem for the
     /// main file, whose items are not qualified.
@@ -142,12 +148,14 @@ struct ModuleInfo {
     used_imports: RefCell<HashSet<String>>,
 }
 
+#[derive(Clone)]
 struct StructInfo {
     name: String,
     span: Span,
     fields: Vec<(String, Option<Type>, Span)>,
 }
 
+#[derive(Clone)]
 struct FuncInfo {
     name: String,
     module: usize,
@@ -161,6 +169,7 @@ struct FuncInfo {
     name_span: Span,
 }
 
+#[derive(Clone)]
 struct GlobalInfo {
     name: String,
     module: usize,

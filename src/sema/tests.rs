@@ -484,3 +484,53 @@ fn stdlib_signatures() {
         );
     }
 }
+
+/// `src` checked with bodies on one thread and on three (`check_on` with a
+/// pool that parallelises any work): the programs (as `Debug` text) or
+/// the errors, and the warnings.
+fn one_and_three_threads(src: &str) -> [(String, Vec<String>); 2] {
+    [crate::par::Pool::default(), crate::par::Pool::new(3, 0)].map(|pool| {
+        let mut sm = SourceMap::new();
+        let f = sm.add("test.toy".into(), None, src.into());
+        match super::check_on(&mut sm, f, &pool) {
+            Ok(c) => (format!("{:?}", c.program), errors_of(&sm, &c.warnings)),
+            Err(d) => (String::new(), errors_of(&sm, &d)),
+        }
+    })
+}
+
+/// Forty functions, each with an unused local and a loop, those in `bad`
+/// with a type error, and a `main` that calls them all and uses the import
+/// `math` (not `strings`).
+fn many_functions(bad: &[usize]) -> String {
+    let mut src = String::from("import math;\nimport strings;\n");
+    for i in 0..40 {
+        let value = if bad.contains(&i) { "\"x\"" } else { "1" };
+        src.push_str(&format!(
+            "fn f{i}(n: int) -> int {{\n    var s: int = {value};\n    let unused{i} = n;\n    \
+             for k in 0..n {{ s += k; }}\n    return s;\n}}\n"
+        ));
+    }
+    let calls: Vec<String> = (1..40).map(|i| format!("f{i}(2)")).collect();
+    src.push_str(&format!(
+        "fn main() {{\n    print(math.abs(f0(3)) + {});\n}}\n",
+        calls.join(" + ")
+    ));
+    src
+}
+
+#[test]
+fn bodies_checked_on_threads_are_the_bodies_checked_on_one() {
+    let [one, three] = one_and_three_threads(&many_functions(&[]));
+    assert!(one.0.contains("f39"), "{}", one.0);
+    assert_eq!(one, three);
+    // Unused variables in every function, and the unused import.
+    assert_eq!(one.1.len(), 41, "{:#?}", one.1);
+    assert!(one.1.iter().any(|w| w.contains("strings")), "{:#?}", one.1);
+    assert!(!one.1.iter().any(|w| w.contains("`math`")), "{:#?}", one.1);
+    let [one, three] = one_and_three_threads(&many_functions(&[2, 17, 38]));
+    assert_eq!(one, three);
+    assert_eq!(one.1.len(), 3, "{:#?}", one.1);
+    // `f2`'s `var` is on line 3 + 6 * 2 + 1.
+    assert!(one.1[0].starts_with("test.toy:16:"), "{:#?}", one.1);
+}
