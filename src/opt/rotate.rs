@@ -668,6 +668,11 @@ fn merge_latches(ir: &mut IrCode) -> u64 {
 }
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    // Without an edge back to an earlier block there is no loop (and no
+    // dominator tree or loop nest to build).
+    if !crate::opt::loops::has_back_edge(ir) {
+        return;
+    }
     ctx.counters.add("rotate.latches_merged", merge_latches(ir));
     for round in 0..ROUNDS {
         let n = rotate_round(ir, ctx);

@@ -324,7 +324,10 @@ impl<'a> Sema<'a> {
     /// the imports its names went through (merged back).
     pub(super) fn check_functions(&mut self, asts: &[ast::Module], pool: &crate::par::Pool) {
         let n = self.funcs.len();
-        let size = |fi: usize| (self.funcs[fi].span.end - self.funcs[fi].span.start) as usize;
+        let size = |fi: usize| {
+            let span = self.funcs[fi].span;
+            span.end.saturating_sub(span.start) as usize
+        };
         // About 25 bytes a statement: the pool's work estimate.
         let work = (0..n).map(size).sum::<usize>() / 25;
         if n < 2 * BODY_CHUNKS || !pool.would_parallelize(work) {

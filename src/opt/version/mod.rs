@@ -375,6 +375,9 @@ pub const ROUNDS: usize = 2;
 
 /// The `version` pass (see the module doc).
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    if !crate::opt::loops::has_back_edge(ir) {
+        return;
+    }
     let mut skip: FxSet<BlockId> = FxSet::default();
     let mut changed = false;
     for round in 0..ROUNDS {
