@@ -7,6 +7,7 @@ mod e2e;
 mod inline;
 mod knownbits;
 mod licm_checks;
+mod loops;
 mod memssa_clients;
 mod pipeline;
 mod promote;
