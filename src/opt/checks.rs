@@ -577,8 +577,10 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let mut said = Vec::new();
     let names = ctx.remarks_on().then_some(&*ctx.names);
     let (bounds, nil, div) = eliminate(ir, &ctx.summaries, names, &mut said);
-    // One compaction drops the πs and folds the removed checks' branches.
-    if pi_insert::strip_pis(ir) == 0 && bounds + nil + div > 0 {
+    // One compaction forwards the πs' copies and folds the removed
+    // checks' branches.
+    let stripped = pi_insert::strip_pis(ir);
+    if stripped + bounds + nil + div > 0 {
         crate::ir::compact::compact_only(ir);
     }
     for (kind, span, msg) in said {

@@ -275,7 +275,8 @@ fn rename_dominated(
     }
 }
 
-/// Replaces every π by its value (compacted away).
+/// Replaces every π by a copy of its value, for the caller's compaction
+/// to forward; returns how many there were.
 pub fn strip_pis(ir: &mut IrCode) -> u64 {
     let mut n = 0;
     for inst in ir.stmts.inst.values_mut() {
@@ -283,9 +284,6 @@ pub fn strip_pis(ir: &mut IrCode) -> u64 {
             *inst = Inst::Copy(*value);
             n += 1;
         }
-    }
-    if n > 0 {
-        crate::ir::compact::compact_only(ir);
     }
     n
 }
