@@ -96,6 +96,13 @@ pub struct BBlock {
     pub stmts: Vec<BStmt>,
     pub term: Term,
     pub term_span: Span,
+    /// The terminator statement's flags: [`Flags::COLD`] on a block of an
+    /// error path, which may hold no other statement to say so. Kept
+    /// through [`BlockIr::from_ir`] and [`BlockIr::lower`]; a pass that
+    /// rewrites `term` keeps them, and a block made on an edge takes those
+    /// of one of the edge's ends (a block entered only from an error path,
+    /// or leading only into one, is on it).
+    pub term_flags: Flags,
 }
 
 impl BBlock {
@@ -140,6 +147,7 @@ impl BlockIr {
             let mut stmts = Vec::new();
             let mut term = None;
             let mut term_span = ir.span;
+            let mut term_flags = Flags::default();
             for i in bb.values() {
                 let Some(inst) = ir.stmts.inst.get(i) else {
                     break;
@@ -158,7 +166,10 @@ impl BlockIr {
                     _ => None,
                 };
                 match t {
-                    Some(t) => term = Some(t),
+                    Some(t) => {
+                        term = Some(t);
+                        term_flags = ir.stmts.flags[i];
+                    }
                     None => stmts.push(BStmt {
                         id: i,
                         inst: inst.clone(),
@@ -179,6 +190,7 @@ impl BlockIr {
                 stmts,
                 term,
                 term_span,
+                term_flags,
             });
         }
         let shell = IrCode {
@@ -313,7 +325,7 @@ impl BlockIr {
                 Term::Unreachable => Some(Inst::Unreachable),
             };
             if let Some(t) = term {
-                out.push(t, Type::Void, block.term_span, Flags::default());
+                out.push(t, Type::Void, block.term_span, block.term_flags);
             }
             ranges.push(start..out.len() as u32);
         }
@@ -348,6 +360,7 @@ impl BlockIr {
                     stmts: Vec::new(),
                     term: Term::Goto(target),
                     term_span: blk.term_span,
+                    term_flags: blk.term_flags,
                 });
             }
             self.blocks.push(blk);

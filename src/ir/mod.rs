@@ -46,6 +46,7 @@ use std::ops::Range;
 pub mod blocks;
 pub mod budget;
 pub mod compact;
+pub mod compacted;
 pub mod dom;
 pub mod dot;
 pub mod edit;

@@ -14,7 +14,8 @@
 use crate::ir::FxSet;
 use crate::ir::blocks::{BlockIr, Label, Positions, Term};
 use crate::ir::compact::compact_only;
-use crate::ir::{Inst, IrCode, Operand};
+use crate::ir::compacted::is_compacted;
+use crate::ir::{BlockId, Inst, IrCode, Operand};
 use crate::opt::PassCtx;
 use cranelift_entity::SecondaryMap;
 
@@ -182,11 +183,13 @@ fn merge_into_pred(bir: &mut BlockIr, r: &mut Round, ei: usize) -> bool {
     }
     let term = bir.blocks[ei].term.clone();
     let span = bir.blocks[ei].term_span;
+    let flags = bir.blocks[ei].term_flags;
     let succs = term.succs();
     let blk = &mut bir.blocks[ai];
     blk.stmts.extend(stmts);
     blk.term = term;
     blk.term_span = span;
+    blk.term_flags.insert(flags);
     for s in succs {
         if let Some(si) = r.pos[s] {
             bir.blocks[si].rename_phi_edge(e, a);
@@ -266,7 +269,64 @@ fn thread_empty(bir: &mut BlockIr, r: &mut Round, ei: usize) -> u64 {
     threaded
 }
 
+/// Whether [`run`] could change `ir`. It cannot when `ir` is compacted
+/// ([`is_compacted`]: every block reachable, no branch on a constant), no
+/// branch falls through to its own target, no block is the only successor
+/// of its only predecessor, no block with other statements ends in a
+/// `goto` to the next block, and no empty block (nothing but a `goto`, if
+/// that) is entered other than by the true edge of the branch before it:
+/// then the block view lowers back to `ir` itself (debug builds check it).
+fn may_change(ir: &IrCode) -> bool {
+    let blocks = &ir.cfg.blocks;
+    let insts = &ir.stmts.inst;
+    let last = |b: BlockId| blocks[b].last().map(|v| &insts[v]);
+    for (b, bb) in blocks.iter() {
+        let next = BlockId(b.0 + 1);
+        match last(b) {
+            Some(Inst::GotoIfNot { dest, .. }) if *dest == next => return true,
+            Some(Inst::Goto(d)) if *d == next && bb.stmts.len() > 1 => return true,
+            _ => {}
+        }
+        if b.0 == 0 {
+            continue;
+        }
+        if let &[a] = bb.preds.as_slice()
+            && blocks[a].succs.len() == 1
+        {
+            return true;
+        }
+        let empty = bb
+            .values()
+            .all(|v| matches!(insts[v], Inst::Nothing | Inst::Goto(_)));
+        let by_true_edge = |p: &BlockId| {
+            p.0 + 1 == b.0 && matches!(last(*p), Some(Inst::GotoIfNot { dest, .. }) if *dest != b)
+        };
+        if empty && !bb.preds.iter().all(by_true_edge) {
+            return true;
+        }
+    }
+    !is_compacted(ir)
+}
+
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    if !may_change(ir) {
+        #[cfg(debug_assertions)]
+        {
+            let mut full = ir.clone();
+            simplify(&mut full, &mut PassCtx::default());
+            debug_assert!(
+                full == *ir,
+                "simplifycfg changed fn {} that may_change passed",
+                ir.name
+            );
+        }
+        return;
+    }
+    simplify(ir, ctx);
+}
+
+/// [`run`]'s work: the rounds on the block view, lowering and compaction.
+fn simplify(ir: &mut IrCode, ctx: &mut PassCtx) {
     let counters = &mut ctx.counters;
     let mut bir = BlockIr::from_ir(ir);
     let mut branches = fold_constant_branches(&mut bir);

@@ -8,7 +8,7 @@
 //! Counters: `dce.removed` (statements deleted), `dce.blocks` (blocks found
 //! unreachable by the compaction).
 
-use crate::ir::compact::compact_only;
+use crate::ir::compacted::compact_if_changed;
 use crate::ir::edit::{for_each_value_use, removable};
 use crate::ir::{Inst, IrCode, Value};
 use crate::opt::PassCtx;
@@ -41,7 +41,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
             removed += 1;
         }
     }
-    let stats = compact_only(ir);
+    let stats = compact_if_changed(ir, removed > 0);
     counters.add("dce.removed", removed + stats.dead_removed as u64);
     counters.add("dce.blocks", stats.blocks_removed as u64);
 }

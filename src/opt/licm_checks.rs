@@ -406,6 +406,7 @@ fn move_into_preheader(
             stmts: Vec::new(),
             term,
             term_span: span,
+            term_flags: Flags::default(),
         });
     }
     if let Some(last) = chain.last_mut() {

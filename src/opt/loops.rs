@@ -190,6 +190,7 @@ pub(crate) fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> B
         stmts: new_stmts,
         term: Term::Goto(t_label),
         term_span: span,
+        term_flags: bir.blocks[target].term_flags,
     }
 }
 

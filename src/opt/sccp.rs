@@ -19,6 +19,7 @@
 use crate::ir::FxSet;
 use crate::ir::budget::Budget;
 use crate::ir::compact::{IncrementalCompact, Succs, block_succs};
+use crate::ir::compacted::compact_if_changed;
 use crate::ir::edit::{NewNodes, for_each_value_use, is_pure};
 use crate::ir::fold;
 use crate::ir::{BlockId, Inst, IrCode, Operand, Value};
@@ -247,12 +248,37 @@ fn remark_folded_branches(ir: &IrCode, sol: &Solution, ctx: &mut PassCtx) {
     }
 }
 
+/// Whether the rewrite of [`run`] would change a statement of `ir`: a pure
+/// statement `sol` found constant (other than a copy), a branch on a
+/// constant, or a copy left for compaction to forward.
+fn rewrites_anything(ir: &IrCode, sol: &Solution) -> bool {
+    let constant = |v: Value| matches!(sol.values.get(v), Some(Lattice::Const(_)));
+    ir.stmts.inst.iter().any(|(v, inst)| match inst {
+        Inst::GotoIfNot { cond, .. } => match cond {
+            Operand::Value(c) => {
+                matches!(sol.values.get(*c), Some(Lattice::Const(Operand::Bool(_))))
+            }
+            Operand::Arg(_) => false,
+            _ => true,
+        },
+        Inst::Copy(_) => true,
+        Inst::Nothing => false,
+        _ => is_pure(inst) && constant(v),
+    })
+}
+
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let sol = solve(ir);
     if ctx.remarks_on() {
         remark_folded_branches(ir, &sol, ctx);
     }
     let counters = &mut ctx.counters;
+    if !rewrites_anything(ir, &sol) {
+        let stats = compact_if_changed(ir, false);
+        counters.add("sccp.dead", stats.dead_removed as u64);
+        counters.add("sccp.blocks", stats.blocks_removed as u64);
+        return;
+    }
     let mut consts = 0;
     let mut branches = 0;
     let new = NewNodes::new(ir);

@@ -398,6 +398,7 @@ fn eliminate(bir: &mut BlockIr, ir: &IrCode, mut sites: Vec<TailSite>) {
         stmts: Vec::new(),
         term: Term::Goto(header),
         term_span: span,
+        term_flags: Flags::default(),
     }];
     if entry_has_preds {
         front.push(BBlock {
@@ -405,6 +406,7 @@ fn eliminate(bir: &mut BlockIr, ir: &IrCode, mut sites: Vec<TailSite>) {
             stmts: phis,
             term: Term::Goto(old_entry),
             term_span: span,
+            term_flags: Flags::default(),
         });
     } else {
         bir.blocks[0].stmts.splice(0..0, phis);

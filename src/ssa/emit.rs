@@ -491,9 +491,12 @@ fn lower(
             flags.insert(cold);
             stmts.push(rn.term(term), Type::Void, span, flags);
         }
+        // In layout order, as compaction lists them (a φ names its edges).
+        let mut preds: Vec<BlockId> = bb.preds.iter().map(|p| rn.blk(*p)).collect();
+        preds.sort_unstable();
         blocks.push(BasicBlock {
             stmts: start..stmts.len() as u32,
-            preds: bb.preds.iter().map(|p| rn.blk(*p)).collect(),
+            preds,
             succs: succs.map(|x| rn.blk(x)).collect(),
         });
     }

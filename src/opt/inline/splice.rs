@@ -221,6 +221,7 @@ fn copy_callee(
             stmts,
             term,
             term_span: block.term_span,
+            term_flags: block.term_flags,
         });
     }
     out
@@ -266,12 +267,14 @@ pub(in crate::opt) fn splice<'a>(
             stmts,
             mut term,
             term_span,
+            term_flags,
         } = block;
         let mut cur = BBlock {
             label: orig_label,
             stmts: Vec::new(),
             term: Term::Unreachable,
             term_span,
+            term_flags,
         };
         let mut check_stmt: Option<Value> = None;
         for st in stmts {
@@ -291,6 +294,7 @@ pub(in crate::opt) fn splice<'a>(
                         stmts: Vec::new(),
                         term: Term::Unreachable,
                         term_span,
+                        term_flags,
                     };
                     if callee.ret != Type::Void {
                         let (edges, values) = copy

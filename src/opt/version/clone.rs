@@ -6,7 +6,7 @@ use super::Plan;
 use super::guard::Emit;
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Positions, Term};
 use crate::ir::edit::{default_flags, for_each_operand_mut};
-use crate::ir::{BinaryOp, BlockId, Cmp, FxMap, FxSet, Inst, IrCode, Operand, Value};
+use crate::ir::{BinaryOp, BlockId, Cmp, Flags, FxMap, FxSet, Inst, IrCode, Operand, Value};
 use crate::span::Span;
 
 /// Loops of at most this many iterations run the original loop without
@@ -144,6 +144,7 @@ fn copy_block(b: &BBlock, r: &Renaming, check: bool) -> BBlock {
         stmts,
         term,
         term_span: b.term_span,
+        term_flags: b.term_flags,
     }
 }
 
@@ -198,6 +199,7 @@ fn version_one(bir: &mut BlockIr, pos: &Positions, ir: &IrCode, p: &Plan) -> Opt
         stmts: Vec::new(),
         term: Term::Goto(to),
         term_span: span,
+        term_flags: Flags::default(),
     };
     let guard_block = BBlock {
         label: guard_label,
@@ -208,6 +210,7 @@ fn version_one(bir: &mut BlockIr, pos: &Positions, ir: &IrCode, p: &Plan) -> Opt
             els: slow,
         },
         term_span: span,
+        term_flags: Flags::default(),
     };
     let mut out = vec![guard_block, jump(fast, r.label(p.header))];
     out.extend(copies);

@@ -501,3 +501,61 @@ fn f(_1::int) -> int
 "
     );
 }
+
+/// `is_compacted` rejects each thing one compaction would change, and
+/// accepts the result of that compaction.
+#[test]
+fn is_compacted_names_what_compaction_would_change() {
+    use toyc::ir::compacted::is_compacted;
+    let cases = [
+        // A dead statement (SSA construction leaves unused constants).
+        "fn f() -> int
+1 ─ %1 = \"unused\"::str
+└──      return 1
+",
+        // A copy.
+        "fn f(_1::int) -> int
+1 ─ %1 = _1::int
+└──      return %1
+",
+        // A branch on a constant.
+        "fn f() -> int
+1 ─      goto #3 if not true
+2 ─      return 1
+3 ─      return 2
+",
+        // A φ of one value.
+        "fn f(_1::bool) -> int
+1 ─      goto #3 if not _1
+2 ─      goto #3
+3 ┄ %3 = φ (#1 => 7, #2 => 7)::int
+└──      return %3
+",
+        // An unreachable block.
+        "fn f() -> int
+1 ─      return 1
+2 ─      return 2
+",
+    ];
+    for text in cases {
+        let mut f = ir(text);
+        assert!(!is_compacted(&f), "accepted:\n{text}");
+        compact_only(&mut f);
+        assert!(
+            is_compacted(&f),
+            "rejected after compaction:\n{}",
+            printed(&f)
+        );
+    }
+    let mut f = diamond();
+    compact_only(&mut f);
+    assert!(is_compacted(&f));
+    // Predecessors out of block order (as SSA construction listed them
+    // before it sorted them): compaction lists them in order.
+    let mut g = f.clone();
+    let join = g.cfg.blocks.values_mut().last().expect("blocks");
+    join.preds.reverse();
+    assert!(!is_compacted(&g));
+    compact_only(&mut g);
+    assert_eq!(g, f);
+}

@@ -17,7 +17,8 @@
 use super::compact_gen::random_source;
 use crate::ssa_support::{Rng, ir_of};
 use cranelift_entity::EntityRef;
-use toyc::ir::compact::compact;
+use toyc::ir::compact::{compact, compact_only};
+use toyc::ir::compacted::is_compacted;
 use toyc::ir::edit::{
     NewNodes, delete, for_each_operand, for_each_operand_mut, is_pure, replace_uses,
 };
@@ -115,6 +116,9 @@ struct Tally {
     deletions: u32,
     edge_kills: u32,
     guarded_blocks: u32,
+    /// Functions `is_compacted` accepted after compaction, and rejected.
+    compacted: u32,
+    not_compacted: u32,
 }
 
 /// One random semantics-preserving edit of `ir` (pending in `new`).
@@ -409,6 +413,19 @@ fn random_edits_then_compaction_preserve_semantics() {
                     );
                 }
                 compact(f, new);
+                // `is_compacted` says exactly whether another compaction
+                // would change the function (one compaction can leave a
+                // branch whose condition its φ folding made constant).
+                let mut again = f.clone();
+                compact_only(&mut again);
+                assert_eq!(
+                    is_compacted(f),
+                    again == *f,
+                    "seed {seed} round {round}: is_compacted is wrong on fn {}",
+                    f.name
+                );
+                t.compacted += is_compacted(f) as u32;
+                t.not_compacted += !is_compacted(f) as u32;
             }
             check(&m, seed, round, &reference, &src);
         }
@@ -423,6 +440,8 @@ fn random_edits_then_compaction_preserve_semantics() {
             ("deletions", t.deletions),
             ("edge_kills", t.edge_kills),
             ("guarded_blocks", t.guarded_blocks),
+            ("compacted", t.compacted),
+            ("not_compacted", t.not_compacted),
         ] {
             assert!(n > 0, "edit kind {name} never applied: {t:?}");
         }
