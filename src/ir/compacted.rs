@@ -1,10 +1,11 @@
 //! When a compaction can be skipped: [`is_compacted`] says, without
 //! moving anything, whether [`compact_only`] would leave a function as it
-//! is, and [`compact_if_changed`] compacts only a function that a pass
-//! changed or that is not compacted yet (SSA construction, for one, may
-//! leave dead statements).
+//! is; [`compact_if_changed`] compacts only a function that a pass changed
+//! or that is not compacted yet (SSA construction, for one, may leave dead
+//! statements), and [`compact_if_needed`] one that is not compacted (a
+//! lowered block view often is).
 //!
-//! Invariant, checked in debug builds by [`compact_if_changed`]: when
+//! Invariant, checked in debug builds by [`compact_if_needed`]: when
 //! `is_compacted(ir)`, `compact_only` on a copy of `ir` gives `ir` back.
 
 use crate::ir::compact::{CompactStats, block_succs, compact_only};
@@ -15,7 +16,18 @@ use cranelift_entity::EntityRef;
 /// Compacts `ir` when the calling pass `changed` it or it is not
 /// compacted; otherwise leaves it alone, which is the same.
 pub fn compact_if_changed(ir: &mut IrCode, changed: bool) -> CompactStats {
-    if changed || !is_compacted(ir) {
+    if changed {
+        compact_only(ir)
+    } else {
+        compact_if_needed(ir)
+    }
+}
+
+/// Compacts `ir` unless it is compacted already: what a pass does after
+/// lowering a block view ([`crate::ir::blocks::BlockIr::lower`]), whose
+/// result mostly needs no compaction (`loops`' new blocks, say).
+pub fn compact_if_needed(ir: &mut IrCode) -> CompactStats {
+    if !is_compacted(ir) {
         return compact_only(ir);
     }
     #[cfg(debug_assertions)]

@@ -13,8 +13,7 @@
 
 use crate::ir::FxSet;
 use crate::ir::blocks::{BlockIr, Label, Positions, Term};
-use crate::ir::compact::compact_only;
-use crate::ir::compacted::is_compacted;
+use crate::ir::compacted::{compact_if_needed, is_compacted};
 use crate::ir::{BlockId, Inst, IrCode, Operand};
 use crate::opt::PassCtx;
 use cranelift_entity::SecondaryMap;
@@ -341,7 +340,7 @@ fn simplify(ir: &mut IrCode, ctx: &mut PassCtx) {
         }
     }
     *ir = bir.lower();
-    let stats = compact_only(ir);
+    let stats = compact_if_needed(ir);
     counters.add("simplifycfg.branches", branches);
     counters.add("simplifycfg.threaded", threaded);
     counters.add("simplifycfg.merged", merged);

@@ -17,7 +17,8 @@
 //! Counters: `loops.preheaders`, `loops.exits`.
 
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
-use crate::ir::compact::{block_succs, compact_only};
+use crate::ir::compact::block_succs;
+use crate::ir::compacted::compact_if_needed;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::default_flags;
 use crate::ir::loops::{LoopId, LoopNest};
@@ -364,5 +365,5 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         deferred = d;
     }
     *ir = bir.lower();
-    compact_only(ir);
+    compact_if_needed(ir);
 }

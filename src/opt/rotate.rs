@@ -70,6 +70,7 @@
 use crate::ir::FxMap;
 use crate::ir::blocks::{BStmt, BlockIr, Label, Positions, Term};
 use crate::ir::compact::compact_only;
+use crate::ir::compacted::compact_if_needed;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{default_flags, for_each_operand, for_each_operand_mut};
 use crate::ir::loops::{LoopInfo, LoopNest};
@@ -483,7 +484,7 @@ fn rotate_all(ir: &IrCode, dom: &DomTree, plans: &[Plan]) -> Option<IrCode> {
         }
     }
     let mut out = bir.lower();
-    compact_only(&mut out);
+    compact_if_needed(&mut out);
     Some(out)
 }
 
