@@ -70,6 +70,11 @@ fn exit_now(code: i32) -> ! {
 /// The panic hook: the first line of an internal compiler error report,
 /// with the panic's message and where in toyc (or Cranelift) it happened.
 /// Whoever catches the panic adds context and [`diag::ICE_HELP`].
+///
+/// A print to a closed standard output or error (`toyc ir prog.toy |
+/// head`) is no error of the compiler's: toyc then stops at once, quietly,
+/// with exit code 0, as it does when the program it runs prints into a
+/// closed pipe.
 fn report_panic(info: &std::panic::PanicHookInfo<'_>) {
     crate::runtime::output::flush();
     let payload = info.payload();
@@ -78,6 +83,11 @@ fn report_panic(info: &std::panic::PanicHookInfo<'_>) {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "(no message)".to_string());
+    if is_closed_output(&msg) {
+        // SAFETY: `_exit` ends the process; nothing can be written to
+        // that output any more.
+        unsafe { libc::_exit(0) }
+    }
     match info.location() {
         Some(l) => eprintln!(
             "error: internal compiler error: {msg}\n  at {}:{}:{} (in the compiler)",
@@ -87,6 +97,14 @@ fn report_panic(info: &std::panic::PanicHookInfo<'_>) {
         ),
         None => eprintln!("error: internal compiler error: {msg}"),
     }
+}
+
+/// Whether a panic message is the standard library's report of a print
+/// to standard output or error after its reader went away (`EPIPE`; toyc
+/// ignores `SIGPIPE`).
+fn is_closed_output(msg: &str) -> bool {
+    (msg.starts_with("failed printing to stdout") || msg.starts_with("failed printing to stderr"))
+        && msg.ends_with(&format!("(os error {})", libc::EPIPE))
 }
 
 fn run_cli(cli: Cli) -> i32 {

@@ -725,3 +725,50 @@ fn the_run_only_parse_agrees_with_the_whole_command_line() {
         "{text}"
     );
 }
+
+/// `toyc ir prog.toy | head`: output into a pipe whose reader is gone
+/// ends toyc quietly with exit code 0, not with an internal error; so
+/// does a closed standard error.
+#[test]
+fn a_closed_output_ends_toyc_quietly() {
+    for args in [
+        &["ir", "examples/fib.toy"][..],
+        &["passes"],
+        &["run", "examples/fib.toy"],
+    ] {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .stdout(writer)
+            .output()
+            .expect("run toyc");
+        assert_eq!(
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).as_ref()
+            ),
+            (Some(0), ""),
+            "toyc {args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_closed_stderr_ends_toyc_quietly() {
+    let dir = std::env::temp_dir().join(format!("toyc-stderr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bad = dir.join("bad.toy");
+    std::fs::write(&bad, "fn main() { let x: int = true; }\n").expect("write");
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
+        .args(["check", bad.to_str().expect("utf-8 path")])
+        .env("NO_COLOR", "1")
+        .stderr(writer)
+        .output()
+        .expect("run toyc");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(out.status.code(), Some(0));
+}
