@@ -39,6 +39,7 @@ pub mod recinline;
 pub mod remarks;
 pub mod rotate;
 pub mod sccp;
+mod stages;
 pub mod tailrec;
 pub mod version;
 
@@ -730,6 +731,11 @@ pub fn name_tables(module: &Module) -> NameTables {
 /// Watches the pipeline: called before and after every pass with the whole
 /// module, and with the counters each function got from each pass.
 pub trait PassObserver {
+    /// Whether it must see the module between every two passes: the rows
+    /// then run one by one instead of in stages (`opt/stages.rs`).
+    fn watches_each_row(&self) -> bool {
+        true
+    }
     /// Before the first pass.
     fn start(&mut self, _module: &Module) {}
     fn before(&mut self, _pass: &str, _module: &Module) {}
@@ -803,10 +809,23 @@ fn run_passes(
     // Module passes (inlining) are what make functions unreachable; a
     // function pass only removes the odd call.
     let mut reachability_stale = true;
-    for &name in &opts.passes {
+    let staged = !observer.watches_each_row() && ctx.print_step.is_none();
+    let mut next = 0;
+    for (i, &name) in opts.passes.iter().enumerate() {
+        if i < next {
+            continue;
+        }
         let Some(pass) = find_pass(name) else {
             continue;
         };
+        let end = stages::stage_end(&opts.passes, i);
+        if staged && end > i + 1 {
+            let stale = reachability_stale;
+            stages::run_observed(module, &opts.passes[i..end], opts, ctx, observer, stale)?;
+            reachability_stale = false;
+            next = end;
+            continue;
+        }
         observer.before(name, module);
         let start = std::time::Instant::now();
         ctx.summaries = Arc::new(match pass.reads_summaries {

@@ -68,6 +68,10 @@ impl<'a> PrintObserver<'a> {
 }
 
 impl PassObserver for PrintObserver<'_> {
+    fn watches_each_row(&self) -> bool {
+        self.before != PrintSel::None || self.after != PrintSel::None || self.changed.is_some()
+    }
+
     fn start(&mut self, module: &Module) {
         if self.changed.is_none() {
             return;

@@ -245,3 +245,81 @@ fn a_pass_step_is_verified_and_its_counters_reported_under_the_pass() {
     quiet.run_step("checks", "broken", &mut f.clone(), corrupting_step);
     assert!(quiet.errors.is_empty());
 }
+
+/// Records what the pipeline shows an observer: each row's counters by
+/// function, in row order.
+struct Rows {
+    watch: bool,
+    seen: Vec<(String, std::collections::BTreeMap<String, Counters>)>,
+}
+
+impl opt::PassObserver for Rows {
+    fn watches_each_row(&self) -> bool {
+        self.watch
+    }
+    fn after(
+        &mut self,
+        pass: &str,
+        _module: &toyc::ir::Module,
+        counters: &std::collections::BTreeMap<String, Counters>,
+    ) {
+        self.seen.push((pass.to_string(), counters.clone()));
+    }
+}
+
+/// The -O2 pipeline with the verifier and remarks on two threads, run in
+/// stages (`opt/stages.rs`: consecutive function rows per function) and
+/// row by row (an observer that watches every row): the same IR, counters,
+/// remarks and per-row counters by function, on every example and
+/// benchmark program.
+#[test]
+fn stages_give_what_rows_one_by_one_give() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["examples", "bench/toy"] {
+        for e in std::fs::read_dir(root.join(dir)).expect("dir") {
+            let p = e.expect("entry").path();
+            if p.extension().is_some_and(|x| x == "toy") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut staged_rows = 0;
+    for path in &files {
+        let src = std::fs::read_to_string(path).expect("read");
+        let Ok(base) = std::panic::catch_unwind(|| crate::ssa_support::ir_of(&src)) else {
+            continue;
+        };
+        let run = |watch: bool| {
+            let mut m = toyc::ir::Module {
+                funcs: base.funcs.clone(),
+                program: base.program.clone(),
+            };
+            let opts = opt::PipelineOptions {
+                passes: opt::default_passes(2),
+                verify: true,
+                remarks: true,
+                pool: toyc::par::Pool::new(2, 0),
+                ..Default::default()
+            };
+            let mut counters = Counters::default();
+            let mut rows = Rows {
+                watch,
+                seen: Vec::new(),
+            };
+            let remarks = opt::run_pipeline_observed(&mut m, &opts, &mut counters, &mut rows)
+                .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+            let text: Vec<String> = m
+                .funcs
+                .iter()
+                .map(|f| toyc::ir::print::print_function(f, &m.program, None))
+                .collect();
+            (text, counters, format!("{remarks:?}"), rows.seen)
+        };
+        let (staged, by_rows) = (run(false), run(true));
+        assert_eq!(staged, by_rows, "{}", path.display());
+        staged_rows += staged.3.len();
+    }
+    assert!(staged_rows > 100, "only {staged_rows} rows observed");
+}
