@@ -157,8 +157,12 @@ fn run_stage(
         for (f, local) in module.funcs.iter().zip(row.locals) {
             ctx.merge_function(&f.name, local);
         }
+        // As the pipeline reports a row: the pass's own errors, else the
+        // verifier's.
         let mut errors = std::mem::take(&mut ctx.errors);
-        errors.extend(row.verify_errors.into_iter().flatten());
+        if errors.is_empty() {
+            errors.extend(row.verify_errors.into_iter().flatten());
+        }
         if !errors.is_empty() {
             return Err((names[k], errors));
         }
