@@ -533,6 +533,14 @@ pub fn verify_on(module: &Module, pool: &crate::par::Pool) -> Result<(), Vec<Str
     })
 }
 
+/// `errors` found after the row `name`, each saying so.
+fn after_pass(name: &str, errors: Vec<String>) -> Vec<String> {
+    errors
+        .into_iter()
+        .map(|e| format!("after pass `{name}`: {e}"))
+        .collect()
+}
+
 fn run_passes(
     module: &mut Module,
     opts: &PipelineOptions,
@@ -543,24 +551,24 @@ fn run_passes(
     // function pass only removes the odd call.
     let mut reachability_stale = true;
     let staged = !observer.watches_each_row() && ctx.print_step.is_none();
-    let mut next = 0;
-    for (i, &name) in opts.passes.iter().enumerate() {
-        if i < next {
-            continue;
-        }
+    let mut i = 0;
+    while i < opts.passes.len() {
+        let name = opts.passes[i];
+        let end = match staged {
+            true => stages::stage_end(&opts.passes, i),
+            false => i + 1,
+        };
+        let rows = &opts.passes[i..end];
+        i = end;
         let Some(pass) = find_pass(name) else {
             continue;
         };
-        let end = stages::stage_end(&opts.passes, i);
-        if staged && end > i + 1 {
-            let stale = reachability_stale;
-            stages::run_observed(module, &opts.passes[i..end], opts, ctx, observer, stale)?;
-            reachability_stale = false;
-            next = end;
-            continue;
+        for &row in rows {
+            observer.before(row, module);
         }
-        observer.before(name, module);
         let start = std::time::Instant::now();
+        // The summaries the first row reads; the rows after it in a stage
+        // read none.
         ctx.summaries = Arc::new(match pass.reads_summaries {
             true => summaries_on(module, &ctx.pool),
             false => Summaries::default(),
@@ -570,23 +578,24 @@ fn run_passes(
             ctx.skip = Arc::new(live.iter().map(|l| !l).collect());
         }
         reachability_stale = matches!(pass.run, PassFn::Module(_));
+        if rows.len() > 1 {
+            let by_row = stages::run_stage(module, rows, ctx, opts.verify, start)
+                .map_err(|(row, errors)| after_pass(row, errors))?;
+            for (&row, by_function) in rows.iter().zip(&by_row) {
+                observer.after(row, module, by_function);
+            }
+            continue;
+        }
         ctx.pass = name.to_string();
         let by_function = pass.run_module(module, ctx);
         crate::timing::record(&format!("pass.{name}"), start.elapsed());
         observer.after(name, module, &by_function);
         let errors = std::mem::take(&mut ctx.errors);
         if !errors.is_empty() {
-            return Err(errors
-                .into_iter()
-                .map(|e| format!("after pass `{name}`: {e}"))
-                .collect());
+            return Err(after_pass(name, errors));
         }
         if opts.verify {
-            verify_on(module, &ctx.pool).map_err(|errs| {
-                errs.into_iter()
-                    .map(|e| format!("after pass `{name}`: {e}"))
-                    .collect::<Vec<_>>()
-            })?;
+            verify_on(module, &ctx.pool).map_err(|errs| after_pass(name, errs))?;
         }
     }
     Ok(())

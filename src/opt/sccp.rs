@@ -19,7 +19,7 @@
 use crate::ir::FxSet;
 use crate::ir::budget::Budget;
 use crate::ir::compact::{IncrementalCompact, Succs, block_succs};
-use crate::ir::compacted::compact_if_changed;
+use crate::ir::compacted::compact_if_needed;
 use crate::ir::edit::{NewNodes, for_each_value_use, is_pure};
 use crate::ir::fold;
 use crate::ir::{BlockId, Inst, IrCode, Operand, Value};
@@ -274,7 +274,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     }
     let counters = &mut ctx.counters;
     if !rewrites_anything(ir, &sol) {
-        let stats = compact_if_changed(ir, false);
+        let stats = compact_if_needed(ir);
         counters.add("sccp.dead", stats.dead_removed as u64);
         counters.add("sccp.blocks", stats.blocks_removed as u64);
         return;

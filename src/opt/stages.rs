@@ -22,10 +22,9 @@
 //! module between rows (`--print-before`/`--print-after`/`--print-changed`,
 //! `toyc explore`, a step printer).
 
-use super::{Counters, Pass, PassCtx, PassFn, PassObserver, PipelineOptions, find_pass};
+use super::{Counters, Pass, PassCtx, PassFn, find_pass};
 use crate::ir::{IrCode, Module};
 use crate::memssa::alias::Summaries;
-use crate::memssa::alias::summaries_on;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,45 +56,6 @@ struct RowResult {
 /// did not reach, after a verifier error, are absent).
 type FunctionRun = Vec<(PassCtx, Vec<String>, Duration)>;
 
-/// Runs the stage `rows` as the pipeline runs a row: the call summaries
-/// its first row reads, the functions the run cannot reach (when
-/// `reachability_stale`, after a module row), and `observer` told before
-/// and after each row. An error names its row, as the pipeline does.
-pub(super) fn run_observed(
-    module: &mut Module,
-    rows: &[&'static str],
-    opts: &PipelineOptions,
-    ctx: &mut PassCtx,
-    observer: &mut dyn PassObserver,
-    reachability_stale: bool,
-) -> Result<(), Vec<String>> {
-    for &row in rows {
-        observer.before(row, module);
-    }
-    let reads = rows
-        .first()
-        .and_then(|r| find_pass(r))
-        .is_some_and(|p| p.reads_summaries);
-    ctx.summaries = Arc::new(match reads {
-        true => summaries_on(module, &ctx.pool),
-        false => Summaries::default(),
-    });
-    if opts.reachable_only && reachability_stale {
-        let live = module.reachable_from_entry();
-        ctx.skip = Arc::new(live.iter().map(|l| !l).collect());
-    }
-    let by_row = run_stage(module, rows, ctx, opts.verify).map_err(|(row, errors)| {
-        errors
-            .into_iter()
-            .map(|e| format!("after pass `{row}`: {e}"))
-            .collect::<Vec<_>>()
-    })?;
-    for (&row, by_function) in rows.iter().zip(&by_row) {
-        observer.after(row, module, by_function);
-    }
-    Ok(())
-}
-
 /// A row's counters by function (what [`super::PassObserver::after`]
 /// gets).
 type ByFunction = BTreeMap<String, Counters>;
@@ -104,13 +64,16 @@ type ByFunction = BTreeMap<String, Counters>;
 type RowErrors = (&'static str, Vec<String>);
 
 /// Runs the rows `names` (a stage, [`stage_end`]) over `module`; `ctx`
-/// holds the first row's summaries. Returns each row's counters by
-/// function, or the first row with errors and its errors.
-fn run_stage(
+/// holds the first row's summaries and the functions to skip, set by the
+/// pipeline as for any row since `start` (the stage's time, shared among
+/// its rows for `--time-passes`). Returns each row's counters by function, or
+/// the first row with errors and its errors.
+pub(super) fn run_stage(
     module: &mut Module,
     names: &[&'static str],
     ctx: &mut PassCtx,
     verify: bool,
+    start: std::time::Instant,
 ) -> Result<Vec<ByFunction>, RowErrors> {
     let runs: Vec<fn(&mut IrCode, &mut PassCtx)> = names
         .iter()
@@ -119,7 +82,6 @@ fn run_stage(
             PassFn::Module(_) => None,
         })
         .collect();
-    let start = std::time::Instant::now();
     let no_summaries = Arc::new(Summaries::default());
     let work = module.stmt_count() * names.len();
     let Module { funcs, program } = module;
