@@ -25,7 +25,6 @@
 use super::ast::Builtin;
 use super::io::World;
 use super::value::{Val, to_str};
-use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Why a builtin did not return a value.
@@ -73,7 +72,7 @@ pub fn builtin(b: Builtin, args: &[Val], world: &mut World) -> Result<Val, Stop>
         Builtin::Exp => Val::Float(f(0).exp()),
         Builtin::Ln => Val::Float(f(0).ln()),
         Builtin::Pow => Val::Float(f(0).powf(f(1))),
-        Builtin::Args => Val::Arr(Rc::new(RefCell::new(Vec::new()))),
+        Builtin::Args => Val::Arr(super::value::Shared::new(Vec::new())),
         Builtin::ParseInt => {
             let s = args[0].str();
             match parse_int(&s) {

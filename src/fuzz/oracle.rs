@@ -13,8 +13,7 @@
 use super::ast::*;
 use super::builtins::{Stop, builtin};
 use super::io::World;
-use super::value::{Val, format_top, int_div, int_rem};
-use std::cell::RefCell;
+use super::value::{Shared, Val, format_top, int_div, int_rem};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -124,8 +123,8 @@ fn oob<T>(i: i64, len: usize, pos: Pos) -> R<T> {
     throw(format!("index out of bounds: index {i}, length {len}"), pos)
 }
 
-fn new_shared(v: Vec<Val>) -> Rc<RefCell<Vec<Val>>> {
-    Rc::new(RefCell::new(v))
+fn new_shared(v: Vec<Val>) -> Shared {
+    Shared::new(v)
 }
 
 impl Eval<'_> {
@@ -586,7 +585,7 @@ fn binary(op: BinOp, l: Val, r: Val, pos: Pos) -> R<Val> {
         (Val::Struct(_, a), Val::Struct(_, b)) => {
             let same = match (&a, &b) {
                 (None, None) => true,
-                (Some(x), Some(y)) => Rc::ptr_eq(x, y),
+                (Some(x), Some(y)) => Shared::ptr_eq(x, y),
                 _ => false,
             };
             Val::Bool(if op == Eq { same } else { !same })

@@ -20,7 +20,6 @@
 use super::ast::{ExprKind, Func, Global, Program, Ty};
 use super::shrink::{walk_expr, walk_exprs_in};
 use super::value::{Shared, Val};
-use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -170,7 +169,7 @@ pub fn modules_of(globals: &[Global], funcs: &[Func]) -> Vec<Module> {
 }
 
 fn new_arr(v: Vec<Val>) -> Val {
-    Val::Arr(Rc::new(RefCell::new(v)))
+    Val::Arr(Shared::new(v))
 }
 
 fn text(s: String) -> Val {

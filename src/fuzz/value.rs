@@ -8,7 +8,50 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-pub type Shared = Rc<RefCell<Vec<Val>>>;
+/// The storage of an array or a struct, shared by reference. Dropping the
+/// last reference to a long chain of them (a linked list of structs)
+/// frees it with a worklist, not by recursion, so no chain overflows the
+/// fuzzer's stack.
+#[derive(Clone, Debug)]
+pub struct Shared(Rc<RefCell<Vec<Val>>>);
+
+impl Shared {
+    pub fn new(v: Vec<Val>) -> Shared {
+        Shared(Rc::new(RefCell::new(v)))
+    }
+    /// Whether `a` and `b` are the same array or struct.
+    pub fn ptr_eq(a: &Shared, b: &Shared) -> bool {
+        Rc::ptr_eq(&a.0, &b.0)
+    }
+}
+
+impl std::ops::Deref for Shared {
+    type Target = RefCell<Vec<Val>>;
+    fn deref(&self) -> &RefCell<Vec<Val>> {
+        &self.0
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // Each storage this drop frees is emptied into `work` first, so
+        // the values dropped below never hold more than empty storage.
+        let mut work = Vec::new();
+        let take = |s: &Shared, work: &mut Vec<Val>| {
+            if Rc::strong_count(&s.0) == 1
+                && let Ok(mut items) = s.0.try_borrow_mut()
+            {
+                work.append(&mut items);
+            }
+        };
+        take(self, &mut work);
+        while let Some(v) = work.pop() {
+            if let Val::Arr(s) | Val::Struct(_, Some(s)) = &v {
+                take(s, &mut work);
+            }
+        }
+    }
+}
 
 #[derive(Clone, Debug)]
 pub enum Val {
@@ -142,5 +185,35 @@ pub fn int_rem(a: i64, b: i64) -> Option<i64> {
         None
     } else {
         Some(a.wrapping_rem(b))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A list of a million structs (each `{ value, next }`) and an array
+    /// nesting a million deep are freed without overflowing the stack.
+    #[test]
+    fn long_chains_drop_without_recursion() {
+        let mut list = Val::Struct(0, None);
+        for i in 0..1_000_000 {
+            list = Val::Struct(0, Some(Shared::new(vec![Val::Int(i), list])));
+        }
+        let mut nested = Val::Arr(Shared::new(Vec::new()));
+        for _ in 0..1_000_000 {
+            nested = Val::Arr(Shared::new(vec![nested]));
+        }
+        // A second reference keeps a shared tail alive.
+        let Val::Struct(_, Some(head)) = &list else {
+            panic!("a struct")
+        };
+        let tail = head.borrow()[1].clone();
+        drop(list);
+        drop(nested);
+        let Val::Struct(_, Some(t)) = &tail else {
+            panic!("a struct")
+        };
+        assert_eq!(t.borrow()[0].int(), 999_998);
     }
 }
