@@ -15,7 +15,10 @@
 //!
 //! Liveness is the classic backward dataflow over the Cranelift CFG,
 //! restricted to the reference values: a block parameter is defined at its
-//! block's start, a branch argument is used at its branch.
+//! block's start, a branch argument is used at its branch. Each block is
+//! walked once for its upward-exposed uses (`gen`) and definitions
+//! (`kill`); the fixpoint iterates over those sets only; a last walk per
+//! block lists the values live across each safepoint.
 
 use super::gc::FrameRoots;
 use cranelift_codegen::cursor::{Cursor, FuncCursor};
@@ -23,15 +26,6 @@ use cranelift_codegen::ir::{
     self as cl, Function, InstBuilder, StackSlotData, StackSlotKind, UserStackMapEntry, types,
 };
 use cranelift_entity::{EntitySet, SecondaryMap};
-
-/// A set of reference values, by their index in `FrameRoots::refs`.
-type Bits = Vec<u64>;
-
-fn union_into(into: &mut Bits, from: &Bits) {
-    for (a, b) in into.iter_mut().zip(from) {
-        *a |= *b;
-    }
-}
 
 /// No index: the value is not a reference.
 const NOT_REF: u32 = u32::MAX;
@@ -44,8 +38,30 @@ struct Liveness<'f> {
     safepoints: &'f EntitySet<cl::Inst>,
 }
 
+/// Per-block sets, flat: block `k` (in layout order) owns
+/// `words[k * w..(k + 1) * w]`.
+struct BlockSets {
+    w: usize,
+    words: Vec<u64>,
+}
+
+impl BlockSets {
+    fn new(blocks: usize, w: usize) -> BlockSets {
+        BlockSets {
+            w,
+            words: vec![0; blocks * w],
+        }
+    }
+    fn get(&self, k: usize) -> &[u64] {
+        &self.words[k * self.w..(k + 1) * self.w]
+    }
+    fn get_mut(&mut self, k: usize) -> &mut [u64] {
+        &mut self.words[k * self.w..(k + 1) * self.w]
+    }
+}
+
 impl Liveness<'_> {
-    fn add(&self, set: &mut Bits, v: cl::Value) {
+    fn add(&self, set: &mut [u64], v: cl::Value) {
         let v = self.func.dfg.resolve_aliases(v);
         let i = self.index[v];
         if i != NOT_REF {
@@ -53,83 +69,127 @@ impl Liveness<'_> {
         }
     }
 
-    fn remove(&self, set: &mut Bits, v: cl::Value) {
+    fn remove(&self, set: &mut [u64], v: cl::Value) {
         let i = self.index[v];
         if i != NOT_REF {
             set[i as usize / 64] &= !(1 << (i % 64));
         }
     }
 
-    fn successors(&self, block: cl::Block) -> Vec<cl::Block> {
+    /// The successors of `block`, by layout position (`pos`).
+    fn successors(&self, block: cl::Block, pos: &SecondaryMap<cl::Block, u32>, out: &mut Vec<u32>) {
         let dfg = &self.func.dfg;
-        let Some(last) = self.func.layout.last_inst(block) else {
-            return Vec::new();
-        };
-        dfg.insts[last]
-            .branch_destination(&dfg.jump_tables, &dfg.exception_tables)
-            .iter()
-            .map(|bc| bc.block(&dfg.value_lists))
-            .collect()
+        if let Some(last) = self.func.layout.last_inst(block) {
+            let dests = dfg.insts[last].branch_destination(&dfg.jump_tables, &dfg.exception_tables);
+            out.extend(dests.iter().map(|bc| pos[bc.block(&dfg.value_lists)]));
+        }
     }
 
-    /// The values live on entry to `block` given those live at its end;
-    /// calls `at_safepoint(call, live across it)` for each safepoint.
+    /// Walks `block` backwards from `live` (the values live at its end),
+    /// leaving the values live on entry; calls `at_safepoint(call, live
+    /// across it)` for each safepoint and `defined(v)` for each reference
+    /// the block defines.
     fn transfer(
         &self,
         block: cl::Block,
-        mut live: Bits,
-        mut at_safepoint: impl FnMut(cl::Inst, &Bits),
-    ) -> Bits {
+        live: &mut [u64],
+        mut at_safepoint: impl FnMut(cl::Inst, &[u64]),
+        mut defined: impl FnMut(u32),
+    ) {
         let dfg = &self.func.dfg;
         let mut inst = self.func.layout.last_inst(block);
+        let mut def = |this: &Self, live: &mut [u64], r: cl::Value| {
+            let i = this.index[r];
+            if i != NOT_REF {
+                defined(i);
+            }
+            this.remove(live, r);
+        };
         while let Some(i) = inst {
             for &r in dfg.inst_results(i) {
-                self.remove(&mut live, r);
+                def(self, live, r);
             }
             if self.safepoints.contains(i) {
-                at_safepoint(i, &live);
+                at_safepoint(i, live);
             }
             for v in dfg.inst_values(i) {
-                self.add(&mut live, v);
+                self.add(live, v);
             }
             inst = self.func.layout.prev_inst(i);
         }
         for &p in dfg.block_params(block) {
-            self.remove(&mut live, p);
+            def(self, live, p);
         }
-        live
     }
+}
 
-    /// Live-in sets of every block, to the fixpoint.
-    fn solve(&self, order: &[cl::Block]) -> SecondaryMap<cl::Block, Bits> {
-        let mut live_in: SecondaryMap<cl::Block, Bits> = SecondaryMap::new();
-        let mut changed = true;
-        while changed {
-            changed = false;
-            // Reverse layout order: the layout is a reverse postorder, so
-            // successors mostly come first and few rounds are needed.
-            for &b in order.iter().rev() {
-                let out = self.live_out(b, &live_in);
-                let new_in = self.transfer(b, out, |_, _| {});
-                if live_in[b] != new_in {
-                    live_in[b] = new_in;
-                    changed = true;
-                }
+/// The values live on entry to each block of `order` (the function's
+/// layout), to the fixpoint of `in = gen ∪ (out − kill)`; and the
+/// successors of each block, flat (`succs[succ_start[k]..succ_start[k + 1]]`).
+struct Solution {
+    live_in: BlockSets,
+    succs: Vec<u32>,
+    succ_start: Vec<u32>,
+}
+
+impl Solution {
+    fn live_out(&self, k: usize, out: &mut [u64]) {
+        out.fill(0);
+        let (lo, hi) = (self.succ_start[k] as usize, self.succ_start[k + 1] as usize);
+        for &s in &self.succs[lo..hi] {
+            for (a, b) in out.iter_mut().zip(self.live_in.get(s as usize)) {
+                *a |= *b;
             }
         }
-        live_in
     }
+}
 
-    fn live_out(&self, b: cl::Block, live_in: &SecondaryMap<cl::Block, Bits>) -> Bits {
-        let mut out = vec![0u64; self.words];
-        for s in self.successors(b) {
-            let l = &live_in[s];
-            if !l.is_empty() {
-                union_into(&mut out, l);
+fn solve(lv: &Liveness, order: &[cl::Block]) -> Solution {
+    let w = lv.words;
+    let mut pos = SecondaryMap::with_default(u32::MAX);
+    for (k, &b) in order.iter().enumerate() {
+        pos[b] = k as u32;
+    }
+    let mut succs = Vec::new();
+    let mut succ_start = Vec::with_capacity(order.len() + 1);
+    let mut gen_ = BlockSets::new(order.len(), w);
+    let mut kill = BlockSets::new(order.len(), w);
+    for (k, &b) in order.iter().enumerate() {
+        succ_start.push(succs.len() as u32);
+        lv.successors(b, &pos, &mut succs);
+        let kill_k = kill.get_mut(k);
+        lv.transfer(
+            b,
+            gen_.get_mut(k),
+            |_, _| {},
+            |i| kill_k[i as usize / 64] |= 1 << (i % 64),
+        );
+    }
+    succ_start.push(succs.len() as u32);
+    let mut sol = Solution {
+        live_in: BlockSets::new(order.len(), w),
+        succs,
+        succ_start,
+    };
+    let mut out = vec![0u64; w];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        // Reverse layout order: the layout is a reverse postorder, so
+        // successors mostly come first and few rounds are needed.
+        for k in (0..order.len()).rev() {
+            sol.live_out(k, &mut out);
+            let (g, x) = (gen_.get(k), kill.get(k));
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = g[j] | (*o & !x[j]);
+            }
+            if sol.live_in.get(k) != out.as_slice() {
+                sol.live_in.get_mut(k).copy_from_slice(&out);
+                changed = true;
             }
         }
-        out
     }
+    sol
 }
 
 /// Inserts the collector's spills and stack-map entries into `func` (a
@@ -159,18 +219,20 @@ pub(super) fn insert(func: &mut Function, roots: &FrameRoots) {
             index,
             safepoints: &safepoints,
         };
-        let live_in = lv.solve(&order);
+        let sol = solve(&lv, &order);
         let mut entries: Vec<(cl::Inst, Vec<usize>)> = Vec::new();
         let mut spilled = vec![false; values.len()];
-        for &b in &order {
-            let out = lv.live_out(b, &live_in);
-            lv.transfer(b, out, |call, live| {
+        let mut live = vec![0u64; lv.words];
+        for (k, &b) in order.iter().enumerate() {
+            sol.live_out(k, &mut live);
+            let at_safepoint = |call, live: &[u64]| {
                 let ids = members(live);
                 for &i in &ids {
                     spilled[i] = true;
                 }
                 entries.push((call, ids));
-            });
+            };
+            lv.transfer(b, &mut live, at_safepoint, |_| {});
         }
         (entries, spilled)
     };
@@ -190,7 +252,7 @@ pub(super) fn insert(func: &mut Function, roots: &FrameRoots) {
     }
 }
 
-fn members(set: &Bits) -> Vec<usize> {
+fn members(set: &[u64]) -> Vec<usize> {
     let mut out = Vec::new();
     for (w, &word) in set.iter().enumerate() {
         let mut bits = word;

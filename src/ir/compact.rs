@@ -223,9 +223,9 @@ impl<'a> IncrementalCompact<'a> {
         stats.blocks_removed = self.nblocks() as u32 - reach.live_count;
         let phis = self.prune_phi_edges(&reach);
         stats.phis_folded = self.fold_trivial_phis(phis);
-        let dead = self.dead_statements(&reach);
-        stats.dead_removed = dead.iter().filter(|d| **d).count() as u32;
-        let (out, ranges, renumber) = self.emit(&reach, &dead, &mut stats);
+        let (keep, dead_removed) = self.surviving_statements(&reach);
+        stats.dead_removed = dead_removed;
+        let (out, ranges, renumber) = self.emit(&keep, &reach, &mut stats);
         self.rename_and_store(out, ranges, &renumber);
         stats
     }
@@ -422,14 +422,18 @@ impl<'a> IncrementalCompact<'a> {
         });
     }
 
-    /// Removable statements no surviving statement uses, transitively
-    /// (a worklist over use counts, so dead cycles through φs stay only
-    /// when something live uses them).
-    fn dead_statements(&mut self, reach: &Reach) -> Vec<bool> {
+    /// The statements that survive: [`Self::alive`] and not dead, where
+    /// dead are the removable statements no surviving statement uses,
+    /// transitively (a worklist over use counts, so dead cycles through φs
+    /// stay only when something live uses them); and how many are dead.
+    fn surviving_statements(&mut self, reach: &Reach) -> (Vec<bool>, u32) {
         let n = self.insts.len();
+        // `alive` does not change from here on (resolving only shortens
+        // chains of copies already recorded).
+        let mut keep: Vec<bool> = (0..n).map(|v| self.alive(reach, v)).collect();
         let mut counts = vec![0u32; n];
-        for v in 0..n {
-            if self.alive(reach, v) {
+        for (v, &alive) in keep.iter().enumerate() {
+            if alive {
                 self.for_each_operand_of(v, |w| {
                     if let Some(c) = counts.get_mut(w.index()) {
                         *c += 1;
@@ -437,33 +441,34 @@ impl<'a> IncrementalCompact<'a> {
                 });
             }
         }
-        let can_die = |this: &Self, v: usize| {
-            this.alive(reach, v)
+        let can_die = |this: &Self, keep: &[bool], v: usize| {
+            keep[v]
                 && (removable(&this.insts[v], this.flags[v])
                     || matches!(this.insts[v], Inst::Upsilon(_)))
         };
-        let mut dead = vec![false; n];
         let mut work: Vec<usize> = (0..n)
-            .filter(|&v| counts[v] == 0 && can_die(self, v))
+            .filter(|&v| counts[v] == 0 && can_die(self, &keep, v))
             .collect();
         let mut freed = Vec::new();
+        let mut dead = 0;
         while let Some(v) = work.pop() {
-            if dead[v] {
+            if !keep[v] {
                 continue;
             }
-            dead[v] = true;
+            keep[v] = false;
+            dead += 1;
             self.for_each_operand_of(v, |w| {
                 let w = w.index();
                 if let Some(c) = counts.get_mut(w) {
                     *c = c.saturating_sub(1);
-                    if *c == 0 && !dead[w] {
+                    if *c == 0 {
                         freed.push(w);
                     }
                 }
             });
-            work.extend(freed.drain(..).filter(|&w| can_die(self, w)));
+            work.extend(freed.drain(..).filter(|&w| can_die(self, &keep, w)));
         }
-        dead
+        (keep, dead)
     }
 
     /// Emits the surviving statements block by block (branches folded,
@@ -472,8 +477,8 @@ impl<'a> IncrementalCompact<'a> {
     /// the stream, each block's range and each old value's new number.
     fn emit(
         &mut self,
+        keep: &[bool],
         reach: &Reach,
-        dead: &[bool],
         stats: &mut CompactStats,
     ) -> (
         InstructionStream,
@@ -502,7 +507,7 @@ impl<'a> IncrementalCompact<'a> {
             for k in self.block_start[b]..self.block_start[b + 1] {
                 let v = self.order[k as usize] as usize;
                 last_span = self.spans[v];
-                if !self.alive(reach, v) || dead[v] {
+                if !keep[v] {
                     continue;
                 }
                 let mut inst = std::mem::replace(&mut self.insts[v], Inst::Nothing);
@@ -528,7 +533,7 @@ impl<'a> IncrementalCompact<'a> {
                 renumber[v] = Some(out.len() as u32);
                 out.push_named(
                     inst,
-                    self.tys[v].clone(),
+                    std::mem::replace(&mut self.tys[v], Type::Void),
                     self.spans[v],
                     self.flags[v],
                     self.names[v].take(),

@@ -10,13 +10,20 @@
 //! Rounds repeat until nothing changes; each change removes a block or an
 //! edge, so it terminates. Counters: `simplifycfg.branches`,
 //! `simplifycfg.threaded`, `simplifycfg.merged`, `simplifycfg.blocks`.
+//!
+//! Two shortcuts give the rounds' result without the block view: a
+//! function the rounds would leave as it is ([`may_change`]) is left
+//! alone, and one where all they would do is merge blocks into the block
+//! right before them (what removed checks leave behind) has its block
+//! ranges joined in place ([`merge_adjacent`]). Debug builds run the
+//! rounds as well and compare.
 
 use crate::ir::FxSet;
 use crate::ir::blocks::{BlockIr, Label, Positions, Term};
 use crate::ir::compacted::{compact_if_needed, is_compacted};
-use crate::ir::{BlockId, Inst, IrCode, Operand};
+use crate::ir::{BlockId, Flags, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::{EntityRef, SecondaryMap};
 
 /// Removes the operands of edge `from` from the φs of block `to` (`pos`:
 /// the block index of each label, [`BlockIr::positions`]).
@@ -268,6 +275,23 @@ fn thread_empty(bir: &mut BlockIr, r: &mut Round, ei: usize) -> u64 {
     threaded
 }
 
+/// Whether block `b` (not the entry) is empty (nothing but `nothing` and a
+/// `goto`) and entered other than by the true edge of the branch right
+/// before it: one the rounds may thread.
+fn threadable(ir: &IrCode, b: BlockId) -> bool {
+    let (blocks, insts) = (&ir.cfg.blocks, &ir.stmts.inst);
+    let bb = &blocks[b];
+    let empty = bb
+        .values()
+        .all(|v| matches!(insts[v], Inst::Nothing | Inst::Goto(_)));
+    let by_true_edge = |p: &BlockId| {
+        p.0 + 1 == b.0
+            && matches!(blocks[*p].last().map(|v| &insts[v]),
+                Some(Inst::GotoIfNot { dest, .. }) if *dest != b)
+    };
+    empty && !bb.preds.iter().all(by_true_edge)
+}
+
 /// Whether [`run`] could change `ir`. It cannot when `ir` is compacted
 /// ([`is_compacted`]: every block reachable, no branch on a constant), no
 /// branch falls through to its own target, no block is the only successor
@@ -294,13 +318,7 @@ fn may_change(ir: &IrCode) -> bool {
         {
             return true;
         }
-        let empty = bb
-            .values()
-            .all(|v| matches!(insts[v], Inst::Nothing | Inst::Goto(_)));
-        let by_true_edge = |p: &BlockId| {
-            p.0 + 1 == b.0 && matches!(last(*p), Some(Inst::GotoIfNot { dest, .. }) if *dest != b)
-        };
-        if empty && !bb.preds.iter().all(by_true_edge) {
+        if threadable(ir, b) {
             return true;
         }
     }
@@ -321,7 +339,138 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         }
         return;
     }
+    #[cfg(debug_assertions)]
+    let before = ir.clone();
+    if let Some(merged) = merge_adjacent(ir) {
+        #[cfg(debug_assertions)]
+        {
+            let mut full = before;
+            let mut full_ctx = PassCtx::default();
+            simplify(&mut full, &mut full_ctx);
+            debug_assert!(
+                full == *ir && full_ctx.counters.get("simplifycfg.merged") == merged,
+                "simplifycfg's merges in place differ from its rounds in fn {}",
+                ir.name
+            );
+        }
+        ctx.counters.add("simplifycfg.merged", merged);
+        return;
+    }
     simplify(ir, ctx);
+}
+
+/// The merges [`simplify`] would make, done on `ir` itself when they are
+/// all it would do besides dropping `goto`s to the next block: `ir` is
+/// compacted, nothing is to be threaded (every empty block is entered by
+/// true edges only), no branch targets the next block, and each block `b`
+/// that is the only successor of its only predecessor `a` (and not a
+/// handler) comes right after it, `a` falling through or ending in a
+/// `goto b` (neither of them a lone `nothing`). Then the rounds would merge
+/// exactly those pairs, moving no statement: the blocks' ranges join and
+/// block numbers close up; the dropped `goto`s become `nothing` for a
+/// compaction to remove. Returns how many blocks merged, or `None` (and
+/// leaves `ir` alone) when that is not all.
+fn merge_adjacent(ir: &mut IrCode) -> Option<u64> {
+    let Plan { into_prev, drop } = plan_adjacent(ir)?;
+    let n = ir.cfg.blocks.len();
+    let mut new_id = vec![0u32; n];
+    let mut ranges: Vec<std::ops::Range<u32>> = Vec::with_capacity(n);
+    for (b, bb) in ir.cfg.blocks.iter() {
+        if into_prev[b.index()] {
+            if let Some(r) = ranges.last_mut() {
+                r.end = bb.stmts.end;
+            }
+        } else {
+            ranges.push(bb.stmts.clone());
+        }
+        new_id[b.index()] = ranges.len() as u32 - 1;
+    }
+    let merged = (n - ranges.len()) as u64;
+    for &v in &drop {
+        ir.stmts.inst[v] = Inst::Nothing;
+    }
+    let rename = |b: &mut BlockId| *b = BlockId(new_id[b.index()]);
+    for inst in ir.stmts.inst.values_mut() {
+        match inst {
+            Inst::Goto(d) | Inst::GotoIfNot { dest: d, .. } => rename(d),
+            Inst::Phi { edges, .. } => edges.iter_mut().for_each(rename),
+            _ => {}
+        }
+    }
+    let old = std::mem::take(&mut ir.cfg);
+    ir.cfg = crate::ir::compact::cfg_reusing(&ir.stmts.inst, ranges, old);
+    if !drop.is_empty() {
+        crate::ir::compact::compact_only(ir);
+    }
+    Some(merged)
+}
+
+/// What [`merge_adjacent`] does: per block, whether it merges into the
+/// block before; the `goto`s to the next block it drops.
+struct Plan {
+    into_prev: Vec<bool>,
+    drop: Vec<Value>,
+}
+
+/// [`merge_adjacent`]'s plan, or `None` when simplifycfg would do anything
+/// else (see there).
+fn plan_adjacent(ir: &IrCode) -> Option<Plan> {
+    if !is_compacted(ir) {
+        return None;
+    }
+    let blocks = &ir.cfg.blocks;
+    let insts = &ir.stmts.inst;
+    let last = |b: BlockId| blocks[b].last().map(|v| (v, &insts[v]));
+    let lone_nothing = |b: BlockId| {
+        let bb = &blocks[b];
+        bb.stmts.len() == 1 && matches!(insts[Value(bb.stmts.start)], Inst::Nothing)
+    };
+    let mut plan = Plan {
+        into_prev: vec![false; blocks.len()],
+        drop: Vec::new(),
+    };
+    for (b, bb) in blocks.iter() {
+        let next = b.next();
+        match last(b) {
+            Some((_, Inst::GotoIfNot { dest, .. })) if *dest == next => return None,
+            // Implicit once lowered, unless it is all the block holds.
+            Some((v, Inst::Goto(d))) if *d == next && bb.stmts.len() > 1 => plan.drop.push(v),
+            _ => {}
+        }
+        if b.0 == 0 {
+            continue;
+        }
+        if threadable(ir, b) {
+            return None;
+        }
+        let &[a] = bb.preds.as_slice() else { continue };
+        if blocks[a].succs.len() != 1 || bb.values().any(|v| matches!(insts[v], Inst::PhiC { .. }))
+        {
+            continue;
+        }
+        if a.0 + 1 != b.0 || lone_nothing(a) || lone_nothing(b) {
+            return None;
+        }
+        match last(a) {
+            Some((_, i)) if !i.is_terminator() => {}
+            // The merged block's terminator takes the goto's flags too.
+            Some((g, Inst::Goto(_))) => {
+                let term_flags = match last(b) {
+                    Some((t, i)) if i.is_terminator() => ir.stmts.flags[t],
+                    _ => Flags::default(),
+                };
+                if !term_flags.contains(ir.stmts.flags[g]) {
+                    return None;
+                }
+                if plan.drop.last() != Some(&g) {
+                    plan.drop.push(g);
+                }
+            }
+            _ => return None,
+        }
+        plan.into_prev[b.index()] = true;
+    }
+    Some(plan)
 }
 
 /// [`run`]'s work: the rounds on the block view, lowering and compaction.

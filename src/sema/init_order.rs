@@ -52,6 +52,11 @@ impl Sema<'_> {
     /// Reports global initialisers that reach a read of a global not yet
     /// initialised through calls. Runs after every body is typed.
     pub(super) fn check_init_reads(&mut self) {
+        // Only a global initialiser's calls are checked: without one, no
+        // body needs walking.
+        if self.init_stmts.is_empty() {
+            return;
+        }
         let nf = self.bodies.len();
         // Init position of every global (globals without one never count).
         let pos: Vec<Option<usize>> = self.globals.iter().map(|g| g.init_pos).collect();

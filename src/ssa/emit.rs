@@ -338,13 +338,10 @@ fn number(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool]) -> 
                 contents.push(p);
             }
         }
+        // Every other statement of a live block is live; a φᶜ is when
+        // used, a ϒ when a live φᶜ lists it.
         for &s in &bb.stmts {
-            let keep = match b.nodes[s as usize].inst {
-                Inst::PhiC { .. } => live_node[s as usize],
-                Inst::Upsilon(_) => live_ups[s as usize],
-                _ => true,
-            };
-            if keep {
+            if live_node[s as usize] || live_ups[s as usize] {
                 contents.push(s);
             }
         }
