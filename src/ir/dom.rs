@@ -198,24 +198,31 @@ fn immediate_dominators<N: EntityRef, P: IntoIterator<Item = N>>(
         idom[N::new(0)] = Some(N::new(0));
     }
     let mut rounds = crate::ir::budget::Budget::new("the dominator iteration", n as u64 + 3);
+    // Without an edge to a block no later in the reverse postorder (a back
+    // edge), every block's predecessors are final when it is reached: one
+    // round gives the fixpoint.
+    let mut back_edge = false;
     let mut changed = true;
     let mut done: Vec<N> = Vec::new();
     while changed {
         rounds.step();
         changed = false;
         for &b in rpo.iter().skip(1) {
+            done.clear();
+            for p in preds(b) {
+                if p.index() < n && idom[p].is_some() {
+                    done.push(p);
+                }
+                back_edge |= p.index() < n && rpo_num[p] >= rpo_num[b];
+            }
             // The processed predecessors, latest in the reverse postorder
             // first: the running intersection then only climbs, so a block
             // joining k predecessors along a chain (the shared handler of a
             // function of k checked calls) costs O(k + depth), not
             // O(k * depth). The intersection does not depend on the order.
-            done.clear();
-            done.extend(
-                preds(b)
-                    .into_iter()
-                    .filter(|p| p.index() < n && idom[*p].is_some()),
-            );
-            done.sort_unstable_by_key(|p| std::cmp::Reverse(rpo_num[*p]));
+            if done.len() > 2 {
+                done.sort_unstable_by_key(|p| std::cmp::Reverse(rpo_num[*p]));
+            }
             let mut new: Option<N> = None;
             for &p in &done {
                 new = Some(match new {
@@ -228,6 +235,7 @@ fn immediate_dominators<N: EntityRef, P: IntoIterator<Item = N>>(
                 changed = true;
             }
         }
+        changed &= back_edge;
     }
     idom
 }
