@@ -50,6 +50,13 @@ impl Program {
     pub fn global(&self, id: GlobalId) -> &GlobalDef {
         &self.globals[id.0 as usize]
     }
+    /// The source bytes of every function's span: how much work a walk
+    /// over all bodies is, for [`crate::par::Pool`]'s estimates.
+    pub fn body_bytes(&self) -> usize {
+        (self.functions.iter())
+            .map(|f| f.span.end.saturating_sub(f.span.start) as usize)
+            .sum()
+    }
     /// How a type is written in Toy (`[int]`, `geom.Point`).
     pub fn type_name(&self, ty: &Type) -> String {
         match ty {

@@ -127,9 +127,13 @@ impl Sema<'_> {
     }
 
     /// Every warning of a complete, error-free program but those found
-    /// while checking.
-    pub(super) fn lint(&self, program: &hir::Program) -> Vec<Diagnostic> {
-        let uses: Vec<Uses> = program.functions.iter().map(Uses::of).collect();
+    /// while checking. A large program's functions are walked on `pool`'s
+    /// threads; the warnings come in function order either way.
+    pub(super) fn lint(&self, program: &hir::Program, pool: &crate::par::Pool) -> Vec<Diagnostic> {
+        let funcs = &program.functions;
+        // About 25 bytes a statement: the pool's work estimate.
+        let work = program.body_bytes() / 25;
+        let uses: Vec<Uses> = pool.map(funcs.len(), work, |i| Uses::of(&funcs[i]));
         let mut out = Vec::new();
         for (f, u) in program.functions.iter().zip(&uses) {
             locals(f, u, &mut out);

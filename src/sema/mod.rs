@@ -106,7 +106,7 @@ pub fn check_on(
     sema.check_functions(&asts, pool);
     sema.check_init_reads();
     sema.check_main(&asts);
-    let checked = sema.finish();
+    let checked = sema.finish(pool);
     // A large program's syntax tree is freed on the workers (the work
     // estimate: about 16 statements an item).
     let items: Vec<ast::Item> = asts.into_iter().flat_map(|m| m.items).collect();
@@ -354,7 +354,7 @@ impl<'a> Sema<'a> {
     /// Assembles the program and its warnings, or returns every error
     /// sorted by file and position (stable, so errors at one position keep
     /// their order).
-    fn finish(mut self) -> Result<Checked, Vec<Diagnostic>> {
+    fn finish(mut self, pool: &crate::par::Pool) -> Result<Checked, Vec<Diagnostic>> {
         if !self.diags.is_empty() {
             let mut diags = std::mem::take(&mut self.diags);
             diags.sort_by_key(|d| (d.span.file, d.span.start));
@@ -425,7 +425,7 @@ impl<'a> Sema<'a> {
             init,
         };
         let mut warnings = std::mem::take(&mut self.warnings);
-        warnings.extend(self.lint(&program));
+        warnings.extend(self.lint(&program, pool));
         warnings.sort_by_key(|d| (d.span.file, d.span.start));
         Ok(Checked { program, warnings })
     }

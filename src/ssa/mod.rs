@@ -40,10 +40,8 @@ const SOURCE_BYTES_PER_STMT: usize = 10;
 /// own from the program and the may-throw table, so the module is the
 /// same with any number of threads.
 pub fn build_module_on(program: Arc<Program>, pool: &crate::par::Pool) -> Module {
-    let may_throw = throws::may_throw(&program);
-    let bytes: usize = (program.functions.iter())
-        .map(|f| f.span.end.saturating_sub(f.span.start) as usize)
-        .sum();
+    let may_throw = throws::may_throw_on(&program, pool);
+    let bytes = program.body_bytes();
     // One context, its allocations kept across the functions of whichever
     // thread holds it; a function built while it is taken gets its own
     // (the result is the same either way).

@@ -57,3 +57,31 @@ fn machine_code_and_runs_do_not_depend_on_the_thread_count() {
         assert_eq!(run("3"), run("1"), "{file}");
     }
 }
+
+/// A program large enough that every stage that may spread its work over
+/// threads does (parsing, type checking, the lint walk, the may-throw
+/// walk, SSA construction, the passes): its warnings, IR and counters do
+/// not depend on the thread count either.
+#[test]
+fn a_large_program_s_warnings_and_ir_do_not_depend_on_the_thread_count() {
+    let dir = std::env::temp_dir().join(format!("toyc-threads-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("large.toy");
+    let mut src = String::new();
+    for i in 0..1500 {
+        src += &format!(
+            "fn f{i}(x: int, a: [int]) -> int {{\n    var unused{i} = x;\n    \
+             if 1 < 2 {{ return a[x] / (x | 1); }}\n    return x;\n}}\n"
+        );
+    }
+    src += "fn main() {\n    print(f0(1, [1, 2, 3]));\n}\n";
+    std::fs::write(&file, src).expect("write program");
+    let file = file.to_string_lossy().into_owned();
+    let run = |threads: &str| toyc(&["ir", "--stats", "--threads", threads, &file]);
+    let one = run("1");
+    assert_eq!(one.0, Some(0), "{}", one.2);
+    assert!(one.2.contains("unused variable `unused1499`"), "{}", one.2);
+    assert!(one.2.contains("comparison is always true"), "{}", one.2);
+    assert_eq!(run("3"), one);
+    let _ = std::fs::remove_dir_all(&dir);
+}
