@@ -36,6 +36,11 @@ pub const WORKER_STACK: usize = 1 << 30;
 /// (docs/passes.md, "Threads", has the measurements).
 pub const MIN_PARALLEL_WORK: usize = 2_000;
 
+/// Source bytes per statement, roughly: the work estimate of a walk over
+/// source text or syntax (lexing, type checking, a walk of every body) is
+/// its bytes divided by this.
+pub const SOURCE_BYTES_PER_STATEMENT: usize = 25;
+
 /// How many pieces [`Pool::drop_on`] frees in parallel.
 const DROP_PIECES: usize = 8;
 

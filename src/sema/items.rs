@@ -328,8 +328,7 @@ impl<'a> Sema<'a> {
             let span = self.funcs[fi].span;
             span.end.saturating_sub(span.start) as usize
         };
-        // About 25 bytes a statement: the pool's work estimate.
-        let work = (0..n).map(size).sum::<usize>() / 25;
+        let work = (0..n).map(size).sum::<usize>() / crate::par::SOURCE_BYTES_PER_STATEMENT;
         if n < 2 * BODY_CHUNKS || !pool.would_parallelize(work) {
             for fi in 0..n {
                 self.check_function(fi, asts);

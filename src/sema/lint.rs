@@ -131,8 +131,7 @@ impl Sema<'_> {
     /// threads; the warnings come in function order either way.
     pub(super) fn lint(&self, program: &hir::Program, pool: &crate::par::Pool) -> Vec<Diagnostic> {
         let funcs = &program.functions;
-        // About 25 bytes a statement: the pool's work estimate.
-        let work = program.body_bytes() / 25;
+        let work = program.body_bytes() / crate::par::SOURCE_BYTES_PER_STATEMENT;
         let uses: Vec<Uses> = pool.map(funcs.len(), work, |i| Uses::of(&funcs[i]));
         let mut out = Vec::new();
         for (f, u) in program.functions.iter().zip(&uses) {

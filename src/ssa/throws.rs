@@ -32,8 +32,8 @@ pub fn may_throw(program: &Program) -> Vec<bool> {
 pub fn may_throw_on(program: &Program, pool: &crate::par::Pool) -> Vec<bool> {
     let funcs = &program.functions;
     let n = funcs.len();
-    // About 25 bytes a statement: the pool's work estimate.
-    let facts: Vec<Facts> = pool.map(n, program.body_bytes() / 25, |i| {
+    let work = program.body_bytes() / crate::par::SOURCE_BYTES_PER_STATEMENT;
+    let facts: Vec<Facts> = pool.map(n, work, |i| {
         let mut facts = Facts::default();
         facts.block(&funcs[i].body);
         facts

@@ -84,10 +84,8 @@ pub fn lex_on<'a>(
     if cuts.len() < 3 {
         return lex(text);
     }
-    // About 25 bytes a statement: the pool's work estimate.
-    let lexed = pool.map(cuts.len() - 1, text.len() / 25, |k| {
-        lex(&text[cuts[k]..cuts[k + 1]])
-    });
+    let work = text.len() / crate::par::SOURCE_BYTES_PER_STATEMENT;
+    let lexed = pool.map(cuts.len() - 1, work, |k| lex(&text[cuts[k]..cuts[k + 1]]));
     if lexed.iter().any(|(_, errors)| !errors.is_empty()) {
         return lex(text);
     }
