@@ -12,6 +12,14 @@
 //! String constants are never merged: strings are references, and `ieq`
 //! on references compares identity.
 //!
+//! Simplification (EarlyCSE's `simplifyInstruction`): a pure operation
+//! whose operands, read through the replacements so far, fold to a constant
+//! or by an identity to one of them (`ilt(0, 4)`, `iadd(x, 0)`, `x ^ x`;
+//! [`crate::ir::fold::simplify_binary`]) is replaced by that. Inlining,
+//! `gvn_load` (a load replaced by the stored constant) and `licm` leave
+//! such operations behind; a branch on a folded condition becomes a branch
+//! on a constant, which compaction removes.
+//!
 //! Known conditions: when block `B` has a single predecessor `D` that ends
 //! in `goto X if not c` (`c` a value), `c` is true in `B`'s dominator
 //! subtree if `B` is `D`'s fallthrough, false if `B` is `X` (and not both).
@@ -22,7 +30,7 @@
 //!
 //! The walk is iterative (an explicit stack), and the table is undone on the
 //! way up through a log, so the pass is linear in the function's size.
-//! Counters: `cse.replaced`, `cse.branches`.
+//! Counters: `cse.replaced`, `cse.folded`, `cse.branches`.
 
 use crate::ir::FxMap;
 use crate::ir::compact::compact_only;
@@ -66,16 +74,20 @@ struct Scope {
     conds: FxMap<Value, bool>,
     log: Vec<Undo>,
     replaced: u64,
+    folded: u64,
     branches: u64,
-    /// When remarks are wanted: (statement, its earlier twin) for each
-    /// merged expression, (branch, condition, its known value) for each
-    /// decided branch.
+    /// When remarks are wanted: what the walk did ([`Said`]).
     said: Option<Said>,
 }
 
-/// What the walk did, for remarks: merged (statement, earlier twin) pairs
-/// and decided (branch, condition, value) triples.
-type Said = (Vec<(Value, Value)>, Vec<(Value, Value, bool)>);
+/// What the walk did, for remarks: merged (statement, earlier twin) pairs,
+/// decided (branch, condition, value) triples and simplified (statement,
+/// its operation, what it is) triples.
+type Said = (
+    Vec<(Value, Value)>,
+    Vec<(Value, Value, bool)>,
+    Vec<(Value, Inst, Operand)>,
+);
 
 impl Scope {
     /// Visits block `b` (its dominators are visited and still in scope).
@@ -116,7 +128,7 @@ impl Scope {
                 if let Operand::Value(c) = cond
                     && let Some(&known) = self.conds.get(c)
                 {
-                    if let Some((_, branches)) = &mut self.said {
+                    if let Some((_, branches, _)) = &mut self.said {
                         branches.push((Value(s), *c, known));
                     }
                     *cond = Operand::Bool(known);
@@ -124,11 +136,19 @@ impl Scope {
                 }
                 continue;
             }
+            if let Some(to) = crate::ir::fold::simplify(inst, &ir.stmts.ty[Value(s)]) {
+                if let Some((_, _, folded)) = &mut self.said {
+                    folded.push((Value(s), inst.clone(), to));
+                }
+                replace_uses(ir, Value(s), to);
+                self.folded += 1;
+                continue;
+            }
             let Some(k) = expr_key(inst) else { continue };
             match self.exprs.get(&k) {
                 Some(&earlier) => {
                     replace_uses(ir, Value(s), Operand::Value(earlier));
-                    if let Some((merged, _)) = &mut self.said {
+                    if let Some((merged, _, _)) = &mut self.said {
                         merged.push((Value(s), earlier));
                     }
                     self.replaced += 1;
@@ -163,14 +183,9 @@ impl Scope {
     }
 }
 
-/// The remarks on what the walk merged and decided (made before
-/// compaction: a merged statement is a copy of its twin).
-fn remark(
-    ir: &IrCode,
-    ctx: &mut PassCtx,
-    merged: &[(Value, Value)],
-    decided: &[(Value, Value, bool)],
-) {
+/// The remarks on what the walk merged, simplified and decided (made
+/// before compaction: a merged or simplified statement is a copy).
+fn remark(ir: &mut IrCode, ctx: &mut PassCtx, (merged, decided, folded): &Said) {
     for &(s, earlier) in merged {
         let (at, first) = (ir.stmts.span[s], ir.stmts.span[earlier]);
         ctx.remark(ir, RemarkKind::Passed, at, |d| {
@@ -179,6 +194,17 @@ fn remark(
                 .t(" is computed already at ")
                 .at(first)
         });
+    }
+    for (s, inst, to) in folded {
+        let (s, at) = (*s, ir.stmts.span[*s]);
+        // Described as it was (it is a copy of `to` now).
+        let copy = std::mem::replace(&mut ir.stmts.inst[s], inst.clone());
+        ctx.remark(ir, RemarkKind::Passed, at, |d| {
+            Msg::new(format!("{} at ", d.operand(&Operand::Value(s))))
+                .at(at)
+                .t(format!(" is {}", d.operand(to)))
+        });
+        ir.stmts.inst[s] = copy;
     }
     for &(s, c, known) in decided {
         let at = ir.stmts.span[s];
@@ -214,12 +240,13 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         stack.pop();
         scope.leave(mark);
     }
-    if let Some((merged, decided)) = scope.said.take() {
-        remark(ir, ctx, &merged, &decided);
+    if let Some(said) = scope.said.take() {
+        remark(ir, ctx, &said);
     }
-    if scope.replaced + scope.branches > 0 {
+    if scope.replaced + scope.folded + scope.branches > 0 {
         compact_only(ir);
     }
     ctx.counters.add("cse.replaced", scope.replaced);
+    ctx.counters.add("cse.folded", scope.folded);
     ctx.counters.add("cse.branches", scope.branches);
 }

@@ -442,6 +442,13 @@ fn copy_test(
                 *op = *r;
             }
         });
+        // The guard's copy often reads constants (`for i in 0..4` tests
+        // `0 < 4`): it folds, and a guard on a constant goes with
+        // compaction.
+        if let Some(to) = crate::ir::fold::simplify(&inst, &ir.stmts.ty[Value(s)]) {
+            map.insert(Value(s), to);
+            continue;
+        }
         let id = bir.fresh_value();
         map.insert(Value(s), Operand::Value(id));
         let flags = ir.stmts.flags[Value(s)];

@@ -5,7 +5,6 @@
 //! checks (division by zero, bounds, nil, negative length) are explicit
 //! branches to cold blocks placed right before the operation they guard.
 use super::builder::{Blk, BuildTerm};
-use super::fold::fold_binary;
 use super::lower::{FnLower, PURE};
 use crate::ir::{BinaryOp, Cmp, Flags, Inst, Loc, Operand, RaiseKind, RuntimeFn, Type, UnaryOp};
 use crate::sema::hir::{BinOp, Expr, ExprKind, FuncId, StructId, Type as T, UnOp};
@@ -232,9 +231,11 @@ impl FnLower<'_> {
                     BinOp::Div => BinaryOp::FDiv,
                     _ => {
                         // `%` is C's fmod, a runtime call.
-                        if let Some(v) =
-                            fold_binary(BinaryOp::FRem, self.b.resolve(x), self.b.resolve(y))
-                        {
+                        if let Some(v) = crate::ir::fold::binary(
+                            BinaryOp::FRem,
+                            self.b.resolve(x),
+                            self.b.resolve(y),
+                        ) {
                             return v;
                         }
                         return self.runtime(RuntimeFn::FMod, vec![x, y], T::Float, span);

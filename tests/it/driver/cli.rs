@@ -460,6 +460,7 @@ fn print_changed_prints_a_function_after_the_passes_that_changed_it() {
             "*** IR after rotate (fn scale) ***",
             "*** IR after rotate (fn main) ***",
             "*** IR after gvn_load (fn main) ***",
+            "*** IR after cse.late (fn main) ***",
             "*** IR after simplifycfg.late (fn scale) ***",
             "*** IR after simplifycfg.late (fn main) ***",
         ]
@@ -564,6 +565,7 @@ simplifycfg.threaded: 1
         stats(Some("main")),
         "checks.bounds_removed: 2
 checks.simplifycfg.merged: 2
+cse.folded: 1
 gvn_load.forwarded_alloc: 1
 inline.inlined: 1
 inline.simplifycfg.merged: 2
@@ -571,13 +573,14 @@ inline.simplifycfg.threaded: 1
 rotate.loops.exits: 1
 rotate.loops.preheaders: 1
 rotate.rotated: 1
-simplifycfg.threaded: 1
+simplifycfg.merged: 2
 "
     );
     assert_eq!(
         stats(None),
         "checks.bounds_removed: 4
 checks.simplifycfg.merged: 4
+cse.folded: 1
 gvn_load.forwarded_alloc: 1
 inline.inlined: 1
 inline.simplifycfg.merged: 2
@@ -585,7 +588,8 @@ inline.simplifycfg.threaded: 1
 rotate.loops.exits: 2
 rotate.loops.preheaders: 2
 rotate.rotated: 2
-simplifycfg.threaded: 2
+simplifycfg.merged: 2
+simplifycfg.threaded: 1
 "
     );
 }

@@ -74,19 +74,16 @@ fn <init>()
 fn inlined_values_are_named_after_the_callee() {
     let want = "\
 fn main()
- 8 1 ─ %1  = ilt(0, 4)::bool
-   └──       goto #5 if not %1
-   2 ─       goto #3
-   3 ┄ %4  = φ (#4 => %8, #2 => 0)::int  # i
-   │   %5  = φ (#4 => %7, #2 => 0)::int  # total
- 2 │   %6  = imul(%4, %4)::int  # sq::y
- 9 │   %7  = iadd(%5, %6)::int  # total
- 8 │   %8  = iadd(%4, 1)::int
-   │   %9  = ilt(%8, 4)::bool
-   └──       goto #5 if not %9
-   4 ─       goto #3
-   5 ┄ %12 = φ (#1 => 0, #3 => %7)::int  # total
-11 │         runtime print_int(%12)
+ 8 1 ─       nothing
+   2 ┄ %2  = φ (#1 => 0, #3 => %6)::int  # i
+   │   %3  = φ (#1 => 0, #3 => %5)::int  # total
+ 2 │   %4  = imul(%2, %2)::int  # sq::y
+ 9 │   %5  = iadd(%3, %4)::int  # total
+ 8 │   %6  = iadd(%2, 1)::int
+   │   %7  = ilt(%6, 4)::bool
+   └──       goto #4 if not %7
+   3 ─       goto #2
+11 4 ─       runtime print_int(%5)
    │         runtime print_newline()
 12 └──       return
 ";

@@ -126,3 +126,30 @@ fn main() { f(1, 2); f(2, 1); }";
     );
     assert_eq!(run(&["run", "-O2"], src), "0\n1\n2\n");
 }
+
+#[test]
+fn operations_on_known_operands_simplify() {
+    // `gvn_load` makes `d` the stored `0`: then `x + 0`, `0 + 1`, `x * 1`,
+    // `0 * x` and `x - 0` simplify, and `0 < 4` decides its branch. A float
+    // keeps `y + 0.0` (it is `0.0` for `y = -0.0`).
+    let src = "fn f(a: [int], x: int, y: float) -> int {
+    a[0] = 0;
+    let d = a[0];
+    var r = (x + d) * (d + 1) + (x - d * x);
+    if d < 4 { r = r + 1; }
+    print(y + 0.0);
+    return r;
+}
+fn main() { print(f([7], 5, -0.0)); }";
+    let (after, stats) = ir("gvn_load,cse,simplifycfg", src);
+    assert_eq!(stat(&stats, "cse.folded"), 6, "{stats}");
+    assert!(
+        !after.contains("imul(") && !after.contains("isub("),
+        "{after}"
+    );
+    assert!(after.contains("iadd(_2, _2)"), "{after}");
+    assert!(after.contains("fadd(_3, 0.0)"), "{after}");
+    assert!(!after.contains("ilt("), "{after}");
+    assert_eq!(run(&["run", "-O2"], src), "0.0\n11\n");
+    assert_eq!(run(&["run", "-O0"], src), "0.0\n11\n");
+}

@@ -302,3 +302,28 @@ fn remarks_are_data_with_row_function_kind_and_position() {
         .expect("verifies");
     assert!(none.is_empty());
 }
+
+#[test]
+fn cse_says_what_an_operation_simplified_to() {
+    // `gvn_load` replaces `a[0]` by the stored 0; cse then simplifies.
+    let src = "\
+fn f(a: [int], x: int) -> int {
+    a[0] = 0;
+    let d = a[0];
+    if d < 4 { return x * (d + 1); }
+    return 0;
+}
+fn main() { print(f([7], 5)); }
+";
+    let want = "\
+cse: in f: 0 <= 0 < a.len at 3:13 is computed already at 2:5
+cse: in f: 0 < 4 at 4:8 is true
+cse: in f: 0 + 1 at 4:27 is 1
+cse: in f: x * 1 at 4:23 is x
+cse: in f: the branch at 3:13 is decided: 0 <= 0 < a.len is true here
+";
+    assert_eq!(
+        remarks("cse_fold", "cse", &["--passes=gvn_load,cse"], src),
+        want
+    );
+}

@@ -90,3 +90,28 @@ fn loop_in_try_keeps_its_catch_values() {
     );
     assert_eq!(c.get("rotate.rotated"), 1);
 }
+
+#[test]
+fn a_guard_on_constants_folds_away() {
+    // `0 < 4` holds: the guard goes and the preheader falls into the body.
+    // `10 < 4` does not: the guard skips the loop, which is then dead.
+    let src = "fn f() -> int { var s = 0; for i in 0..4 { s = s + i; } return s; }\n\
+        fn g() -> int { var i = 10; while i < 4 { i = i + 1; } return i; }\n\
+        fn main() { print(f(), g()); }\n";
+    let (c, out, m) = check("rot_const_guard", src, ROT);
+    assert_eq!(out, "6 10\n");
+    assert_eq!(c.get("rotate.rotated"), 2);
+    let f = ir_text(&m, "f");
+    assert_eq!(
+        f.matches(" if not ").count(),
+        1,
+        "only the latch's test: {f}"
+    );
+    assert!(!f.contains("ilt(0, 4)"), "{f}");
+    let g = ir_text(&m, "g");
+    assert!(
+        !g.contains(" if not ") && !g.contains("φ"),
+        "no loop left: {g}"
+    );
+    assert!(g.contains("return 10"), "{g}");
+}
