@@ -15,7 +15,7 @@
 //!   a fresh array, the product shown not to wrap ([`affine`]);
 //! - nil `p != nil`: a `NonNil` π on `p`'s chain, or `p` is an allocation;
 //! - division `d != 0`: a constant lower bound `>= 1`, a π `d < c` with
-//!   `c <= 0`, or a nonzero constant;
+//!   `c <= 0`, a nonzero constant, or `a | b` with `a` or `b` nonzero;
 //! - any check: a dominating edge on which the same comparison (of the same
 //!   values up to π) was true, or its negation false.
 //!
@@ -310,12 +310,19 @@ impl<'a> Facts<'a> {
         }
     }
 
-    fn non_zero(&self, d: Operand) -> bool {
+    fn non_zero(&self, d: Operand, depth: u32) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
         if let Operand::Int(c) = self.root(d) {
             return c != 0;
         }
         if self.lower(d, 0).is_some_and(|l| l >= 1) {
             return true;
+        }
+        // `a | b` has every bit of `a` and of `b` set.
+        if let Some(Inst::Binary(BinaryOp::IOr, a, b)) = self.inst(&self.root(d)) {
+            return self.non_zero(*a, depth + 4) || self.non_zero(*b, depth + 4);
         }
         self.chain(d).iter().any(|f| match f {
             Fact::Range { hi: Some(h), .. } => matches!(self.root(*h), Operand::Int(c) if c <= 0),
@@ -544,7 +551,7 @@ fn eliminate(
                     || facts.in_bounds_2d(x, y)
             }
             (RaiseKind::NilDereference, Cmp::Ne) if y == Operand::Nil => facts.non_nil(x, 0),
-            (RaiseKind::DivisionByZero, Cmp::Ne) if y == Operand::Int(0) => facts.non_zero(x),
+            (RaiseKind::DivisionByZero, Cmp::Ne) if y == Operand::Int(0) => facts.non_zero(x, 0),
             _ => false,
         };
         let proven = by_facts || known.contains_key(&facts.cmp_key(cmp, x, y));

@@ -18,7 +18,8 @@
 //! [`crate::ir::fold::simplify_binary`]) is replaced by that. Inlining,
 //! `gvn_load` (a load replaced by the stored constant) and `licm` leave
 //! such operations behind; a branch on a folded condition becomes a branch
-//! on a constant, which compaction removes.
+//! on a constant, which compaction removes. A fresh allocation compared
+//! with `nil` folds too: it is never `nil`.
 //!
 //! Known conditions: when block `B` has a single predecessor `D` that ends
 //! in `goto X if not c` (`c` a value), `c` is true in `B`'s dominator
@@ -36,7 +37,7 @@ use crate::ir::FxMap;
 use crate::ir::compact::compact_only;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{OpKey, for_each_operand_mut, op_key, replace_uses};
-use crate::ir::{BinaryOp, BlockId, Inst, IrCode, Operand, Value};
+use crate::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
 
@@ -89,6 +90,28 @@ type Said = (
     Vec<(Value, Inst, Operand)>,
 );
 
+/// What pure statement `v` is, its operands being what they are
+/// ([`crate::ir::fold::simplify`]); a fresh allocation compared with `nil`
+/// is never `nil` (`gvn_load` leaves such checks behind when it forwards
+/// a stored allocation to a load).
+fn simplified(ir: &IrCode, v: Value) -> Option<Operand> {
+    let inst = &ir.stmts.inst[v];
+    if let Some(to) = crate::ir::fold::simplify(inst, &ir.stmts.ty[v]) {
+        return Some(to);
+    }
+    let Inst::Binary(BinaryOp::ICmp(c @ (Cmp::Eq | Cmp::Ne)), a, b) = *inst else {
+        return None;
+    };
+    let ((Operand::Value(x), Operand::Nil) | (Operand::Nil, Operand::Value(x))) = (a, b) else {
+        return None;
+    };
+    matches!(
+        ir.stmts.get(x),
+        Some(Inst::NewStruct { .. } | Inst::NewArray { .. })
+    )
+    .then_some(Operand::Bool(c == Cmp::Ne))
+}
+
 impl Scope {
     /// Visits block `b` (its dominators are visited and still in scope).
     fn enter(&mut self, ir: &mut IrCode, b: BlockId) {
@@ -136,15 +159,17 @@ impl Scope {
                 }
                 continue;
             }
-            if let Some(to) = crate::ir::fold::simplify(inst, &ir.stmts.ty[Value(s)]) {
+            if let Some(to) = simplified(ir, Value(s)) {
                 if let Some((_, _, folded)) = &mut self.said {
-                    folded.push((Value(s), inst.clone(), to));
+                    folded.push((Value(s), ir.stmts.inst[Value(s)].clone(), to));
                 }
                 replace_uses(ir, Value(s), to);
                 self.folded += 1;
                 continue;
             }
-            let Some(k) = expr_key(inst) else { continue };
+            let Some(k) = expr_key(&ir.stmts.inst[Value(s)]) else {
+                continue;
+            };
             match self.exprs.get(&k) {
                 Some(&earlier) => {
                     replace_uses(ir, Value(s), Operand::Value(earlier));

@@ -356,6 +356,19 @@ fn main() { print(guarded(7, 2) + positive(7, 3) + maybe(8, 4)); }
         raise: "division_by_zero",
         left: 2,
     },
+    Case {
+        what: "division checks: an `or` with a nonzero operand goes",
+        src: "
+fn odd(x: int, d: int) -> int { return x / (d | 1); }
+fn nested(x: int, d: int) -> int { return x % ((d | 2) | x); }
+fn maybe(x: int, d: int) -> int { return x / (d | x); }
+fn main() { print(odd(7, 2) + nested(7, 3) + maybe(8, 4)); }
+",
+        counter: "checks.div_removed",
+        removed: 2,
+        raise: "division_by_zero",
+        left: 1,
+    },
 ];
 
 #[test]

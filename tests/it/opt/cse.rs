@@ -153,3 +153,35 @@ fn main() { print(f([7], 5, -0.0)); }";
     assert_eq!(run(&["run", "-O2"], src), "0.0\n11\n");
     assert_eq!(run(&["run", "-O0"], src), "0.0\n11\n");
 }
+
+#[test]
+fn a_fresh_allocation_is_never_nil() {
+    // `gvn_load` forwards the stored `Q { .. }` to the load of `p.next`;
+    // the nil check on it then compares a fresh allocation with `nil`.
+    // `maybe`'s field may be nil: its check stays and raises.
+    let src = "struct Q { a: int, next: Q }
+fn f(x: int) -> int {
+    let p = Q { a: x, next: nil };
+    p.next = Q { a: x + 1, next: nil };
+    return p.next.a;
+}
+fn maybe(p: Q) -> int { return p.next.a; }
+fn main() { print(f(4), maybe(Q { a: 1, next: Q { a: 2, next: nil } })); }";
+    let (before, _) = ir("gvn_load", src);
+    assert_eq!(
+        before.matches("raise nil_dereference").count(),
+        1,
+        "{before}"
+    );
+    let (after, stats) = ir("gvn_load,cse", src);
+    assert_eq!(stat(&stats, "cse.folded"), 1, "{stats}");
+    assert!(!after.contains("raise nil_dereference"), "{after}");
+    assert!(!after.contains("ine("), "{after}");
+    assert_eq!(run(&["run", "-O2"], src), "5 2\n");
+    let nil_next = "struct Q { a: int, next: Q }
+fn maybe(p: Q) -> int { return p.next.a; }
+fn main() { print(maybe(Q { a: 1, next: nil })); }";
+    let (out, err, code) = toyc(&["run", "-O2"], nil_next);
+    assert_eq!(code, 101, "{out}{err}");
+    assert!(err.contains("nil dereference"), "{err}");
+}
