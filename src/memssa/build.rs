@@ -95,7 +95,11 @@ pub(crate) fn idf(df: &SecondaryMap<BlockId, Vec<BlockId>>, blocks: &[BlockId]) 
 }
 
 pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
-    let dom = DomTree::new(&ir.cfg);
+    build_with_dom(ir, sums, DomTree::new(&ir.cfg))
+}
+
+/// [`build`] with `dom`, the dominator tree of `ir`'s CFG as it is now.
+pub fn build_with_dom(ir: &IrCode, sums: &Summaries, dom: DomTree) -> MemorySsa {
     let mut m = MemorySsa {
         accesses: PrimaryMap::new(),
         by_inst: SecondaryMap::new(),

@@ -312,7 +312,7 @@ fn hoist_checks(
     if loops.is_empty() {
         return false;
     }
-    let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, sums));
+    let mut m = crate::timing::time("memssa.build", || MemorySsa::build_with_dom(ir, sums, dom));
     let ctx = Ctx {
         ir,
         block_of: ir.block_of(),
