@@ -128,8 +128,9 @@ struct Round {
     removed: Vec<bool>,
 }
 
-/// One round of threading and merging; returns (threaded, merged).
-fn round(bir: &mut BlockIr) -> (u64, u64) {
+/// One round of threading (when `thread`) and merging; returns
+/// (threaded, merged).
+fn round(bir: &mut BlockIr, thread: bool) -> (u64, u64) {
     remove_unreachable(bir);
     let preds = bir.preds();
     let edges = preds
@@ -150,7 +151,7 @@ fn round(bir: &mut BlockIr) -> (u64, u64) {
         }
         if merge_into_pred(bir, &mut r, ei) {
             merged += 1;
-        } else {
+        } else if thread {
             threaded += thread_empty(bir, &mut r, ei);
         }
     }
@@ -299,7 +300,7 @@ fn threadable(ir: &IrCode, b: BlockId) -> bool {
 /// `goto` to the next block, and no empty block (nothing but a `goto`, if
 /// that) is entered other than by the true edge of the branch before it:
 /// then the block view lowers back to `ir` itself (debug builds check it).
-fn may_change(ir: &IrCode) -> bool {
+fn may_change(ir: &IrCode, thread: bool) -> bool {
     let blocks = &ir.cfg.blocks;
     let insts = &ir.stmts.inst;
     let last = |b: BlockId| blocks[b].last().map(|v| &insts[v]);
@@ -318,7 +319,7 @@ fn may_change(ir: &IrCode) -> bool {
         {
             return true;
         }
-        if threadable(ir, b) {
+        if thread && threadable(ir, b) {
             return true;
         }
     }
@@ -326,11 +327,25 @@ fn may_change(ir: &IrCode) -> bool {
 }
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
-    if !may_change(ir) {
+    run_with(ir, ctx, true);
+}
+
+/// [`run`] without threading: branches on constants fold and blocks merge,
+/// but every empty block stays. What `checks` runs after removing checks
+/// (whose folded branches leave blocks to merge): the empty blocks
+/// `loops` made (dedicated preheaders and exits) stay, and merging a block
+/// into its only predecessor keeps them dedicated, so the loop forms
+/// `rotate` and `licm` need survive.
+pub fn merge_only(ir: &mut IrCode, ctx: &mut PassCtx) {
+    run_with(ir, ctx, false);
+}
+
+fn run_with(ir: &mut IrCode, ctx: &mut PassCtx, thread: bool) {
+    if !may_change(ir, thread) {
         #[cfg(debug_assertions)]
         {
             let mut full = ir.clone();
-            simplify(&mut full, &mut PassCtx::default());
+            simplify(&mut full, &mut PassCtx::default(), thread);
             debug_assert!(
                 full == *ir,
                 "simplifycfg changed fn {} that may_change passed",
@@ -341,12 +356,12 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     }
     #[cfg(debug_assertions)]
     let before = ir.clone();
-    if let Some(merged) = merge_adjacent(ir) {
+    if let Some(merged) = merge_adjacent(ir, thread) {
         #[cfg(debug_assertions)]
         {
             let mut full = before;
             let mut full_ctx = PassCtx::default();
-            simplify(&mut full, &mut full_ctx);
+            simplify(&mut full, &mut full_ctx, thread);
             debug_assert!(
                 full == *ir && full_ctx.counters.get("simplifycfg.merged") == merged,
                 "simplifycfg's merges in place differ from its rounds in fn {}",
@@ -356,7 +371,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         ctx.counters.add("simplifycfg.merged", merged);
         return;
     }
-    simplify(ir, ctx);
+    simplify(ir, ctx, thread);
 }
 
 /// The merges [`simplify`] would make, done on `ir` itself when they are
@@ -370,8 +385,8 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
 /// block numbers close up; the dropped `goto`s become `nothing` for a
 /// compaction to remove. Returns how many blocks merged, or `None` (and
 /// leaves `ir` alone) when that is not all.
-fn merge_adjacent(ir: &mut IrCode) -> Option<u64> {
-    let Plan { into_prev, drop } = plan_adjacent(ir)?;
+fn merge_adjacent(ir: &mut IrCode, thread: bool) -> Option<u64> {
+    let Plan { into_prev, drop } = plan_adjacent(ir, thread)?;
     let n = ir.cfg.blocks.len();
     let mut new_id = vec![0u32; n];
     let mut ranges: Vec<std::ops::Range<u32>> = Vec::with_capacity(n);
@@ -414,7 +429,7 @@ struct Plan {
 
 /// [`merge_adjacent`]'s plan, or `None` when simplifycfg would do anything
 /// else (see there).
-fn plan_adjacent(ir: &IrCode) -> Option<Plan> {
+fn plan_adjacent(ir: &IrCode, thread: bool) -> Option<Plan> {
     if !is_compacted(ir) {
         return None;
     }
@@ -440,7 +455,7 @@ fn plan_adjacent(ir: &IrCode) -> Option<Plan> {
         if b.0 == 0 {
             continue;
         }
-        if threadable(ir, b) {
+        if thread && threadable(ir, b) {
             return None;
         }
         let &[a] = bb.preds.as_slice() else { continue };
@@ -470,17 +485,46 @@ fn plan_adjacent(ir: &IrCode) -> Option<Plan> {
         }
         plan.into_prev[b.index()] = true;
     }
+    drop_gotos_made_implicit(ir, &mut plan);
     Some(plan)
 }
 
+/// Adds to `plan.drop` the `goto` to the next block that ends a merged
+/// group of blocks when only the merge makes it implicit: it is all its
+/// own block holds (a block `goto`-only merged into the one before), and
+/// the group has another statement (lowering leaves a jump to the next
+/// block implicit in a block with statements). Without threading such a
+/// block stays to be merged.
+fn drop_gotos_made_implicit(ir: &IrCode, plan: &mut Plan) {
+    let blocks = &ir.cfg.blocks;
+    let insts = &ir.stmts.inst;
+    let mut group_has_stmt = false;
+    for (b, bb) in blocks.iter() {
+        if !plan.into_prev[b.index()] {
+            group_has_stmt = false;
+        }
+        let Some(last) = bb.last() else { continue };
+        group_has_stmt |= bb.stmts.len() > 1 || !insts[last].is_terminator();
+        let ends_group = !plan.into_prev.get(b.index() + 1).copied().unwrap_or(false);
+        if ends_group
+            && plan.into_prev[b.index()]
+            && bb.stmts.len() == 1
+            && group_has_stmt
+            && matches!(insts[last], Inst::Goto(d) if d == b.next())
+        {
+            plan.drop.push(last);
+        }
+    }
+}
+
 /// [`run`]'s work: the rounds on the block view, lowering and compaction.
-fn simplify(ir: &mut IrCode, ctx: &mut PassCtx) {
+fn simplify(ir: &mut IrCode, ctx: &mut PassCtx, thread: bool) {
     let counters = &mut ctx.counters;
     let mut bir = BlockIr::from_ir(ir);
     let mut branches = fold_constant_branches(&mut bir);
     let (mut threaded, mut merged) = (0, 0);
     for _ in 0..=bir.blocks.len() + 1 {
-        let (t, m) = round(&mut bir);
+        let (t, m) = round(&mut bir, thread);
         branches += fold_constant_branches(&mut bir);
         threaded += t;
         merged += m;

@@ -594,11 +594,12 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         ctx.remark(ir, kind, span, |_| msg);
     }
     if bounds + nil + div > 0 {
-        // Merge the blocks the folded branches left behind, then restore
-        // the dedicated preheaders and exits that merging may have removed
-        // (`rotate` and `licm` need them): steps reported as
-        // `checks.simplifycfg.*` and `checks.loops.*`.
-        ctx.run_step("checks", "simplifycfg", ir, crate::opt::cfg::run);
+        // Merge the blocks the folded branches left behind (without
+        // threading: the dedicated preheaders and exits `rotate` and `licm`
+        // need stay), then restore the loop forms an earlier pass may have
+        // broken: steps reported as `checks.simplifycfg.*` and
+        // `checks.loops.*`.
+        ctx.run_step("checks", "simplifycfg", ir, crate::opt::cfg::merge_only);
         ctx.run_step("checks", "loops", ir, crate::opt::loops::run);
     }
     let counters = &mut ctx.counters;

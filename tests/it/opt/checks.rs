@@ -414,3 +414,40 @@ fn main() {
     assert_eq!(toyc(&["run", "-O2"], src), o0);
     assert_eq!(toyc(&["run", "--interp", "-O2"], src), o0);
 }
+
+/// After removing checks, `checks` merges the blocks they leave but
+/// threads no empty block: the dedicated exit `loops` made (the loop
+/// test's edge into the block the `break` also enters) stays, so its
+/// `loops` step has nothing to restore.
+#[test]
+fn removing_checks_keeps_the_loops_dedicated_exits() {
+    let src = "
+fn h(a: [int], t: int) -> int {
+    var found = -1;
+    var i = 0;
+    while i < len(a) {
+        if a[i] == t { found = i; break; }
+        i += 1;
+    }
+    return found;
+}
+fn main() { print(h([1, 2, 3], 2)); }
+";
+    let (before, loops) = ir("loops", src);
+    assert_eq!(stat(&loops, "loops.exits"), 1, "{loops}");
+    let (after, stats) = ir("loops,checks", src);
+    assert_eq!(stat(&stats, "checks.bounds_removed"), 1, "{stats}");
+    assert_eq!(stat(&stats, "checks.simplifycfg.merged"), 1, "{stats}");
+    assert_eq!(stat(&stats, "checks.simplifycfg.threaded"), 0, "{stats}");
+    assert_eq!(stat(&stats, "checks.loops.exits"), 0, "{stats}");
+    // Blocks holding only a `goto`: the entry, the `break`, the exit.
+    let lone_gotos = |t: &str| {
+        let h = t.split("fn main").next().unwrap_or(t);
+        let lone = |l: &&str| l.contains(" ─       goto #") && !l.contains(" if not ");
+        h.lines().filter(lone).count()
+    };
+    assert_eq!(lone_gotos(&before), 3, "{before}");
+    assert_eq!(lone_gotos(&after), 3, "{after}");
+    let (out, _, code) = toyc(&["run", "-O2"], src);
+    assert_eq!((out.as_str(), code), ("1\n", 0));
+}
