@@ -93,7 +93,7 @@ pub fn balance<'a>(tokens: Vec<(Token<'a>, SimpleSpan)>, text: &str) -> Balanced
     }
 }
 
-fn is_balanced(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
+pub(crate) fn is_balanced(tokens: &[(Token<'_>, SimpleSpan)]) -> bool {
     let mut stack = Vec::new();
     for (t, _) in tokens {
         if t.is_opener() {
@@ -410,7 +410,7 @@ fn ends_operand(t: &Token<'_>) -> bool {
     )
 }
 
-fn fold_min_int(tokens: Vec<(Token<'_>, SimpleSpan)>) -> Vec<(Token<'_>, SimpleSpan)> {
+pub(crate) fn fold_min_int(tokens: Vec<(Token<'_>, SimpleSpan)>) -> Vec<(Token<'_>, SimpleSpan)> {
     let needs = tokens
         .iter()
         .any(|(t, _)| *t == Token::Int(I64_MIN_MAGNITUDE));
@@ -445,7 +445,7 @@ fn fold_min_int(tokens: Vec<(Token<'_>, SimpleSpan)>) -> Vec<(Token<'_>, SimpleS
 }
 
 /// The span of the first token nested deeper than [`MAX_NESTING`], if any.
-fn check_depth(tokens: &[(Token<'_>, SimpleSpan)]) -> Option<SimpleSpan> {
+pub(crate) fn check_depth(tokens: &[(Token<'_>, SimpleSpan)]) -> Option<SimpleSpan> {
     let mut stack: Vec<usize> = Vec::new();
     let mut pending = 0usize;
     let mut prev: Option<&Token<'_>> = None;

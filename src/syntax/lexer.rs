@@ -76,28 +76,40 @@ pub fn lex_on<'a>(
     text: &'a str,
     pool: &crate::par::Pool,
 ) -> (Vec<(Token<'a>, SimpleSpan)>, Vec<LexError>) {
-    let cuts = if text.len() < MIN_PIECE_BYTES {
-        Vec::new()
-    } else {
-        line_cuts(text, PIECES)
-    };
+    match lex_pieces(text, pool) {
+        Some(pieces) => (pieces.concat(), Vec::new()),
+        None => lex(text),
+    }
+}
+
+/// The tokens of a large text lexed in pieces on `pool`'s threads, piece by
+/// piece (spans are the whole text's), as [`lex_on`] joins them: `None`
+/// for a text lexed whole (small, too few cuts, or a lexical error in
+/// some piece).
+pub(crate) fn lex_pieces<'a>(
+    text: &'a str,
+    pool: &crate::par::Pool,
+) -> Option<Vec<Vec<(Token<'a>, SimpleSpan)>>> {
+    if text.len() < MIN_PIECE_BYTES {
+        return None;
+    }
+    let cuts = line_cuts(text, PIECES);
     if cuts.len() < 3 {
-        return lex(text);
+        return None;
     }
     let work = text.len() / crate::par::SOURCE_BYTES_PER_STATEMENT;
-    let lexed = pool.map(cuts.len() - 1, work, |k| lex(&text[cuts[k]..cuts[k + 1]]));
+    let lexed = pool.map(cuts.len() - 1, work, |k| {
+        let start = cuts[k];
+        let (mut tokens, errors) = lex(&text[start..cuts[k + 1]]);
+        for (_, s) in &mut tokens {
+            *s = SimpleSpan::from(s.start + start..s.end + start);
+        }
+        (tokens, errors)
+    });
     if lexed.iter().any(|(_, errors)| !errors.is_empty()) {
-        return lex(text);
+        return None;
     }
-    let mut tokens = Vec::with_capacity(lexed.iter().map(|(t, _)| t.len()).sum());
-    for ((piece, _), &start) in lexed.into_iter().zip(&cuts) {
-        tokens.extend(
-            piece
-                .into_iter()
-                .map(|(t, s)| (t, SimpleSpan::from(s.start + start..s.end + start))),
-        );
-    }
-    (tokens, Vec::new())
+    Some(lexed.into_iter().map(|(tokens, _)| tokens).collect())
 }
 
 /// `0`, then up to `pieces - 1` byte offsets near even shares of `text`

@@ -8,7 +8,10 @@
 //! pool's threads, and again whole with `Rich` only when it has an error,
 //! see `parser`'s docs) →
 //! `errors` (our message style), then the errors are sorted by position,
-//! cascades are dropped and the count is capped.
+//! cascades are dropped and the count is capped. A large file without any
+//! error goes through all of it piece by piece on the pool's threads, its
+//! tokens never joined into one stream (`parse_lexed_pieces`); any error
+//! sends it through the stages above, so errors never depend on pieces.
 //!
 //! Decisions where LANGUAGE.md is silent:
 //! - Number literals: `_` may appear anywhere after the first digit; letters
@@ -52,6 +55,62 @@ pub fn parse_on(
     pool: &crate::par::Pool,
 ) -> (ast::Module, Vec<Diagnostic>) {
     let cx = parser::Cx { file, text };
+    if let Some(module) = parse_lexed_pieces(cx, pool) {
+        let early = check_import_order(&module);
+        #[cfg(debug_assertions)]
+        {
+            let whole = parse_stages(cx, pool);
+            debug_assert!(
+                whole.0 == module && whole.1 == finish(early.clone()),
+                "a file parsed piece by piece differs from its parse whole"
+            );
+        }
+        return (module, finish(early));
+    }
+    parse_stages(cx, pool)
+}
+
+/// A large file with no error, from lexing to parsing piece by piece on
+/// `pool`'s threads without ever joining its tokens: each piece of
+/// [`lexer::lex_pieces`] (cut where a line starts an item) must have
+/// balanced brackets, nest within the limit and parse without any error;
+/// then its items, in order, are the module, as [`parse_stages`] would
+/// build it (brackets balanced piece by piece are balanced in the whole,
+/// so `delims` repairs nothing; a piece starts at `fn` or `struct`, so the
+/// `-9223372036854775808` fold and the nesting count see what they see in
+/// the whole stream). `None`, and the caller parses in stages, for a small
+/// file or when any piece falls short.
+fn parse_lexed_pieces(cx: parser::Cx<'_>, pool: &crate::par::Pool) -> Option<ast::Module> {
+    let mut pieces = lexer::lex_pieces(cx.text, pool)?;
+    let ends: Vec<usize> = (0..pieces.len())
+        .map(|k| match pieces.get(k + 1).and_then(|p| p.first()) {
+            Some((_, s)) => s.start,
+            None => cx.text.len(),
+        })
+        .collect();
+    let work = cx.text.len() / crate::par::SOURCE_BYTES_PER_STATEMENT;
+    let parsed = pool.map_mut(&mut pieces, work, |k, piece| {
+        let synthetic = piece.iter().any(|(_, s)| s.start == s.end);
+        if synthetic || !delims::is_balanced(piece) {
+            return None;
+        }
+        *piece = delims::fold_min_int(std::mem::take(piece));
+        if delims::check_depth(piece).is_some() {
+            return None;
+        }
+        parser::parse_piece(cx, piece, ends[k])
+    });
+    let mut items = Vec::new();
+    for module in parsed {
+        items.extend(module?.items);
+    }
+    Some(ast::Module { items })
+}
+
+/// [`parse_on`]'s general path: the tokens of the whole file, balanced,
+/// then parsed (in pieces when large and error-free, `parser`'s docs).
+fn parse_stages(cx: parser::Cx<'_>, pool: &crate::par::Pool) -> (ast::Module, Vec<Diagnostic>) {
+    let text = cx.text;
     let (tokens, lex_errors) = lexer::lex_on(text, pool);
     let balanced = delims::balance(tokens, text);
     // Everything after an unterminated string or comment is inside it, so

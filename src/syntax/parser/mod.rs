@@ -120,6 +120,18 @@ pub(crate) fn parse_tokens_on<'a>(
     parse_tokens(cx, tokens)
 }
 
+/// The module of one piece of a file, `tokens` being whole items and `end`
+/// where the next piece starts (or the file ends), when it parses without
+/// any error ([`EmptyErr`]); `None` otherwise.
+pub(crate) fn parse_piece<'a>(
+    cx: Cx<'a>,
+    tokens: &'a [(Token<'a>, SimpleSpan)],
+    end: usize,
+) -> Option<super::ast::Module> {
+    let (module, errors) = parse_with::<EmptyErr>(cx, tokens, end);
+    errors.is_empty().then_some(module)
+}
+
 /// Files with fewer tokens are parsed whole.
 const MIN_PIECE_TOKENS: usize = 50_000;
 

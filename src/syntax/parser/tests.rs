@@ -24,30 +24,39 @@ fn both(text: &str) -> Option<Both> {
     })
 }
 
-/// `f` of `text`'s balanced tokens, or `None` when the delimiter pass
-/// rejects the nesting; on a thread with a roomy stack, as the driver
-/// parses.
-fn with_tokens<R: Send + 'static>(
+/// `f` of a [`Cx`] of `text` (file 0), on a thread with a roomy stack, as
+/// the driver parses.
+fn on_roomy_stack<R: Send + 'static>(
     text: String,
-    f: impl for<'a> FnOnce(Cx<'a>, &'a [(Token<'a>, SimpleSpan)]) -> R + Send + 'static,
-) -> Option<R> {
+    f: impl for<'a> FnOnce(Cx<'a>) -> R + Send + 'static,
+) -> R {
     std::thread::Builder::new()
         .stack_size(64 << 20)
         .spawn(move || {
-            let cx = Cx {
+            f(Cx {
                 file: FileId(0),
                 text: &text,
-            };
-            let (tokens, _) = lexer::lex(&text);
-            let balanced = delims::balance(tokens, &text);
-            if balanced.too_deep {
-                return None;
-            }
-            Some(f(cx, &balanced.tokens))
+            })
         })
         .unwrap()
         .join()
         .unwrap()
+}
+
+/// `f` of `text`'s balanced tokens, or `None` when the delimiter pass
+/// rejects the nesting ([`on_roomy_stack`]).
+fn with_tokens<R: Send + 'static>(
+    text: String,
+    f: impl for<'a> FnOnce(Cx<'a>, &'a [(Token<'a>, SimpleSpan)]) -> R + Send + 'static,
+) -> Option<R> {
+    on_roomy_stack(text, |cx| {
+        let (tokens, _) = lexer::lex(cx.text);
+        let balanced = delims::balance(tokens, cx.text);
+        if balanced.too_deep {
+            return None;
+        }
+        Some(f(cx, &balanced.tokens))
+    })
 }
 
 /// Whether `text` parses without errors, after checking that both parses
@@ -250,4 +259,69 @@ fn a_cut_inside_a_block_comment_lexes_the_text_whole() {
     assert!(whole.1.is_empty(), "{:?}", whole.1.first());
     assert_eq!(lexer::lex_on(&text, &pool), whole);
     assert_eq!(whole.0.last().map(|t| &t.0), Some(&Token::RBrace));
+}
+
+/// Whether `parse_on` takes its piecewise path
+/// (`syntax::parse_lexed_pieces`) on `text`, then what it gives and what
+/// its staged path (`syntax::parse_stages`) gives, on three threads
+/// ([`on_roomy_stack`]: the staged parse of a broken file recurses).
+type Parsed = (ast::Module, Vec<crate::diag::Diagnostic>);
+fn piecewise_and_staged(text: String) -> (bool, Parsed, Parsed) {
+    on_roomy_stack(text, |cx| {
+        let pool = crate::par::Pool::new(3, 0);
+        let pieces = crate::syntax::parse_lexed_pieces(cx, &pool).is_some();
+        let on = crate::syntax::parse_on(cx.file, cx.text, &pool);
+        (pieces, on, crate::syntax::parse_stages(cx, &pool))
+    })
+}
+
+/// A large program without any error (the corpus of
+/// [`large_error_free_text`] has files whose brackets `delims` repairs):
+/// items of every kind, `i64::MIN`, deep nesting and multi-line strings.
+fn large_program() -> String {
+    let mut text = String::from("import math;\nstruct P { x: int, next: P }\n");
+    for i in 0..3000 {
+        text += &format!(
+            "fn f{i}(x: int, p: P) -> int {{
+    var s = -9223372036854775808 + x;
+    for j in 0..x {{
+        if j % 3 == {m} {{ s += ((j * {i}) & 7) << 1; }} else {{ s -= -(-1); }}
+    }}
+    let t = \"line one
+ fn in a string {{ {{\";
+    return s + len(t) + p.x;
+}}
+",
+            m = i % 3
+        );
+        if i % 100 == 0 {
+            text += &format!("let g{i} = [1, 2, 3];\nstruct S{i} {{ a: [int] }}\n");
+        }
+    }
+    text
+}
+
+#[test]
+fn a_large_file_lexed_and_parsed_piece_by_piece_is_the_file_parsed_in_stages() {
+    let text = large_program();
+    assert!(text.len() >= lexer::MIN_PIECE_BYTES, "{} bytes", text.len());
+    let (pieces, on, staged) = piecewise_and_staged(text.clone());
+    assert!(pieces);
+    assert!(on.1.is_empty(), "{:?}", on.1.first());
+    assert!(on.0.items.len() > 3000, "{} items", on.0.items.len());
+    assert_eq!(on, staged);
+    // Broken in the middle (an unclosed brace, an error inside one item)
+    // or at the end: never piece by piece, and the errors of the stages.
+    let mid = text.len() / 2;
+    let at = mid + text[mid..].find("\nfn ").expect("a function") + 1;
+    for broken in [
+        format!("{}fn open() {{ if true {{\n{}", &text[..at], &text[at..]),
+        format!("{}fn bad() {{ let = 3; }}\n{}", &text[..at], &text[at..]),
+        text.clone() + "fn broken() { let = 3; }\n",
+    ] {
+        let (pieces, on, staged) = piecewise_and_staged(broken);
+        assert!(!pieces);
+        assert!(!on.1.is_empty());
+        assert_eq!(on, staged);
+    }
 }
