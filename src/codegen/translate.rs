@@ -109,6 +109,8 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     on_cycle: SecondaryMap<BlockId, bool>,
     /// Whether the block being translated lies on a cycle.
     in_loop: bool,
+    /// How many statements use each value (a φ once per operand).
+    uses: SecondaryMap<Value, u32>,
     /// The arrays whose buffer may move while the function runs.
     pub(super) movable: super::fixed_data::MovableData,
     /// The slot a raise passes its operands in (`raise.rs`), made on first use.
@@ -136,6 +138,15 @@ fn cycle_blocks(code: &IrCode) -> SecondaryMap<BlockId, bool> {
         start = end;
     }
     on_cycle
+}
+
+/// How many statements of `code` use each value (a φ once per operand).
+fn use_counts(code: &IrCode) -> SecondaryMap<Value, u32> {
+    let mut uses = SecondaryMap::with_capacity(code.stmts.len());
+    for inst in code.stmts.inst.values() {
+        crate::ir::edit::for_each_value_use(inst, |v| uses[v] += 1);
+    }
+    uses
 }
 
 /// Per IR block: whether it is an error path (it holds a `COLD` statement
@@ -181,6 +192,7 @@ pub(super) fn translate<'a>(
         cold: cold_blocks(code),
         on_cycle: cycle_blocks(code),
         in_loop: false,
+        uses: use_counts(code),
         movable,
         raise_slot: None,
     };
@@ -443,7 +455,9 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         if self.cold.get(dest).copied().unwrap_or(false) {
             self.b.ins().brif(c, next, &next_args, other, &other_args);
         } else {
-            let not_c = self.negate(c);
+            // A condition this branch alone reads is complemented in place.
+            let only_use = matches!(cond, Operand::Value(v) if self.uses[*v] == 1);
+            let not_c = self.negate(c, only_use);
             self.b
                 .ins()
                 .brif(not_c, other, &other_args, next, &next_args);
@@ -452,30 +466,39 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     }
 
     /// `!c` for a branch condition: the complementary comparison when `c`
-    /// is one (the original, if otherwise unused, is not lowered), else
-    /// `c == 0`.
-    fn negate(&mut self, c: cl::Value) -> cl::Value {
-        let dfg = &self.b.func.dfg;
-        if let cl::ValueDef::Result(inst, 0) = dfg.value_def(c) {
-            match dfg.insts[inst] {
-                cl::InstructionData::IntCompare {
-                    opcode: cl::Opcode::Icmp,
-                    cond,
-                    args,
-                } => {
-                    return self.b.ins().icmp(cond.complement(), args[0], args[1]);
-                }
-                cl::InstructionData::FloatCompare {
-                    opcode: cl::Opcode::Fcmp,
-                    cond,
-                    args,
-                } => {
-                    return self.b.ins().fcmp(cond.complement(), args[0], args[1]);
-                }
-                _ => {}
-            }
+    /// is one, else `c == 0`. With `in_place` (nothing else reads `c`), the
+    /// comparison itself is complemented and `c` returned, so no dead
+    /// comparison is left in the function.
+    fn negate(&mut self, c: cl::Value, in_place: bool) -> cl::Value {
+        /// The comparison `c` is the result of.
+        enum Compare {
+            Int(IntCC),
+            Float(cl::condcodes::FloatCC),
         }
-        self.b.ins().icmp_imm_u(IntCC::Equal, c, 0)
+        let dfg = &self.b.func.dfg;
+        let cl::ValueDef::Result(inst, 0) = dfg.value_def(c) else {
+            return self.b.ins().icmp_imm_u(IntCC::Equal, c, 0);
+        };
+        let (compare, args) = match dfg.insts[inst] {
+            cl::InstructionData::IntCompare {
+                opcode: cl::Opcode::Icmp,
+                cond,
+                args,
+            } => (Compare::Int(cond), args),
+            cl::InstructionData::FloatCompare {
+                opcode: cl::Opcode::Fcmp,
+                cond,
+                args,
+            } => (Compare::Float(cond), args),
+            _ => return self.b.ins().icmp_imm_u(IntCC::Equal, c, 0),
+        };
+        let (x, y) = (args[0], args[1]);
+        match (compare, in_place) {
+            (Compare::Int(cc), true) => self.b.func.replace(inst).icmp(cc.complement(), x, y),
+            (Compare::Int(cc), false) => self.b.ins().icmp(cc.complement(), x, y),
+            (Compare::Float(cc), true) => self.b.func.replace(inst).fcmp(cc.complement(), x, y),
+            (Compare::Float(cc), false) => self.b.ins().fcmp(cc.complement(), x, y),
+        }
     }
 
     /// The Cranelift value of an operand (constants are materialised here).

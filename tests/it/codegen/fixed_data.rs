@@ -73,7 +73,7 @@ fn a_buffer_nothing_can_move_is_loaded_once_before_the_loop() {
     let clif = toyc(&["clif", "--fn", "sum"]);
     assert_eq!(
         data_loads(&clif),
-        ["    v11 = load.i64 notrap aligned readonly can_move v0+24"],
+        ["    v10 = load.i64 notrap aligned readonly can_move v0+24"],
         "{clif}"
     );
     // Cranelift hoists it: the block that loads the address is not the

@@ -331,3 +331,48 @@ fn branches_name_the_later_block_first_unless_it_is_cold() {
         "{plain} plain, {checks} check branches\n{text}"
     );
 }
+
+/// A branch to the later block tests the complement of its condition. When
+/// nothing else reads the comparison, the comparison itself is
+/// complemented, so the function holds no dead one; a comparison read
+/// elsewhere too (printed here) stays, beside the complemented copy.
+#[test]
+fn a_condition_only_its_branch_reads_is_complemented_in_place() {
+    let src = "fn f(x: int, y: float) -> int {\n\
+               if x < 3 { print(1); }\n\
+               if y > 0.5 { print(2); }\n\
+               let c = x == 7;\n\
+               print(c);\n\
+               if c { return 1; }\n\
+               return 0;\n\
+               }\n\
+               fn main() { print(f(2, 1.0), f(7, 0.0)); }\n";
+    assert_eq!(
+        run_args("cmp_in_place", src, &[]).stdout,
+        "1\n2\nfalse\ntrue\n0 1\n"
+    );
+    let path = write_program("cmp_in_place", src);
+    let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
+        .args(["clif", "-O0", "--fn", "f"])
+        .arg(&path)
+        .output()
+        .expect("toyc clif");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let ops: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split(" = ").nth(1))
+        .filter(|r| r.starts_with("icmp") || r.starts_with("fcmp"))
+        .map(|r| r.split(',').next().unwrap_or(r))
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            "icmp.i64 sge v0",
+            "fcmp.f64 ule v1",
+            "icmp.i64 eq v0",
+            "icmp.i64 ne v0"
+        ],
+        "{text}"
+    );
+}
