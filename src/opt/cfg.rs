@@ -445,12 +445,9 @@ fn plan_adjacent(ir: &IrCode, thread: bool) -> Option<Plan> {
         drop: Vec::new(),
     };
     for (b, bb) in blocks.iter() {
-        let next = b.next();
-        match last(b) {
-            Some((_, Inst::GotoIfNot { dest, .. })) if *dest == next => return None,
-            // Implicit once lowered, unless it is all the block holds.
-            Some((v, Inst::Goto(d))) if *d == next && bb.stmts.len() > 1 => plan.drop.push(v),
-            _ => {}
+        // A branch whose both edges go to the next block.
+        if matches!(last(b), Some((_, Inst::GotoIfNot { dest, .. })) if *dest == b.next()) {
+            return None;
         }
         if b.0 == 0 {
             continue;
@@ -477,25 +474,23 @@ fn plan_adjacent(ir: &IrCode, thread: bool) -> Option<Plan> {
                 if !term_flags.contains(ir.stmts.flags[g]) {
                     return None;
                 }
-                if plan.drop.last() != Some(&g) {
-                    plan.drop.push(g);
-                }
+                plan.drop.push(g);
             }
             _ => return None,
         }
         plan.into_prev[b.index()] = true;
     }
-    drop_gotos_made_implicit(ir, &mut plan);
+    drop_gotos_to_the_next_group(ir, &mut plan);
     Some(plan)
 }
 
-/// Adds to `plan.drop` the `goto` to the next block that ends a merged
-/// group of blocks when only the merge makes it implicit: it is all its
-/// own block holds (a block `goto`-only merged into the one before), and
-/// the group has another statement (lowering leaves a jump to the next
-/// block implicit in a block with statements). Without threading such a
-/// block stays to be merged.
-fn drop_gotos_made_implicit(ir: &IrCode, plan: &mut Plan) {
+/// Adds to `plan.drop` each `goto` to the next block that ends a group of
+/// merged blocks (a block that merges with none is a group of its own)
+/// when the group holds a statement besides terminators: lowering leaves a
+/// jump to the next block implicit in a block with statements, and keeps
+/// it in one that holds nothing else. (The `goto`s inside a group go as
+/// its blocks merge.)
+fn drop_gotos_to_the_next_group(ir: &IrCode, plan: &mut Plan) {
     let blocks = &ir.cfg.blocks;
     let insts = &ir.stmts.inst;
     let mut group_has_stmt = false;
@@ -506,12 +501,7 @@ fn drop_gotos_made_implicit(ir: &IrCode, plan: &mut Plan) {
         let Some(last) = bb.last() else { continue };
         group_has_stmt |= bb.stmts.len() > 1 || !insts[last].is_terminator();
         let ends_group = !plan.into_prev.get(b.index() + 1).copied().unwrap_or(false);
-        if ends_group
-            && plan.into_prev[b.index()]
-            && bb.stmts.len() == 1
-            && group_has_stmt
-            && matches!(insts[last], Inst::Goto(d) if d == b.next())
-        {
+        if ends_group && group_has_stmt && matches!(insts[last], Inst::Goto(d) if d == b.next()) {
             plan.drop.push(last);
         }
     }
