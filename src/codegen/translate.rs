@@ -109,8 +109,8 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     on_cycle: SecondaryMap<BlockId, bool>,
     /// Whether the block being translated lies on a cycle.
     in_loop: bool,
-    /// How many statements use each value (a φ once per operand).
-    uses: SecondaryMap<Value, u32>,
+    /// How many times each value is used ([`crate::ir::edit::use_counts`]).
+    uses: Vec<u32>,
     /// The arrays whose buffer may move while the function runs.
     pub(super) movable: super::fixed_data::MovableData,
     /// The slot a raise passes its operands in (`raise.rs`), made on first use.
@@ -138,15 +138,6 @@ fn cycle_blocks(code: &IrCode) -> SecondaryMap<BlockId, bool> {
         start = end;
     }
     on_cycle
-}
-
-/// How many statements of `code` use each value (a φ once per operand).
-fn use_counts(code: &IrCode) -> SecondaryMap<Value, u32> {
-    let mut uses = SecondaryMap::with_capacity(code.stmts.len());
-    for inst in code.stmts.inst.values() {
-        crate::ir::edit::for_each_value_use(inst, |v| uses[v] += 1);
-    }
-    uses
 }
 
 /// Per IR block: whether it is an error path (it holds a `COLD` statement
@@ -192,7 +183,7 @@ pub(super) fn translate<'a>(
         cold: cold_blocks(code),
         on_cycle: cycle_blocks(code),
         in_loop: false,
-        uses: use_counts(code),
+        uses: crate::ir::edit::use_counts(code, None),
         movable,
         raise_slot: None,
     };
@@ -456,7 +447,8 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             self.b.ins().brif(c, next, &next_args, other, &other_args);
         } else {
             // A condition this branch alone reads is complemented in place.
-            let only_use = matches!(cond, Operand::Value(v) if self.uses[*v] == 1);
+            let only_use =
+                matches!(cond, Operand::Value(v) if self.uses.get(v.0 as usize) == Some(&1));
             let not_c = self.negate(c, only_use);
             self.b
                 .ins()

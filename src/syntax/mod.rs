@@ -100,11 +100,7 @@ fn parse_lexed_pieces(cx: parser::Cx<'_>, pool: &crate::par::Pool) -> Option<ast
         }
         parser::parse_piece(cx, piece, ends[k])
     });
-    let mut items = Vec::new();
-    for module in parsed {
-        items.extend(module?.items);
-    }
-    Some(ast::Module { items })
+    parser::join_pieces(parsed)
 }
 
 /// [`parse_on`]'s general path: the tokens of the whole file, balanced,

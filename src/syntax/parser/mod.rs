@@ -157,14 +157,17 @@ fn parse_pieces<'a>(
     let parsed = pool.map(cuts.len() - 1, tokens.len() / 8, |k| {
         let piece = &tokens[cuts[k]..cuts[k + 1]];
         let eoi = tokens.get(cuts[k + 1]).map_or(cx.text.len(), |t| t.1.start);
-        parse_with::<EmptyErr>(cx, piece, eoi)
+        parse_piece(cx, piece, eoi)
     });
+    join_pieces(parsed)
+}
+
+/// The module of a file whose pieces, in order, parsed as `parsed` (by
+/// [`parse_piece`]): their items, or `None` when any piece did not parse.
+pub(crate) fn join_pieces(parsed: Vec<Option<super::ast::Module>>) -> Option<super::ast::Module> {
     let mut items = Vec::new();
-    for (module, errors) in parsed {
-        if !errors.is_empty() {
-            return None;
-        }
-        items.extend(module.items);
+    for module in parsed {
+        items.extend(module?.items);
     }
     Some(super::ast::Module { items })
 }
