@@ -60,10 +60,15 @@ const L2_BITS: usize = 14;
 const ADDR_LIMIT: usize = 1 << 48;
 
 /// Chunk number (`addr >> CHUNK_SHIFT`) → chunk id, as a two-level table
-/// (Go's arena index): entries hold `id + 1`, 0 for none.
+/// (Go's arena index): entries hold `id + 1`, 0 for none. The first level
+/// is a short list of `(high bits, table)` pairs rather than an array over
+/// the whole address space: each table covers 4 GiB of addresses, so a
+/// heap has one or two, and a list costs nothing to set up (an array of
+/// every possible table was a megabyte to zero at a program's first
+/// allocation).
 #[derive(Default)]
 struct ChunkIndex {
-    l1: Vec<Option<Box<[u32]>>>,
+    l1: Vec<(usize, Box<[u32]>)>,
 }
 
 impl ChunkIndex {
@@ -75,20 +80,25 @@ impl ChunkIndex {
     #[inline]
     fn get(&self, addr: usize) -> Option<usize> {
         let (i, j) = Self::split(addr);
-        let id = self.l1.get(i)?.as_ref()?[j];
+        let (_, table) = self.l1.iter().find(|(k, _)| *k == i)?;
+        let id = table[j];
         (id != 0).then(|| id as usize - 1)
     }
 
     fn set(&mut self, addr: usize, id: Option<usize>) {
-        let (i, j) = Self::split(addr);
-        if self.l1.is_empty() {
-            self.l1 = vec![None; ADDR_LIMIT >> (CHUNK_SHIFT + L2_BITS)];
-        }
-        let Some(l2) = self.l1.get_mut(i) else {
+        if addr >= ADDR_LIMIT {
             return;
+        }
+        let (i, j) = Self::split(addr);
+        let pos = match self.l1.iter().position(|(k, _)| *k == i) {
+            Some(pos) => pos,
+            None => {
+                self.l1
+                    .push((i, vec![0u32; 1 << L2_BITS].into_boxed_slice()));
+                self.l1.len() - 1
+            }
         };
-        let table = l2.get_or_insert_with(|| vec![0u32; 1 << L2_BITS].into_boxed_slice());
-        table[j] = id.map_or(0, |id| id as u32 + 1);
+        self.l1[pos].1[j] = id.map_or(0, |id| id as u32 + 1);
     }
 }
 
