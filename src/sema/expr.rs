@@ -36,7 +36,7 @@ impl Sema<'_> {
         span: Span,
     ) -> LocalId {
         let id = LocalId(self.cx.locals.len() as u32);
-        self.cx.locals.push((name.to_string(), ty, mutable, span));
+        self.cx.locals.push((name.into(), ty, mutable, span));
         if let Some(scope) = self.cx.scopes.last_mut() {
             scope.push(name.to_string());
             self.cx

@@ -102,7 +102,7 @@ impl Program {
             .into_iter()
             .enumerate()
             .map(|(i, ty)| LocalDef {
-                name: format!("_{}", i + 1),
+                name: format!("_{}", i + 1).into(),
                 ty,
                 mutable: false,
                 span: Span::default(),
@@ -158,7 +158,8 @@ pub struct Function {
 
 #[derive(Clone, Debug)]
 pub struct LocalDef {
-    pub name: String,
+    /// Shared, so that every IR statement named after it can refer to it.
+    pub name: std::sync::Arc<str>,
     pub ty: Type,
     pub mutable: bool,
     pub span: Span,

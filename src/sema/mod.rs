@@ -199,7 +199,7 @@ struct LoopCx {
 struct FnCx {
     module: usize,
     /// Every local: name, type (`None`: erroneous), mutability, span.
-    locals: Vec<(String, Option<Type>, bool, Span)>,
+    locals: Vec<(std::sync::Arc<str>, Option<Type>, bool, Span)>,
     /// Every visible binding of each name, innermost last.
     visible: HashMap<String, Vec<LocalId>>,
     /// The names declared in each open scope, innermost last.

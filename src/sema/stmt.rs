@@ -275,9 +275,7 @@ impl Sema<'_> {
     /// A local no name can refer to (the hidden index of `for x in a`).
     fn declare_hidden(&mut self, name: &str, ty: Type, span: Span) -> hir::LocalId {
         let id = hir::LocalId(self.cx.locals.len() as u32);
-        self.cx
-            .locals
-            .push((name.to_string(), Some(ty), true, span));
+        self.cx.locals.push((name.into(), Some(ty), true, span));
         id
     }
 

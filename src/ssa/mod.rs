@@ -123,12 +123,12 @@ fn build_counted_in(
         params: l.params.clone(),
         ret: func.ret.clone(),
         span: func.span,
-        var_names: func.locals.iter().map(|l| l.name.as_str().into()).collect(),
+        var_names: func.locals.iter().map(|l| l.name.clone()).collect(),
         param_names: func
             .params
             .iter()
             .filter_map(|p| func.locals.get(p.0 as usize))
-            .map(|l| l.name.as_str().into())
+            .map(|l| l.name.clone())
             .collect(),
     };
     let steps = l.b.steps;
