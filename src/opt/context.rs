@@ -15,8 +15,15 @@ pub struct Counters(pub BTreeMap<String, u64>);
 
 impl Counters {
     pub fn add(&mut self, name: &str, n: u64) {
-        if n > 0 {
-            *self.0.entry(name.to_string()).or_insert(0) += n;
+        if n == 0 {
+            return;
+        }
+        // Most adds are to a counter already there: no key to allocate.
+        match self.0.get_mut(name) {
+            Some(count) => *count += n,
+            None => {
+                self.0.insert(name.to_string(), n);
+            }
         }
     }
     pub fn get(&self, name: &str) -> u64 {
@@ -45,8 +52,11 @@ pub struct PassCtx {
     /// [`STEPS`]), printed after it runs.
     pub print_step: Option<StepPrint>,
     /// The counters of the running pass by function
-    /// ([`PassCtx::counting_for`]).
+    /// ([`PassCtx::counting_for`]); kept only when [`PassCtx::per_function`].
     pub by_function: BTreeMap<String, Counters>,
+    /// Whether to keep [`PassCtx::by_function`]: the pipeline's observer
+    /// reads it ([`super::PassObserver::counts_by_function`]).
+    pub per_function: bool,
     /// The remarks recorded so far, in order; `None` when nobody asked for
     /// them ([`PassCtx::remark`] then records nothing).
     pub remarks: Option<Vec<Remark>>,
@@ -199,7 +209,7 @@ impl PassCtx {
     /// here: counters (also under `name` in [`PassCtx::by_function`]),
     /// remarks and verifier errors.
     pub(super) fn merge_function(&mut self, name: &str, local: PassCtx) {
-        if !local.counters.0.is_empty() {
+        if self.per_function && !local.counters.0.is_empty() {
             let mine = self.by_function.entry(name.to_string()).or_default();
             for (counter, &n) in &local.counters.0 {
                 mine.add(counter, n);
@@ -218,6 +228,9 @@ impl PassCtx {
     /// `name` in [`PassCtx::by_function`] too (besides [`PassCtx::counters`]),
     /// so `--stats --fn NAME` reports that function alone.
     pub fn counting_for<R>(&mut self, name: &str, work: impl FnOnce(&mut PassCtx) -> R) -> R {
+        if !self.per_function {
+            return work(self);
+        }
         let before = self.counters.clone();
         let result = work(self);
         for (counter, &n) in &self.counters.0 {

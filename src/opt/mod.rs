@@ -469,6 +469,12 @@ pub trait PassObserver {
     fn watches_each_row(&self) -> bool {
         true
     }
+    /// Whether it reads the counters by function that [`PassObserver::after`]
+    /// gets (when not, the pipeline does not keep them, and `after` gets
+    /// none).
+    fn counts_by_function(&self) -> bool {
+        true
+    }
     /// Before the first pass.
     fn start(&mut self, _module: &Module) {}
     fn before(&mut self, _pass: &str, _module: &Module) {}
@@ -498,6 +504,7 @@ pub fn run_pipeline_observed(
         } else {
             NameTables::default()
         }),
+        per_function: observer.counts_by_function(),
         ..PassCtx::default()
     };
     observer.start(module);

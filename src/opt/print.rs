@@ -72,6 +72,10 @@ impl PassObserver for PrintObserver<'_> {
         self.before != PrintSel::None || self.after != PrintSel::None || self.changed.is_some()
     }
 
+    fn counts_by_function(&self) -> bool {
+        self.only.is_some()
+    }
+
     fn start(&mut self, module: &Module) {
         if self.changed.is_none() {
             return;

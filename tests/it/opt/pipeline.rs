@@ -251,11 +251,15 @@ fn a_pass_step_is_verified_and_its_counters_reported_under_the_pass() {
 struct Rows {
     watch: bool,
     seen: Vec<(String, std::collections::BTreeMap<String, Counters>)>,
+    by_function: bool,
 }
 
 impl opt::PassObserver for Rows {
     fn watches_each_row(&self) -> bool {
         self.watch
+    }
+    fn counts_by_function(&self) -> bool {
+        self.by_function
     }
     fn after(
         &mut self,
@@ -307,6 +311,7 @@ fn stages_give_what_rows_one_by_one_give() {
             let mut rows = Rows {
                 watch,
                 seen: Vec::new(),
+                by_function: true,
             };
             let remarks = opt::run_pipeline_observed(&mut m, &opts, &mut counters, &mut rows)
                 .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
@@ -322,4 +327,35 @@ fn stages_give_what_rows_one_by_one_give() {
         staged_rows += staged.3.len();
     }
     assert!(staged_rows > 100, "only {staged_rows} rows observed");
+}
+
+/// The counters by function are kept only for an observer that reads
+/// them: without, every row reports none, and the module's counters are
+/// the same.
+#[test]
+fn counters_by_function_only_for_an_observer_that_reads_them() {
+    let src = "fn sq(x: int) -> int { return x * x; }\n\
+               fn main() { var s = 0; for i in 0..10 { s += sq(i) + 0; } print(s); }\n";
+    let run = |by_function: bool| {
+        let mut m = crate::ssa_support::ir_of(src);
+        let opts = opt::PipelineOptions {
+            passes: opt::default_passes(2),
+            ..Default::default()
+        };
+        let mut counters = Counters::default();
+        let mut rows = Rows {
+            watch: false,
+            seen: Vec::new(),
+            by_function,
+        };
+        opt::run_pipeline_observed(&mut m, &opts, &mut counters, &mut rows).expect("pipeline");
+        let counted: usize = rows.seen.iter().map(|(_, by_fn)| by_fn.len()).sum();
+        (counters.render(), counted, rows.seen.len())
+    };
+    let (with, without) = (run(true), run(false));
+    assert_eq!(with.0, without.0, "module counters");
+    assert_eq!(with.2, without.2, "rows observed");
+    assert!(with.1 > 0, "some row counted in some function");
+    assert_eq!(without.1, 0);
+    assert!(with.0.contains("inline.inlined: 1"), "{}", with.0);
 }
