@@ -109,12 +109,17 @@ pub fn run(module: &mut Module, ctx: &mut PassCtx) {
             };
             (code, local)
         });
+        // The bodies replaced, freed on the workers (one thread freeing a
+        // level's worth of IR left the other idle).
+        let mut replaced = Vec::new();
         for (&f, (code, local)) in level.iter().zip(done) {
             if let Some(code) = code {
-                module.funcs[f] = code;
+                replaced.push(std::mem::replace(&mut module.funcs[f], code));
             }
             recorded[f] = Some(local);
         }
+        let freed = replaced.iter().map(|c| c.stmts.len()).sum();
+        pool.drop_on(replaced, freed);
     }
     for &f in comps.iter().flatten() {
         if let Some(local) = recorded[f].take() {
