@@ -426,10 +426,12 @@ impl InstructionStream {
         self.inst.is_empty()
     }
     /// Appends an unnamed statement.
+    #[inline]
     pub fn push(&mut self, inst: Inst, ty: Type, span: Span, flags: Flags) -> Value {
         self.push_named(inst, ty, span, flags, None)
     }
     /// Appends a statement with its source name.
+    #[inline]
     pub fn push_named(
         &mut self,
         inst: Inst,
