@@ -29,6 +29,7 @@ pub mod io;
 pub mod math;
 pub mod object;
 pub mod output;
+pub mod pages;
 pub mod strings;
 
 use object::StrObj;
