@@ -20,12 +20,12 @@
 /// instructions than glibc's malloc. The collector takes its chunks from
 /// the same allocator (`std::alloc`) and manages the objects in them itself.
 ///
-/// A transparent huge page costs the kernel 2 MiB of zeroing at its first
-/// touch, most of it memory that a run of a few milliseconds never uses:
-/// `main` turns huge pages off (for kernels that use them without being
-/// asked), and mimalloc advises them only once `toyc::runtime::pages` allows them,
-/// for a large source file or a large array (then they save most of the
-/// page faults).
+/// Every page toyc touches is a 4 KiB one. A transparent huge page costs
+/// the kernel 2 MiB of zeroing at its first touch, most of it memory that
+/// a run of a few milliseconds never uses. mimalloc is built with `no_thp`
+/// (it would otherwise `madvise(MADV_HUGEPAGE)` its arenas, before `main`
+/// runs), and `main` turns huge pages off for the rest of the process,
+/// for kernels that use them without being asked.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -32,22 +32,11 @@ pub const STDIN_NAME: &str = "<stdin>";
 /// UTF-8 is an error with the reason; invalid UTF-8 names the byte offset.
 /// For `-`, the program is all of stdin, named [`STDIN_NAME`], with its
 /// imports beside it in the current directory; the runtime's input is then
-/// empty (the program's `read_line` sees the end of input). A file of at
-/// least [`crate::runtime::pages::LARGE_SOURCE_BYTES`] turns huge pages on.
+/// empty (the program's `read_line` sees the end of input).
 pub fn load_main_file(path: &Path, sources: &mut SourceMap) -> Result<FileId, String> {
-    let file = if is_stdin(path) {
-        load_stdin(sources)?
-    } else {
-        load_file(path, sources)?
-    };
-    if sources.get(file).text.len() >= crate::runtime::pages::LARGE_SOURCE_BYTES {
-        crate::runtime::pages::use_huge_pages();
+    if is_stdin(path) {
+        return load_stdin(sources);
     }
-    Ok(file)
-}
-
-/// [`load_main_file`] for a path.
-fn load_file(path: &Path, sources: &mut SourceMap) -> Result<FileId, String> {
     let bytes =
         std::fs::read(path).map_err(|e| format!("cannot read `{}`: {}", path.display(), e))?;
     let text = String::from_utf8(bytes).map_err(|e| {

@@ -29,7 +29,6 @@ pub mod io;
 pub mod math;
 pub mod object;
 pub mod output;
-pub mod pages;
 pub mod strings;
 
 use object::StrObj;

@@ -307,9 +307,6 @@ impl Space {
 
     fn alloc_large(&mut self, size: usize) -> Option<*mut u8> {
         let layout = Layout::from_size_align(size.checked_add(7)? & !7, 16).ok()?;
-        if layout.size() >= crate::runtime::pages::LARGE_ALLOCATION_BYTES {
-            crate::runtime::pages::use_huge_pages();
-        }
         // SAFETY: the layout has a non-zero size.
         let p = unsafe { std::alloc::alloc_zeroed(layout) };
         if p.is_null() {
@@ -477,19 +474,6 @@ mod tests {
                 "size {size}"
             );
         }
-    }
-
-    /// An array of [`crate::runtime::pages::LARGE_ALLOCATION_BYTES`] turns huge
-    /// pages on before it is allocated (they stay on: see `crate::pages`).
-    #[test]
-    fn a_large_array_turns_huge_pages_on() {
-        let mut s = Space::default();
-        let size = crate::runtime::pages::LARGE_ALLOCATION_BYTES;
-        let p = s.alloc(size).unwrap();
-        assert!(crate::runtime::pages::huge_pages_on());
-        // SAFETY: `p` is a fresh zeroed block of `size` bytes.
-        assert_eq!(unsafe { *p.add(size - 1) }, 0);
-        assert_eq!(s.sweep(), size);
     }
 
     #[test]
