@@ -51,8 +51,9 @@ pub struct PassCtx {
     /// The inner step `--print-after` names (`OUTER.STEP`, one of
     /// [`STEPS`]), printed after it runs.
     pub print_step: Option<StepPrint>,
-    /// The counters of the running pass by function
-    /// ([`PassCtx::counting_for`]); kept only when [`PassCtx::per_function`].
+    /// The counters of the running pass by function (each function's
+    /// added by [`PassCtx::merge_function`]); kept only when
+    /// [`PassCtx::per_function`].
     pub by_function: BTreeMap<String, Counters>,
     /// Whether to keep [`PassCtx::by_function`]: the pipeline's observer
     /// reads it ([`super::PassObserver::counts_by_function`]).
@@ -222,27 +223,6 @@ impl PassCtx {
             mine.extend(theirs);
         }
         self.errors.extend(local.errors);
-    }
-
-    /// Runs `work` and adds what it counts to the counters of function
-    /// `name` in [`PassCtx::by_function`] too (besides [`PassCtx::counters`]),
-    /// so `--stats --fn NAME` reports that function alone.
-    pub fn counting_for<R>(&mut self, name: &str, work: impl FnOnce(&mut PassCtx) -> R) -> R {
-        if !self.per_function {
-            return work(self);
-        }
-        let before = self.counters.clone();
-        let result = work(self);
-        for (counter, &n) in &self.counters.0 {
-            let added = n - before.get(counter);
-            if added > 0 {
-                self.by_function
-                    .entry(name.to_string())
-                    .or_default()
-                    .add(counter, added);
-            }
-        }
-        result
     }
 
     /// Runs the pass `step` (named `step_name`) on `ir` as a step of the

@@ -85,7 +85,7 @@ pub struct Pass {
 impl Pass {
     /// Runs the pass over `module`: a function pass over every function, a
     /// module pass once. Returns what it counted in each function (a module
-    /// pass attributes its counts with [`PassCtx::counting_for`]).
+    /// pass attributes its counts with [`PassCtx::merge_function`]).
     ///
     /// A function pass runs on [`PassCtx::pool`]'s threads (one
     /// while `--print-after` prints an inner step, whose output must come
