@@ -145,14 +145,20 @@ pub fn build_bril_module(
 
 /// The header of a function without named variables (see
 /// [`FnBuild::build`] for Bril's functions).
-fn header(name: &str, func: FuncId, params: Vec<Type>, ret: Type, span: Span) -> emit::Header {
+fn header(
+    name: &str,
+    func: FuncId,
+    params: Vec<Type>,
+    ret: Type,
+    span: Span,
+) -> emit::Header<'static> {
     emit::Header {
         name: name.to_string(),
         func,
         params,
         ret,
         span,
-        var_names: Vec::new(),
+        var_names: emit::VarNames::Listed(Vec::new()),
         param_names: Vec::new(),
     }
 }
@@ -332,7 +338,7 @@ impl<'a> FnBuild<'a> {
         for (name, (v, _)) in &self.vars {
             var_names[*v as usize] = (*name).into();
         }
-        h.var_names = var_names;
+        h.var_names = emit::VarNames::Listed(var_names);
         h.param_names = self
             .f
             .params

@@ -23,6 +23,7 @@
 //! - A block whose `term` is `None` is still being filled; `cur` is always a
 //!   block without a terminator. A sealed block without predecessors (other
 //!   than the entry) is dead: nothing placed in it is emitted.
+pub use super::block::{Blocks, BuildBlock, BuildTerm, Succs};
 use super::env::{Entry, Env, EnvArena};
 use super::users::PhiUsers;
 use crate::ir::{Flags, Inst, Operand, Type, Value};
@@ -47,38 +48,6 @@ pub struct Node {
     /// was written to, or the variable a φ was made for (only variables
     /// below [`Builder::named_vars`], not hidden temporaries).
     pub var: Option<Var>,
-}
-
-/// How control leaves a builder block. Distinct from `ir::blocks::Term`
-/// (the terminator of the block view passes do CFG surgery on): see
-/// [`BuildBlock`] for why construction keeps its own block IR.
-#[derive(Clone, Debug, PartialEq)]
-pub enum BuildTerm {
-    Goto(Blk),
-    /// Goes to `then` when `cond` is true, else to `els`.
-    Branch {
-        cond: Operand,
-        then: Blk,
-        els: Blk,
-    },
-    Return(Option<Operand>),
-    Unwind,
-    Unreachable,
-}
-
-/// The successors of a terminator, in order (no allocation).
-pub type Succs = std::iter::Flatten<std::array::IntoIter<Option<Blk>, 2>>;
-
-impl BuildTerm {
-    pub fn succs(&self) -> Succs {
-        match self {
-            BuildTerm::Goto(b) => [Some(*b), None],
-            BuildTerm::Branch { then, els, .. } => [Some(*then), Some(*els)],
-            _ => [None, None],
-        }
-        .into_iter()
-        .flatten()
-    }
 }
 
 /// The variables a structured region assigns, sorted and without
@@ -121,32 +90,6 @@ enum Frame {
     Phi { phi: u32, block: Blk, next: usize },
 }
 
-/// A block under construction. SSA construction keeps its own block IR
-/// rather than `ir::blocks::BBlock` (the passes' block view for CFG
-/// surgery) because it holds what only Braun et al.'s algorithm needs and
-/// would be dead weight there: statements are indices into the builder's
-/// `nodes` (which forwarding of trivial φs rewrites in place) instead of
-/// owned statements, φs are kept apart from the other statements, the
-/// terminator is absent while the block is being filled, and a block carries
-/// its sealing state and incomplete φs; it also has no labels to keep
-/// stable, as construction never reorders blocks (emission lays them out
-/// once). `ir::blocks` starts from a finished IrCode, this starts from
-/// nothing.
-#[derive(Clone, Debug, Default)]
-pub struct BuildBlock {
-    pub phis: Vec<u32>,
-    /// Non-φ statements in order (φᶜ first when the block is a handler).
-    pub stmts: Vec<u32>,
-    pub term: Option<(BuildTerm, Span)>,
-    pub preds: Vec<Blk>,
-    pub sealed: bool,
-    /// An error path: laid out last, its statements flagged `COLD`.
-    pub cold: bool,
-    /// When the block first became current (layout follows source order).
-    pub seq: u32,
-    incomplete: Vec<(Var, u32)>,
-}
-
 pub use crate::ir::edit::{OpKey, op_key};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -163,7 +106,7 @@ pub struct Builder {
     pub phi_users: PhiUsers,
     /// Scratch space for a snapshot of one node's users.
     user_buf: Vec<u32>,
-    pub blocks: Vec<BuildBlock>,
+    pub blocks: Blocks,
     pub cur: Blk,
     env: Vec<Env>,
     arena: EnvArena,
@@ -196,14 +139,14 @@ pub struct Builder {
     read_stack: Vec<Frame>,
     pub(super) work: Vec<u32>,
     entries: Vec<(Var, Entry)>,
+    /// [`super::emit::emit`]'s working storage.
+    pub(super) emit_scratch: super::emit::Scratch,
     /// Per variable: a block and the value a read of the variable there
     /// finds (the last one written to or found in some block's map; maps
     /// never drop an entry, so it stays true).
     last_read: Vec<(Blk, Operand)>,
     /// The block [`Builder::dead_block`] made last.
     last_dead: Option<Blk>,
-    /// Emptied blocks of an earlier function, for [`Builder::new_block`].
-    spare: Vec<BuildBlock>,
     /// A read that reaches no definition gives an explicit `undef`
     /// statement (Bril, where that is allowed) instead of a zero constant
     /// (Toy, where sema rules it out outside dead code).
@@ -218,7 +161,7 @@ impl Builder {
             forward: Vec::new(),
             phi_users: PhiUsers::default(),
             user_buf: Vec::new(),
-            blocks: Vec::new(),
+            blocks: Blocks::default(),
             cur: 0,
             env: Vec::new(),
             arena: EnvArena::default(),
@@ -237,9 +180,9 @@ impl Builder {
             read_stack: Vec::new(),
             work: Vec::new(),
             entries: Vec::new(),
+            emit_scratch: Default::default(),
             last_read: Vec::new(),
             last_dead: None,
-            spare: Vec::new(),
             explicit_undef: false,
         };
         let entry = b.new_block();
@@ -255,16 +198,7 @@ impl Builder {
         self.nodes.clear();
         self.forward.clear();
         self.phi_users.clear();
-        for mut blk in self.blocks.drain(..) {
-            blk.phis.clear();
-            blk.stmts.clear();
-            blk.preds.clear();
-            blk.incomplete.clear();
-            blk.term = None;
-            blk.sealed = false;
-            blk.cold = false;
-            self.spare.push(blk);
-        }
+        self.blocks.clear();
         self.cur = 0;
         self.env.clear();
         self.arena.clear();
@@ -289,10 +223,7 @@ impl Builder {
     }
 
     pub fn new_block(&mut self) -> Blk {
-        let mut blk = self.spare.pop().unwrap_or_default();
-        blk.seq = u32::MAX;
-        self.blocks.push(blk);
-        let b = self.blocks.len() as Blk - 1;
+        let b = self.blocks.push_empty();
         self.env.push(Env::default());
         self.root.push(b);
         self.skip.push(None);

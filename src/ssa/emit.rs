@@ -11,44 +11,94 @@
 //! its block's `preds[i]`.
 use super::builder::{Blk, BuildTerm, Builder, resolve_in};
 use super::scc::remove_redundant_phis;
-use crate::ir::edit::{for_each_operand, for_each_operand_mut};
+use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{
     BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value, VarName,
 };
-use crate::sema::hir::FuncId;
+use crate::sema::hir::{FuncId, LocalDef};
 use crate::span::Span;
 
-pub struct Header {
+pub struct Header<'a> {
     pub name: String,
     pub func: FuncId,
     pub params: Vec<Type>,
     pub ret: Type,
     pub span: Span,
     /// The name of every local (builder variables below `named_vars`).
-    pub var_names: Vec<VarName>,
+    pub var_names: VarNames<'a>,
     /// The parameters' names.
     pub param_names: Vec<VarName>,
+}
+
+/// The source names of builder variables, by variable.
+pub enum VarNames<'a> {
+    /// A Toy function's locals, borrowed (variable `k` is local `k`).
+    Locals(&'a [LocalDef]),
+    Listed(Vec<VarName>),
+}
+
+impl VarNames<'_> {
+    fn get(&self, var: u32) -> Option<&VarName> {
+        match self {
+            VarNames::Locals(locals) => locals.get(var as usize).map(|l| &l.name),
+            VarNames::Listed(names) => names.get(var as usize),
+        }
+    }
 }
 
 fn term_of(b: &Builder, blk: Blk) -> Option<&BuildTerm> {
     b.blocks[blk as usize].term.as_ref().map(|(t, _)| t)
 }
 
-fn reachable(b: &Builder) -> Vec<bool> {
-    let mut seen = vec![false; b.blocks.len()];
-    let mut work = vec![0u32];
+/// Working storage of [`emit`], kept in the builder from function to
+/// function so that emitting a function allocates only its output. Each
+/// step sizes what it uses and writes it before reading it, except
+/// `scc_pos` and `scc_member`, which [`remove_redundant_phis`] leaves as
+/// it needs them.
+#[derive(Default)]
+pub struct Scratch {
+    live_blk: Vec<bool>,
+    live_node: Vec<bool>,
+    live_ups: Vec<bool>,
+    work: Vec<u32>,
+    keep: Vec<bool>,
+    is_then: Vec<bool>,
+    placed: Vec<bool>,
+    starts: Vec<Blk>,
+    order: Vec<Blk>,
+    numbering: Numbering,
+    final_blk: Vec<u32>,
+    /// For [`remove_redundant_phis`].
+    scc_pos: Vec<u32>,
+    scc_member: Vec<bool>,
+}
+
+/// `v` as `n` copies of `x`, keeping its allocation.
+fn refill<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    v.clear();
+    v.resize(n, x);
+}
+
+/// Marks in `seen` the blocks reachable from the entry; returns how many
+/// there are.
+fn reachable(b: &Builder, seen: &mut Vec<bool>, work: &mut Vec<u32>) -> usize {
+    refill(seen, b.blocks.len(), false);
+    work.clear();
+    work.push(0);
     seen[0] = true;
+    let mut count = 1;
     while let Some(x) = work.pop() {
         if let Some(t) = term_of(b, x) {
             for s in t.succs() {
                 if !seen[s as usize] {
                     seen[s as usize] = true;
+                    count += 1;
                     work.push(s);
                 }
             }
         }
     }
-    seen
+    count
 }
 
 /// Removes the operands at `drop` positions from every φ of `blk`.
@@ -76,46 +126,60 @@ fn has_head_nodes(b: &Builder, blk: Blk) -> bool {
 
 /// Finishes `b`'s function into an `IrCode`, leaving `b` spent (to be
 /// [`Builder::reset`]).
-pub fn emit(b: &mut Builder, h: Header) -> IrCode {
+pub fn emit(b: &mut Builder, h: Header<'_>) -> IrCode {
     for blk in 0..b.blocks.len() as u32 {
         b.seal(blk);
-    }
-    // Blocks without a terminator are dead leftovers or an unfinished end.
-    for blk in 0..b.blocks.len() {
-        if b.blocks[blk].term.is_none() {
-            b.blocks[blk].term = Some((BuildTerm::Unreachable, h.span));
+        // Blocks without a terminator are dead leftovers or an unfinished
+        // end.
+        let bb = &mut b.blocks[blk as usize];
+        if bb.term.is_none() {
+            bb.term = Some((BuildTerm::Unreachable, h.span));
         }
     }
-    let mut live_blk = reachable(b);
+    let mut s = std::mem::take(&mut b.emit_scratch);
+    if reachable(b, &mut s.live_blk, &mut s.work) < b.blocks.len() {
+        drop_dead_edges(b, &mut s);
+    }
+    remove_redundant_phis(b, &mut s.scc_pos, &mut s.scc_member);
+    merge_blocks(b, &mut s.live_blk);
+    split_branch_edges(b, &mut s);
+    live_nodes(b, &mut s);
+    layout(b, &mut s);
+    let code = lower(b, &mut s, h);
+    b.emit_scratch = s;
+    // Dropped now, while still in cache.
+    b.nodes.clear();
+    code
+}
+
+/// Removes the edges from unreachable blocks (`!s.live_blk`) into
+/// reachable ones, with their φ operands.
+fn drop_dead_edges(b: &mut Builder, s: &mut Scratch) {
+    let live_blk = &s.live_blk;
     for blk in 0..b.blocks.len() as u32 {
-        if !live_blk[blk as usize] {
-            continue;
-        }
-        if b.blocks[blk as usize]
-            .preds
-            .iter()
-            .any(|p| !live_blk[*p as usize])
-        {
-            let keep: Vec<bool> = b.blocks[blk as usize]
+        if !live_blk[blk as usize]
+            || b.blocks[blk as usize]
                 .preds
                 .iter()
-                .map(|p| live_blk[*p as usize])
-                .collect();
-            drop_phi_edges(b, blk, &keep);
+                .all(|p| live_blk[*p as usize])
+        {
+            continue;
+        }
+        s.keep.clear();
+        s.keep.extend(
             b.blocks[blk as usize]
                 .preds
-                .retain(|p| live_blk[*p as usize]);
-            for p in b.blocks[blk as usize].phis.clone() {
-                b.try_remove_trivial_phi(p);
-            }
+                .iter()
+                .map(|p| live_blk[*p as usize]),
+        );
+        drop_phi_edges(b, blk, &s.keep);
+        b.blocks[blk as usize]
+            .preds
+            .retain(|p| live_blk[*p as usize]);
+        for p in b.blocks[blk as usize].phis.clone() {
+            b.try_remove_trivial_phi(p);
         }
     }
-    remove_redundant_phis(b);
-    merge_blocks(b, &mut live_blk);
-    split_branch_edges(b, &mut live_blk);
-    let (live_node, live_ups) = live_nodes(b, &live_blk);
-    let order = layout(b, &live_blk);
-    lower(b, &order, &live_node, &live_ups, h)
 }
 
 /// Merges `B` into `A` when `A` ends in `goto B` and `B` has no other
@@ -159,7 +223,8 @@ fn merge_blocks(b: &mut Builder, live: &mut [bool]) {
 
 /// Gives every conditional branch a true successor of its own (inserting a
 /// `goto` block on a shared edge), so that it can be the fallthrough.
-fn split_branch_edges(b: &mut Builder, live: &mut Vec<bool>) {
+fn split_branch_edges(b: &mut Builder, s: &mut Scratch) {
+    let live = &mut s.live_blk;
     for a in 0..b.blocks.len() as u32 {
         if !live[a as usize] {
             continue;
@@ -171,10 +236,10 @@ fn split_branch_edges(b: &mut Builder, live: &mut Vec<bool>) {
             // Both edges reach one block: a plain jump; drop one edge.
             let pos = b.blocks[then as usize].preds.iter().position(|p| *p == a);
             if let Some(pos) = pos {
-                let keep: Vec<bool> = (0..b.blocks[then as usize].preds.len())
-                    .map(|i| i != pos)
-                    .collect();
-                drop_phi_edges(b, then, &keep);
+                s.keep.clear();
+                s.keep
+                    .extend((0..b.blocks[then as usize].preds.len()).map(|i| i != pos));
+                drop_phi_edges(b, then, &s.keep);
                 b.blocks[then as usize].preds.remove(pos);
             }
             let span = b.blocks[a as usize]
@@ -211,80 +276,89 @@ fn split_branch_edges(b: &mut Builder, live: &mut Vec<bool>) {
     }
 }
 
-/// Live φ and φᶜ nodes (reached from a non-φ use), and live ϒ nodes (listed
-/// by a live φᶜ).
-fn live_nodes(b: &Builder, live_blk: &[bool]) -> (Vec<bool>, Vec<bool>) {
+/// Live φ and φᶜ nodes (reached from a non-φ use) into `s.live_node`, and
+/// live ϒ nodes (listed by a live φᶜ) into `s.live_ups`. The operands of
+/// every live node are resolved in place (so that [`lower`] finds them
+/// final).
+fn live_nodes(b: &mut Builder, s: &mut Scratch) {
     let n = b.nodes.len();
-    let mut live = vec![false; n];
-    let mut ups = vec![false; n];
-    let mut work: Vec<u32> = Vec::new();
-    let mark = |op: Operand, live: &mut Vec<bool>, work: &mut Vec<u32>| {
-        if let Operand::Value(Value(v)) = b.resolve(op)
+    refill(&mut s.live_node, n, false);
+    refill(&mut s.live_ups, n, false);
+    let (live, ups, work, live_blk) = (&mut s.live_node, &mut s.live_ups, &mut s.work, &s.live_blk);
+    let (nodes, forward) = (&mut b.nodes, &b.forward);
+    work.clear();
+    let mark = |op: &mut Operand, live: &mut Vec<bool>, work: &mut Vec<u32>| {
+        *op = resolve_in(forward, *op);
+        if let Operand::Value(Value(v)) = *op
             && !live[v as usize]
         {
             live[v as usize] = true;
             work.push(v);
         }
     };
-    for (blk, bb) in b.blocks.iter().enumerate() {
+    for (blk, bb) in b.blocks.iter_mut().enumerate() {
         if !live_blk[blk] {
             continue;
         }
         for &s in &bb.stmts {
-            match &b.nodes[s as usize].inst {
+            match &mut nodes[s as usize].inst {
                 Inst::PhiC { .. } | Inst::Upsilon(_) => {}
                 inst => {
                     live[s as usize] = true;
-                    for_each_operand(inst, |op| mark(*op, &mut live, &mut work));
+                    for_each_operand_mut(inst, |op| mark(op, live, work));
                 }
             }
         }
-        if let Some((t, _)) = &bb.term {
+        if let Some((t, _)) = &mut bb.term {
             match t {
-                BuildTerm::Branch { cond, .. } => mark(*cond, &mut live, &mut work),
-                BuildTerm::Return(Some(v)) => mark(*v, &mut live, &mut work),
+                BuildTerm::Branch { cond, .. } => mark(cond, live, work),
+                BuildTerm::Return(Some(v)) => mark(v, live, work),
                 _ => {}
             }
         }
     }
     while let Some(v) = work.pop() {
-        match &b.nodes[v as usize].inst {
+        match &mut nodes[v as usize].inst {
             Inst::Phi { values, .. } => {
-                for &op in values {
-                    mark(op, &mut live, &mut work);
+                for op in values {
+                    mark(op, live, work);
                 }
             }
             Inst::PhiC { upsilons } => {
-                for u in upsilons {
+                let upsilons = std::mem::take(upsilons);
+                for &u in &upsilons {
                     let u = u.0 as usize;
-                    if !live_blk[b.nodes[u].block as usize] {
+                    if !live_blk[nodes[u].block as usize] {
                         continue;
                     }
                     ups[u] = true;
-                    if let Inst::Upsilon(x) = b.nodes[u].inst {
-                        mark(x, &mut live, &mut work);
+                    if let Inst::Upsilon(x) = &mut nodes[u].inst {
+                        mark(x, live, work);
                     }
                 }
+                nodes[v as usize].inst = Inst::PhiC { upsilons };
             }
             _ => {}
         }
     }
-    (live, ups)
 }
 
-/// Source order, each branch's true successor right after it, cold last.
-fn layout(b: &Builder, live: &[bool]) -> Vec<Blk> {
+/// Into `s.order`: source order, each branch's true successor right after
+/// it, cold last.
+fn layout(b: &Builder, s: &mut Scratch) {
     let nb = b.blocks.len();
-    let mut is_then = vec![false; nb];
+    let live = &s.live_blk;
+    refill(&mut s.is_then, nb, false);
     for (blk, &l) in live.iter().enumerate() {
         if l && let Some(BuildTerm::Branch { then, .. }) = term_of(b, blk as u32) {
-            is_then[*then as usize] = true;
+            s.is_then[*then as usize] = true;
         }
     }
-    let mut starts: Vec<Blk> = (0..nb as u32)
-        .filter(|&x| live[x as usize] && !is_then[x as usize])
-        .collect();
-    starts.sort_by_key(|&x| {
+    s.starts.clear();
+    let is_then = &s.is_then;
+    s.starts
+        .extend((0..nb as u32).filter(|&x| live[x as usize] && !is_then[x as usize]));
+    s.starts.sort_by_key(|&x| {
         (
             x != 0,
             b.blocks[x as usize].cold,
@@ -292,24 +366,24 @@ fn layout(b: &Builder, live: &[bool]) -> Vec<Blk> {
             x,
         )
     });
-    let mut placed = vec![false; nb];
-    let mut order = Vec::new();
-    for s in starts {
-        let mut cur = s;
-        while !placed[cur as usize] {
-            placed[cur as usize] = true;
-            order.push(cur);
+    refill(&mut s.placed, nb, false);
+    s.order.clear();
+    for &start in &s.starts {
+        let mut cur = start;
+        while !s.placed[cur as usize] {
+            s.placed[cur as usize] = true;
+            s.order.push(cur);
             match term_of(b, cur) {
                 Some(BuildTerm::Branch { then, .. }) => cur = *then,
                 _ => break,
             }
         }
     }
-    order
 }
 
 /// Pass 1 of [`lower`]: the nodes each block emits, in layout order, and
 /// their final numbers.
+#[derive(Default)]
 struct Numbering {
     /// The emitted nodes, block after block; the `i`-th block laid out has
     /// `contents[ends[i-1]..ends[i]]`.
@@ -324,61 +398,57 @@ struct Numbering {
     len: usize,
 }
 
-fn number(b: &Builder, order: &[Blk], live_node: &[bool], live_ups: &[bool]) -> Numbering {
-    let mut map = vec![u32::MAX; b.nodes.len()];
+fn number(b: &Builder, s: &mut Scratch) {
+    let (order, live_node, live_ups) = (&s.order, &s.live_node, &s.live_ups);
+    let num = &mut s.numbering;
+    refill(&mut num.map, b.nodes.len(), u32::MAX);
+    num.contents.clear();
+    num.ends.clear();
+    num.emit_term.clear();
     let mut next = 0u32;
-    let mut contents: Vec<u32> = Vec::with_capacity(b.nodes.len());
-    let mut ends: Vec<usize> = Vec::with_capacity(order.len());
-    let mut emit_term: Vec<bool> = Vec::with_capacity(order.len());
     for (i, &blk) in order.iter().enumerate() {
         let bb = &b.blocks[blk as usize];
-        let first = contents.len();
+        let first = num.contents.len();
         for &p in &bb.phis {
             if b.forward[p as usize].is_none() && live_node[p as usize] {
-                contents.push(p);
+                num.contents.push(p);
             }
         }
         // Every other statement of a live block is live; a φᶜ is when
         // used, a ϒ when a live φᶜ lists it.
         for &s in &bb.stmts {
             if live_node[s as usize] || live_ups[s as usize] {
-                contents.push(s);
+                num.contents.push(s);
             }
         }
-        for &n in &contents[first..] {
-            map[n as usize] = next;
+        for &n in &num.contents[first..] {
+            num.map[n as usize] = next;
             next += 1;
         }
         let fallthrough = match term_of(b, blk) {
-            Some(BuildTerm::Goto(t)) => order.get(i + 1) == Some(t) && contents.len() > first,
+            Some(BuildTerm::Goto(t)) => order.get(i + 1) == Some(t) && num.contents.len() > first,
             _ => false,
         };
         if !fallthrough {
             next += 1;
         }
-        ends.push(contents.len());
-        emit_term.push(!fallthrough);
+        num.ends.push(num.contents.len());
+        num.emit_term.push(!fallthrough);
     }
-    Numbering {
-        contents,
-        ends,
-        emit_term,
-        map,
-        len: next as usize,
-    }
+    num.len = next as usize;
 }
 
-/// The renaming from builder numbers to final ones: operands through the
-/// forwarding table then the node numbering, blocks by their layout index.
+/// The renaming from builder numbers to final ones: operands (resolved by
+/// [`live_nodes`]) by the node numbering, blocks by their layout index.
 struct Renumber<'l> {
-    forward: &'l [Option<Operand>],
     map: &'l [u32],
-    final_blk: Vec<u32>,
+    final_blk: &'l [u32],
 }
 
 impl Renumber<'_> {
+    /// A resolved operand, renumbered.
     fn op(&self, o: Operand) -> Operand {
-        match resolve_in(self.forward, o) {
+        match o {
             Operand::Value(Value(v)) => Operand::Value(Value(self.map[v as usize])),
             x => x,
         }
@@ -431,35 +501,29 @@ impl Renumber<'_> {
     }
 }
 
-/// Numbers and emits the blocks of `order` (pass 1: [`number`]; pass 2:
+/// Numbers and emits the blocks of `s.order` (pass 1: [`number`]; pass 2:
 /// move each node's instruction and type out of `b`, renumbered).
-fn lower(
-    b: &mut Builder,
-    order: &[Blk],
-    live_node: &[bool],
-    live_ups: &[bool],
-    h: Header,
-) -> IrCode {
-    let nb = b.blocks.len();
-    let mut final_blk = vec![u32::MAX; nb];
-    for (i, &blk) in order.iter().enumerate() {
-        final_blk[blk as usize] = i as u32;
+fn lower(b: &mut Builder, s: &mut Scratch, h: Header<'_>) -> IrCode {
+    refill(&mut s.final_blk, b.blocks.len(), u32::MAX);
+    for (i, &blk) in s.order.iter().enumerate() {
+        s.final_blk[blk as usize] = i as u32;
     }
+    number(b, s);
     let Numbering {
         contents,
         ends,
         emit_term,
         map,
         len: n,
-    } = number(b, order, live_node, live_ups);
+    } = &s.numbering;
+    let live_ups = &s.live_ups;
     let rn = Renumber {
-        forward: &b.forward,
-        map: &map,
-        final_blk,
+        map,
+        final_blk: &s.final_blk,
     };
-    let mut stmts = InstructionStream::with_capacity(n);
-    let mut blocks = cranelift_entity::PrimaryMap::with_capacity(order.len());
-    for (i, &blk) in order.iter().enumerate() {
+    let mut stmts = InstructionStream::with_capacity(*n);
+    let mut blocks = cranelift_entity::PrimaryMap::with_capacity(s.order.len());
+    for (i, &blk) in s.order.iter().enumerate() {
         let bb = &b.blocks[blk as usize];
         let start = stmts.len() as u32;
         let cold = if bb.cold {
@@ -474,7 +538,7 @@ fn lower(
             let inst = rn.inst(inst, &bb.preds, live_ups);
             let mut flags = node.flags;
             flags.insert(cold);
-            let name = node.var.and_then(|v| h.var_names.get(v as usize)).cloned();
+            let name = node.var.and_then(|v| h.var_names.get(v)).cloned();
             let ty = std::mem::replace(&mut node.ty, Type::Void);
             stmts.push_named(inst, ty, node.span, flags, name);
         }

@@ -5,6 +5,7 @@
 //! fly; `throws` decides which functions may throw; `scc` and `emit` finish
 //! a function into [`IrCode`](crate::ir::IrCode).
 mod assign;
+mod block;
 pub mod bril;
 pub mod builder;
 mod builtins;
@@ -123,7 +124,7 @@ fn build_counted_in(
         params: l.params.clone(),
         ret: func.ret.clone(),
         span: func.span,
-        var_names: func.locals.iter().map(|l| l.name.clone()).collect(),
+        var_names: emit::VarNames::Locals(&func.locals),
         param_names: func
             .params
             .iter()

@@ -29,8 +29,10 @@ fn has_phi_operand(b: &Builder, p: u32) -> bool {
 /// Not in the set being searched (see [`tarjan`]).
 const NONE: u32 = u32::MAX;
 
-/// Removes every redundant φ-SCC among the live φs of `b`.
-pub fn remove_redundant_phis(b: &mut Builder) {
+/// Removes every redundant φ-SCC among the live φs of `b`. `pos` and
+/// `member` are working storage: all [`NONE`] and all `false` (of any
+/// length) before, and so after.
+pub fn remove_redundant_phis(b: &mut Builder, pos: &mut Vec<u32>, member: &mut Vec<bool>) {
     // A φ without φ operands is an SCC of its own, with no operands'
     // SCCs to wait for.
     let mut phis: Vec<u32> = Vec::new();
@@ -54,12 +56,12 @@ pub fn remove_redundant_phis(b: &mut Builder) {
     }
     // Per node: its position in the set searched, and whether it is in the
     // SCC at hand.
-    let mut pos = vec![NONE; b.nodes.len()];
-    let mut member = vec![false; b.nodes.len()];
+    pos.resize(b.nodes.len(), NONE);
+    member.resize(b.nodes.len(), false);
     let mut users = Vec::new();
     let mut work = vec![phis];
     while let Some(set) = work.pop() {
-        let (comps, ends) = tarjan(b, &set, &mut pos);
+        let (comps, ends) = tarjan(b, &set, pos);
         let mut start = 0;
         for end in ends {
             let scc = &comps[start..end];
@@ -71,7 +73,7 @@ pub fn remove_redundant_phis(b: &mut Builder) {
             for &p in scc {
                 member[p as usize] = true;
             }
-            let (outer, inner) = outside_operands(b, scc, &member);
+            let (outer, inner) = outside_operands(b, scc, member);
             match outer {
                 Outer::One(x) => {
                     users.clear();
