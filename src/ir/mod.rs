@@ -474,9 +474,13 @@ impl std::ops::IndexMut<Value> for InstructionStream {
 pub struct BasicBlock {
     /// Statement numbers of this block (half-open).
     pub stmts: Range<u32>,
-    pub preds: Vec<BlockId>,
-    pub succs: Vec<BlockId>,
+    pub preds: BlockList,
+    pub succs: BlockList,
 }
+
+/// A block's predecessors or successors: at most two successors, and
+/// mostly one or two predecessors, kept without allocating.
+pub type BlockList = smallvec::SmallVec<[BlockId; 2]>;
 
 impl BasicBlock {
     /// The values this block's statements define, in order.

@@ -150,7 +150,7 @@ fn candidate(ir: &IrCode, l: &LoopInfo) -> Option<Plan> {
     }
     if !l.contains(BlockId(b))
         || l.contains(BlockId(x))
-        || ir.cfg.blocks[BlockId(b)].preds != [BlockId(h)]
+        || ir.cfg.blocks[BlockId(b)].preds.as_slice() != [BlockId(h)]
     {
         return None;
     }
@@ -383,7 +383,7 @@ impl Renamer<'_> {
             .new_preds
             .get(&y)
             .cloned()
-            .unwrap_or_else(|| self.ir.cfg.blocks[BlockId(y)].preds.clone());
+            .unwrap_or_else(|| self.ir.cfg.blocks[BlockId(y)].preds.to_vec());
         if let [q] = preds.as_slice() {
             let r = self.read_at(bir, pi, phi, q.0, depth + 1);
             self.merged.insert((pi, phi, y), r);

@@ -13,7 +13,8 @@ use super::builder::{Blk, BuildTerm, Builder, resolve_in};
 use super::scc::remove_redundant_phis;
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{
-    BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value, VarName,
+    BasicBlock, BlockId, BlockList, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type,
+    Value, VarName,
 };
 use crate::sema::hir::{FuncId, LocalDef};
 use crate::span::Span;
@@ -553,7 +554,7 @@ fn lower(b: &mut Builder, s: &mut Scratch, h: Header<'_>) -> IrCode {
             stmts.push(rn.term(term), Type::Void, span, flags);
         }
         // In layout order, as compaction lists them (a φ names its edges).
-        let mut preds: Vec<BlockId> = bb.preds.iter().map(|p| rn.blk(*p)).collect();
+        let mut preds: BlockList = bb.preds.iter().map(|p| rn.blk(*p)).collect();
         preds.sort_unstable();
         blocks.push(BasicBlock {
             stmts: start..stmts.len() as u32,

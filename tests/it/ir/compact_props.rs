@@ -310,8 +310,8 @@ fn add_guarded_dead_block(rng: &mut Rng, ir: &mut IrCode, t: &mut Tally) -> Opti
         .push(Inst::Goto(BlockId(d as u32)), Type::Void, span, flags);
     ir.cfg.blocks.push(toyc::ir::BasicBlock {
         stmts: first..first + 2,
-        preds: vec![BlockId(p as u32)],
-        succs: vec![BlockId(d as u32)],
+        preds: [BlockId(p as u32)].into_iter().collect(),
+        succs: [BlockId(d as u32)].into_iter().collect(),
     });
     ir.cfg.blocks[BlockId::new(p)].succs.push(n_label);
     ir.cfg.blocks[BlockId::new(d)].preds.push(n_label);

@@ -116,7 +116,7 @@ fn block_ranges_must_cover_every_statement() {
 #[test]
 fn succs_must_match_the_terminator() {
     let mut f = base();
-    f.cfg.blocks[BlockId(1)].succs = vec![BlockId(2)];
+    f.cfg.blocks[BlockId(1)].succs = [BlockId(2)].into_iter().collect();
     rejects(
         &f,
         "#2: succs [#3] disagree with its terminator, which goes to [#4]",
@@ -136,7 +136,7 @@ fn fallthrough_is_a_successor() {
 #[test]
 fn preds_must_be_the_inverse_of_succs() {
     let mut f = base();
-    f.cfg.blocks[BlockId(3)].preds = vec![BlockId(1)];
+    f.cfg.blocks[BlockId(3)].preds = [BlockId(1)].into_iter().collect();
     rejects(&f, "#4: preds [#2] are not the inverse of succs");
 }
 
