@@ -459,30 +459,24 @@ impl Renumber<'_> {
         BlockId(self.final_blk[x as usize])
     }
 
-    /// A node's instruction, renumbered; a φ gets its block's final
+    /// Renumbers a node's instruction in place; a φ gets its block's final
     /// predecessors as edges, a φᶜ keeps only its live ϒs.
-    fn inst(&self, inst: Inst, preds: &[Blk], live_ups: &[bool]) -> Inst {
+    fn inst(&self, inst: &mut Inst, preds: &[Blk], live_ups: &[bool]) {
         match inst {
-            Inst::Phi { mut values, .. } => {
+            Inst::Phi { values, edges } => {
                 for v in values.iter_mut() {
                     *v = self.op(*v);
                 }
-                Inst::Phi {
-                    edges: preds.iter().map(|p| self.blk(*p)).collect(),
-                    values,
-                }
+                edges.clear();
+                edges.extend(preds.iter().map(|p| self.blk(*p)));
             }
-            Inst::PhiC { mut upsilons } => {
+            Inst::PhiC { upsilons } => {
                 upsilons.retain(|u| live_ups[u.0 as usize]);
                 for u in upsilons.iter_mut() {
                     *u = Value(self.map[u.0 as usize]);
                 }
-                Inst::PhiC { upsilons }
             }
-            mut inst => {
-                for_each_operand_mut(&mut inst, |o| *o = self.op(*o));
-                inst
-            }
+            inst => for_each_operand_mut(inst, |o| *o = self.op(*o)),
         }
     }
 
@@ -535,8 +529,8 @@ fn lower(b: &mut Builder, s: &mut Scratch, h: Header<'_>) -> IrCode {
         let first = if i == 0 { 0 } else { ends[i - 1] };
         for &n in &contents[first..ends[i]] {
             let node = &mut b.nodes[n as usize];
+            rn.inst(&mut node.inst, &bb.preds, live_ups);
             let inst = std::mem::replace(&mut node.inst, Inst::Nothing);
-            let inst = rn.inst(inst, &bb.preds, live_ups);
             let mut flags = node.flags;
             flags.insert(cold);
             let name = node.var.and_then(|v| h.var_names.get(v)).cloned();
