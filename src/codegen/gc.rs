@@ -10,8 +10,11 @@
 //!   collect ([`FnTrans::safepoint_call`]).
 //! - A runtime function that may collect (`RtSig::collects`) is called
 //!   through a trampoline ([`Compiler::trampoline`]) that stores its
-//!   caller's frame pointer and return address in `toy_gc_exit`, then calls
-//!   the function: the collector's walk starts from there.
+//!   caller's frame pointer and return address in `toy_gc_exit`, then
+//!   transfers to the function: the collector's walk starts from there. On
+//!   x86-64 the trampoline is a fixed template that jumps to the function
+//!   (no Cranelift compilation); elsewhere Cranelift compiles one that
+//!   calls it.
 //! - After compilation, each function's stack maps are kept
 //!   ([`Compiler::keep_stack_maps`]); after finalization they become the
 //!   runtime's [`JitRoots`] with the functions' addresses and the globals
@@ -22,9 +25,8 @@ use super::translate::{FnTrans, rt_signature};
 use super::{CompiledFn, Compiler};
 use crate::ir::Type;
 use crate::runtime::gc::roots::{FuncMaps, JitRoots, SafepointMap};
-use cranelift_codegen::ir::{self as cl, InstBuilder, MemFlagsData, UserStackMapEntry, types};
-use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_module::{FuncId as ClFuncId, Linkage, Module};
+use cranelift_codegen::ir::{self as cl, InstBuilder, UserStackMapEntry, types};
+use cranelift_module::{FuncId as ClFuncId, Linkage, Module, ModuleReloc};
 
 /// What the translation of one function records for its stack maps.
 #[derive(Default)]
@@ -56,6 +58,27 @@ pub(super) fn safepoint_maps(code: &cranelift_codegen::CompiledCode) -> Vec<Safe
         .collect()
 }
 
+/// An x86-64 trampoline: stores the caller's frame pointer (`rbp`, which
+/// it leaves alone) and return address (`[rsp]`) in `toy_gc_exit`, then
+/// jumps to the runtime function, which returns straight to the caller.
+/// It touches only `r10` and `r11` (scratch registers that carry no
+/// argument) and leaves the stack as it found it, so one template serves
+/// every signature. The two `movabs` immediates are filled by relocation.
+#[cfg(target_arch = "x86_64")]
+const X64_TRAMPOLINE: [u8; 34] = [
+    0x49, 0xBB, 0, 0, 0, 0, 0, 0, 0, 0, // movabs r11, toy_gc_exit
+    0x49, 0x89, 0x2B, // mov [r11], rbp
+    0x4C, 0x8B, 0x14, 0x24, // mov r10, [rsp]
+    0x4D, 0x89, 0x53, 0x08, // mov [r11 + 8], r10
+    0x49, 0xBB, 0, 0, 0, 0, 0, 0, 0, 0, // movabs r11, <runtime function>
+    0x41, 0xFF, 0xE3, // jmp r11
+];
+
+/// Where [`X64_TRAMPOLINE`]'s immediates are: `toy_gc_exit`'s address,
+/// then the runtime function's.
+#[cfg(target_arch = "x86_64")]
+const X64_TRAMPOLINE_IMMEDIATES: [u32; 2] = [2, 23];
+
 impl Compiler<'_> {
     /// The trampoline of a runtime function that may collect (defined on
     /// first use): same signature; records the caller's frame in
@@ -70,8 +93,50 @@ impl Compiler<'_> {
             .module
             .declare_function(&format!("{}.gc", sig.symbol), Linkage::Local, &s)
             .map_err(me)?;
+        self.define_trampoline(id, s, real)
+            .map_err(|e| format!("compiling the trampoline of `{}`: {e}", sig.symbol))?;
+        self.trampolines.insert(sig.symbol, id);
+        Ok(id)
+    }
+
+    /// Defines trampoline `id` (of signature `_sig`) of `real`: the
+    /// x86-64 template, relocated.
+    #[cfg(target_arch = "x86_64")]
+    fn define_trampoline(
+        &mut self,
+        id: ClFuncId,
+        _sig: cl::Signature,
+        real: ClFuncId,
+    ) -> Result<(), String> {
+        let [exit_at, real_at] = X64_TRAMPOLINE_IMMEDIATES;
+        let reloc = |offset, name| ModuleReloc {
+            offset,
+            kind: cranelift_codegen::binemit::Reloc::Abs8,
+            name,
+            addend: 0,
+        };
+        let relocs = [
+            reloc(exit_at, self.gc_exit_data.into()),
+            reloc(real_at, real.into()),
+        ];
+        self.module
+            .define_function_bytes(id, 16, &X64_TRAMPOLINE, &relocs)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Defines trampoline `id` (of signature `sig`) of `real`, compiled by
+    /// Cranelift: it calls `real` and returns its results.
+    #[cfg(not(target_arch = "x86_64"))]
+    fn define_trampoline(
+        &mut self,
+        id: ClFuncId,
+        sig: cl::Signature,
+        real: ClFuncId,
+    ) -> Result<(), String> {
+        use cranelift_codegen::ir::MemFlagsData;
+        use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
         let mut ctx = self.module.make_context();
-        ctx.func.signature = s;
+        ctx.func.signature = sig;
         let mut fbc = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
         let entry = b.create_block();
@@ -97,11 +162,8 @@ impl Compiler<'_> {
         // of large functions (single-pass allocation, no optimiser)
         // compiles them in a fraction of the time.
         let isa = self.large_isa()?;
-        super::compile_function(&*isa, &mut ctx, id)
+        super::compile::compile_function(&*isa, &mut ctx, id)
             .and_then(|code| self.define_code(id, &code))
-            .map_err(|e| format!("compiling the trampoline of `{}`: {e}", sig.symbol))?;
-        self.trampolines.insert(sig.symbol, id);
-        Ok(id)
     }
 
     /// Keeps the stack maps of the function just compiled as `id`.
@@ -165,5 +227,59 @@ impl FnTrans<'_, '_, '_> {
             );
         }
         call
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::{X64_TRAMPOLINE, X64_TRAMPOLINE_IMMEDIATES};
+
+    #[test]
+    fn the_x86_64_trampoline_records_the_frame_then_jumps() {
+        use capstone::prelude::*;
+        let cs = Capstone::new()
+            .x86()
+            .mode(arch::x86::ArchMode::Mode64)
+            .syntax(arch::x86::ArchSyntax::Intel)
+            .build()
+            .expect("capstone");
+        let insns = cs.disasm_all(&X64_TRAMPOLINE, 0).expect("decodes");
+        let text: Vec<String> = insns
+            .iter()
+            .map(|i| {
+                format!(
+                    "{} {}",
+                    i.mnemonic().unwrap_or(""),
+                    i.op_str().unwrap_or("")
+                )
+            })
+            .collect();
+        assert_eq!(
+            text,
+            [
+                "movabs r11, 0",
+                "mov qword ptr [r11], rbp",
+                "mov r10, qword ptr [rsp]",
+                "mov qword ptr [r11 + 8], r10",
+                "movabs r11, 0",
+                "jmp r11",
+            ]
+        );
+        // Each relocated immediate is the 8 bytes after a `movabs`'s
+        // two-byte opcode.
+        let movabs: Vec<u64> = insns
+            .iter()
+            .filter(|i| i.mnemonic() == Some("movabs"))
+            .map(|i| i.address() + 2)
+            .collect();
+        let at: Vec<u64> = X64_TRAMPOLINE_IMMEDIATES
+            .iter()
+            .map(|&o| o as u64)
+            .collect();
+        assert_eq!(movabs, at);
+        assert_eq!(
+            insns.iter().map(|i| i.bytes().len()).sum::<usize>(),
+            X64_TRAMPOLINE.len()
+        );
     }
 }

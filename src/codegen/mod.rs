@@ -33,7 +33,7 @@ use crate::ir;
 use crate::span::{SourceMap, Span};
 use crate::timing::record;
 use crate::type_tags::TypeTags;
-use compile::{CompiledFn, compile_function, module_relocs};
+use compile::{CompiledFn, module_relocs};
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -468,7 +468,7 @@ impl<'a> Compiler<'a> {
         Ok(())
     }
 
-    /// Defines `id` in the module as `code` (from [`compile_function`]).
+    /// Defines `id` in the module as `code` (from [`compile::compile_function`]).
     fn define_code(&mut self, id: ClFuncId, code: &CompiledFn) -> Result<(), String> {
         self.module
             .define_function_bytes(id, code.align, &code.bytes, &code.relocs)
