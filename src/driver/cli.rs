@@ -24,12 +24,47 @@ impl Cli {
     /// the whole [`Cli`], so every message is the one it always was.
     pub fn from_env() -> Cli {
         let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        if let Some(cli) = Cli::parse_plain_run(&args) {
+            return cli;
+        }
         if args.get(1).is_some_and(|a| a == "run")
             && let Some(cli) = Cli::parse_run_only(&args)
         {
             return cli;
         }
         Cli::parse_from(args)
+    }
+
+    /// `toyc run FILE` or `toyc run FILE -- ARGS...` without options (the
+    /// most common command line), read without building any of clap's
+    /// definitions, which costs more than the rest of parsing a small
+    /// program; what clap gives for it (tested). `None` for any other
+    /// command line, a `FILE` starting with `-`, or an argument that is
+    /// not UTF-8.
+    pub fn parse_plain_run(args: &[std::ffi::OsString]) -> Option<Cli> {
+        let [_, run, file, rest @ ..] = args else {
+            return None;
+        };
+        if run != "run" || file.is_empty() || file.as_encoded_bytes()[0] == b'-' {
+            return None;
+        }
+        let args = match rest {
+            [] => Vec::new(),
+            [dashes, more @ ..] if dashes == "--" => more
+                .iter()
+                .map(|a| a.to_str().map(str::to_string))
+                .collect::<Option<Vec<String>>>()?,
+            _ => return None,
+        };
+        Some(Cli {
+            command: Command::Run(RunArgs {
+                build: BuildArgs::defaults(PathBuf::from(file)),
+                interp: false,
+                profile: false,
+                gc_stats: false,
+                args,
+            }),
+        })
     }
 
     /// `args` parsed against a `toyc` that has only the `run` subcommand;
@@ -248,6 +283,29 @@ pub struct BuildArgs {
     pub threads: Option<usize>,
     #[command(flatten)]
     pub warnings: WarnArgs,
+}
+
+impl BuildArgs {
+    /// `FILE` with every option at its default (as clap gives it).
+    pub fn defaults(file: PathBuf) -> BuildArgs {
+        BuildArgs {
+            file,
+            opt: OptLevel {
+                level: 2,
+                typed: None,
+            },
+            passes: None,
+            func: None,
+            print_after: None,
+            print_before: None,
+            print_changed: None,
+            stats: false,
+            remarks: None,
+            time_passes: false,
+            threads: None,
+            warnings: WarnArgs::default(),
+        }
+    }
 }
 
 /// What to do with warnings (docs/diagnostics.md): rustc's habits

@@ -677,7 +677,7 @@ fn explore_writes_one_self_contained_page() {
 /// `toyc run` is parsed against `run` alone first (`Cli::from_env`); it must
 /// give what the whole command line gives, and leave help and errors to it.
 #[test]
-fn the_run_only_parse_agrees_with_the_whole_command_line() {
+fn the_run_only_and_plain_parses_agree_with_the_whole_command_line() {
     use clap::Parser;
     use toyc::driver::cli::Cli;
     let os = |args: &[&str]| -> Vec<std::ffi::OsString> { args.iter().map(|a| a.into()).collect() };
@@ -716,6 +716,36 @@ fn the_run_only_parse_agrees_with_the_whole_command_line() {
         &["toyc", "run", "a.toy", "b.toy"],
     ] {
         assert!(Cli::parse_run_only(&os(args)).is_none(), "{args:?}");
+    }
+    // The plain form needs no clap at all, and gives what clap gives.
+    for args in [
+        &["toyc", "run", "f.toy"][..],
+        &["toyc", "run", "f.toy", "--"],
+        &[
+            "toyc",
+            "run",
+            "dir/f.toy",
+            "--",
+            "3",
+            "-x",
+            "--",
+            "--time-passes",
+        ],
+    ] {
+        let plain = Cli::parse_plain_run(&os(args)).expect("plain");
+        let whole = Cli::try_parse_from(args).expect("accepted");
+        assert_eq!(format!("{plain:?}"), format!("{whole:?}"), "{args:?}");
+    }
+    for args in [
+        &["toyc", "run", "-", "--", "3"][..],
+        &["toyc", "run", "-O0", "f.toy"],
+        &["toyc", "run", "f.toy", "--stats"],
+        &["toyc", "run", "f.toy", "3"],
+        &["toyc", "run"],
+        &["toyc", "ir", "f.toy"],
+        &["toyc", "run", "--help"],
+    ] {
+        assert!(Cli::parse_plain_run(&os(args)).is_none(), "{args:?}");
     }
     let help = toyc(&["run", "--help"]);
     assert_eq!(help.status.code(), Some(0));
