@@ -64,7 +64,6 @@ pub(super) fn safepoint_maps(code: &cranelift_codegen::CompiledCode) -> Vec<Safe
 /// It touches only `r10` and `r11` (scratch registers that carry no
 /// argument) and leaves the stack as it found it, so one template serves
 /// every signature. The two `movabs` immediates are filled by relocation.
-#[cfg(target_arch = "x86_64")]
 const X64_TRAMPOLINE: [u8; 34] = [
     0x49, 0xBB, 0, 0, 0, 0, 0, 0, 0, 0, // movabs r11, toy_gc_exit
     0x49, 0x89, 0x2B, // mov [r11], rbp
@@ -76,7 +75,6 @@ const X64_TRAMPOLINE: [u8; 34] = [
 
 /// Where [`X64_TRAMPOLINE`]'s immediates are: `toy_gc_exit`'s address,
 /// then the runtime function's.
-#[cfg(target_arch = "x86_64")]
 const X64_TRAMPOLINE_IMMEDIATES: [u32; 2] = [2, 23];
 
 impl Compiler<'_> {
@@ -99,15 +97,24 @@ impl Compiler<'_> {
         Ok(id)
     }
 
-    /// Defines trampoline `id` (of signature `_sig`) of `real`: the
-    /// x86-64 template, relocated.
-    #[cfg(target_arch = "x86_64")]
+    /// Defines trampoline `id` (of signature `sig`) of `real`: on x86-64
+    /// the template, elsewhere (or when
+    /// [`super::CodegenOptions::compiled_trampolines`]) a compiled one.
     fn define_trampoline(
         &mut self,
         id: ClFuncId,
-        _sig: cl::Signature,
+        sig: cl::Signature,
         real: ClFuncId,
     ) -> Result<(), String> {
+        if cfg!(target_arch = "x86_64") && !self.opts.compiled_trampolines {
+            self.define_x64_trampoline(id, real)
+        } else {
+            self.compile_trampoline(id, sig, real)
+        }
+    }
+
+    /// Defines trampoline `id` of `real` as [`X64_TRAMPOLINE`], relocated.
+    fn define_x64_trampoline(&mut self, id: ClFuncId, real: ClFuncId) -> Result<(), String> {
         let [exit_at, real_at] = X64_TRAMPOLINE_IMMEDIATES;
         let reloc = |offset, name| ModuleReloc {
             offset,
@@ -125,9 +132,9 @@ impl Compiler<'_> {
     }
 
     /// Defines trampoline `id` (of signature `sig`) of `real`, compiled by
-    /// Cranelift: it calls `real` and returns its results.
-    #[cfg(not(target_arch = "x86_64"))]
-    fn define_trampoline(
+    /// Cranelift (for any architecture): it calls `real` and returns its
+    /// results.
+    fn compile_trampoline(
         &mut self,
         id: ClFuncId,
         sig: cl::Signature,

@@ -61,6 +61,10 @@ pub struct CodegenOptions {
     pub panic_in: Option<String>,
     /// The threads Cranelift compiles functions on.
     pub pool: crate::par::Pool,
+    /// Compile every collector trampoline with Cranelift, as on an
+    /// architecture without a template (`TOYC_TRAMPOLINES=compiled`, for
+    /// tests and measurements).
+    pub compiled_trampolines: bool,
 }
 
 /// JIT-compiles `module`, runs `<init>` then `main` with `args`, and

@@ -2,7 +2,8 @@
 //! (Toy or Bril), SSA construction, the verifier and the pass pipeline, and
 //! the options the later stages take. The only place that reads the
 //! environment variables of the stages below (`TOYC_VERIFY`,
-//! `TOYC_REGALLOC`, `TOYC_GC*`, `TOYC_TEST_CODEGEN_PANIC`).
+//! `TOYC_REGALLOC`, `TOYC_TRAMPOLINES`, `TOYC_GC*`,
+//! `TOYC_TEST_CODEGEN_PANIC`).
 
 use super::cli::BuildArgs;
 use super::commands::{has_function, unknown_function};
@@ -26,6 +27,8 @@ pub(super) fn codegen_options(build: &BuildArgs) -> crate::codegen::CodegenOptio
         // Tests only: see `CodegenOptions::panic_in`.
         panic_in: std::env::var("TOYC_TEST_CODEGEN_PANIC").ok(),
         pool: pool_for(build),
+        // `TOYC_TRAMPOLINES=compiled`: see the field.
+        compiled_trampolines: std::env::var("TOYC_TRAMPOLINES").ok().as_deref() == Some("compiled"),
     }
 }
 

@@ -179,3 +179,35 @@ fn main() {
     // Calls of allocating runtime functions go through their trampolines.
     assert!(text.contains("toy_str_of_int.gc"), "{text}");
 }
+
+/// Every program of `lang-tests/gc`, collecting at every safepoint, prints
+/// and exits the same whether the collector's trampolines are the x86-64
+/// template or compiled by Cranelift (`TOYC_TRAMPOLINES=compiled`, what
+/// other architectures get).
+#[test]
+fn template_and_compiled_trampolines_agree_under_stress() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("lang-tests/gc");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("lang-tests/gc")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toy"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 5, "{files:?}");
+    for file in files {
+        let run = |trampolines: Option<&str>| {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_toyc"));
+            cmd.arg("run").arg(&file).env("TOYC_GC_STRESS", "1");
+            match trampolines {
+                Some(t) => cmd.env("TOYC_TRAMPOLINES", t),
+                None => cmd.env_remove("TOYC_TRAMPOLINES"),
+            };
+            let out = cmd.output().expect("toyc runs");
+            (out.status.code(), out.stdout, out.stderr)
+        };
+        let template = run(None);
+        let compiled = run(Some("compiled"));
+        assert_eq!(template, compiled, "{}", file.display());
+        assert!(template.0.is_some(), "{}: {:?}", file.display(), template);
+    }
+}
