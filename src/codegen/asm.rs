@@ -128,7 +128,7 @@ pub(super) fn disassemble(
 
 /// A Capstone disassembler for the machine toyc runs on (Intel syntax on
 /// x86-64).
-fn host_disassembler() -> Result<capstone::Capstone, capstone::Error> {
+pub(super) fn host_disassembler() -> Result<capstone::Capstone, capstone::Error> {
     use capstone::prelude::*;
     #[cfg(target_arch = "x86_64")]
     {

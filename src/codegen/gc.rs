@@ -243,13 +243,7 @@ mod tests {
 
     #[test]
     fn the_x86_64_trampoline_records_the_frame_then_jumps() {
-        use capstone::prelude::*;
-        let cs = Capstone::new()
-            .x86()
-            .mode(arch::x86::ArchMode::Mode64)
-            .syntax(arch::x86::ArchSyntax::Intel)
-            .build()
-            .expect("capstone");
+        let cs = crate::codegen::asm::host_disassembler().expect("capstone");
         let insns = cs.disasm_all(&X64_TRAMPOLINE, 0).expect("decodes");
         let text: Vec<String> = insns
             .iter()

@@ -115,11 +115,17 @@ fn diff(expected: &str, actual: &str) -> String {
 }
 
 fn filetests() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/filetests");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/filetests")
+    repo_files("tests/filetests", "ir")
+}
+
+/// The files of the repository's folder `dir` whose extension is `ext`,
+/// sorted.
+pub fn repo_files(dir: &str, ext: &str) -> Vec<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&path)
+        .expect(dir)
         .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ir"))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
         .collect();
     files.sort();
     files

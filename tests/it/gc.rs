@@ -186,13 +186,7 @@ fn main() {
 /// other architectures get).
 #[test]
 fn template_and_compiled_trampolines_agree_under_stress() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("lang-tests/gc");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("lang-tests/gc")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toy"))
-        .collect();
-    files.sort();
+    let files = crate::filetests::repo_files("lang-tests/gc", "toy");
     assert!(files.len() >= 5, "{files:?}");
     for file in files {
         let run = |trampolines: Option<&str>| {
