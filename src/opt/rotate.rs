@@ -74,7 +74,7 @@ use crate::ir::compacted::compact_if_needed;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{default_flags, for_each_operand, for_each_operand_mut};
 use crate::ir::loops::{LoopInfo, LoopNest};
-use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
+use crate::ir::{BlockId, BlockList, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
 
@@ -328,7 +328,7 @@ struct Renamer<'a> {
     new_phis: FxMap<Label, Vec<BStmt>>,
     /// The predecessors after rotation of the blocks that change them (each
     /// plan's `B` and `X`); other blocks keep theirs.
-    new_preds: FxMap<u32, Vec<BlockId>>,
+    new_preds: FxMap<u32, BlockList>,
     failed: bool,
 }
 
@@ -379,11 +379,11 @@ impl Renamer<'_> {
             self.failed = true;
             return Operand::Value(p.phis[phi].0);
         }
-        let preds: Vec<BlockId> = self
+        let preds: BlockList = self
             .new_preds
             .get(&y)
             .cloned()
-            .unwrap_or_else(|| self.ir.cfg.blocks[BlockId(y)].preds.to_vec());
+            .unwrap_or_else(|| self.ir.cfg.blocks[BlockId(y)].preds.clone());
         if let [q] = preds.as_slice() {
             let r = self.read_at(bir, pi, phi, q.0, depth + 1);
             self.merged.insert((pi, phi, y), r);
@@ -396,7 +396,7 @@ impl Renamer<'_> {
             .map(|q| self.read_at(bir, pi, phi, q.0, depth + 1))
             .collect();
         let (v, _, _, ty) = self.plans[pi].phis[phi].clone();
-        let stmt = phi_standing_for(self.ir, v, id, preds, values, ty);
+        let stmt = phi_standing_for(self.ir, v, id, preds.to_vec(), values, ty);
         self.new_phis.entry(BlockId(y)).or_default().push(stmt);
         Operand::Value(id)
     }
@@ -552,14 +552,18 @@ impl<'a> Renamer<'a> {
             failed: false,
         };
         for p in plans {
-            rn.new_preds.insert(p.b, vec![BlockId(p.g), BlockId(p.l)]);
-            let mut xp: Vec<BlockId> = ir.cfg.blocks[BlockId(p.x)]
-                .preds
-                .iter()
-                .copied()
-                .filter(|q| q.0 != p.h)
+            let (g, l) = (BlockId(p.g), BlockId(p.l));
+            rn.new_preds.insert(p.b, [g, l].into_iter().collect());
+            let xp: BlockList = [g, l]
+                .into_iter()
+                .chain(
+                    ir.cfg.blocks[BlockId(p.x)]
+                        .preds
+                        .iter()
+                        .copied()
+                        .filter(|q| q.0 != p.h),
+                )
                 .collect();
-            xp.splice(0..0, [BlockId(p.g), BlockId(p.l)]);
             rn.new_preds.insert(p.x, xp);
         }
         rn

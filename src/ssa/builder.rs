@@ -23,7 +23,7 @@
 //! - A block whose `term` is `None` is still being filled; `cur` is always a
 //!   block without a terminator. A sealed block without predecessors (other
 //!   than the entry) is dead: nothing placed in it is emitted.
-pub use super::block::{Blocks, BuildBlock, BuildTerm, Succs};
+pub use super::block::{Blocks, BuildBlock, BuildTerm};
 use super::env::{Entry, Env, EnvArena};
 use super::users::PhiUsers;
 use crate::ir::{Flags, Inst, Operand, Type, Value};
