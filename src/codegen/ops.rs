@@ -1,6 +1,6 @@
 //! Lowering of the pure unary and binary operations with Toy semantics.
 
-use crate::ir::{BinaryOp, Cmp, Operand, UnaryOp};
+use crate::ir::{BinaryOp, Cmp, Inst, Operand, UnaryOp};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{InstBuilder, Value, types};
 use cranelift_frontend::FunctionBuilder;
@@ -117,4 +117,41 @@ pub fn int_const(op: &Operand) -> Option<i64> {
         Operand::Int(i) => Some(*i),
         _ => None,
     }
+}
+
+/// The operands `[a, b, c, d]` when statements `s` and `t` (the next one)
+/// are `s = a / b` and `t = c / d` on floats and `t` does not read `s`:
+/// two divisions [`fdiv_pair`] runs as one.
+pub fn fdiv_pair_operands(
+    s_inst: &Inst,
+    t_inst: &Inst,
+    s: crate::ir::Value,
+) -> Option<[Operand; 4]> {
+    match (s_inst, t_inst) {
+        (Inst::Binary(BinaryOp::FDiv, a, b), Inst::Binary(BinaryOp::FDiv, c, d))
+            if ![c, d].contains(&&Operand::Value(s)) =>
+        {
+            Some([*a, *b, *c, *d])
+        }
+        _ => None,
+    }
+}
+
+/// `(a0 / b0, a1 / b1)` by one two-lane division: each lane is the IEEE
+/// quotient the scalar division gives (the same rounding, and the same
+/// NaN), and a divider takes about as long for two lanes as for one. The
+/// numerators are one splat when they are the same value.
+pub fn fdiv_pair(b: &mut FunctionBuilder, num: [Value; 2], den: [Value; 2]) -> (Value, Value) {
+    let vector = |b: &mut FunctionBuilder, [x, y]: [Value; 2]| {
+        if x == y {
+            b.ins().splat(types::F64X2, x)
+        } else {
+            let v = b.ins().scalar_to_vector(types::F64X2, x);
+            b.ins().insertlane(v, y, 1)
+        }
+    };
+    let n = vector(b, num);
+    let d = vector(b, den);
+    let q = b.ins().fdiv(n, d);
+    (b.ins().extractlane(q, 0), b.ins().extractlane(q, 1))
 }

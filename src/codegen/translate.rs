@@ -375,7 +375,22 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         let bb = &code.cfg.blocks[bi];
         let cold = self.cold[bi];
         self.in_loop = self.on_cycle[bi];
-        for s in bb.values() {
+        let mut stmts = bb.values().peekable();
+        while let Some(s) = stmts.next() {
+            if let Some(&t) = stmts.peek()
+                && let Some(pair) =
+                    ops::fdiv_pair_operands(&code.stmts.inst[s], &code.stmts.inst[t], s)
+            {
+                let [a, b, c, d] = pair;
+                let (av, bv) = (self.operand(&a)?, self.operand(&b)?);
+                let cv = if c == a { av } else { self.operand(&c)? };
+                let dv = if d == b { bv } else { self.operand(&d)? };
+                let (q0, q1) = ops::fdiv_pair(&mut self.b, [av, cv], [bv, dv]);
+                self.set(s, Some(q0));
+                self.set(t, Some(q1));
+                stmts.next();
+                continue;
+            }
             match &code.stmts.inst[s] {
                 Inst::Goto(d) => {
                     let target = self.block(*d)?;

@@ -26,6 +26,7 @@ pub mod checks;
 mod context;
 pub mod cse;
 pub mod dce;
+pub mod divpair;
 pub mod dse;
 pub mod gvn_load;
 pub mod inline;
@@ -247,6 +248,13 @@ pub static PASSES: &[Pass] = &[
         level: Some(2),
         reads_summaries: false,
         doc: "simplifycfg again after licm: the branches cse decided, empty blocks left by rotation",
+    },
+    Pass {
+        name: "divpair",
+        run: PassFn::Function(divpair::run),
+        level: Some(2),
+        reads_summaries: false,
+        doc: "division pairing: a one-block loop whose float division the next iteration could compute early is unrolled by two, each division computed beside the next iteration's; codegen runs the pair as one two-lane division",
     },
     Pass {
         name: "dse",

@@ -197,7 +197,7 @@ mod tests {
                 &["checks", "rotate"],
                 &["gvn_load"],
                 &["licm", "version"],
-                &["gvn_load.late", "cse.late", "simplifycfg.late"],
+                &["gvn_load.late", "cse.late", "simplifycfg.late", "divpair"],
                 &["dse"],
             ]
         );

@@ -4,8 +4,6 @@
 //! function or in a callee keeps them plain. `toyc clif` on small programs;
 //! the programs' output is checked at -O0 and -O2.
 
-use std::process::Command;
-
 const SRC: &str = "fn sum(a: [int]) -> int {
     var s = 0;
     for i in 0..len(a) {
@@ -45,15 +43,7 @@ fn main() {
 ";
 
 fn toyc(args: &[&str]) -> String {
-    let path = std::env::temp_dir().join(format!("toyc-fixed-data-{}.toy", std::process::id()));
-    std::fs::write(&path, SRC).expect("write program");
-    let out = Command::new(env!("CARGO_BIN_EXE_toyc"))
-        .args(args)
-        .arg(&path)
-        .output()
-        .expect("run toyc");
-    assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
-    String::from_utf8(out.stdout).expect("utf-8")
+    super::toyc_on(SRC, "fixed-data", args)
 }
 
 /// The buffer-address loads (offset 24) of function `f`'s CLIF.

@@ -86,6 +86,7 @@ fn pipeline_table_levels_and_pass_lists() {
             "gvn_load.late",
             "cse.late",
             "simplifycfg.late",
+            "divpair",
             "dse"
         ]
     );

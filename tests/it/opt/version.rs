@@ -27,6 +27,7 @@ const O2: &[&str] = &[
     "gvn_load.late",
     "cse.late",
     "simplifycfg.late",
+    "divpair",
     "dse",
 ];
 
