@@ -63,13 +63,46 @@ pub fn sccs_flat<S>(n: usize, succs: impl Fn(usize) -> S) -> (Vec<usize>, Vec<us
 where
     S: IntoIterator<Item = usize>,
 {
+    let mut s = SccScratch::default();
+    sccs_flat_in(&mut s, n, succs);
+    (s.nodes, s.ends)
+}
+
+/// Working storage of [`sccs_flat_in`], for callers that run it for many
+/// small graphs; `nodes` and `ends` hold the result.
+#[derive(Default)]
+pub struct SccScratch {
+    index: Vec<usize>,
+    low: Vec<usize>,
+    on_stack: Vec<bool>,
+    stack: Vec<usize>,
+    pub nodes: Vec<usize>,
+    pub ends: Vec<usize>,
+}
+
+/// [`sccs_flat`] into `s.nodes` and `s.ends`, reusing `s`'s storage.
+pub fn sccs_flat_in<S>(s: &mut SccScratch, n: usize, succs: impl Fn(usize) -> S)
+where
+    S: IntoIterator<Item = usize>,
+{
     const UNSEEN: usize = usize::MAX;
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0usize; n];
-    let mut on_stack = vec![false; n];
-    let mut stack: Vec<usize> = Vec::new();
-    let mut nodes: Vec<usize> = Vec::with_capacity(n);
-    let mut ends: Vec<usize> = Vec::new();
+    let SccScratch {
+        index,
+        low,
+        on_stack,
+        stack,
+        nodes,
+        ends,
+    } = s;
+    index.clear();
+    index.resize(n, UNSEEN);
+    low.clear();
+    low.resize(n, 0);
+    on_stack.clear();
+    on_stack.resize(n, false);
+    stack.clear();
+    nodes.clear();
+    ends.clear();
     let mut next = 0usize;
     // The DFS path: (node, its successors not looked at yet).
     let mut path: Vec<(usize, S::IntoIter)> = Vec::new();
@@ -119,5 +152,4 @@ where
             }
         }
     }
-    (nodes, ends)
 }

@@ -50,14 +50,22 @@ pub struct Node {
     pub var: Option<Var>,
 }
 
-/// The variables a structured region assigns, sorted and without
-/// duplicates (see [`Builder::written_since`]).
-#[derive(Clone, Debug, Default)]
-pub struct Written(Vec<Var>);
+/// The variables a structured region assigns (see
+/// [`Builder::written_since`]): a range of the builder's `written` list,
+/// sorted and without duplicates.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Written {
+    start: u32,
+    end: u32,
+}
 
 impl Written {
-    pub fn contains(&self, var: &Var) -> bool {
-        self.0.binary_search(var).is_ok()
+    /// The variables, out of the builder's `written` list.
+    fn of(self, all: &[Var]) -> &[Var] {
+        &all[self.start as usize..self.end as usize]
+    }
+    pub fn contains(self, all: &[Var], var: Var) -> bool {
+        self.of(all).binary_search(&var).is_ok()
     }
 }
 
@@ -115,6 +123,8 @@ pub struct Builder {
     pub steps: u64,
     /// Every assignment of the program, in order (for `written_since`).
     log: Vec<Var>,
+    /// The lists of every [`Written`] of the function, one after another.
+    written: Vec<Var>,
     /// Per block: the structured region it joins (see [`Builder::set_skip`]).
     skip: Vec<Option<(Blk, Written)>>,
     /// Per loop header, until sealed: see [`Builder::set_loop`].
@@ -168,6 +178,7 @@ impl Builder {
             root: Vec::new(),
             steps: 0,
             log: Vec::new(),
+            written: Vec::new(),
             skip: Vec::new(),
             loops: Vec::new(),
             named_vars: var_ty.len() as Var,
@@ -194,7 +205,7 @@ impl Builder {
     /// Makes this builder what [`Builder::new`] would, keeping its
     /// allocations (a builder reused from function to function allocates
     /// little once it has seen a function as large as the next one).
-    pub fn reset(&mut self, var_ty: Vec<Type>) {
+    pub fn reset(&mut self, var_ty: impl IntoIterator<Item = Type>) {
         self.nodes.clear();
         self.forward.clear();
         self.phi_users.clear();
@@ -205,10 +216,12 @@ impl Builder {
         self.root.clear();
         self.steps = 0;
         self.log.clear();
+        self.written.clear();
         self.skip.clear();
         self.loops.clear();
-        self.named_vars = var_ty.len() as Var;
-        self.var_ty = var_ty;
+        self.var_ty.clear();
+        self.var_ty.extend(var_ty);
+        self.named_vars = self.var_ty.len() as Var;
         self.lvn_few.clear();
         self.lvn.clear();
         self.lvn_block = 0;
@@ -463,8 +476,8 @@ impl Builder {
     /// predecessor, or the head of the region it joins), `b`'s map becomes
     /// that block's, with `b`'s own entries on top.
     fn link(&mut self, b: Blk) {
-        let (up, written) = match &self.skip[b as usize] {
-            Some((head, written)) => (*head, Some(written)),
+        let (up, written) = match self.skip[b as usize] {
+            Some((head, written)) => (head, Some(written)),
             None if self.blocks[b as usize].preds.len() == 1 => {
                 (self.blocks[b as usize].preds[0], None)
             }
@@ -475,7 +488,7 @@ impl Builder {
         }
         self.arena.freeze();
         let mut env = self.env[up as usize];
-        for &v in written.into_iter().flat_map(|w| &w.0) {
+        for &v in written.map_or(&[][..], |w| w.of(&self.written)) {
             self.arena.insert(&mut env, v, Entry::Stop(b));
         }
         let mut own = std::mem::take(&mut self.entries);
@@ -495,11 +508,23 @@ impl Builder {
     }
 
     /// The variables assigned since `mark`.
-    pub fn written_since(&self, mark: usize) -> Written {
-        let mut vars = self.log.get(mark..).unwrap_or(&[]).to_vec();
-        vars.sort_unstable();
-        vars.dedup();
-        Written(vars)
+    pub fn written_since(&mut self, mark: usize) -> Written {
+        let start = self.written.len();
+        self.written
+            .extend_from_slice(self.log.get(mark..).unwrap_or(&[]));
+        self.written[start..].sort_unstable();
+        let mut end = start;
+        for i in start..self.written.len() {
+            if end == start || self.written[end - 1] != self.written[i] {
+                self.written[end] = self.written[i];
+                end += 1;
+            }
+        }
+        self.written.truncate(end);
+        Written {
+            start: start as u32,
+            end: end as u32,
+        }
     }
 
     /// `join` ends a structured region entered from `head` that assigns only
@@ -614,12 +639,11 @@ impl Builder {
             return;
         }
         if blk.sealed
-            && let Some((head, written)) = &self.skip[b as usize]
-            && !written.contains(&var)
+            && let Some((head, written)) = self.skip[b as usize]
+            && !written.contains(&self.written, var)
         {
             // A structured region that does not write
             // `var`: its value is the one at the head.
-            let head = *head;
             *hops += 1;
             stack.push(Frame::Single(b));
             stack.push(Frame::Lookup(head));
@@ -665,10 +689,10 @@ impl Builder {
         self.link(b);
         let invariant = self.loops[b as usize].take();
         for (var, phi) in incomplete {
-            if let Some((pre, written)) = &invariant
-                && !written.contains(&var)
+            if let Some((pre, written)) = invariant
+                && !written.contains(&self.written, var)
             {
-                let v = self.read_var(var, *pre);
+                let v = self.read_var(var, pre);
                 self.replace_phi(phi, v);
                 let mut users = std::mem::take(&mut self.user_buf);
                 users.clear();

@@ -54,8 +54,7 @@ fn term_of(b: &Builder, blk: Blk) -> Option<&BuildTerm> {
 /// Working storage of [`emit`], kept in the builder from function to
 /// function so that emitting a function allocates only its output. Each
 /// step sizes what it uses and writes it before reading it, except
-/// `scc_pos` and `scc_member`, which [`remove_redundant_phis`] leaves as
-/// it needs them.
+/// `scc`, which [`remove_redundant_phis`] leaves as it needs it.
 #[derive(Default)]
 pub struct Scratch {
     live_blk: Vec<bool>,
@@ -70,8 +69,7 @@ pub struct Scratch {
     numbering: Numbering,
     final_blk: Vec<u32>,
     /// For [`remove_redundant_phis`].
-    scc_pos: Vec<u32>,
-    scc_member: Vec<bool>,
+    scc: super::scc::SccWork,
 }
 
 /// `v` as `n` copies of `x`, keeping its allocation.
@@ -141,7 +139,7 @@ pub fn emit(b: &mut Builder, h: Header<'_>) -> IrCode {
     if reachable(b, &mut s.live_blk, &mut s.work) < b.blocks.len() {
         drop_dead_edges(b, &mut s);
     }
-    remove_redundant_phis(b, &mut s.scc_pos, &mut s.scc_member);
+    remove_redundant_phis(b, &mut s.scc);
     merge_blocks(b, &mut s.live_blk);
     split_branch_edges(b, &mut s);
     live_nodes(b, &mut s);

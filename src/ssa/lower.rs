@@ -54,18 +54,18 @@ impl<'a> FnLower<'a> {
         may_throw: &'a [bool],
         reuse: Option<Builder>,
     ) -> FnLower<'a> {
-        let var_ty: Vec<Type> = func.locals.iter().map(|l| l.ty.clone()).collect();
+        let var_ty = func.locals.iter().map(|l| l.ty.clone());
         let params: Vec<Type> = func
             .params
             .iter()
-            .map(|p| var_ty.get(p.0 as usize).cloned().unwrap_or(Type::Int))
+            .map(|p| (func.locals.get(p.0 as usize)).map_or(Type::Int, |l| l.ty.clone()))
             .collect();
         let mut b = match reuse {
             Some(mut b) => {
                 b.reset(var_ty);
                 b
             }
-            None => Builder::new(var_ty),
+            None => Builder::new(var_ty.collect()),
         };
         for (i, p) in func.params.iter().enumerate() {
             b.write_var(p.0, 0, Operand::Arg(i as u32));

@@ -203,7 +203,7 @@ impl FnLower<'_> {
     /// assign keep their value from `pre` in the whole loop and at `exit`.
     fn loop_done(&mut self, header: u32, exit: u32, pre: u32, mark: usize) {
         let written = self.b.written_since(mark);
-        self.b.set_loop(header, pre, written.clone());
+        self.b.set_loop(header, pre, written);
         self.b.set_skip(exit, pre, written);
     }
 

@@ -8,6 +8,7 @@
 //! operand is replaced by it, one with several is searched again among its
 //! inner φs (those with no outside operand). Iterative throughout.
 use super::builder::Builder;
+use crate::ir::graph::{SccScratch, sccs_flat_in};
 use crate::ir::{Inst, Operand, Value};
 
 /// Whether `p` has an operand that is another live φ: only such φs can be
@@ -29,13 +30,26 @@ fn has_phi_operand(b: &Builder, p: u32) -> bool {
 /// Not in the set being searched (see [`tarjan`]).
 const NONE: u32 = u32::MAX;
 
-/// Removes every redundant φ-SCC among the live φs of `b`. `pos` and
-/// `member` are working storage: all [`NONE`] and all `false` (of any
-/// length) before, and so after.
-pub fn remove_redundant_phis(b: &mut Builder, pos: &mut Vec<u32>, member: &mut Vec<bool>) {
+/// Working storage of [`remove_redundant_phis`], kept from function to
+/// function. `pos` is all [`NONE`] and `member` all `false` (of any
+/// length) before and after each use.
+#[derive(Default)]
+pub struct SccWork {
+    pos: Vec<u32>,
+    member: Vec<bool>,
+    phis: Vec<u32>,
+    sets: Vec<Vec<u32>>,
+    users: Vec<u32>,
+    comps: Vec<u32>,
+    tarjan: SccScratch,
+}
+
+/// Removes every redundant φ-SCC among the live φs of `b`.
+pub fn remove_redundant_phis(b: &mut Builder, w: &mut SccWork) {
     // A φ without φ operands is an SCC of its own, with no operands'
     // SCCs to wait for.
-    let mut phis: Vec<u32> = Vec::new();
+    let mut phis = std::mem::take(&mut w.phis);
+    phis.clear();
     for blk in 0..b.blocks.len() {
         for i in 0..b.blocks[blk].phis.len() {
             let p = b.blocks[blk].phis[i];
@@ -52,18 +66,27 @@ pub fn remove_redundant_phis(b: &mut Builder, pos: &mut Vec<u32>, member: &mut V
     phis.sort_unstable();
     phis.retain(|&p| b.forward[p as usize].is_none());
     if phis.is_empty() {
+        w.phis = phis;
         return;
     }
     // Per node: its position in the set searched, and whether it is in the
     // SCC at hand.
-    pos.resize(b.nodes.len(), NONE);
-    member.resize(b.nodes.len(), false);
-    let mut users = Vec::new();
-    let mut work = vec![phis];
+    w.pos.resize(b.nodes.len(), NONE);
+    w.member.resize(b.nodes.len(), false);
+    let mut work = std::mem::take(&mut w.sets);
+    work.clear();
+    work.push(phis);
     while let Some(set) = work.pop() {
-        let (comps, ends) = tarjan(b, &set, pos);
+        tarjan(b, &set, w);
+        let SccWork {
+            member,
+            users,
+            comps,
+            tarjan,
+            ..
+        } = w;
         let mut start = 0;
-        for end in ends {
+        for &end in &tarjan.ends {
             let scc = &comps[start..end];
             start = end;
             if scc.len() == 1 {
@@ -84,7 +107,7 @@ pub fn remove_redundant_phis(b: &mut Builder, pos: &mut Vec<u32>, member: &mut V
                     for &p in scc {
                         member[p as usize] = false;
                     }
-                    for &u in &users {
+                    for &u in users.iter() {
                         b.try_remove_trivial_phi(u);
                     }
                 }
@@ -101,7 +124,9 @@ pub fn remove_redundant_phis(b: &mut Builder, pos: &mut Vec<u32>, member: &mut V
                 }
             }
         }
+        w.phis = set;
     }
+    w.sets = work;
 }
 
 /// How many distinct operands from outside an SCC its φs have.
@@ -143,14 +168,15 @@ fn outside_operands(b: &Builder, scc: &[u32], member: &[bool]) -> (Outer, Vec<u3
 
 /// Tarjan's SCCs of the graph "φ → its φ operands" restricted to `set`,
 /// operands' SCCs before their users', listed flat: component `i` is
-/// `comps[ends[i-1]..ends[i]]`. `pos` (all [`NONE`], as it is left) maps a
-/// node to its position in `set` meanwhile. Iterative.
-fn tarjan(b: &Builder, set: &[u32], pos: &mut [u32]) -> (Vec<u32>, Vec<usize>) {
+/// `w.comps[ends[i-1]..ends[i]]` with `ends` those of `w.tarjan`. `w.pos`
+/// (all [`NONE`], as it is left) maps a node to its position in `set`
+/// meanwhile. Iterative.
+fn tarjan(b: &Builder, set: &[u32], w: &mut SccWork) {
     for (i, &p) in set.iter().enumerate() {
-        pos[p as usize] = i as u32;
+        w.pos[p as usize] = i as u32;
     }
-    let at: &[u32] = pos;
-    let (nodes, ends) = crate::ir::graph::sccs_flat(set.len(), |v| {
+    let at: &[u32] = &w.pos;
+    sccs_flat_in(&mut w.tarjan, set.len(), |v| {
         let values: &[Operand] = match &b.nodes[set[v] as usize].inst {
             Inst::Phi { values, .. } => values,
             _ => &[],
@@ -161,16 +187,16 @@ fn tarjan(b: &Builder, set: &[u32], pos: &mut [u32]) -> (Vec<u32>, Vec<usize>) {
         })
     });
     for &p in set {
-        pos[p as usize] = NONE;
+        w.pos[p as usize] = NONE;
     }
-    // `sccs_flat` lists a component from its DFS root down the Tarjan
+    // `sccs_flat_in` lists a component from its DFS root down the Tarjan
     // stack; this pass visits a component's φs in stack-pop order (root
     // last).
-    let mut comps: Vec<u32> = nodes.into_iter().map(|w| set[w]).collect();
+    w.comps.clear();
+    w.comps.extend(w.tarjan.nodes.iter().map(|&v| set[v]));
     let mut start = 0;
-    for &end in &ends {
-        comps[start..end].reverse();
+    for &end in &w.tarjan.ends {
+        w.comps[start..end].reverse();
         start = end;
     }
-    (comps, ends)
 }
