@@ -63,6 +63,8 @@ impl Default for Env {
 pub struct EnvArena {
     nodes: Vec<Node>,
     frozen: u32,
+    /// Working storage of [`EnvArena::entries`].
+    stack: Vec<u32>,
 }
 
 impl EnvArena {
@@ -100,8 +102,9 @@ impl EnvArena {
     }
 
     /// Appends every entry of `env` to `out`, in key order.
-    pub fn entries(&self, env: Env, out: &mut Vec<(Var, Entry)>) {
-        let mut stack: Vec<u32> = Vec::new();
+    pub fn entries(&mut self, env: Env, out: &mut Vec<(Var, Entry)>) {
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
         let mut t = env.root;
         loop {
             while t != NIL {
@@ -113,6 +116,7 @@ impl EnvArena {
             out.push((n.key, n.val));
             t = n.right;
         }
+        self.stack = stack;
     }
 
     /// Path-copying insertion. The recursion depth is the treap's depth,

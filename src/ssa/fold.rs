@@ -39,7 +39,10 @@ impl Builder {
         span: Span,
     ) -> Operand {
         let (mut a, mut b) = (self.resolve(a), self.resolve(b));
-        if let Some(v) = fold::simplify_binary(op, a, b, &ty) {
+        // Every rule of `simplify_binary` needs a constant operand or the
+        // same operand twice; two different variables skip its matching.
+        let two_vars = !is_const(a) && !is_const(b) && a != b;
+        if !two_vars && let Some(v) = fold::simplify_binary(op, a, b, &ty) {
             return v;
         }
         if op.is_commutative() && is_const(a) && !is_const(b) {
