@@ -51,21 +51,34 @@ pub struct Node {
 }
 
 /// The variables a structured region assigns (see
-/// [`Builder::written_since`]): a range of the builder's `written` list,
-/// sorted and without duplicates.
+/// [`Builder::written_since`]): a bit set, `words` words of the builder's
+/// `written` list from `start` (variable `v` is bit `v % 64` of word
+/// `v / 64`; the words end at the highest variable assigned).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Written {
     start: u32,
-    end: u32,
+    words: u32,
 }
 
 impl Written {
-    /// The variables, out of the builder's `written` list.
-    fn of(self, all: &[Var]) -> &[Var] {
-        &all[self.start as usize..self.end as usize]
+    pub fn contains(self, all: &[u64], var: Var) -> bool {
+        let w = (var / 64) as usize;
+        w < self.words as usize && (all[self.start as usize + w] >> (var % 64)) & 1 == 1
     }
-    pub fn contains(self, all: &[Var], var: Var) -> bool {
-        self.of(all).binary_search(&var).is_ok()
+
+    /// The variables, in increasing order.
+    fn vars(self, all: &[u64]) -> impl Iterator<Item = Var> + '_ {
+        let words = &all[self.start as usize..(self.start + self.words) as usize];
+        words.iter().enumerate().flat_map(|(i, &w)| {
+            let mut bits = w;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    i as Var * 64 + b
+                })
+            })
+        })
     }
 }
 
@@ -123,8 +136,9 @@ pub struct Builder {
     pub steps: u64,
     /// Every assignment of the program, in order (for `written_since`).
     log: Vec<Var>,
-    /// The lists of every [`Written`] of the function, one after another.
-    written: Vec<Var>,
+    /// The bit sets of every [`Written`] of the function, one after
+    /// another.
+    written: Vec<u64>,
     /// Per block: the structured region it joins (see [`Builder::set_skip`]).
     skip: Vec<Option<(Blk, Written)>>,
     /// Per loop header, until sealed: see [`Builder::set_loop`].
@@ -488,8 +502,10 @@ impl Builder {
         }
         self.arena.freeze();
         let mut env = self.env[up as usize];
-        for &v in written.map_or(&[][..], |w| w.of(&self.written)) {
-            self.arena.insert(&mut env, v, Entry::Stop(b));
+        if let Some(w) = written {
+            for v in w.vars(&self.written) {
+                self.arena.insert(&mut env, v, Entry::Stop(b));
+            }
         }
         let mut own = std::mem::take(&mut self.entries);
         own.clear();
@@ -509,21 +525,16 @@ impl Builder {
 
     /// The variables assigned since `mark`.
     pub fn written_since(&mut self, mark: usize) -> Written {
+        let log = self.log.get(mark..).unwrap_or(&[]);
         let start = self.written.len();
-        self.written
-            .extend_from_slice(self.log.get(mark..).unwrap_or(&[]));
-        self.written[start..].sort_unstable();
-        let mut end = start;
-        for i in start..self.written.len() {
-            if end == start || self.written[end - 1] != self.written[i] {
-                self.written[end] = self.written[i];
-                end += 1;
-            }
+        let words = log.iter().max().map_or(0, |&v| v as usize / 64 + 1);
+        self.written.resize(start + words, 0);
+        for &v in log {
+            self.written[start + v as usize / 64] |= 1 << (v % 64);
         }
-        self.written.truncate(end);
         Written {
             start: start as u32,
-            end: end as u32,
+            words: words as u32,
         }
     }
 
