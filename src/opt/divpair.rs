@@ -163,15 +163,18 @@ fn shape(ir: &IrCode, l: &LoopInfo) -> Option<Shape> {
 
 /// For each shape, the uses after its loop of its header's values, or
 /// `None` when one is in a block another shape rewrites (or the exit is
-/// one), which this pass declines. A φ of the exit reading along the
+/// one) or in a φ of another shape's exit along the edge from its header,
+/// which this pass declines. A φ of the exit reading along the
 /// edge from the header is not a use after the loop (the rewrite gives it
 /// an edge of its own).
 fn outside_uses(bir: &BlockIr, shapes: &[Shape], ir: &IrCode) -> Vec<Option<Vec<OutUse>>> {
     let mut owner: FxMap<Value, usize> = FxMap::default();
     let mut rewritten: FxSet<Label> = FxSet::default();
+    let mut exit_of: FxMap<Label, (Label, usize)> = FxMap::default();
     for (i, s) in shapes.iter().enumerate() {
         owner.extend(ir.cfg.blocks[s.h].values().map(|v| (v, i)));
         rewritten.extend([s.h, s.latch]);
+        exit_of.insert(s.h, (s.x, i));
     }
     let mut out: Vec<Option<Vec<OutUse>>> = shapes
         .iter()
@@ -185,7 +188,13 @@ fn outside_uses(bir: &BlockIr, shapes: &[Shape], ir: &IrCode) -> Vec<Option<Vec<
             if b.label == s.h || b.label == s.latch || (b.label == s.x && edge == Some(s.h)) {
                 return;
             }
-            if rewritten.contains(&b.label) {
+            // A φ of another loop's exit reading along the edge from that
+            // loop's header gets a copy of its operand for the new edge,
+            // which this loop's rewrite of the use would not see.
+            let other_exit_edge = edge
+                .and_then(|e| exit_of.get(&e))
+                .is_some_and(|&(x, j)| x == b.label && j != i);
+            if rewritten.contains(&b.label) || other_exit_edge {
                 out[i] = None;
             } else if let Some(list) = &mut out[i] {
                 list.push(OutUse {
