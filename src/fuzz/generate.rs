@@ -443,6 +443,7 @@ impl Gen {
             1,
             nested,
             1,
+            2 * nested,
         ];
         let kind = match self.rng.weighted(&w) {
             0 => return self.gen_let(out),
@@ -481,7 +482,8 @@ impl Gen {
                 StmtKind::Assert(c, msg)
             }
             12 => StmtKind::Block(self.gen_block(3, depth - 1)),
-            _ => StmtKind::Exit(Expr::new(ExprKind::Int(self.rng.below(4) as i64))),
+            13 => StmtKind::Exit(Expr::new(ExprKind::Int(self.rng.below(4) as i64))),
+            _ => return self.gen_series(out),
         };
         out.push(Stmt::new(kind));
     }
@@ -679,6 +681,64 @@ impl Gen {
         let label = self.label();
         let body = self.loop_body(label.clone(), depth, Some(step));
         out.push(Stmt::new(StmtKind::While { label, cond, body }));
+    }
+
+    /// `var sN = F; for iN in lo..hi { sN += float(A) / float(B); }`,
+    /// then `print(sN)`: a float reduction whose division depends only on
+    /// the loop variable, the loops `divpair` unrolls (A and B are `iN`
+    /// times, plus or minus, small constants or variables).
+    fn gen_series(&mut self, out: &mut Vec<Stmt>) {
+        let acc = self.fresh("s");
+        let init = Expr::new(ExprKind::Float(if self.rng.chance(50) { 0.0 } else { 1.5 }));
+        out.push(Stmt::new(StmtKind::Let {
+            name: acc.clone(),
+            mutable: true,
+            ty: Ty::Float,
+            annotate: false,
+            init,
+        }));
+        let lo = Expr::new(ExprKind::Int(self.rng.below(5) as i64 - 2));
+        let hi = if self.rng.chance(70) {
+            Expr::new(ExprKind::Int(self.rng.below(40) as i64))
+        } else {
+            self.small_int(6)
+        };
+        let var = self.fresh_scope("i", Ty::Int);
+        let term = |g: &mut Self| {
+            let i = || Box::new(Expr::new(ExprKind::Var(var.clone())));
+            let op = *g.rng.pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul]);
+            let k = Box::new(g.small_int(3));
+            let e = match g.rng.below(3) {
+                0 => Expr::new(ExprKind::Binary(op, i(), k)),
+                1 => {
+                    let sq = Box::new(Expr::new(ExprKind::Binary(BinOp::Mul, i(), i())));
+                    Expr::new(ExprKind::Binary(op, sq, k))
+                }
+                _ => Expr::new(ExprKind::Var(var.clone())),
+            };
+            Expr::new(ExprKind::Builtin(Builtin::ToFloat, vec![e]))
+        };
+        let num = term(self);
+        let den = term(self);
+        self.scopes.pop();
+        let value = Expr::new(ExprKind::Binary(BinOp::Div, Box::new(num), Box::new(den)));
+        let body = vec![Stmt::new(StmtKind::Assign {
+            place: Place::Var(acc.clone()),
+            op: Some(BinOp::Add),
+            value,
+        })];
+        out.push(Stmt::new(StmtKind::ForRange {
+            label: None,
+            var,
+            lo,
+            hi,
+            body,
+        }));
+        out.push(Stmt::new(StmtKind::Print {
+            newline: true,
+            args: vec![Expr::new(ExprKind::Var(acc.clone()))],
+        }));
+        self.declare(acc, Ty::Float, true);
     }
 
     fn gen_for_range(&mut self, depth: u32) -> StmtKind {
