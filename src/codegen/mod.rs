@@ -15,6 +15,7 @@
 //! runtime's string layout; each global is an 8-byte writable data object.
 
 pub mod asm;
+pub mod block_order;
 mod bril_mem;
 mod compile;
 pub mod fixed_data;

@@ -18,6 +18,7 @@
 //! - Cranelift's own SSA variables are not used.
 
 use super::Compiler;
+use super::block_order;
 use super::fixed_data::MovableData;
 use super::ops;
 use super::rtfn::{self, Lowering, RtSig, RtTy};
@@ -74,17 +75,6 @@ pub fn rt_signature(sig: &RtSig, call_conv: cranelift_codegen::isa::CallConv) ->
     s
 }
 
-/// Blocks reachable from block 0, in the reverse postorder of a search
-/// that enters each block's branch target before its fallthrough
-/// (`succs` reversed), so a block's fallthrough successor is emitted right
-/// after it: the order blocks are translated (and Cranelift lays them out) in.
-pub fn reverse_postorder(code: &IrCode) -> Vec<BlockId> {
-    let blocks = &code.cfg.blocks;
-    crate::ir::graph::reverse_postorder(blocks.len(), |b: BlockId| {
-        blocks[b].succs.iter().rev().copied()
-    })
-}
-
 pub(super) struct FnTrans<'c, 'a, 'f> {
     pub cx: &'c mut Compiler<'a>,
     pub b: FunctionBuilder<'f>,
@@ -117,42 +107,6 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     pub(super) raise_slot: Option<StackSlot>,
 }
 
-/// Per IR block: whether it lies on a cycle of the CFG, that is in a
-/// strongly connected component with more than one block or with an edge
-/// to itself (reducible or not).
-fn cycle_blocks(code: &IrCode) -> SecondaryMap<BlockId, bool> {
-    let blocks = &code.cfg.blocks;
-    let n = blocks.len();
-    let succs = |b: usize| blocks[BlockId(b as u32)].succs.iter().map(|s| s.0 as usize);
-    let (nodes, ends) = crate::ir::graph::sccs_flat(n, succs);
-    let mut on_cycle = SecondaryMap::with_capacity(n);
-    let mut start = 0;
-    for end in ends {
-        let comp = &nodes[start..end];
-        let cyclic = comp.len() > 1 || succs(comp[0]).any(|s| s == comp[0]);
-        if cyclic {
-            for &b in comp {
-                on_cycle[BlockId(b as u32)] = true;
-            }
-        }
-        start = end;
-    }
-    on_cycle
-}
-
-/// Per IR block: whether it is an error path (it holds a `COLD` statement
-/// or a `Raise`); such blocks are marked cold for Cranelift.
-fn cold_blocks(code: &IrCode) -> SecondaryMap<BlockId, bool> {
-    let mut cold = SecondaryMap::with_capacity(code.cfg.blocks.len());
-    for (b, blk) in code.cfg.blocks.iter() {
-        cold[b] = blk.values().any(|s| {
-            code.stmts.flags[s].contains(crate::ir::Flags::COLD)
-                || matches!(code.stmts.inst[s], Inst::Raise { .. })
-        });
-    }
-    cold
-}
-
 /// A `φ` with more edges than this gets an edge index in `phi_edges`.
 const PHI_EDGE_SCAN: usize = 8;
 
@@ -180,8 +134,8 @@ pub(super) fn translate<'a>(
         func_refs: HashMap::new(),
         data_gvs: HashMap::new(),
         phi_edges: HashMap::new(),
-        cold: cold_blocks(code),
-        on_cycle: cycle_blocks(code),
+        cold: block_order::cold_blocks(code),
+        on_cycle: block_order::cycle_blocks(code),
         in_loop: false,
         uses: crate::ir::edit::use_counts(code, None),
         movable,
@@ -197,7 +151,7 @@ pub(super) fn translate<'a>(
 impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     fn run(&mut self) -> Result<(), String> {
         let code = self.code;
-        let order = reverse_postorder(code);
+        let order = block_order::reverse_postorder(code);
         if order.is_empty() {
             return Err(format!("function `{}` has no blocks", code.name));
         }
