@@ -73,6 +73,22 @@ impl Term {
             _ => Succs::default(),
         }
     }
+    /// The terminator's operand: a branch's condition or the value
+    /// returned.
+    pub fn operand(&self) -> Option<&Operand> {
+        match self {
+            Term::Branch { cond, .. } => Some(cond),
+            Term::Return(Some(o)) => Some(o),
+            _ => None,
+        }
+    }
+    pub fn operand_mut(&mut self) -> Option<&mut Operand> {
+        match self {
+            Term::Branch { cond, .. } => Some(cond),
+            Term::Return(Some(o)) => Some(o),
+            _ => None,
+        }
+    }
     /// Replaces every target `from` by `to`.
     pub fn retarget(&mut self, from: Label, to: Label) {
         match self {
@@ -111,6 +127,39 @@ impl BBlock {
         self.stmts
             .iter_mut()
             .take_while(|s| matches!(s.inst, Inst::Phi { .. } | Inst::Nothing))
+    }
+
+    /// Replaces the operand `from` by `to` where statement `user` of the
+    /// block reads it (in a φ, only on the edge from `edge`); in the
+    /// terminator when `user` is `None` or no statement of the block.
+    pub fn replace_use(
+        &mut self,
+        user: Option<Value>,
+        edge: Option<Label>,
+        from: Operand,
+        to: Operand,
+    ) {
+        let swap = |o: &mut Operand| {
+            if *o == from {
+                *o = to;
+            }
+        };
+        let Some(st) = user.and_then(|u| self.stmts.iter_mut().find(|s| s.id == u)) else {
+            if let Some(o) = self.term.operand_mut() {
+                swap(o);
+            }
+            return;
+        };
+        match (&mut st.inst, edge) {
+            (Inst::Phi { edges, values }, Some(e)) => {
+                for (ed, val) in edges.iter().zip(values.iter_mut()) {
+                    if *ed == e {
+                        swap(val);
+                    }
+                }
+            }
+            (inst, _) => for_each_operand_mut(inst, swap),
+        }
     }
 
     /// Renames φ edges `from` to `to`.

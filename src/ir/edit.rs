@@ -170,6 +170,24 @@ pub fn is_pure(inst: &Inst) -> bool {
     }
 }
 
+/// Whether `inst` is pure and can run where the program would not have
+/// run it (no trap): what `licm` hoists out of a conditional path and
+/// `divpair` computes an iteration early.
+pub fn speculatable(inst: &Inst) -> bool {
+    match inst {
+        Inst::Phi { .. }
+        | Inst::PhiC { .. }
+        | Inst::Pi { .. }
+        | Inst::NoException
+        | Inst::Nothing
+        | Inst::Copy(_) => false,
+        Inst::Binary(crate::ir::BinaryOp::IDiv | crate::ir::BinaryOp::IRem, _, d) => {
+            matches!(d, Operand::Int(c) if *c != 0 && *c != -1)
+        }
+        other => is_pure(other),
+    }
+}
+
 /// Flags a new statement gets: `EFFECT_FREE | NOTHROW` for [`is_pure`]
 /// instructions, none otherwise.
 pub fn default_flags(inst: &Inst) -> Flags {

@@ -16,8 +16,9 @@
 //! **Which divisions.** `d = fdiv(a, b)` of `H` whose value in the next
 //! iteration can be computed in this one, before `d`: its operand tree,
 //! followed through `H`, holds only operations that are pure and cannot
-//! trap (every unary and binary operation but `idiv`, `irem` and `frem`;
-//! a copy or a π stands for its operand), constants, values defined
+//! trap (`ir::edit::speculatable`, as for `licm`: `idiv` and `irem` only
+//! by a constant other than 0 and -1; a copy or a π stands for its
+//! operand), constants, values defined
 //! outside the loop, and φs of `H`. A φ's value in the next iteration is
 //! its operand on the latch edge, computed from this iteration's values
 //! by the same rules, but without a division: `d′` waiting for a copy of
@@ -43,7 +44,7 @@
 
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Positions, Term};
 use crate::ir::dom::DomTree;
-use crate::ir::edit::{default_flags, for_each_operand, for_each_operand_mut};
+use crate::ir::edit::{default_flags, for_each_operand, for_each_operand_mut, speculatable};
 use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::ir::{BinaryOp, FxMap, FxSet, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
@@ -215,22 +216,11 @@ fn outside_uses(bir: &BlockIr, shapes: &[Shape], ir: &IrCode) -> Vec<Option<Vec<
                 inst => for_each_operand(inst, |o| note(Some(st.id), None, o)),
             }
         }
-        match &b.term {
-            Term::Branch { cond: o, .. } | Term::Return(Some(o)) => note(None, None, o),
-            _ => {}
+        if let Some(o) = b.term.operand() {
+            note(None, None, o);
         }
     }
     out
-}
-
-/// Whether `inst` is pure and cannot trap, so that it may run where the
-/// loop would not have run it.
-fn speculable(inst: &Inst) -> bool {
-    match inst {
-        Inst::Unary(..) => true,
-        Inst::Binary(op, ..) => !matches!(op, BinaryOp::IDiv | BinaryOp::IRem | BinaryOp::FRem),
-        _ => false,
-    }
 }
 
 /// The header's statements and the copies made of them for the next
@@ -279,7 +269,7 @@ impl Twins<'_> {
             // The next iteration's division would wait for a copy of this
             // one's: two dependent divisions where there was one.
             Inst::Binary(BinaryOp::FDiv, ..) if !next => false,
-            inst if speculable(inst) => {
+            inst if speculatable(inst) => {
                 let mut ops = Vec::new();
                 for_each_operand(inst, |o| ops.push(*o));
                 ops.iter().all(|o| self.can(o, next))
@@ -520,34 +510,7 @@ fn exit_phis(
                 id
             }
         };
-        let (from, to) = (Operand::Value(u.v), Operand::Value(phi));
-        let swap = |o: &mut Operand| {
-            if *o == from {
-                *o = to;
-            }
-        };
         let b = &mut bir.blocks[pos[u.block].expect("users are in blocks")];
-        let Some(user) = u.user else {
-            match &mut b.term {
-                Term::Branch { cond: o, .. } | Term::Return(Some(o)) => swap(o),
-                _ => {}
-            }
-            continue;
-        };
-        let st = b
-            .stmts
-            .iter_mut()
-            .find(|st| st.id == user)
-            .expect("the user is in its block");
-        match (&mut st.inst, u.edge) {
-            (Inst::Phi { edges, values }, Some(e)) => {
-                for (ed, val) in edges.iter().zip(values.iter_mut()) {
-                    if *ed == e {
-                        swap(val);
-                    }
-                }
-            }
-            (inst, _) => for_each_operand_mut(inst, swap),
-        }
+        b.replace_use(u.user, u.edge, Operand::Value(u.v), Operand::Value(phi));
     }
 }

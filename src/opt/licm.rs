@@ -25,7 +25,7 @@
 //! those of `licm_checks`.
 
 use crate::ir::compact::compact;
-use crate::ir::edit::{NewNodes, for_each_operand, is_pure, replace_uses};
+use crate::ir::edit::{NewNodes, for_each_operand, replace_uses, speculatable};
 use crate::ir::loops::{LoopInfo, LoopNest};
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RuntimeFn, Type, Value};
 use crate::ir::{FxMap, FxSet};
@@ -293,22 +293,6 @@ pub(crate) fn known_inbounds(
         }
     }
     false
-}
-
-/// Whether the pure `inst` can be executed where it was not (no trap).
-fn speculatable(inst: &Inst) -> bool {
-    match inst {
-        Inst::Phi { .. }
-        | Inst::PhiC { .. }
-        | Inst::Pi { .. }
-        | Inst::NoException
-        | Inst::Nothing
-        | Inst::Copy(_) => false,
-        Inst::Binary(BinaryOp::IDiv | BinaryOp::IRem, _, d) => {
-            matches!(d, Operand::Int(c) if *c != 0 && *c != -1)
-        }
-        other => is_pure(other),
-    }
 }
 
 struct State {

@@ -598,10 +598,8 @@ fn rename_operands(rn: &mut Renamer, bir: &mut BlockIr) {
         }
         bir.blocks[bi].stmts = stmts;
         let mut term = bir.blocks[bi].term.clone();
-        match &mut term {
-            Term::Branch { cond, .. } => *cond = rn.rename(bir, *cond, label),
-            Term::Return(Some(r)) => *r = rn.rename(bir, *r, label),
-            _ => {}
+        if let Some(o) = term.operand_mut() {
+            *o = rn.rename(bir, *o, label);
         }
         bir.blocks[bi].term = term;
     }

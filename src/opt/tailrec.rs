@@ -269,10 +269,8 @@ fn rename_params(bir: &mut BlockIr, params: &[Operand]) {
         for s in &mut blk.stmts {
             for_each_operand_mut(&mut s.inst, rename);
         }
-        match &mut blk.term {
-            Term::Branch { cond, .. } => rename(cond),
-            Term::Return(Some(r)) => rename(r),
-            _ => {}
+        if let Some(o) = blk.term.operand_mut() {
+            rename(o);
         }
     }
 }

@@ -134,10 +134,8 @@ fn copy_block(b: &BBlock, r: &Renaming, check: bool) -> BBlock {
     for s in term.succs() {
         term.retarget(s, r.label(s));
     }
-    match &mut term {
-        Term::Branch { cond, .. } => r.op(cond),
-        Term::Return(Some(o)) => r.op(o),
-        _ => {}
+    if let Some(o) = term.operand_mut() {
+        r.op(o);
     }
     BBlock {
         label: r.label(b.label),
@@ -278,32 +276,11 @@ fn exit_phis(
             }
         };
         let ui = pos[u.block].expect("users are in blocks of the view");
-        let to = Operand::Value(phi);
-        let from = Operand::Value(u.v);
-        let swap = |o: &mut Operand| {
-            if *o == from {
-                *o = to;
-            }
-        };
-        let blk = &mut bir.blocks[ui];
-        let Some(user) = blk.stmts.iter_mut().find(|s| s.id == u.user) else {
-            // The block's terminator.
-            match &mut blk.term {
-                Term::Branch { cond, .. } => swap(cond),
-                Term::Return(Some(o)) => swap(o),
-                _ => {}
-            }
-            continue;
-        };
-        match (&mut user.inst, u.edge) {
-            (Inst::Phi { edges, values }, Some(e)) => {
-                for (ed, val) in edges.iter().zip(values.iter_mut()) {
-                    if *ed == e && *val == from {
-                        *val = to;
-                    }
-                }
-            }
-            (inst, _) => for_each_operand_mut(inst, swap),
-        }
+        bir.blocks[ui].replace_use(
+            Some(u.user),
+            u.edge,
+            Operand::Value(u.v),
+            Operand::Value(phi),
+        );
     }
 }
