@@ -339,16 +339,21 @@ impl BlockIr {
         let nblocks = self.blocks.len();
         for (bi, block) in self.blocks.iter_mut().enumerate() {
             let start = out.len() as u32;
-            for s in block.stmts.drain(..) {
+            // Each field is moved out of the statement where it lies and
+            // edited in the stream, not in a copy on the way (reading back a
+            // value just written in parts stalls).
+            for s in block.stmts.iter_mut() {
                 if let Some(r) = renumber.get_mut(s.id.index()) {
                     *r = Some(out.len() as u32);
                 }
-                let mut inst = s.inst;
-                if let Inst::Phi { edges, .. } = &mut inst {
+                let inst = std::mem::replace(&mut s.inst, Inst::Nothing);
+                let ty = std::mem::replace(&mut s.ty, Type::Void);
+                let v = out.push_named(inst, ty, s.span, s.flags, s.name.take());
+                if let Inst::Phi { edges, .. } = &mut out.inst[v] {
                     edges.iter_mut().for_each(|e| *e = to_block(*e));
                 }
-                out.push_named(inst, s.ty, s.span, s.flags, s.name);
             }
+            block.stmts.clear();
             let next = bi + 1;
             // A jump to the next block is left implicit when the block has
             // statements.

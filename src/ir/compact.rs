@@ -510,34 +510,37 @@ impl<'a> IncrementalCompact<'a> {
                 if !keep[v] {
                     continue;
                 }
-                let mut inst = std::mem::replace(&mut self.insts[v], Inst::Nothing);
-                match &mut inst {
-                    Inst::GotoIfNot { dest, .. } => match reach.folded[b] {
+                if let Inst::GotoIfNot { dest, .. } = self.insts[v] {
+                    match reach.folded[b] {
                         Some(true) => {
                             stats.branches_folded += 1;
                             continue;
                         }
                         Some(false) => {
                             stats.branches_folded += 1;
-                            inst = Inst::Goto(map_block(*dest));
+                            self.insts[v] = Inst::Goto(dest);
                         }
-                        None => *dest = map_block(*dest),
-                    },
-                    Inst::Goto(d) => *d = map_block(*d),
-                    Inst::Phi { edges, .. } => edges.iter_mut().for_each(|e| *e = map_block(*e)),
-                    _ => {}
+                        None => {}
+                    }
                 }
                 if v as u32 >= n as u32 - self.new_count {
                     stats.nodes_inserted += 1;
                 }
                 renumber[v] = Some(out.len() as u32);
-                out.push_named(
-                    inst,
+                // Moved as it lies and retargeted in the stream (editing a
+                // copy just before moving it would read back fresh writes).
+                let w = out.push_named(
+                    std::mem::replace(&mut self.insts[v], Inst::Nothing),
                     std::mem::replace(&mut self.tys[v], Type::Void),
                     self.spans[v],
                     self.flags[v],
                     self.names[v].take(),
                 );
+                match &mut out.inst[w] {
+                    Inst::GotoIfNot { dest, .. } | Inst::Goto(dest) => *dest = map_block(*dest),
+                    Inst::Phi { edges, .. } => edges.iter_mut().for_each(|e| *e = map_block(*e)),
+                    _ => {}
+                }
             }
             let falls = match out.inst.last() {
                 Some((_, i)) if out.len() as u32 > start => {

@@ -527,13 +527,15 @@ fn lower(b: &mut Builder, s: &mut Scratch, h: Header<'_>) -> IrCode {
         let first = if i == 0 { 0 } else { ends[i - 1] };
         for &n in &contents[first..ends[i]] {
             let node = &mut b.nodes[n as usize];
-            rn.inst(&mut node.inst, &bb.preds, live_ups);
             let inst = std::mem::replace(&mut node.inst, Inst::Nothing);
             let mut flags = node.flags;
             flags.insert(cold);
             let name = node.var.and_then(|v| h.var_names.get(v)).cloned();
             let ty = std::mem::replace(&mut node.ty, Type::Void);
-            stmts.push_named(inst, ty, node.span, flags, name);
+            let v = stmts.push_named(inst, ty, node.span, flags, name);
+            // Renumbered where it stays: rewriting a copy just before
+            // moving it would read back its fields right after writing them.
+            rn.inst(&mut stmts.inst[v], &bb.preds, live_ups);
         }
         let (term, span) = match &bb.term {
             Some((t, s)) => (t.clone(), *s),
