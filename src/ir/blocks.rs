@@ -339,16 +339,13 @@ impl BlockIr {
         let nblocks = self.blocks.len();
         for (bi, block) in self.blocks.iter_mut().enumerate() {
             let start = out.len() as u32;
-            // Each field is moved out of the statement where it lies and
-            // edited in the stream, not in a copy on the way (reading back a
-            // value just written in parts stalls).
             for s in block.stmts.iter_mut() {
                 if let Some(r) = renumber.get_mut(s.id.index()) {
                     *r = Some(out.len() as u32);
                 }
-                let inst = std::mem::replace(&mut s.inst, Inst::Nothing);
                 let ty = std::mem::replace(&mut s.ty, Type::Void);
-                let v = out.push_named(inst, ty, s.span, s.flags, s.name.take());
+                let v = out.push_named(Inst::Nothing, ty, s.span, s.flags, s.name.take());
+                out.take_inst(v, &mut s.inst);
                 if let Inst::Phi { edges, .. } = &mut out.inst[v] {
                     edges.iter_mut().for_each(|e| *e = to_block(*e));
                 }

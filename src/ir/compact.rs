@@ -527,15 +527,14 @@ impl<'a> IncrementalCompact<'a> {
                     stats.nodes_inserted += 1;
                 }
                 renumber[v] = Some(out.len() as u32);
-                // Moved as it lies and retargeted in the stream (editing a
-                // copy just before moving it would read back fresh writes).
                 let w = out.push_named(
-                    std::mem::replace(&mut self.insts[v], Inst::Nothing),
+                    Inst::Nothing,
                     std::mem::replace(&mut self.tys[v], Type::Void),
                     self.spans[v],
                     self.flags[v],
                     self.names[v].take(),
                 );
+                out.take_inst(w, &mut self.insts[v]);
                 match &mut out.inst[w] {
                     Inst::GotoIfNot { dest, .. } | Inst::Goto(dest) => *dest = map_block(*dest),
                     Inst::Phi { edges, .. } => edges.iter_mut().for_each(|e| *e = map_block(*e)),

@@ -446,6 +446,17 @@ impl InstructionStream {
         self.name.push(name);
         self.inst.push(inst)
     }
+    /// Moves `src` into statement `v` (leaving `Inst::Nothing` in `src`),
+    /// for a statement pushed with `Inst::Nothing` while it is built.
+    ///
+    /// A swap between the two places: moving an instruction by value
+    /// through `push` lets the compiler stage it on the stack in parts and
+    /// read it back whole, which stalls (store forwarding fails) on every
+    /// statement of a whole-function rebuild.
+    #[inline]
+    pub fn take_inst(&mut self, v: Value, src: &mut Inst) {
+        std::mem::swap(&mut self.inst[v], src);
+    }
     /// The source name of `v`, if known.
     pub fn name_of(&self, v: Value) -> Option<&str> {
         self.name.get(v).and_then(|n| n.as_deref())

@@ -527,14 +527,12 @@ fn lower(b: &mut Builder, s: &mut Scratch, h: Header<'_>) -> IrCode {
         let first = if i == 0 { 0 } else { ends[i - 1] };
         for &n in &contents[first..ends[i]] {
             let node = &mut b.nodes[n as usize];
-            let inst = std::mem::replace(&mut node.inst, Inst::Nothing);
             let mut flags = node.flags;
             flags.insert(cold);
             let name = node.var.and_then(|v| h.var_names.get(v)).cloned();
             let ty = std::mem::replace(&mut node.ty, Type::Void);
-            let v = stmts.push_named(inst, ty, node.span, flags, name);
-            // Renumbered where it stays: rewriting a copy just before
-            // moving it would read back its fields right after writing them.
+            let v = stmts.push_named(Inst::Nothing, ty, node.span, flags, name);
+            stmts.take_inst(v, &mut node.inst);
             rn.inst(&mut stmts.inst[v], &bb.preds, live_ups);
         }
         let (term, span) = match &bb.term {
