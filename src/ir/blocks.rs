@@ -21,7 +21,9 @@
 use crate::ir::FxMap;
 use crate::ir::compact::{Succs, cfg_from_ranges};
 use crate::ir::edit::for_each_operand_mut;
-use crate::ir::{BlockId, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value, VarName};
+use crate::ir::{
+    BlockId, Flags, Inst, InstructionStream, IrCode, NameId, Operand, Type, Value, VarName,
+};
 use crate::span::Span;
 use cranelift_entity::{EntityRef, SecondaryMap};
 
@@ -41,9 +43,10 @@ pub struct BStmt {
     pub ty: Type,
     pub span: Span,
     pub flags: Flags,
-    /// The source name (see [`InstructionStream`]): keep it only when the
-    /// statement still computes that variable's value.
-    pub name: Option<VarName>,
+    /// The source name, in the function's table (see
+    /// [`InstructionStream`]): keep it only when the statement still
+    /// computes that variable's value.
+    pub name: Option<NameId>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -186,6 +189,21 @@ pub struct BlockIr {
 }
 
 impl BlockIr {
+    /// The function's names table, which the statements' names index.
+    pub fn names(&self) -> &[VarName] {
+        &self.shell.stmts.names
+    }
+
+    /// Adds `name` to the names table (without looking for it there).
+    pub fn add_name(&mut self, name: VarName) -> NameId {
+        self.shell.stmts.add_name(name)
+    }
+
+    /// The id of `name` in the names table, added if new (a linear search).
+    pub fn intern_name(&mut self, name: &str) -> NameId {
+        self.shell.stmts.intern(name)
+    }
+
     /// The block view of `ir` (labels = old block numbers, φ edges in
     /// labels). Fallthrough becomes an explicit `Goto`.
     pub fn from_ir(ir: &IrCode) -> BlockIr {
@@ -225,7 +243,7 @@ impl BlockIr {
                         ty: ir.stmts.ty[i].clone(),
                         span: ir.stmts.span[i],
                         flags: ir.stmts.flags[i],
-                        name: ir.stmts.name[i].clone(),
+                        name: ir.stmts.name[i],
                     }),
                 }
             }
@@ -249,7 +267,11 @@ impl BlockIr {
             ret: ir.ret.clone(),
             span: ir.span,
             param_names: ir.param_names.clone(),
-            stmts: InstructionStream::default(),
+            // The names table, which the statements' names index.
+            stmts: InstructionStream {
+                names: ir.stmts.names.clone(),
+                ..Default::default()
+            },
             cfg: Default::default(),
         };
         BlockIr {
@@ -335,6 +357,7 @@ impl BlockIr {
         let mut renumber = vec![None; self.next_value as usize];
         let stmts: usize = self.blocks.iter().map(|b| b.stmts.len() + 1).sum();
         let mut out = InstructionStream::with_capacity(stmts);
+        out.names = std::mem::take(&mut self.shell.stmts.names);
         let mut ranges = Vec::with_capacity(self.blocks.len());
         let nblocks = self.blocks.len();
         for (bi, block) in self.blocks.iter_mut().enumerate() {

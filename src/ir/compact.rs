@@ -27,7 +27,8 @@
 
 use crate::ir::edit::{NewNodes, for_each_operand_mut, for_each_value_use, removable};
 use crate::ir::{
-    BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type, Value, VarName,
+    BasicBlock, BlockId, Cfg, Flags, Inst, InstructionStream, IrCode, NameId, Operand, Type, Value,
+    VarName,
 };
 use crate::span::Span;
 use cranelift_entity::{EntityRef, PrimaryMap};
@@ -67,7 +68,9 @@ pub struct IncrementalCompact<'a> {
     tys: Vec<Type>,
     spans: Vec<Span>,
     flags: Vec<Flags>,
-    names: Vec<Option<VarName>>,
+    names: Vec<Option<NameId>>,
+    /// The stream's table of names, which `names` index.
+    name_table: Vec<VarName>,
     /// The values of every original block in final placement order, block
     /// after block: block `b`'s are `order[block_start[b]..block_start[b + 1]]`.
     order: Vec<u32>,
@@ -98,6 +101,7 @@ impl<'a> IncrementalCompact<'a> {
             stream.flags.into(),
             stream.name.into(),
         );
+        let name_table = stream.names;
         // The new nodes placed before and after each statement, in buffer
         // order: `placed` sorted by (position, after?), stably.
         let new_count = new.nodes.len() as u32;
@@ -126,6 +130,7 @@ impl<'a> IncrementalCompact<'a> {
             spans: span,
             flags,
             names,
+            name_table,
             order,
             block_start,
             subst: vec![None; n],
@@ -488,6 +493,7 @@ impl<'a> IncrementalCompact<'a> {
         let n = self.insts.len();
         let nblocks = self.nblocks();
         let mut out = InstructionStream::with_capacity(n + nblocks);
+        out.names = std::mem::take(&mut self.name_table);
         let mut ranges = Vec::with_capacity(reach.live_count as usize);
         let mut renumber = vec![None; n];
         let map_block = |b: BlockId| {

@@ -16,7 +16,7 @@
 //!
 //! [`compact`]: crate::ir::compact::compact
 
-use crate::ir::{Fact, Flags, Inst, IrCode, Operand, Type, Value, VarName};
+use crate::ir::{Fact, Flags, Inst, IrCode, NameId, Operand, Type, Value};
 use crate::span::Span;
 use cranelift_entity::EntityRef;
 
@@ -33,7 +33,7 @@ pub struct NewNode {
     pub flags: Flags,
     /// The source name; `None` unless the pass knows the node computes
     /// that variable's value ([`NewNodes::set_name`]).
-    pub name: Option<VarName>,
+    pub name: Option<NameId>,
 }
 
 /// Statements waiting to be inserted by compaction. Node `i` defines the
@@ -105,7 +105,7 @@ impl NewNodes {
 
     /// Gives the new node `v` the source name `name` (it must compute that
     /// variable's value, e.g. a hoisted copy of a named statement).
-    pub fn set_name(&mut self, v: Value, name: Option<VarName>) {
+    pub fn set_name(&mut self, v: Value, name: Option<NameId>) {
         if let Some(n) =
             v.0.checked_sub(self.base)
                 .and_then(|i| self.nodes.get_mut(i as usize))

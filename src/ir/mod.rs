@@ -391,6 +391,11 @@ impl Flags {
 /// an inlined callee. Printed as a `# x` comment after the statement.
 pub type VarName = std::sync::Arc<str>;
 
+/// A source name of one function: an index into its stream's
+/// [`InstructionStream::names`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NameId(pub u32);
+
 /// The statements of one function, as parallel vectors indexed by
 /// statement number.
 ///
@@ -399,13 +404,34 @@ pub type VarName = std::sync::Arc<str>;
 /// unknown. A pass that moves or copies a statement may carry its name or
 /// drop it, but never gives a statement a name that is not one of its
 /// variables.
-#[derive(Clone, Debug, Default, PartialEq)]
+///
+/// Invariant: every `Some(id)` in `name` indexes `names`, which holds each
+/// name once (statements share an entry, so copying a statement's name is
+/// copying a number). A name no statement has any more may stay in
+/// `names`. Two streams are equal when their statements are, names
+/// compared as text (whatever the ids and the tables' order).
+#[derive(Clone, Debug, Default)]
 pub struct InstructionStream {
     pub inst: PrimaryMap<Value, Inst>,
     pub ty: PrimaryMap<Value, Type>,
     pub span: PrimaryMap<Value, Span>,
     pub flags: PrimaryMap<Value, Flags>,
-    pub name: PrimaryMap<Value, Option<VarName>>,
+    pub name: PrimaryMap<Value, Option<NameId>>,
+    pub names: Vec<VarName>,
+}
+
+impl PartialEq for InstructionStream {
+    fn eq(&self, other: &InstructionStream) -> bool {
+        self.inst == other.inst
+            && self.ty == other.ty
+            && self.span == other.span
+            && self.flags == other.flags
+            && self.name.len() == other.name.len()
+            && self
+                .name
+                .keys()
+                .all(|v| self.name_of(v) == other.name_of(v))
+    }
 }
 
 impl InstructionStream {
@@ -417,6 +443,7 @@ impl InstructionStream {
             span: PrimaryMap::with_capacity(n),
             flags: PrimaryMap::with_capacity(n),
             name: PrimaryMap::with_capacity(n),
+            names: Vec::new(),
         }
     }
     pub fn len(&self) -> usize {
@@ -438,7 +465,7 @@ impl InstructionStream {
         ty: Type,
         span: Span,
         flags: Flags,
-        name: Option<VarName>,
+        name: Option<NameId>,
     ) -> Value {
         self.ty.push(ty);
         self.span.push(span);
@@ -459,7 +486,26 @@ impl InstructionStream {
     }
     /// The source name of `v`, if known.
     pub fn name_of(&self, v: Value) -> Option<&str> {
-        self.name.get(v).and_then(|n| n.as_deref())
+        self.name
+            .get(v)
+            .copied()
+            .flatten()
+            .and_then(|n| self.names.get(n.0 as usize))
+            .map(|n| &**n)
+    }
+    /// The id of `name` in this stream's table, adding it if new (a linear
+    /// search: callers that name many statements keep their own map).
+    pub fn intern(&mut self, name: &str) -> NameId {
+        match self.names.iter().position(|n| &**n == name) {
+            Some(i) => NameId(i as u32),
+            None => self.add_name(name.into()),
+        }
+    }
+    /// Adds `name` to the table without looking for it (the caller knows it
+    /// is not there).
+    pub fn add_name(&mut self, name: VarName) -> NameId {
+        self.names.push(name);
+        NameId(self.names.len() as u32 - 1)
     }
     /// The instruction of statement `v`, if `v` is in the stream.
     pub fn get(&self, v: Value) -> Option<&Inst> {

@@ -104,6 +104,16 @@ fn check_lengths(f: &IrCode, errs: &mut Vec<String>) -> bool {
         ));
         return false;
     }
+    if let Some((v, id)) = s.name.iter().find_map(|(v, id)| {
+        id.filter(|id| id.0 as usize >= s.names.len())
+            .map(|id| (v, id))
+    }) {
+        errs.push(format!(
+            "fn {name}: {v} has name {} of a table of {}",
+            id.0,
+            s.names.len()
+        ));
+    }
     if !f.param_names.is_empty() && f.param_names.len() != f.params.len() {
         errs.push(format!(
             "fn {name}: {} parameter names for {} parameters",

@@ -491,7 +491,7 @@ fn exit_phis(
                     .iter()
                     .find(|st| st.id == u.v)
                     .expect("a value of the header");
-                let (ty, span, name) = (def.ty.clone(), def.span, def.name.clone());
+                let (ty, span, name) = (def.ty.clone(), def.span, def.name);
                 let id = bir.fresh_value();
                 let x = &mut bir.blocks[xi];
                 let k = x.phis_mut().count();

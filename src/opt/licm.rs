@@ -450,7 +450,7 @@ fn try_hoist(
     }
     let nv = st.new.insert_node(ir, ph_term, inst, ty, after);
     if (v.index()) < ir.stmts.len() {
-        st.new.set_name(nv, ir.stmts.name[v].clone());
+        st.new.set_name(nv, ir.stmts.name[v]);
         replace_uses(ir, v, Operand::Value(nv));
     } else if let Some(n) = st.new.nodes.get_mut((v.0 - st.new.base) as usize) {
         n.inst = Inst::Copy(Operand::Value(nv));

@@ -153,7 +153,7 @@ pub(crate) fn split_edges(bir: &mut BlockIr, from: &[usize], target: usize) -> B
                 ty: phi.ty.clone(),
                 span: phi.span,
                 flags,
-                name: phi.name.clone(),
+                name: phi.name,
             });
             Operand::Value(id)
         };

@@ -419,7 +419,7 @@ fn phi_standing_for(
         inst,
         ty,
         span: ir.stmts.span[v],
-        name: ir.stmts.name[v].clone(),
+        name: ir.stmts.name[v],
     }
 }
 
@@ -458,7 +458,7 @@ fn copy_test(
             ty: ir.stmts.ty[Value(s)].clone(),
             span: ir.stmts.span[Value(s)],
             flags,
-            name: ir.stmts.name[Value(s)].clone(),
+            name: ir.stmts.name[Value(s)],
         });
     }
     bir.blocks[pos].stmts.extend(out);

@@ -380,7 +380,7 @@ fn eliminate(bir: &mut BlockIr, ir: &IrCode, mut sites: Vec<TailSite>) {
                 values,
             };
             let mut phi = stmt(v, inst, ty.clone(), span);
-            phi.name = ir.param_names.get(k).cloned();
+            phi.name = ir.param_names.get(k).map(|n| bir.intern_name(n));
             phi
         })
         .collect();

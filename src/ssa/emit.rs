@@ -13,8 +13,8 @@ use super::builder::{Blk, BuildTerm, Builder, resolve_in};
 use super::scc::remove_redundant_phis;
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{
-    BasicBlock, BlockId, BlockList, Cfg, Flags, Inst, InstructionStream, IrCode, Operand, Type,
-    Value, VarName,
+    BasicBlock, BlockId, BlockList, Cfg, Flags, Inst, InstructionStream, IrCode, NameId, Operand,
+    Type, Value, VarName,
 };
 use crate::sema::hir::{FuncId, LocalDef};
 use crate::span::Span;
@@ -68,6 +68,9 @@ pub struct Scratch {
     order: Vec<Blk>,
     numbering: Numbering,
     final_blk: Vec<u32>,
+    /// Per builder variable: its name's id in the function's table, once
+    /// a statement has it.
+    name_ids: Vec<Option<NameId>>,
     /// For [`remove_redundant_phis`].
     scc: super::scc::SccWork,
 }
@@ -515,6 +518,8 @@ fn lower(b: &mut Builder, s: &mut Scratch, h: Header<'_>) -> IrCode {
         final_blk: &s.final_blk,
     };
     let mut stmts = InstructionStream::with_capacity(*n);
+    let name_ids = &mut s.name_ids;
+    refill(name_ids, b.named_vars as usize, None);
     let mut blocks = cranelift_entity::PrimaryMap::with_capacity(s.order.len());
     for (i, &blk) in s.order.iter().enumerate() {
         let bb = &b.blocks[blk as usize];
@@ -529,7 +534,13 @@ fn lower(b: &mut Builder, s: &mut Scratch, h: Header<'_>) -> IrCode {
             let node = &mut b.nodes[n as usize];
             let mut flags = node.flags;
             flags.insert(cold);
-            let name = node.var.and_then(|v| h.var_names.get(v)).cloned();
+            let name = node.var.and_then(|v| {
+                let id = name_ids.get_mut(v as usize)?;
+                if id.is_none() {
+                    *id = Some(stmts.add_name(h.var_names.get(v)?.clone()));
+                }
+                *id
+            });
             let ty = std::mem::replace(&mut node.ty, Type::Void);
             let v = stmts.push_named(Inst::Nothing, ty, node.span, flags, name);
             stmts.take_inst(v, &mut node.inst);

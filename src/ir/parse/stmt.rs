@@ -15,7 +15,7 @@ use crate::ir::compact::cfg_from_ranges;
 use crate::ir::edit::{default_flags, for_each_operand_mut};
 use crate::ir::print::FLAG_NAMES;
 use crate::ir::{
-    BlockId, Fact, Flags, Inst, InstructionStream, IrCode, Loc, Operand, Value, VarName,
+    BlockId, Fact, Flags, Inst, InstructionStream, IrCode, Loc, NameId, Operand, Value, VarName,
     operand_type_with,
 };
 use crate::sema::hir::Program;
@@ -534,6 +534,7 @@ fn resolve(mut body: Body, head: Head, program: &Program) -> Result<IrCode, Pars
     }
     let tys: Vec<Type> = body.stmts.iter().map(|s| s.ty.clone()).collect();
     let mut stmts = InstructionStream::default();
+    let mut name_ids: crate::ir::FxMap<VarName, NameId> = Default::default();
     for p in body.stmts {
         let at = |msg: String| ParseError::new(p.line, p.col, msg);
         let mut inst = p.inst;
@@ -548,7 +549,12 @@ fn resolve(mut body: Body, head: Head, program: &Program) -> Result<IrCode, Pars
             fill_loc(loc, ty, p.field.as_deref(), program).map_err(at)?;
         }
         let flags = p.flags.unwrap_or_else(|| default_flags(&inst));
-        stmts.push_named(inst, p.ty, Span::default(), flags, p.source_name);
+        let name = p.source_name.map(|n| {
+            *name_ids
+                .entry(n)
+                .or_insert_with_key(|n| stmts.add_name(n.clone()))
+        });
+        stmts.push_named(inst, p.ty, Span::default(), flags, name);
     }
     let n = stmts.len() as u32;
     let mut ranges: Vec<std::ops::Range<u32>> = Vec::new();

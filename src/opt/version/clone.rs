@@ -266,7 +266,7 @@ fn exit_phis(
                     inst,
                     ty: ir.stmts.ty[u.v].clone(),
                     span: ir.stmts.span[u.v],
-                    name: ir.stmts.name[u.v].clone(),
+                    name: ir.stmts.name[u.v],
                 };
                 let blk = &mut bir.blocks[xi];
                 let k = blk.phis_mut().count();

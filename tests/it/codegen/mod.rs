@@ -7,15 +7,20 @@ mod jit_hir;
 mod jit_many;
 
 /// `toyc ARGS FILE` on program `src` (written to a temporary file named
-/// after `tag` and this process), which must exit 0; its stdout.
+/// after `tag`, this process and the call, so that tests running at once
+/// never share one), which must exit 0; its stdout.
 fn toyc_on(src: &str, tag: &str, args: &[&str]) -> String {
-    let path = std::env::temp_dir().join(format!("toyc-{tag}-{}.toy", std::process::id()));
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = format!("toyc-{tag}-{}-{call}.toy", std::process::id());
+    let path = std::env::temp_dir().join(name);
     std::fs::write(&path, src).expect("write program");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_toyc"))
         .args(args)
         .arg(&path)
         .output()
         .expect("run toyc");
+    let _ = std::fs::remove_file(&path);
     assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
     String::from_utf8(out.stdout).expect("utf-8")
 }
