@@ -194,9 +194,9 @@ impl BlockIr {
         &self.shell.stmts.names
     }
 
-    /// Adds `name` to the names table (without looking for it there).
-    pub fn add_name(&mut self, name: VarName) -> NameId {
-        self.shell.stmts.add_name(name)
+    /// The names table, to add names to.
+    pub fn names_mut(&mut self) -> &mut Vec<VarName> {
+        &mut self.shell.stmts.names
     }
 
     /// The id of `name` in the names table, added if new (a linear search).

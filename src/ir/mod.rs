@@ -393,8 +393,30 @@ pub type VarName = std::sync::Arc<str>;
 
 /// A source name of one function: an index into its stream's
 /// [`InstructionStream::names`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NameId(pub u32);
+
+/// The ids of a names table, by name: for adding many names to a table
+/// without searching it for each.
+#[derive(Default)]
+pub struct NameIndex(FxMap<VarName, NameId>);
+
+impl NameIndex {
+    /// The index of the table `names`.
+    pub fn of(names: &[VarName]) -> NameIndex {
+        let ids = names.iter().enumerate();
+        NameIndex(ids.map(|(i, n)| (n.clone(), NameId(i as u32))).collect())
+    }
+
+    /// The id of `name` in `names` (the table this index is of), added
+    /// if new.
+    pub fn id(&mut self, names: &mut Vec<VarName>, name: VarName) -> NameId {
+        *self.0.entry(name).or_insert_with_key(|n| {
+            names.push(n.clone());
+            NameId(names.len() as u32 - 1)
+        })
+    }
+}
 
 /// The statements of one function, as parallel vectors indexed by
 /// statement number.

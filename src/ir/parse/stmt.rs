@@ -15,7 +15,7 @@ use crate::ir::compact::cfg_from_ranges;
 use crate::ir::edit::{default_flags, for_each_operand_mut};
 use crate::ir::print::FLAG_NAMES;
 use crate::ir::{
-    BlockId, Fact, Flags, Inst, InstructionStream, IrCode, Loc, NameId, Operand, Value, VarName,
+    BlockId, Fact, Flags, Inst, InstructionStream, IrCode, Loc, NameIndex, Operand, Value, VarName,
     operand_type_with,
 };
 use crate::sema::hir::Program;
@@ -534,7 +534,7 @@ fn resolve(mut body: Body, head: Head, program: &Program) -> Result<IrCode, Pars
     }
     let tys: Vec<Type> = body.stmts.iter().map(|s| s.ty.clone()).collect();
     let mut stmts = InstructionStream::default();
-    let mut name_ids: crate::ir::FxMap<VarName, NameId> = Default::default();
+    let mut name_ids = NameIndex::default();
     for p in body.stmts {
         let at = |msg: String| ParseError::new(p.line, p.col, msg);
         let mut inst = p.inst;
@@ -549,11 +549,7 @@ fn resolve(mut body: Body, head: Head, program: &Program) -> Result<IrCode, Pars
             fill_loc(loc, ty, p.field.as_deref(), program).map_err(at)?;
         }
         let flags = p.flags.unwrap_or_else(|| default_flags(&inst));
-        let name = p.source_name.map(|n| {
-            *name_ids
-                .entry(n)
-                .or_insert_with_key(|n| stmts.add_name(n.clone()))
-        });
+        let name = p.source_name.map(|n| name_ids.id(&mut stmts.names, n));
         stmts.push_named(inst, p.ty, Span::default(), flags, name);
     }
     let n = stmts.len() as u32;

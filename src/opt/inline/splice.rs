@@ -7,7 +7,7 @@ use crate::ir::FxMap;
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::edit::for_each_operand_mut;
-use crate::ir::{BlockId, Flags, Inst, IrCode, NameId, Operand, Type, Value, VarName};
+use crate::ir::{BlockId, Flags, Inst, IrCode, NameId, NameIndex, Operand, Type, Value, VarName};
 use cranelift_entity::EntityRef;
 
 const PURE: Flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
@@ -131,25 +131,6 @@ pub fn qualified_name(callee: &str, name: &str) -> VarName {
     format!("{callee}::{name}").into()
 }
 
-/// The caller's names table as a map, for adding the names of inlined
-/// variables without searching the table for each.
-struct Interned(FxMap<VarName, NameId>);
-
-impl Interned {
-    fn of(bir: &BlockIr) -> Interned {
-        let map = bir.names().iter().enumerate();
-        Interned(map.map(|(i, n)| (n.clone(), NameId(i as u32))).collect())
-    }
-
-    /// The id of `name` in `bir`'s table, added if new.
-    fn id(&mut self, bir: &mut BlockIr, name: VarName) -> NameId {
-        *self
-            .0
-            .entry(name)
-            .or_insert_with_key(|n| bir.add_name(n.clone()))
-    }
-}
-
 /// `callee`'s blocks with fresh labels and values, ready to splice.
 struct Copied {
     entry: Label,
@@ -165,7 +146,7 @@ struct Copied {
 /// (kept when `None`).
 fn copy_callee(
     bir: &mut BlockIr,
-    interned: &mut Interned,
+    interned: &mut NameIndex,
     callee: &IrCode,
     args: &[Operand],
     join: Label,
@@ -177,7 +158,7 @@ fn copy_callee(
         .stmts
         .names
         .iter()
-        .map(|n| interned.id(bir, qualified_name(&callee.name, n)))
+        .map(|n| interned.id(bir.names_mut(), qualified_name(&callee.name, n)))
         .collect();
     let lbase = bir.fresh_label();
     for _ in 1..src.blocks.len() {
@@ -265,17 +246,15 @@ pub(in crate::opt) fn splice<'a>(
 ) -> IrCode {
     let arg_names = argument_names(caller, sites, callee_of);
     let mut bir = BlockIr::from_ir(caller);
-    let mut interned = Interned::of(&bir);
-    let mut blocks = std::mem::take(&mut bir.blocks);
-    for stmt in blocks.iter_mut().flat_map(|b| &mut b.stmts) {
+    let mut interned = NameIndex::of(bir.names());
+    let mut orig = std::mem::take(&mut bir.blocks);
+    for stmt in orig.iter_mut().flat_map(|b| &mut b.stmts) {
         if stmt.name.is_none()
             && let Some(name) = arg_names.get(&stmt.id)
         {
-            stmt.name = Some(interned.id(&mut bir, name.clone()));
+            stmt.name = Some(interned.id(bir.names_mut(), name.clone()));
         }
     }
-    bir.blocks = blocks;
-    let orig = std::mem::take(&mut bir.blocks);
     // owner[b]: the label of the block that ends with original block b's
     // terminator (the last join block when b was split).
     let mut owner: Vec<Label> = (0..orig.len()).map(BlockId::new).collect();
