@@ -762,14 +762,16 @@ pub fn cfg_from_ranges(insts: &PrimaryMap<Value, Inst>, ranges: Vec<std::ops::Ra
 }
 
 /// [`cfg_from_ranges`], reusing the `preds` and `succs` vectors of the
-/// blocks of `old` (a CFG being replaced) instead of allocating new ones.
+/// blocks of `old` (a CFG being replaced) instead of allocating new ones,
+/// and its cached analyses ([`crate::ir::cfg_cache`]).
 pub fn cfg_reusing(
     insts: &PrimaryMap<Value, Inst>,
     ranges: Vec<std::ops::Range<u32>>,
     old: Cfg,
 ) -> Cfg {
     let nb = ranges.len() as u32;
-    let mut blocks: Vec<BasicBlock> = old.blocks.into();
+    let Cfg { blocks, cache } = old;
+    let mut blocks: Vec<BasicBlock> = blocks.into();
     blocks.truncate(ranges.len());
     blocks.resize_with(ranges.len(), BasicBlock::default);
     for (b, (bb, r)) in blocks.iter_mut().zip(ranges).enumerate() {
@@ -793,8 +795,11 @@ pub fn cfg_reusing(
             blocks[s.index()].preds.push(BlockId(b as u32));
         }
     }
+    // The old analyses stay for as long as the edges are the same
+    // (`CfgCache` compares them before handing one out).
     Cfg {
         blocks: blocks.into(),
+        cache,
     }
 }
 

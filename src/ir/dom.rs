@@ -380,7 +380,10 @@ mod tests {
             blocks[BlockId(a)].succs.push(BlockId(b));
             blocks[BlockId(b)].preds.push(BlockId(a));
         }
-        Cfg { blocks }
+        Cfg {
+            blocks,
+            ..Cfg::default()
+        }
     }
 
     #[test]

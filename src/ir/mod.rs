@@ -45,6 +45,7 @@ use std::ops::Range;
 
 pub mod blocks;
 pub mod budget;
+pub mod cfg_cache;
 pub mod compact;
 pub mod compacted;
 pub mod dom;
@@ -575,6 +576,10 @@ impl BasicBlock {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Cfg {
     pub blocks: PrimaryMap<BlockId, BasicBlock>,
+    /// The dominator tree and loop nest of `blocks`' edges, while they stay
+    /// as they were ([`Cfg::dom_tree`], [`Cfg::loop_nest`]); not part of
+    /// the CFG's value.
+    pub cache: cfg_cache::CfgCache,
 }
 
 impl Cfg {

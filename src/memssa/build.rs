@@ -8,6 +8,7 @@ use super::{Access, AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa, WalkStats};
 use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, IrCode};
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
+use std::sync::Arc;
 
 /// Unique predecessors of `b`, in order. Linear in their number (a
 /// function's shared `unwind` block may have one per call).
@@ -95,11 +96,11 @@ pub(crate) fn idf(df: &SecondaryMap<BlockId, Vec<BlockId>>, blocks: &[BlockId]) 
 }
 
 pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
-    build_with_dom(ir, sums, DomTree::new(&ir.cfg))
+    build_with_dom(ir, sums, ir.cfg.dom_tree())
 }
 
 /// [`build`] with `dom`, the dominator tree of `ir`'s CFG as it is now.
-pub fn build_with_dom(ir: &IrCode, sums: &Summaries, dom: DomTree) -> MemorySsa {
+pub fn build_with_dom(ir: &IrCode, sums: &Summaries, dom: Arc<DomTree>) -> MemorySsa {
     let mut m = MemorySsa {
         accesses: PrimaryMap::new(),
         by_inst: SecondaryMap::new(),

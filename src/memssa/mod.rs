@@ -87,7 +87,7 @@ pub struct MemorySsa {
     /// Number of statements of the stream when built (statement order is
     /// value order below it).
     pub(crate) n_stmts: u32,
-    pub dom: DomTree,
+    pub dom: std::sync::Arc<DomTree>,
     /// Step budget of one walker query (LLVM's `memssa-check-limit`).
     pub walk_limit: u32,
     pub(crate) next_num: u32,
@@ -114,7 +114,11 @@ impl MemorySsa {
 
     /// [`MemorySsa::build`] with `dom`, the dominator tree of `ir`'s CFG as
     /// it is now (a caller that has one already).
-    pub fn build_with_dom(ir: &IrCode, sums: &alias::Summaries, dom: DomTree) -> MemorySsa {
+    pub fn build_with_dom(
+        ir: &IrCode,
+        sums: &alias::Summaries,
+        dom: std::sync::Arc<DomTree>,
+    ) -> MemorySsa {
         build::build_with_dom(ir, sums, dom)
     }
 

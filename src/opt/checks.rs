@@ -26,7 +26,6 @@
 //! ([`crate::memssa::alias`]). This is flow-insensitive and conservative.
 
 use crate::ir::FxMap;
-use crate::ir::dom::DomTree;
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type, Value};
 use crate::memssa::alias::{Class, Effect, Summaries, inst_effect};
 use crate::opt::PassCtx;
@@ -499,7 +498,7 @@ fn eliminate(
     names: Option<&NameTables>,
     said: &mut Said,
 ) -> (u64, u64, u64) {
-    let dom = DomTree::new(&ir.cfg);
+    let dom = ir.cfg.dom_tree();
     let facts = Facts {
         ir,
         unstable: Unstable::of(ir, sums),

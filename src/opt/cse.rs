@@ -35,7 +35,6 @@
 
 use crate::ir::FxMap;
 use crate::ir::compact::compact_only;
-use crate::ir::dom::DomTree;
 use crate::ir::edit::{OpKey, for_each_operand_mut, op_key, replace_uses};
 use crate::ir::{BinaryOp, BlockId, Cmp, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
@@ -246,7 +245,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     if ir.cfg.blocks.is_empty() {
         return;
     }
-    let dom = DomTree::new(&ir.cfg);
+    let dom = ir.cfg.dom_tree();
     let mut scope = Scope {
         said: ctx.remarks_on().then(Default::default),
         ..Scope::default()

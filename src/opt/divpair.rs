@@ -43,9 +43,8 @@
 //! at L:C by two: N float division(s) paired with the next iteration's".
 
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Positions, Term};
-use crate::ir::dom::DomTree;
 use crate::ir::edit::{default_flags, for_each_operand, for_each_operand_mut, speculatable};
-use crate::ir::loops::{LoopInfo, LoopNest};
+use crate::ir::loops::LoopInfo;
 use crate::ir::{BinaryOp, FxMap, FxSet, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
@@ -77,8 +76,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     if !crate::opt::loops::has_back_edge(ir) {
         return;
     }
-    let dom = DomTree::new(&ir.cfg);
-    let nest = LoopNest::new(&ir.cfg, &dom);
+    let nest = ir.cfg.loop_nest();
     let shapes: Vec<Shape> = nest.loops.values().filter_map(|l| shape(ir, l)).collect();
     if shapes.is_empty() {
         return;

@@ -26,7 +26,7 @@
 
 use crate::ir::compact::compact;
 use crate::ir::edit::{NewNodes, for_each_operand, replace_uses, speculatable};
-use crate::ir::loops::{LoopInfo, LoopNest};
+use crate::ir::loops::LoopInfo;
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RuntimeFn, Type, Value};
 use crate::ir::{FxMap, FxSet};
 use crate::memssa::alias::{Class, Effect, Summaries, inst_effect};
@@ -326,7 +326,8 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
 /// The MemorySSA part: pure operations and unclobbered loads.
 fn hoist_invariants(ir: &mut IrCode, ctx: &mut PassCtx) {
     let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
-    let loops = LoopNest::new(&ir.cfg, &m.dom).loops;
+    let nest = ir.cfg.loop_nest();
+    let loops = &nest.loops;
     if loops.is_empty() {
         return;
     }

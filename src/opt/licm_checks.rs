@@ -56,9 +56,8 @@
 
 use crate::ir::blocks::{BBlock, BlockIr, Label, Positions, Term};
 use crate::ir::compact::compact_only;
-use crate::ir::dom::DomTree;
 use crate::ir::edit::{for_each_operand, is_pure};
-use crate::ir::loops::{LoopInfo, LoopNest};
+use crate::ir::loops::LoopInfo;
 use crate::ir::{BlockId, Flags, Inst, IrCode, Loc, Operand, RaiseKind, Value};
 use crate::ir::{FxMap, FxSet};
 use crate::memssa::alias::Summaries;
@@ -307,12 +306,14 @@ fn hoist_checks(
     names: Option<&NameTables>,
     said: &mut Vec<(Span, Msg)>,
 ) -> bool {
-    let dom = DomTree::new(&ir.cfg);
-    let loops = LoopNest::new(&ir.cfg, &dom).loops;
+    let nest = ir.cfg.loop_nest();
+    let loops = &nest.loops;
     if loops.is_empty() {
         return false;
     }
-    let mut m = crate::timing::time("memssa.build", || MemorySsa::build_with_dom(ir, sums, dom));
+    let mut m = crate::timing::time("memssa.build", || {
+        MemorySsa::build_with_dom(ir, sums, ir.cfg.dom_tree())
+    });
     let ctx = Ctx {
         ir,
         block_of: ir.block_of(),

@@ -21,11 +21,11 @@
 //! `x <ᵤ y`: `x ∈ [0, y)` on the true edge; `x != nil`: `x` non-nil on the
 //! true edge, `x == nil` on the false edge.
 
-use crate::ir::FxMap;
 use crate::ir::compact::compact;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{NewNodes, for_each_operand, for_each_operand_mut};
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Operand, Type, Value};
+use crate::ir::{FxMap, FxSet};
 use crate::opt::PassCtx;
 use cranelift_entity::SecondaryMap;
 
@@ -151,9 +151,13 @@ fn first_non_phi(ir: &IrCode, b: BlockId) -> Option<Value> {
 
 /// Inserts πs after every comparison branch; returns how many.
 pub fn insert_pis(ir: &mut IrCode) -> u64 {
-    let dom = DomTree::new(&ir.cfg);
+    let compared = compared_operands(ir);
+    if compared.is_empty() {
+        return 0;
+    }
+    let dom = ir.cfg.dom_tree();
     let order = ir.cfg.rpo();
-    let mut uses = Uses::new(ir);
+    let mut uses = Uses::new(ir, &compared);
     let mut new = NewNodes::new(ir);
     let mut count = 0u64;
     for &b in &order {
@@ -197,14 +201,40 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
     count
 }
 
-/// The statements (of the blocks) that use each value and argument, kept
-/// up to date as uses are renamed, so that renaming one value costs its
-/// uses, not the function.
+/// The values and arguments a conditional branch compares (the operands
+/// of an `icmp` that is some `GotoIfNot`'s condition): the only operands
+/// [`insert_pis`] gives a π before any π exists. Later πs refine πs.
+fn compared_operands(ir: &IrCode) -> FxSet<Operand> {
+    let mut out = FxSet::default();
+    for b in ir.cfg.blocks.keys() {
+        let Some((
+            _,
+            Inst::GotoIfNot {
+                cond: Operand::Value(c),
+                ..
+            },
+        )) = ir.last_stmt(b)
+        else {
+            continue;
+        };
+        if let Some(Inst::Binary(BinaryOp::ICmp(_), x, y)) = ir.stmts.get(*c) {
+            out.extend([x, y].into_iter().filter_map(use_key));
+        }
+    }
+    out
+}
+
+/// The statements (of the blocks) that use each compared value and
+/// argument, and each π, kept up to date as uses are renamed, so that
+/// renaming one value costs its uses, not the function.
+///
+/// Invariant: every operand [`rename_dominated`] renames is a key: it is
+/// a compared operand ([`compared_operands`]) or a π made by this pass
+/// (whose uses are exactly the ones renamed to it, recorded as they are).
 struct Uses {
     /// The block of each statement.
     block_of: SecondaryMap<Value, Option<BlockId>>,
-    /// The statements using each value or argument (operands of no other
-    /// kind are keys).
+    /// The statements using each key (values and arguments only).
     of: FxMap<Operand, Vec<Value>>,
 }
 
@@ -214,14 +244,15 @@ fn use_key(o: &Operand) -> Option<Operand> {
 }
 
 impl Uses {
-    fn new(ir: &IrCode) -> Uses {
+    /// The uses of the operands in `keys`.
+    fn new(ir: &IrCode, keys: &FxSet<Operand>) -> Uses {
         let mut block_of = SecondaryMap::with_capacity(ir.stmts.len());
         let mut of: FxMap<Operand, Vec<Value>> = FxMap::default();
         for (b, blk) in ir.cfg.blocks.iter() {
             for st in blk.stmts.clone().map(Value) {
                 block_of[st] = Some(b);
                 for_each_operand(&ir.stmts.inst[st], |o| {
-                    if let Some(k) = use_key(o) {
+                    if let Some(k) = use_key(o).filter(|k| keys.contains(k)) {
                         let list = of.entry(k).or_default();
                         if list.last() != Some(&st) {
                             list.push(st);

@@ -73,7 +73,7 @@ use crate::ir::compact::compact_only;
 use crate::ir::compacted::compact_if_needed;
 use crate::ir::dom::DomTree;
 use crate::ir::edit::{default_flags, for_each_operand, for_each_operand_mut};
-use crate::ir::loops::{LoopInfo, LoopNest};
+use crate::ir::loops::LoopInfo;
 use crate::ir::{BlockId, BlockList, Inst, IrCode, Operand, Type, Value};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
@@ -117,8 +117,8 @@ fn raises(ir: &IrCode, b: u32) -> bool {
 }
 
 /// The loops of `ir` that qualify (see the module doc), before the use scan.
-fn candidates(ir: &IrCode, dom: &DomTree) -> Vec<Plan> {
-    let nest = LoopNest::new(&ir.cfg, dom);
+fn candidates(ir: &IrCode) -> Vec<Plan> {
+    let nest = ir.cfg.loop_nest();
     nest.loops
         .values()
         .filter_map(|l| candidate(ir, l))
@@ -251,7 +251,7 @@ fn owners(plans: &[Plan]) -> Owner {
 /// Drops the plans some use of whose header values the renaming could not
 /// handle (see the module doc); returns the survivors.
 fn check_uses(ir: &IrCode, dom: &DomTree, mut plans: Vec<Plan>) -> Vec<Plan> {
-    loop {
+    while !plans.is_empty() {
         let own = owners(&plans);
         let mut bad = vec![false; plans.len()];
         for (blk, bb) in ir.cfg.blocks.iter() {
@@ -306,6 +306,7 @@ fn check_uses(ir: &IrCode, dom: &DomTree, mut plans: Vec<Plan>) -> Vec<Plan> {
             !bad[i - 1]
         });
     }
+    plans
 }
 
 /// How far [`Renamer::read_at`] may walk back from a use (beyond it the
@@ -582,18 +583,7 @@ fn rename_operands(rn: &mut Renamer, bir: &mut BlockIr) {
                     *v = rn.rename(bir, *v, *e);
                 }
             } else {
-                let mut ops = Vec::new();
-                for_each_operand(&s.inst, |op| ops.push(*op));
-                let renamed: Vec<Operand> = ops
-                    .into_iter()
-                    .map(|op| rn.rename(bir, op, label))
-                    .collect();
-                let mut it = renamed.into_iter();
-                for_each_operand_mut(&mut s.inst, |op| {
-                    if let Some(r) = it.next() {
-                        *op = r;
-                    }
-                });
+                for_each_operand_mut(&mut s.inst, |op| *op = rn.rename(bir, *op, label));
             }
         }
         bir.blocks[bi].stmts = stmts;
@@ -635,20 +625,15 @@ fn make_requested_phis(rn: &mut Renamer, bir: &mut BlockIr) {
 /// that the old latches jump to, merging their φ inputs (LLVM's
 /// loop-simplify). Loops headed by the entry or a handler are left alone.
 fn merge_latches(ir: &mut IrCode) -> u64 {
-    let dom = DomTree::new(&ir.cfg);
     let mut todo: Vec<(BlockId, Vec<BlockId>)> = Vec::new();
-    for l in LoopNest::new(&ir.cfg, &dom)
-        .loops
-        .into_iter()
-        .map(|(_, l)| l)
-    {
+    for l in ir.cfg.loop_nest().loops.values() {
         if l.preheader.is_none()
             || stmts_of(ir, l.header.0).any(|(_, i)| matches!(i, Inst::PhiC { .. }))
         {
             continue;
         }
         if l.latches.len() > 1 {
-            todo.push((l.header, l.latches));
+            todo.push((l.header, l.latches.clone()));
         }
     }
     if todo.is_empty() {
@@ -697,8 +682,8 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
 
 /// Rotates every loop that qualifies now; how many.
 fn rotate_round(ir: &mut IrCode, ctx: &mut PassCtx) -> u64 {
-    let dom = DomTree::new(&ir.cfg);
-    let plans = check_uses(ir, &dom, candidates(ir, &dom));
+    let dom = ir.cfg.dom_tree();
+    let plans = check_uses(ir, &dom, candidates(ir));
     if plans.is_empty() {
         return 0;
     }

@@ -573,6 +573,9 @@ fn lower(b: &mut Builder, s: &mut Scratch, h: Header<'_>) -> IrCode {
         span: h.span,
         param_names: h.param_names,
         stmts,
-        cfg: Cfg { blocks },
+        cfg: Cfg {
+            blocks,
+            ..Cfg::default()
+        },
     }
 }

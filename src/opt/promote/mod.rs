@@ -79,7 +79,7 @@ mod rewrite;
 use crate::ir::FxSet;
 use crate::ir::compact::compact;
 use crate::ir::edit::NewNodes;
-use crate::ir::loops::{LoopInfo, LoopNest};
+use crate::ir::loops::LoopInfo;
 use crate::ir::{BlockId, Inst, IrCode, Loc, Operand, Type, Value};
 use crate::memssa::MemorySsa;
 use crate::memssa::alias::{Effect, InstEffect, Summaries, inst_effect};
@@ -131,7 +131,8 @@ fn promote_round(
     let names = ctx.remarks_on().then_some(&*ctx.names);
     {
         let m = MemorySsa::build(ir, sums);
-        let loops = LoopNest::new(&ir.cfg, &m.dom).loops;
+        let nest = ir.cfg.loop_nest();
+        let loops = &nest.loops;
         if loops.is_empty() {
             return 0;
         }

@@ -410,8 +410,8 @@ fn version_round(
     round: usize,
 ) -> Option<(FxSet<BlockId>, bool)> {
     let last = round + 1 == ROUNDS;
-    let dom = DomTree::new(&ir.cfg);
-    let nest = LoopNest::new(&ir.cfg, &dom);
+    let dom = ir.cfg.dom_tree();
+    let nest = ir.cfg.loop_nest();
     if nest.loops.is_empty() {
         return None;
     }
