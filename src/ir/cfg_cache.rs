@@ -121,20 +121,9 @@ impl Cfg {
 
 #[cfg(test)]
 mod tests {
-    use crate::ir::{BasicBlock, BlockId, Cfg};
+    use crate::ir::dom::tests::cfg;
+    use crate::ir::{BasicBlock, BlockId};
     use std::sync::Arc;
-
-    fn cfg(edges: &[(u32, u32)], n: usize) -> Cfg {
-        let mut cfg = Cfg::default();
-        for _ in 0..n {
-            cfg.blocks.push(BasicBlock::default());
-        }
-        for &(a, b) in edges {
-            cfg.blocks[BlockId(a)].succs.push(BlockId(b));
-            cfg.blocks[BlockId(b)].preds.push(BlockId(a));
-        }
-        cfg
-    }
 
     #[test]
     fn same_edges_same_analyses() {

@@ -5,7 +5,8 @@
 //! walks the (possibly very deep) tree.
 //!
 //! The one implementation for every client: [`DomTree::new`] for an
-//! IrCode's CFG, [`DomTree::from_graph`] for any graph given by successor
+//! IrCode's CFG (which passes get through [`crate::ir::Cfg::dom_tree`],
+//! computed once while the edges stay the same), [`DomTree::from_graph`] for any graph given by successor
 //! and predecessor lists (the block view of `opt/loops.rs`, a reversed CFG).
 //! Node 0 (block 0) is the entry.
 //!
@@ -364,7 +365,7 @@ impl PostDomTree {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::ir::{BasicBlock, BlockId};
     use cranelift_entity::PrimaryMap;
@@ -373,7 +374,8 @@ mod tests {
         BlockId(x)
     }
 
-    fn cfg(edges: &[(u32, u32)], n: usize) -> Cfg {
+    /// A CFG of `n` blocks with the edges `edges`, listed in that order.
+    pub(crate) fn cfg(edges: &[(u32, u32)], n: usize) -> Cfg {
         let mut blocks: PrimaryMap<BlockId, BasicBlock> =
             (0..n).map(|_| BasicBlock::default()).collect();
         for &(a, b) in edges {

@@ -8,7 +8,6 @@ use super::{Access, AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa, WalkStats};
 use crate::ir::dom::DomTree;
 use crate::ir::{BlockId, IrCode};
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
-use std::sync::Arc;
 
 /// Unique predecessors of `b`, in order. Linear in their number (a
 /// function's shared `unwind` block may have one per call).
@@ -95,12 +94,9 @@ pub(crate) fn idf(df: &SecondaryMap<BlockId, Vec<BlockId>>, blocks: &[BlockId]) 
     out
 }
 
+/// MemorySSA for `ir`, over its CFG's dominator tree ([`crate::ir::Cfg::dom_tree`]).
 pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
-    build_with_dom(ir, sums, ir.cfg.dom_tree())
-}
-
-/// [`build`] with `dom`, the dominator tree of `ir`'s CFG as it is now.
-pub fn build_with_dom(ir: &IrCode, sums: &Summaries, dom: Arc<DomTree>) -> MemorySsa {
+    let dom = ir.cfg.dom_tree();
     let mut m = MemorySsa {
         accesses: PrimaryMap::new(),
         by_inst: SecondaryMap::new(),

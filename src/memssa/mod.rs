@@ -112,16 +112,6 @@ impl MemorySsa {
         build::build(ir, sums)
     }
 
-    /// [`MemorySsa::build`] with `dom`, the dominator tree of `ir`'s CFG as
-    /// it is now (a caller that has one already).
-    pub fn build_with_dom(
-        ir: &IrCode,
-        sums: &alias::Summaries,
-        dom: std::sync::Arc<DomTree>,
-    ) -> MemorySsa {
-        build::build_with_dom(ir, sums, dom)
-    }
-
     pub fn access(&self, a: AccessId) -> &Access {
         &self.accesses[a]
     }

@@ -311,9 +311,7 @@ fn hoist_checks(
     if loops.is_empty() {
         return false;
     }
-    let mut m = crate::timing::time("memssa.build", || {
-        MemorySsa::build_with_dom(ir, sums, ir.cfg.dom_tree())
-    });
+    let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, sums));
     let ctx = Ctx {
         ir,
         block_of: ir.block_of(),
