@@ -90,26 +90,39 @@ pub(crate) fn lex_pieces<'a>(
     text: &'a str,
     pool: &crate::par::Pool,
 ) -> Option<Vec<Vec<(Token<'a>, SimpleSpan)>>> {
+    let cuts = piece_cuts(text)?;
+    let work = text.len() / crate::par::SOURCE_BYTES_PER_STATEMENT;
+    let lexed = pool.map(cuts.len() - 1, work, |k| {
+        lex_piece(text, cuts[k]..cuts[k + 1])
+    });
+    lexed.into_iter().collect()
+}
+
+/// Where a large text is cut into pieces ([`line_cuts`], [`PIECES`] of
+/// them): `None` for a text lexed whole (small, or too few cuts).
+pub(crate) fn piece_cuts(text: &str) -> Option<Vec<usize>> {
     if text.len() < MIN_PIECE_BYTES {
         return None;
     }
     let cuts = line_cuts(text, PIECES);
-    if cuts.len() < 3 {
+    (cuts.len() >= 3).then_some(cuts)
+}
+
+/// The tokens of `text[piece]`, their spans in `text`; `None` when the
+/// piece has a lexical error.
+pub(crate) fn lex_piece(
+    text: &str,
+    piece: std::ops::Range<usize>,
+) -> Option<Vec<(Token<'_>, SimpleSpan)>> {
+    let start = piece.start;
+    let (mut tokens, errors) = lex(&text[piece]);
+    if !errors.is_empty() {
         return None;
     }
-    let work = text.len() / crate::par::SOURCE_BYTES_PER_STATEMENT;
-    let lexed = pool.map(cuts.len() - 1, work, |k| {
-        let start = cuts[k];
-        let (mut tokens, errors) = lex(&text[start..cuts[k + 1]]);
-        for (_, s) in &mut tokens {
-            *s = SimpleSpan::from(s.start + start..s.end + start);
-        }
-        (tokens, errors)
-    });
-    if lexed.iter().any(|(_, errors)| !errors.is_empty()) {
-        return None;
+    for (_, s) in &mut tokens {
+        *s = SimpleSpan::from(s.start + start..s.end + start);
     }
-    Some(lexed.into_iter().map(|(tokens, _)| tokens).collect())
+    Some(tokens)
 }
 
 /// `0`, then up to `pieces - 1` byte offsets near even shares of `text`

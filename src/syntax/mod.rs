@@ -72,33 +72,32 @@ pub fn parse_on(
 
 /// A large file with no error, from lexing to parsing piece by piece on
 /// `pool`'s threads without ever joining its tokens: each piece of
-/// [`lexer::lex_pieces`] (cut where a line starts an item) must have
-/// balanced brackets, nest within the limit and parse without any error;
-/// then its items, in order, are the module, as [`parse_stages`] would
-/// build it (brackets balanced piece by piece are balanced in the whole,
-/// so `delims` repairs nothing; a piece starts at `fn` or `struct`, so the
-/// `-9223372036854775808` fold and the nesting count see what they see in
-/// the whole stream). `None`, and the caller parses in stages, for a small
-/// file or when any piece falls short.
+/// [`lexer::piece_cuts`] (cut where a line starts an item) must lex
+/// without error, have balanced brackets, nest within the limit and parse
+/// without any error; then its items, in order, are the module, as
+/// [`parse_stages`] would build it (brackets balanced piece by piece are
+/// balanced in the whole, so `delims` repairs nothing; a piece starts at
+/// `fn` or `struct`, so the `-9223372036854775808` fold and the nesting
+/// count see what they see in the whole stream). A piece's tokens are
+/// freed as soon as it is parsed, so a worker's next piece reuses their
+/// memory. `None`, and the caller parses in stages, for a small file or
+/// when any piece falls short.
 fn parse_lexed_pieces(cx: parser::Cx<'_>, pool: &crate::par::Pool) -> Option<ast::Module> {
-    let mut pieces = lexer::lex_pieces(cx.text, pool)?;
-    let ends: Vec<usize> = (0..pieces.len())
-        .map(|k| match pieces.get(k + 1).and_then(|p| p.first()) {
-            Some((_, s)) => s.start,
-            None => cx.text.len(),
-        })
-        .collect();
+    let cuts = lexer::piece_cuts(cx.text)?;
     let work = cx.text.len() / crate::par::SOURCE_BYTES_PER_STATEMENT;
-    let parsed = pool.map_mut(&mut pieces, work, |k, piece| {
+    let parsed = pool.map(cuts.len() - 1, work, |k| {
+        let piece = lexer::lex_piece(cx.text, cuts[k]..cuts[k + 1])?;
         let synthetic = piece.iter().any(|(_, s)| s.start == s.end);
-        if synthetic || !delims::is_balanced(piece) {
+        if synthetic || !delims::is_balanced(&piece) {
             return None;
         }
-        *piece = delims::fold_min_int(std::mem::take(piece));
-        if delims::check_depth(piece).is_some() {
+        let piece = delims::fold_min_int(piece);
+        if delims::check_depth(&piece).is_some() {
             return None;
         }
-        parser::parse_piece(cx, piece, ends[k])
+        // The piece ends where the next one's first token starts: at its
+        // cut, a line that starts with `fn` or `struct`.
+        parser::parse_piece(cx, &piece, cuts[k + 1])
     });
     parser::join_pieces(parsed)
 }
