@@ -480,8 +480,10 @@ impl InstructionStream {
     pub fn push(&mut self, inst: Inst, ty: Type, span: Span, flags: Flags) -> Value {
         self.push_named(inst, ty, span, flags, None)
     }
-    /// Appends a statement with its source name.
-    #[inline]
+    /// Appends a statement with its source name. Always inlined: a
+    /// compaction calls it for every statement, and whether the optimiser
+    /// inlines it on its own varies from build to build.
+    #[inline(always)]
     pub fn push_named(
         &mut self,
         inst: Inst,

@@ -162,11 +162,9 @@ impl Sema<'_> {
             ast::ExprKind::ArrayRepeat(value, count) => {
                 self.array_repeat(value, count, span, expected)
             }
-            ast::ExprKind::StructLit {
-                module,
-                name,
-                fields,
-            } => self.struct_lit(module.as_ref(), name, fields, span),
+            ast::ExprKind::StructLit(lit) => {
+                self.struct_lit(lit.module.as_ref(), &lit.name, &lit.fields, span)
+            }
         }
     }
 

@@ -161,8 +161,8 @@ impl<'a> Sema<'a> {
                     }
                 },
             },
-            ast::TypeExprKind::Qualified(mi, ti) => {
-                self.qualified_struct(m, mi, ti).map(Type::Struct)
+            ast::TypeExprKind::Qualified(q) => {
+                self.qualified_struct(m, &q.0, &q.1).map(Type::Struct)
             }
         }
     }

@@ -68,13 +68,10 @@ impl Sema<'_> {
             ast::StmtKind::While { label, cond, body } => {
                 self.while_loop(label.as_ref(), cond, body)
             }
-            ast::StmtKind::ForRange {
-                label,
-                var,
-                start,
-                end,
-                body,
-            } => (self.for_range(label.as_ref(), var, start, end, body), false),
+            ast::StmtKind::ForRange(f) => (
+                self.for_range(f.label.as_ref(), &f.var, &f.start, &f.end, &f.body),
+                false,
+            ),
             ast::StmtKind::ForEach {
                 label,
                 var,

@@ -45,7 +45,7 @@ pub fn item(i: &Item) -> String {
 pub fn ty(t: &TypeExpr) -> String {
     match &t.kind {
         TypeExprKind::Named(n) => n.name.clone(),
-        TypeExprKind::Qualified(m, n) => format!("{}.{}", m.name, n.name),
+        TypeExprKind::Qualified(q) => format!("{}.{}", q.0.name, q.1.name),
         TypeExprKind::Array(e) => format!("[{}]", ty(e)),
         TypeExprKind::Error => "<error>".into(),
     }
@@ -94,20 +94,14 @@ pub fn stmt(s: &Stmt) -> String {
             cond,
             body,
         } => format!("(while{} {} {})", label(l), expr(cond), block(body)),
-        StmtKind::ForRange {
-            label: l,
-            var,
-            start,
-            end,
-            body,
-        } => {
+        StmtKind::ForRange(f) => {
             format!(
                 "(for{} {} {} {} {})",
-                label(l),
-                var.name,
-                expr(start),
-                expr(end),
-                block(body)
+                label(&f.label),
+                f.var.name,
+                expr(&f.start),
+                expr(&f.end),
+                block(&f.body)
             )
         }
         StmtKind::ForEach {
@@ -167,16 +161,12 @@ pub fn expr(e: &Expr) -> String {
             format!("[{}]", items.join(" "))
         }
         ExprKind::ArrayRepeat(v, n) => format!("[{}; {}]", expr(v), expr(n)),
-        ExprKind::StructLit {
-            module,
-            name,
-            fields,
-        } => {
-            let mut out = match module {
-                Some(m) => format!("(struct {}.{}", m.name, name.name),
-                None => format!("(struct {}", name.name),
+        ExprKind::StructLit(lit) => {
+            let mut out = match &lit.module {
+                Some(m) => format!("(struct {}.{}", m.name, lit.name.name),
+                None => format!("(struct {}", lit.name.name),
             };
-            for (f, v) in fields {
+            for (f, v) in &lit.fields {
                 let _ = write!(out, " ({} {})", f.name, expr(v));
             }
             out + ")"

@@ -8,7 +8,7 @@
 //! allowed again, so nested positions use `full`.
 
 use super::{Cx, P, ToyError, entry_comma, ident, no_match, opened_by, skip_group};
-use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, UnOp};
+use crate::syntax::ast::{BinOp, Expr, ExprKind, Ident, StructLit, UnOp};
 use crate::syntax::errors::STRUCT_LIT_IN_CONDITION;
 use crate::syntax::token::Token;
 use chumsky::prelude::*;
@@ -432,11 +432,11 @@ fn struct_lit<'a, E: ToyError<'a>>(
             let span = cx.span(e.span());
             match fields {
                 Some(fields) => Expr {
-                    kind: ExprKind::StructLit {
+                    kind: ExprKind::StructLit(Box::new(StructLit {
                         module,
                         name,
                         fields,
-                    },
+                    })),
                     span,
                 },
                 None => Expr {

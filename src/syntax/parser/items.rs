@@ -24,7 +24,7 @@ pub(crate) fn type_expr<'a, E: ToyError<'a>>(cx: Cx<'a>) -> P<'a, TypeExpr, E> {
         let named = ident(cx)
             .then(just(Token::Dot).ignore_then(ident(cx)).or_not())
             .map(|(a, b)| match b {
-                Some(b) => TypeExprKind::Qualified(a, b),
+                Some(b) => TypeExprKind::Qualified(Box::new((a, b))),
                 None => TypeExprKind::Named(a),
             });
         let array = ty

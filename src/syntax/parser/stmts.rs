@@ -3,7 +3,7 @@
 use super::exprs::ExprParsers;
 use super::items::type_expr;
 use super::{Cx, P, PExtra, PInput, ToyError, ident, semi_may_be_missing, skip_junk};
-use crate::syntax::ast::{BinOp, Block, Expr, ExprKind, Ident, Stmt, StmtKind};
+use crate::syntax::ast::{BinOp, Block, Expr, ExprKind, ForRange, Ident, Stmt, StmtKind};
 use crate::syntax::token::Token;
 use chumsky::prelude::*;
 
@@ -167,13 +167,13 @@ fn loop_stmt<'a, E: ToyError<'a>>(
         .map_with(move |(label, l), e| {
             let kind = match l {
                 Loop::While(cond, body) => StmtKind::While { label, cond, body },
-                Loop::Range(var, start, end, body) => StmtKind::ForRange {
+                Loop::Range(var, start, end, body) => StmtKind::ForRange(Box::new(ForRange {
                     label,
                     var,
                     start,
                     end,
                     body,
-                },
+                })),
                 Loop::Each(var, iter, body) => StmtKind::ForEach {
                     label,
                     var,
