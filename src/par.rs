@@ -44,6 +44,11 @@ pub const SOURCE_BYTES_PER_STATEMENT: usize = 25;
 /// How many pieces [`Pool::drop_on`] frees in parallel.
 const DROP_PIECES: usize = 8;
 
+/// How many items per worker [`Pool::overlapped`] lets wait for a worker
+/// (Cranelift's translated functions: enough that no worker idles while
+/// the next function is translated).
+const OVERLAP_AHEAD: usize = 2;
+
 /// Worker threads shared by the stages of one compilation (see the module
 /// doc). Cloning shares the same workers. The default runs everything on
 /// the calling thread.
@@ -232,6 +237,11 @@ impl Pool {
     /// every item is done, or the error `produce` stopped with (after the
     /// items it had passed are done). Serially (below `min_work`, one
     /// thread), each item is consumed as soon as it is passed.
+    ///
+    /// At most [`OVERLAP_AHEAD`] items per worker wait for a worker at any
+    /// time: an item passed beyond that is consumed on the calling thread
+    /// before `produce` goes on, so a producer faster than the workers
+    /// does not hold every item in memory at once.
     pub fn overlapped<I, R, E, P, C>(
         &self,
         work: usize,
@@ -253,20 +263,30 @@ impl Pool {
             return Ok(out);
         };
         let results: Mutex<Vec<Option<R>>> = Mutex::new(Vec::new());
-        let (results_ref, consume_ref) = (&results, &consume);
+        let store = |k: usize, r: R| {
+            if let Ok(mut slots) = results.lock() {
+                if slots.len() <= k {
+                    slots.resize_with(k + 1, || None);
+                }
+                slots[k] = Some(r);
+            }
+        };
+        let waiting = AtomicUsize::new(0);
+        let limit = OVERLAP_AHEAD * workers.current_num_threads();
+        let (store_ref, consume_ref, waiting_ref) = (&store, &consume, &waiting);
         let mut count = 0;
         let produced = workers.in_place_scope(|s| {
             produce(&mut |item| {
                 let k = count;
                 count += 1;
+                if waiting_ref.load(Ordering::Acquire) >= limit {
+                    store_ref(k, consume_ref(k, item));
+                    return;
+                }
+                waiting_ref.fetch_add(1, Ordering::AcqRel);
                 s.spawn(move |_| {
-                    let r = consume_ref(k, item);
-                    if let Ok(mut slots) = results_ref.lock() {
-                        if slots.len() <= k {
-                            slots.resize_with(k + 1, || None);
-                        }
-                        slots[k] = Some(r);
-                    }
+                    waiting_ref.fetch_sub(1, Ordering::AcqRel);
+                    store_ref(k, consume_ref(k, item));
                 });
             })
         });
@@ -384,6 +404,42 @@ mod tests {
             );
             assert_eq!(stopped, Err("stopped".to_string()));
         }
+    }
+
+    #[test]
+    fn a_fast_producer_waits_on_at_most_a_few_items_per_worker() {
+        let pool = Pool::new(2, 0);
+        let waiting = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        let caller = std::thread::current().id();
+        let on_caller = AtomicUsize::new(0);
+        let out = pool.overlapped(
+            100,
+            |sink| {
+                for i in 0..40u64 {
+                    let now = waiting.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    sink(i);
+                }
+                Ok::<(), String>(())
+            },
+            |_, i| {
+                waiting.fetch_sub(1, Ordering::SeqCst);
+                if std::thread::current().id() == caller {
+                    on_caller.fetch_add(1, Ordering::SeqCst);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                i * 2
+            },
+        );
+        assert_eq!(out, Ok((0..40).map(|i| i * 2).collect::<Vec<u64>>()));
+        // Two workers: at most 2 * OVERLAP_AHEAD wait, plus the one being
+        // passed; the others ran on the producer's thread.
+        assert!(
+            most.load(Ordering::SeqCst) <= 2 * OVERLAP_AHEAD + 1,
+            "{most:?}"
+        );
+        assert!(on_caller.load(Ordering::SeqCst) > 0);
     }
 
     #[test]
