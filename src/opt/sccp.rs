@@ -55,7 +55,7 @@ struct Solver<'a> {
     block_of: SecondaryMap<Value, BlockId>,
     exec_block: SecondaryMap<BlockId, bool>,
     exec_edges: FxSet<(BlockId, BlockId)>,
-    users: SecondaryMap<Value, Vec<Value>>,
+    users: Users,
     flow: Vec<(BlockId, BlockId)>,
     ssa: Vec<Value>,
 }
@@ -70,16 +70,17 @@ impl Solver<'_> {
     }
 
     fn eval(&self, s: Value) -> Lattice {
+        // One or two operands (unary and binary operations).
         let all = |ops: &[&Operand], f: &dyn Fn(&[Operand]) -> Option<Operand>| {
-            let mut consts = Vec::with_capacity(ops.len());
-            for op in ops {
+            let mut consts = [Operand::Nil; 2];
+            for (k, op) in ops.iter().enumerate() {
                 match self.lat(op) {
                     Lattice::Bottom => return Lattice::Bottom,
                     Lattice::Top => return Lattice::Top,
-                    Lattice::Const(c) => consts.push(c),
+                    Lattice::Const(c) => consts[k] = c,
                 }
             }
-            f(&consts).map_or(Lattice::Bottom, Lattice::Const)
+            f(&consts[..ops.len()]).map_or(Lattice::Bottom, Lattice::Const)
         };
         match &self.ir.stmts.inst[s] {
             Inst::Copy(a) | Inst::Pi { value: a, .. } => self.lat(a),
@@ -178,8 +179,8 @@ impl Solver<'_> {
                     }
                 }
             } else if let Some(v) = self.ssa.pop() {
-                for i in 0..self.users[v].len() {
-                    let u = self.users[v][i];
+                for i in self.users.range(v) {
+                    let u = self.users.list[i];
                     if self.exec_block[self.block_of[u]] {
                         self.visit_stmt(u);
                     }
@@ -191,24 +192,61 @@ impl Solver<'_> {
     }
 }
 
+/// Each statement's users, flat (one allocation, not one per value):
+/// value `v`'s are `list[start[v]..start[v + 1]]`, in statement order, a
+/// statement that uses `v` twice listed twice.
+struct Users {
+    start: Vec<u32>,
+    list: Vec<Value>,
+}
+
+impl Users {
+    fn of(ir: &IrCode) -> Users {
+        let n = ir.stmts.len();
+        let mut start = vec![0u32; n + 1];
+        for inst in ir.stmts.inst.values() {
+            for_each_value_use(inst, |v| {
+                if v.index() < n {
+                    start[v.index() + 1] += 1;
+                }
+            });
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut next = start.clone();
+        let mut list = vec![Value(0); start[n] as usize];
+        for (s, inst) in ir.stmts.inst.iter() {
+            for_each_value_use(inst, |v| {
+                if v.index() < n {
+                    list[next[v.index()] as usize] = s;
+                    next[v.index()] += 1;
+                }
+            });
+        }
+        Users { start, list }
+    }
+
+    /// The positions in `list` of `v`'s users.
+    fn range(&self, v: Value) -> std::ops::Range<usize> {
+        self.start[v.index()] as usize..self.start[v.index() + 1] as usize
+    }
+}
+
 /// Solves the lattice for `ir` (no rewriting).
 pub fn solve(ir: &IrCode) -> Solution {
     let n = ir.stmts.len();
     let mut block_of = SecondaryMap::with_default(BlockId(0));
+    block_of.resize(n);
     for (b, bb) in ir.cfg.blocks.iter() {
         for s in bb.stmts.clone() {
             block_of[Value(s)] = b;
         }
     }
-    let mut users: SecondaryMap<Value, Vec<Value>> = SecondaryMap::with_capacity(n);
     let mut values = SecondaryMap::with_default(Lattice::Bottom);
-    for (s, inst) in ir.stmts.inst.iter() {
+    values.resize(n);
+    for s in ir.stmts.inst.keys() {
         values[s] = Lattice::Top;
-        for_each_value_use(inst, |v| {
-            if v.index() < n {
-                users[v].push(s);
-            }
-        });
     }
     let mut solver = Solver {
         ir,
@@ -216,7 +254,7 @@ pub fn solve(ir: &IrCode) -> Solution {
         block_of,
         exec_block: SecondaryMap::with_capacity(ir.cfg.blocks.len()),
         exec_edges: Default::default(),
-        users,
+        users: Users::of(ir),
         flow: Vec::new(),
         ssa: Vec::new(),
     };
