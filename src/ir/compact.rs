@@ -363,36 +363,20 @@ impl<'a> IncrementalCompact<'a> {
     /// `users[start[w]..start[w + 1]]` (a φ using `w` twice is listed twice).
     fn phi_users(&self, phis: &[u32]) -> (Vec<u32>, Vec<u32>) {
         let n = self.insts.len();
-        let operands = |p: u32| match &self.insts[p as usize] {
-            Inst::Phi { values, .. } => &values[..],
-            _ => &[],
-        };
-        let mut start = vec![0u32; n + 1];
-        for &p in phis {
-            for val in operands(p) {
-                if let Operand::Value(w) = val
-                    && w.index() < n
-                {
-                    start[w.index() + 1] += 1;
+        crate::ir::graph::group_by_key(n, 0u32, |f| {
+            for &p in phis {
+                let Inst::Phi { values, .. } = &self.insts[p as usize] else {
+                    continue;
+                };
+                for val in values {
+                    if let Operand::Value(w) = val
+                        && w.index() < n
+                    {
+                        f(w.index(), p);
+                    }
                 }
             }
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut next = start.clone();
-        let mut users = vec![0u32; start[n] as usize];
-        for &p in phis {
-            for val in operands(p) {
-                if let Operand::Value(w) = val
-                    && w.index() < n
-                {
-                    users[next[w.index()] as usize] = p;
-                    next[w.index()] += 1;
-                }
-            }
-        }
-        (users, start)
+        })
     }
 
     /// Whether statement `v` survives so far: in a live block, not

@@ -6,8 +6,9 @@
 //!
 //! The one implementation for every client: [`DomTree::new`] for an
 //! IrCode's CFG (which passes get through [`crate::ir::Cfg::dom_tree`],
-//! computed once while the edges stay the same), [`DomTree::from_graph`] for any graph given by successor
-//! and predecessor lists (the block view of `opt/loops.rs`, a reversed CFG).
+//! computed once while the edges stay the same), [`DomTree::from_graph`]
+//! for any graph given by successor and predecessor lists (the block view
+//! of `opt/loops.rs`, a reversed CFG).
 //! Node 0 (block 0) is the entry.
 //!
 //! Blocks unreachable from the entry have no dominator; `dominates` answers
@@ -160,24 +161,13 @@ impl<N: EntityRef> DomTree<N> {
 /// increasing order (a counting sort by parent).
 fn children_of<N: EntityRef>(n: usize, idom: &SecondaryMap<N, Option<N>>) -> (Vec<N>, Vec<u32>) {
     let parent = |b: usize| idom[N::new(b)].filter(|d| d.index() != b);
-    let mut start = vec![0u32; n + 1];
-    for b in 1..n {
-        if let Some(d) = parent(b) {
-            start[d.index() + 1] += 1;
+    crate::ir::graph::group_by_key(n, N::new(0), |f| {
+        for b in 1..n {
+            if let Some(d) = parent(b) {
+                f(d.index(), N::new(b));
+            }
         }
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut next = start.clone();
-    let mut children = vec![N::new(0); start[n] as usize];
-    for b in 1..n {
-        if let Some(d) = parent(b) {
-            children[next[d.index()] as usize] = N::new(b);
-            next[d.index()] += 1;
-        }
-    }
-    (children, start)
+    })
 }
 
 /// Cooper, Harvey and Kennedy's iteration over the reverse postorder `rpo`

@@ -6,6 +6,31 @@
 
 use cranelift_entity::EntityRef;
 
+/// Pairs `(key, item)` grouped by key, flat, by a counting sort: key `k`'s
+/// items are `items[start[k]..start[k + 1]]`, in the order the pairs came,
+/// one allocation for all keys (adjacency lists: a node's users, a tree's
+/// children). `pairs(f)` calls `f(key, item)` for every pair, keys below
+/// `n`, and is called twice, giving the same pairs both times; `fill` only
+/// initialises `items`. Returns `(items, start)`, `start` of length `n + 1`.
+pub fn group_by_key<T: Copy>(
+    n: usize,
+    fill: T,
+    pairs: impl Fn(&mut dyn FnMut(usize, T)),
+) -> (Vec<T>, Vec<u32>) {
+    let mut start = vec![0u32; n + 1];
+    pairs(&mut |k, _| start[k + 1] += 1);
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut next = start.clone();
+    let mut items = vec![fill; start[n] as usize];
+    pairs(&mut |k, item| {
+        items[next[k] as usize] = item;
+        next[k] += 1;
+    });
+    (items, start)
+}
+
 /// The nodes reachable from node 0 of the `n`-node graph `succs`, in
 /// reverse postorder of an iterative depth-first search that enters the
 /// successors of a node in the order `succs` lists them (so the successor

@@ -192,9 +192,10 @@ impl Solver<'_> {
     }
 }
 
-/// Each statement's users, flat (one allocation, not one per value):
-/// value `v`'s are `list[start[v]..start[v + 1]]`, in statement order, a
-/// statement that uses `v` twice listed twice.
+/// Each statement's users, flat ([`crate::ir::graph::group_by_key`]: one
+/// allocation, not one per value): value `v`'s are
+/// `list[start[v]..start[v + 1]]`, in statement order, a statement that
+/// uses `v` twice listed twice.
 struct Users {
     start: Vec<u32>,
     list: Vec<Value>,
@@ -203,27 +204,15 @@ struct Users {
 impl Users {
     fn of(ir: &IrCode) -> Users {
         let n = ir.stmts.len();
-        let mut start = vec![0u32; n + 1];
-        for inst in ir.stmts.inst.values() {
-            for_each_value_use(inst, |v| {
-                if v.index() < n {
-                    start[v.index() + 1] += 1;
-                }
-            });
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut next = start.clone();
-        let mut list = vec![Value(0); start[n] as usize];
-        for (s, inst) in ir.stmts.inst.iter() {
-            for_each_value_use(inst, |v| {
-                if v.index() < n {
-                    list[next[v.index()] as usize] = s;
-                    next[v.index()] += 1;
-                }
-            });
-        }
+        let (list, start) = crate::ir::graph::group_by_key(n, Value(0), |f| {
+            for (s, inst) in ir.stmts.inst.iter() {
+                for_each_value_use(inst, |v| {
+                    if v.index() < n {
+                        f(v.index(), s);
+                    }
+                });
+            }
+        });
         Users { start, list }
     }
 
