@@ -300,7 +300,8 @@ fn threadable(ir: &IrCode, b: BlockId) -> bool {
 /// `goto` to the next block, and no empty block (nothing but a `goto`, if
 /// that) is entered other than by the true edge of the branch before it:
 /// then the block view lowers back to `ir` itself (debug builds check it).
-fn may_change(ir: &IrCode, thread: bool) -> bool {
+/// `compacted` is `is_compacted(ir)`.
+fn may_change(ir: &IrCode, thread: bool, compacted: bool) -> bool {
     let blocks = &ir.cfg.blocks;
     let insts = &ir.stmts.inst;
     let last = |b: BlockId| blocks[b].last().map(|v| &insts[v]);
@@ -323,7 +324,7 @@ fn may_change(ir: &IrCode, thread: bool) -> bool {
             return true;
         }
     }
-    !is_compacted(ir)
+    !compacted
 }
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
@@ -341,7 +342,8 @@ pub fn merge_only(ir: &mut IrCode, ctx: &mut PassCtx) {
 }
 
 fn run_with(ir: &mut IrCode, ctx: &mut PassCtx, thread: bool) {
-    if !may_change(ir, thread) {
+    let compacted = is_compacted(ir);
+    if !may_change(ir, thread, compacted) {
         #[cfg(debug_assertions)]
         {
             let mut full = ir.clone();
@@ -356,7 +358,7 @@ fn run_with(ir: &mut IrCode, ctx: &mut PassCtx, thread: bool) {
     }
     #[cfg(debug_assertions)]
     let before = ir.clone();
-    if let Some(merged) = merge_adjacent(ir, thread) {
+    if let Some(merged) = compacted.then(|| merge_adjacent(ir, thread)).flatten() {
         #[cfg(debug_assertions)]
         {
             let mut full = before;
@@ -376,7 +378,7 @@ fn run_with(ir: &mut IrCode, ctx: &mut PassCtx, thread: bool) {
 
 /// The merges [`simplify`] would make, done on `ir` itself when they are
 /// all it would do besides dropping `goto`s to the next block: `ir` is
-/// compacted, nothing is to be threaded (every empty block is entered by
+/// compacted (the caller knows it is), nothing is to be threaded (every empty block is entered by
 /// true edges only), no branch targets the next block, and each block `b`
 /// that is the only successor of its only predecessor `a` (and not a
 /// handler) comes right after it, `a` falling through or ending in a
@@ -427,12 +429,10 @@ struct Plan {
     drop: Vec<Value>,
 }
 
-/// [`merge_adjacent`]'s plan, or `None` when simplifycfg would do anything
-/// else (see there).
+/// [`merge_adjacent`]'s plan for a compacted `ir`, or `None` when
+/// simplifycfg would do anything else (see there).
 fn plan_adjacent(ir: &IrCode, thread: bool) -> Option<Plan> {
-    if !is_compacted(ir) {
-        return None;
-    }
+    debug_assert!(is_compacted(ir));
     let blocks = &ir.cfg.blocks;
     let insts = &ir.stmts.inst;
     let last = |b: BlockId| blocks[b].last().map(|v| (v, &insts[v]));

@@ -1,17 +1,18 @@
 //! The lexer: source text → tokens with byte spans, plus lexical errors.
 //!
-//! Built with chumsky over `&str`. The token parsers for numbers, strings,
-//! trivia (whitespace and comments) and punctuation are `custom` parsers
-//! that scan the remaining text directly, so lexing is linear in the input
-//! and never recurses (nested block comments are tracked with a counter).
+//! A hand-written scanner ([`Scanner`]) over the text's bytes: each token
+//! kind is chosen by its first character, and numbers, strings, trivia
+//! (whitespace and comments) and punctuation scan the remaining text
+//! directly, so lexing is linear in the input and never recurses (nested
+//! block comments are tracked with a counter). The parser (chumsky) runs
+//! on its tokens.
 //!
 //! The lexer never fails: a character outside the language is reported and
 //! skipped, a malformed literal is reported and still yields a token, so
 //! the parser sees a plausible token stream and does not cascade.
 
 use super::token::Token;
-use chumsky::input::InputRef;
-use chumsky::prelude::*;
+use chumsky::span::SimpleSpan;
 
 /// A lexical error: span and message.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,22 +22,22 @@ pub struct LexError {
     pub label: String,
 }
 
-type LexExtra<'a> = extra::Err<Rich<'a, char, SimpleSpan>>;
-
 /// 2^63, the magnitude of i64::MIN.
 pub const I64_MIN_MAGNITUDE: u64 = 1 << 63;
 
 /// Splits `text` into tokens. Always returns every token it could form and
 /// every lexical error (adjacent unexpected characters are reported once).
 pub fn lex(text: &str) -> (Vec<(Token<'_>, SimpleSpan)>, Vec<LexError>) {
-    let (out, errs) = lexer(text).parse(text).into_output_errors();
+    let mut sc = Scanner {
+        text,
+        pos: 0,
+        // About one token per four bytes of source.
+        tokens: Vec::with_capacity(text.len() / 4 + 1),
+        errors: Vec::new(),
+    };
+    sc.run();
     let mut errors: Vec<LexError> = Vec::new();
-    for e in errs {
-        let span = *e.span();
-        let message = match e.reason() {
-            chumsky::error::RichReason::Custom(m) => m.clone(),
-            other => format!("{other}"),
-        };
+    for (span, message) in sc.errors {
         // A run of adjacent unexpected characters is one error.
         if let Some(prev) = errors.last_mut()
             && prev.message.starts_with("unexpected character")
@@ -53,7 +54,7 @@ pub fn lex(text: &str) -> (Vec<(Token<'_>, SimpleSpan)>, Vec<LexError>) {
             label,
         });
     }
-    (out.unwrap_or_default(), errors)
+    (sc.tokens, errors)
 }
 
 /// Texts shorter than this are lexed whole.
@@ -172,64 +173,178 @@ fn label_for(message: &str, source: &str) -> String {
     }
 }
 
-fn lexer<'a>(
+/// The scanner's state: the text, the position of the next byte, and what
+/// it has found so far (errors as span and message, in text order).
+struct Scanner<'a> {
     text: &'a str,
-) -> impl Parser<'a, &'a str, Vec<(Token<'a>, SimpleSpan)>, LexExtra<'a>> {
-    let token = custom(move |inp| lex_token(text, inp)).map_with(|t, e| Some((t, e.span())));
-    let bad = any().validate(|c: char, e, emitter| {
+    pos: usize,
+    tokens: Vec<(Token<'a>, SimpleSpan)>,
+    errors: Vec<(SimpleSpan, String)>,
+}
+
+impl<'a> Scanner<'a> {
+    /// Trivia, then tokens each followed by trivia, to the end of the text.
+    /// Where no token starts, one character is reported and skipped.
+    fn run(&mut self) {
+        self.skip_trivia();
+        while self.pos < self.text.len() {
+            let start = self.pos;
+            match self.token() {
+                Some(tok) => self.tokens.push((tok, span(start, self.pos))),
+                None => self.bad_char(),
+            }
+            self.skip_trivia();
+        }
+    }
+
+    fn rest(&self) -> &'a str {
+        &self.text[self.pos..]
+    }
+
+    fn error(&mut self, start: usize, end: usize, message: impl Into<String>) {
+        self.errors.push((span(start, end), message.into()));
+    }
+
+    /// Reports and skips the character at the position.
+    fn bad_char(&mut self) {
+        let start = self.pos;
+        let c = self.rest().chars().next().unwrap_or('\0');
+        self.pos += c.len_utf8().max(1);
         let shown = if c.is_control() || c.is_whitespace() {
             c.escape_debug().to_string()
         } else {
             c.to_string()
         };
-        emitter.emit(Rich::custom(
-            e.span(),
-            format!("unexpected character `{shown}`"),
-        ));
-        None
-    });
-    let trivia = custom(move |inp| skip_trivia(text, inp));
-    trivia
-        .ignore_then(choice((token, bad)).then_ignore(trivia).repeated().fold(
-            Vec::new(),
-            |mut v, t| {
-                if let Some(t) = t {
-                    v.push(t);
-                }
-                v
-            },
-        ))
-        .then_ignore(end())
-}
+        self.error(start, self.pos, format!("unexpected character `{shown}`"));
+    }
 
-/// One token, chosen by its first character (the kinds start with
-/// disjoint characters, so no alternative is tried and undone): an
-/// identifier or keyword (ASCII, as `text::ascii::ident`), a number, a
-/// string, a single-quoted literal or else a label `'name`, or
-/// punctuation. Fails, consuming nothing, where no token starts.
-fn lex_token<'a>(
-    text: &'a str,
-    inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>,
-) -> Result<Token<'a>, Rich<'a, char>> {
-    let start = offset(inp);
-    let rest = &text[start..];
-    match rest.as_bytes().first().copied().unwrap_or(0) {
-        c if c.is_ascii_alphabetic() || c == b'_' => {
-            let word = &rest[..ident_len(rest)];
-            advance(inp, rest, word.len());
-            Ok(Token::keyword(word).unwrap_or(Token::Ident(word)))
-        }
-        c if c.is_ascii_digit() => lex_number(text, inp),
-        b'"' => lex_string(text, inp),
-        b'\'' if single_quoted_len(rest).is_some() => lex_single_quoted(text, inp),
-        b'\'' => match ident_len(&rest[1..]) {
-            0 => Err(Rich::custom(span(start, start), "not a label")),
-            len => {
-                advance(inp, rest, 1 + len);
-                Ok(Token::Label(&rest[1..1 + len]))
+    /// One token, chosen by its first character (the kinds start with
+    /// disjoint characters, so no alternative is tried and undone): an
+    /// identifier or keyword (ASCII letters, digits and `_`), a number, a
+    /// string, a single-quoted literal or else a label `'name`, or
+    /// punctuation. `None`, consuming nothing, where no token starts.
+    fn token(&mut self) -> Option<Token<'a>> {
+        let rest = self.rest();
+        match rest.as_bytes().first().copied().unwrap_or(0) {
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let word = &rest[..ident_len(rest)];
+                self.pos += word.len();
+                Some(Token::keyword(word).unwrap_or(Token::Ident(word)))
             }
-        },
-        _ => lex_punct(text, inp),
+            c if c.is_ascii_digit() => Some(self.number()),
+            b'"' => Some(self.string()),
+            b'\'' if single_quoted_len(rest).is_some() => self.single_quoted(),
+            b'\'' => match ident_len(&rest[1..]) {
+                0 => None,
+                len => {
+                    self.pos += 1 + len;
+                    Some(Token::Label(&rest[1..1 + len]))
+                }
+            },
+            _ => self.punct(),
+        }
+    }
+
+    /// Skips whitespace, `//` comments and nested `/* */` comments.
+    fn skip_trivia(&mut self) {
+        let start = self.pos;
+        let rest = self.rest();
+        let b = rest.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            match b[i] {
+                b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+                b'/' if b.get(i + 1) == Some(&b'/') => {
+                    while i < b.len() && b[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    i = self.skip_block_comment(start, i);
+                    // Stay on a char boundary (a comment may end inside
+                    // none, but an unterminated one ends at the end).
+                    while !rest.is_char_boundary(i) {
+                        i += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+        self.pos = start + i;
+    }
+
+    /// The offset (from `start`) just past the nested block comment that
+    /// opens at offset `open`, or the end of the text, reported, when it
+    /// is not closed.
+    fn skip_block_comment(&mut self, start: usize, open: usize) -> usize {
+        let b = &self.text.as_bytes()[start..];
+        let mut i = open;
+        let mut depth = 0usize;
+        loop {
+            if i >= b.len() {
+                self.error(start + open, start + open + 2, "unterminated block comment");
+                return i;
+            }
+            if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                depth += 1;
+                i += 2;
+            } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return i;
+                }
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Punctuation and operators, longest match first.
+    fn punct(&mut self) -> Option<Token<'a>> {
+        let (tok, len) = punct_at(self.rest().as_bytes())?;
+        self.pos += len;
+        Some(tok)
+    }
+
+    /// `'c'`, `'\n'` or `'word'`, which Toy does not have: reported, and
+    /// lexed as the string it would be in double quotes, so the parser
+    /// sees a plausible token. (A label `'name` is never directly followed
+    /// by `'`.)
+    fn single_quoted(&mut self) -> Option<Token<'a>> {
+        let start = self.pos;
+        let rest = self.rest();
+        let (len, word) = single_quoted_len(rest)?;
+        let inner = &rest[1..len - 1];
+        let value = match inner {
+            "\\'" => "'".to_string(),
+            s if s.starts_with('\\') => scan_string(&format!("\"{s}\"")).value,
+            s => s.to_string(),
+        };
+        self.pos += len;
+        let message = if word { SINGLE_QUOTED } else { CHAR_LITERAL };
+        self.error(start, start + len, message);
+        Some(Token::Str(value))
+    }
+
+    fn number(&mut self) -> Token<'a> {
+        let start = self.pos;
+        let (len, tok) = scan_number(self.rest());
+        self.pos += len;
+        tok.unwrap_or_else(|msg| {
+            self.error(start, start + len, msg);
+            Token::Int(0)
+        })
+    }
+
+    fn string(&mut self) -> Token<'a> {
+        let start = self.pos;
+        let scanned = scan_string(self.rest());
+        self.pos += scanned.len;
+        for (a, b, msg) in scanned.errors {
+            self.error(start + a, start + b, msg);
+        }
+        Token::Str(scanned.value)
     }
 }
 
@@ -248,85 +363,14 @@ fn ident_len(s: &str) -> usize {
     }
 }
 
-/// Byte offset of the cursor.
-fn offset<'a>(inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>) -> usize {
-    let here = inp.cursor();
-    inp.span_since(&here).start
-}
-
-/// Advances the cursor by `bytes` bytes of `rest` (a char boundary).
-fn advance<'a>(inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>, rest: &str, bytes: usize) {
-    for _ in rest[..bytes].chars() {
-        inp.skip();
-    }
-}
-
 fn span(start: usize, end: usize) -> SimpleSpan {
     SimpleSpan::from(start..end)
 }
 
-/// Skips whitespace, `//` comments and nested `/* */` comments. Never fails.
-fn skip_trivia<'a>(
-    text: &'a str,
-    inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>,
-) -> Result<(), Rich<'a, char>> {
-    let start = offset(inp);
-    let rest = &text[start..];
-    let b = rest.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let open = i;
-                let mut depth = 0usize;
-                loop {
-                    if i >= b.len() {
-                        inp.emit(Rich::custom(
-                            span(start + open, start + open + 2),
-                            "unterminated block comment",
-                        ));
-                        break;
-                    }
-                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                        depth += 1;
-                        i += 2;
-                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                        depth -= 1;
-                        i += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-                // Stay on a char boundary (a comment may end inside none, but
-                // an unterminated one ends at the end of the text).
-                while !rest.is_char_boundary(i) {
-                    i += 1;
-                }
-            }
-            _ => break,
-        }
-    }
-    advance(inp, rest, i);
-    Ok(())
-}
-
-/// Punctuation and operators, longest match first.
-fn lex_punct<'a>(
-    text: &'a str,
-    inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>,
-) -> Result<Token<'a>, Rich<'a, char>> {
+/// The punctuation or operator at the start of `b` and its length in
+/// bytes, longest match first.
+fn punct_at(b: &[u8]) -> Option<(Token<'static>, usize)> {
     use Token::*;
-    let start = offset(inp);
-    let b = &text.as_bytes()[start..];
     let at = |i: usize| b.get(i).copied().unwrap_or(0);
     let (tok, len) = match (at(0), at(1), at(2)) {
         (b'<', b'<', b'=') => (ShlEq, 3),
@@ -371,34 +415,9 @@ fn lex_punct<'a>(
         (b',', _, _) => (Comma, 1),
         (b';', _, _) => (Semi, 1),
         (b':', _, _) => (Colon, 1),
-        _ => return Err(Rich::custom(span(start, start), "not punctuation")),
+        _ => return None,
     };
-    advance(inp, &text[start..], len);
-    Ok(tok)
-}
-
-/// `'c'`, `'\n'` or `'word'`, which Toy does not have: reported, and lexed
-/// as the string it would be in double quotes, so the parser sees a
-/// plausible token. (A label `'name` is never directly followed by `'`.)
-fn lex_single_quoted<'a>(
-    text: &'a str,
-    inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>,
-) -> Result<Token<'a>, Rich<'a, char>> {
-    let start = offset(inp);
-    let rest = &text[start..];
-    let Some((len, word)) = single_quoted_len(rest) else {
-        return Err(Rich::custom(span(start, start), "not a quoted literal"));
-    };
-    let inner = &rest[1..len - 1];
-    let value = match inner {
-        "\\'" => "'".to_string(),
-        s if s.starts_with('\\') => scan_string(&format!("\"{s}\"")).value,
-        s => s.to_string(),
-    };
-    advance(inp, rest, len);
-    let message = if word { SINGLE_QUOTED } else { CHAR_LITERAL };
-    inp.emit(Rich::custom(span(start, start + len), message));
-    Ok(Token::Str(value))
+    Some((tok, len))
 }
 
 /// The length of a single-quoted literal at the start of `s` (which starts
@@ -496,20 +515,6 @@ pub(crate) fn scan_number(s: &str) -> (usize, Result<Token<'static>, &'static st
     }
 }
 
-fn lex_number<'a>(
-    text: &'a str,
-    inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>,
-) -> Result<Token<'a>, Rich<'a, char>> {
-    let start = offset(inp);
-    let rest = &text[start..];
-    let (len, tok) = scan_number(rest);
-    advance(inp, rest, len);
-    Ok(tok.unwrap_or_else(|msg| {
-        inp.emit(Rich::custom(span(start, start + len), msg));
-        Token::Int(0)
-    }))
-}
-
 /// The result of scanning a string literal starting at its `"`.
 pub(crate) struct ScannedStr {
     /// Length in bytes, including the quotes that were present.
@@ -592,18 +597,4 @@ pub(crate) fn scan_string(s: &str) -> ScannedStr {
         value,
         errors,
     }
-}
-
-fn lex_string<'a>(
-    text: &'a str,
-    inp: &mut InputRef<'a, '_, &'a str, LexExtra<'a>>,
-) -> Result<Token<'a>, Rich<'a, char>> {
-    let start = offset(inp);
-    let rest = &text[start..];
-    let scanned = scan_string(rest);
-    advance(inp, rest, scanned.len);
-    for (a, b, msg) in scanned.errors {
-        inp.emit(Rich::custom(span(start + a, start + b), msg));
-    }
-    Ok(Token::Str(scanned.value))
 }
