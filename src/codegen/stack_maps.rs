@@ -124,12 +124,14 @@ impl Liveness<'_> {
 }
 
 /// The values live on entry to each block of `order` (the function's
-/// layout), to the fixpoint of `in = gen ∪ (out − kill)`; and the
-/// successors of each block, flat (`succs[succ_start[k]..succ_start[k + 1]]`).
+/// layout), to the fixpoint of `in = gen ∪ (out − kill)`; the successors
+/// of each block, flat (`succs[succ_start[k]..succ_start[k + 1]]`); and
+/// whether each block holds a safepoint (only those are walked again).
 struct Solution {
     live_in: BlockSets,
     succs: Vec<u32>,
     succ_start: Vec<u32>,
+    has_safepoint: Vec<bool>,
 }
 
 impl Solution {
@@ -154,14 +156,16 @@ fn solve(lv: &Liveness, order: &[cl::Block]) -> Solution {
     let mut succ_start = Vec::with_capacity(order.len() + 1);
     let mut gen_ = BlockSets::new(order.len(), w);
     let mut kill = BlockSets::new(order.len(), w);
+    let mut has_safepoint = vec![false; order.len()];
     for (k, &b) in order.iter().enumerate() {
         succ_start.push(succs.len() as u32);
         lv.successors(b, &pos, &mut succs);
         let kill_k = kill.get_mut(k);
+        let safepoint_k = &mut has_safepoint[k];
         lv.transfer(
             b,
             gen_.get_mut(k),
-            |_, _| {},
+            |_, _| *safepoint_k = true,
             |i| kill_k[i as usize / 64] |= 1 << (i % 64),
         );
     }
@@ -170,6 +174,7 @@ fn solve(lv: &Liveness, order: &[cl::Block]) -> Solution {
         live_in: BlockSets::new(order.len(), w),
         succs,
         succ_start,
+        has_safepoint,
     };
     let mut out = vec![0u64; w];
     let mut changed = true;
@@ -224,6 +229,9 @@ pub(super) fn insert(func: &mut Function, roots: &FrameRoots) {
         let mut spilled = vec![false; values.len()];
         let mut live = vec![0u64; lv.words];
         for (k, &b) in order.iter().enumerate() {
+            if !sol.has_safepoint[k] {
+                continue;
+            }
             sol.live_out(k, &mut live);
             let at_safepoint = |call, live: &[u64]| {
                 let ids = members(live);
