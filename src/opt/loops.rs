@@ -25,13 +25,14 @@ use crate::ir::loops::{LoopId, LoopNest};
 use crate::ir::{BlockId, FxSet, Inst, IrCode, Operand};
 use crate::opt::PassCtx;
 use cranelift_entity::EntityRef;
+use std::sync::Arc;
 
 /// The block view's edges by position and its loops ([`LoopNest`], over
 /// positions).
 struct Analysis {
     succs: Vec<Vec<usize>>,
     preds: Vec<Vec<usize>>,
-    loops: LoopNest,
+    loops: Arc<LoopNest>,
 }
 
 fn analyse(bir: &BlockIr) -> Analysis {
@@ -42,11 +43,15 @@ fn analyse(bir: &BlockIr) -> Analysis {
         .iter()
         .map(|b| b.term.succs().into_iter().filter_map(at).collect())
         .collect();
-    analysis_of(succs)
+    let preds = preds_of(&succs);
+    analysis_of(succs, preds)
 }
 
 /// [`analyse`] of the block view [`BlockIr::from_ir`] would make of `ir`
-/// (its positions are `ir`'s blocks), without making it.
+/// (its positions are `ir`'s blocks), without making it. When `ir`'s CFG
+/// lists exactly these edges (it does unless a pass left it stale), the
+/// loops are the CFG's cached ones ([`crate::ir::Cfg::loop_nest`]), which
+/// the passes after this one then find already built.
 fn analyse_ir(ir: &IrCode) -> Analysis {
     let nb = ir.cfg.blocks.len() as u32;
     let succs: Vec<Vec<usize>> = ir
@@ -62,7 +67,24 @@ fn analyse_ir(ir: &IrCode) -> Analysis {
                 .collect()
         })
         .collect();
-    analysis_of(succs)
+    let preds = preds_of(&succs);
+    let same = |mine: &[usize], cfg: &[BlockId]| {
+        mine.len() == cfg.len() && mine.iter().zip(cfg).all(|(a, b)| *a == b.index())
+    };
+    let cfg_agrees = ir
+        .cfg
+        .blocks
+        .values()
+        .enumerate()
+        .all(|(b, bb)| same(&succs[b], &bb.succs) && same(&preds[b], &bb.preds));
+    if !cfg_agrees {
+        return analysis_of(succs, preds);
+    }
+    Analysis {
+        loops: ir.cfg.loop_nest(),
+        succs,
+        preds,
+    }
 }
 
 /// Whether some edge of `ir`'s CFG goes back to its own block or an
@@ -77,9 +99,10 @@ pub(crate) fn has_back_edge(ir: &IrCode) -> bool {
 }
 
 /// The edges, dominators and loops of the graph `succs` over positions.
-fn analysis_of(succs: Vec<Vec<usize>>) -> Analysis {
-    let n = succs.len();
-    let mut preds = vec![Vec::new(); n];
+/// Each node's predecessors in `succs`, in node order (a repeated edge
+/// once).
+fn preds_of(succs: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let mut preds = vec![Vec::new(); succs.len()];
     for (b, ss) in succs.iter().enumerate() {
         for &s in ss {
             // `b`'s edges come one after another: a repeated edge has `b`
@@ -89,11 +112,16 @@ fn analysis_of(succs: Vec<Vec<usize>>) -> Analysis {
             }
         }
     }
+    preds
+}
+
+fn analysis_of(succs: Vec<Vec<usize>>, preds: Vec<Vec<usize>>) -> Analysis {
+    let n = succs.len();
     // The graph's nodes are layout positions, as `BlockId`s.
     let succ_of = |b: BlockId| succs[b.index()].iter().map(|&s| BlockId::new(s));
     let pred_of = |b: BlockId| preds[b.index()].iter().map(|&p| BlockId::new(p));
     let doms = DomTree::from_graph(n, succ_of, pred_of);
-    let loops = LoopNest::from_graph(n, succ_of, pred_of, &doms);
+    let loops = Arc::new(LoopNest::from_graph(n, succ_of, pred_of, &doms));
     Analysis {
         succs,
         preds,
