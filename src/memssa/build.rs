@@ -27,11 +27,25 @@ pub(crate) fn unique_preds(ir: &IrCode, b: BlockId) -> Vec<BlockId> {
     out
 }
 
-/// Dominance frontiers (Cooper, Harvey & Kennedy) of the reachable blocks.
-pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> SecondaryMap<BlockId, Vec<BlockId>> {
+/// Dominance frontiers, flat: block `b`'s are `items[start[b]..start[b + 1]]`.
+pub(crate) struct Frontiers {
+    items: Vec<BlockId>,
+    start: Vec<u32>,
+}
+
+impl Frontiers {
+    fn of(&self, b: BlockId) -> &[BlockId] {
+        &self.items[self.start[b.index()] as usize..self.start[b.index() + 1] as usize]
+    }
+}
+
+/// Dominance frontiers (Cooper, Harvey & Kennedy) of the reachable blocks,
+/// each in increasing block order.
+pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> Frontiers {
     let n = ir.cfg.blocks.len();
-    let mut df: SecondaryMap<BlockId, Vec<BlockId>> = SecondaryMap::with_capacity(n);
-    df.resize(n);
+    // `(r, b)`: `b` is in `r`'s frontier; `last[r]` is the last such `b`.
+    let mut pairs: Vec<(u32, BlockId)> = Vec::new();
+    let mut last = vec![u32::MAX; n];
     for b in (0..n).map(BlockId::new) {
         // A block with fewer than two predecessors is in no frontier.
         if !dom.reachable(b) || ir.cfg.blocks[b].preds.len() < 2 {
@@ -52,10 +66,11 @@ pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> SecondaryMap<BlockId, Vec
                 // predecessor's walk, which went on from `r` to `idom`:
                 // the rest of this walk is done (linear, not quadratic, in
                 // a join of many predecessors along a chain).
-                if df[r].last() == Some(&b) {
+                if last[r.index()] == b.0 {
                     break;
                 }
-                df[r].push(b);
+                last[r.index()] = b.0;
+                pairs.push((r.0, b));
                 match dom.idom(r) {
                     Some(d) if d != r => r = d,
                     _ => break,
@@ -63,11 +78,16 @@ pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> SecondaryMap<BlockId, Vec
             }
         }
     }
-    df
+    let (items, start) = crate::ir::graph::group_by_key(n, BlockId(0), |f| {
+        for &(r, b) in &pairs {
+            f(r as usize, b);
+        }
+    });
+    Frontiers { items, start }
 }
 
 /// The iterated dominance frontier of `blocks`.
-pub(crate) fn idf(df: &SecondaryMap<BlockId, Vec<BlockId>>, blocks: &[BlockId]) -> Vec<BlockId> {
+pub(crate) fn idf(df: &Frontiers, blocks: &[BlockId]) -> Vec<BlockId> {
     let mut in_set: SecondaryMap<BlockId, bool> = SecondaryMap::new();
     let mut queued: SecondaryMap<BlockId, bool> = SecondaryMap::new();
     let mut work: Vec<BlockId> = Vec::new();
@@ -79,7 +99,7 @@ pub(crate) fn idf(df: &SecondaryMap<BlockId, Vec<BlockId>>, blocks: &[BlockId]) 
     }
     let mut out = Vec::new();
     while let Some(b) = work.pop() {
-        for &f in &df[b] {
+        for &f in df.of(b) {
             if !in_set[f] {
                 in_set[f] = true;
                 out.push(f);
@@ -224,7 +244,9 @@ pub(crate) fn rename(ir: &IrCode, m: &mut MemorySsa) {
     let mut stack: Vec<(BlockId, AccessId)> = vec![(BlockId(0), LIVE_ON_ENTRY)];
     while let Some((b, incoming)) = stack.pop() {
         let mut cur = incoming;
-        for a in m.lists[b].clone() {
+        // By index: renaming changes accesses and users, never the lists.
+        for k in 0..m.lists[b].len() {
+            let a = m.lists[b][k];
             match m.access(a).kind {
                 AccessKind::Phi { .. } => cur = a,
                 AccessKind::Def { .. } => {
@@ -243,7 +265,7 @@ pub(crate) fn rename(ir: &IrCode, m: &mut MemorySsa) {
                 AccessKind::LiveOnEntry => {}
             }
         }
-        for s in ir.cfg.blocks[b].succs.clone() {
+        for &s in &ir.cfg.blocks[b].succs {
             if let Some(p) = m.phi_for(s) {
                 m.set_phi_incoming(p, b, cur);
             }
@@ -272,5 +294,42 @@ impl MemorySsa {
             }
             self.add_user(val, p);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{frontiers, idf};
+    use crate::ir::handbuild::ir_from_blocks;
+    use crate::ir::{BlockId, Inst, Operand, Type};
+
+    #[test]
+    fn frontiers_of_a_diamond_then_a_loop() {
+        // #0 → #1, #2 → #3 (join); #3 → #4 → #3 (loop), #3 → #5.
+        let branch = |dest| Inst::GotoIfNot {
+            cond: Operand::Arg(0),
+            dest: BlockId(dest),
+        };
+        let void = |i| (i, Type::Void);
+        let ir = ir_from_blocks(
+            "f",
+            vec![Type::Bool],
+            Type::Void,
+            vec![
+                vec![void(branch(2))],
+                vec![void(Inst::Goto(BlockId(3)))],
+                vec![void(Inst::Goto(BlockId(3)))],
+                vec![void(branch(5))],
+                vec![void(Inst::Goto(BlockId(3)))],
+                vec![void(Inst::Return(None))],
+            ],
+        );
+        let df = frontiers(&ir, &ir.cfg.dom_tree());
+        let of: Vec<Vec<u32>> = (0..6)
+            .map(|b| df.of(BlockId(b)).iter().map(|x| x.0).collect())
+            .collect();
+        assert_eq!(of, [vec![], vec![3], vec![3], vec![3], vec![3], vec![]]);
+        assert_eq!(idf(&df, &[BlockId(1)]), [BlockId(3)]);
+        assert_eq!(idf(&df, &[BlockId(0), BlockId(5)]), []);
     }
 }
