@@ -322,7 +322,7 @@ impl<'a> IncrementalCompact<'a> {
     /// Folds every φ whose operands are one value and itself into that
     /// value, re-checking the φs that use a folded one; returns how many.
     fn fold_trivial_phis(&mut self, phis: Vec<u32>) -> u32 {
-        let (users, user_start) = self.phi_users(&phis);
+        let users = self.phi_users(&phis);
         let mut folded = 0;
         let mut work = phis;
         while let Some(p) = work.pop() {
@@ -352,16 +352,15 @@ impl<'a> IncrementalCompact<'a> {
                 self.subst[p as usize] = Some(u);
                 folded += 1;
                 // `p` folds once, so its users are queued once.
-                let (lo, hi) = (user_start[p as usize], user_start[p as usize + 1]);
-                work.extend_from_slice(&users[lo as usize..hi as usize]);
+                work.extend_from_slice(users.of(p as usize));
             }
         }
         folded
     }
 
-    /// The φs of `phis` that use each value, flat: value `w`'s users are
-    /// `users[start[w]..start[w + 1]]` (a φ using `w` twice is listed twice).
-    fn phi_users(&self, phis: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    /// The φs of `phis` that use each value, keyed by value index (a φ
+    /// using `w` twice is listed twice).
+    fn phi_users(&self, phis: &[u32]) -> crate::ir::graph::Grouped<u32> {
         let n = self.insts.len();
         crate::ir::graph::group_by_key(n, 0u32, |f| {
             for &p in phis {

@@ -14,6 +14,7 @@
 //! Blocks unreachable from the entry have no dominator; `dominates` answers
 //! `true` for any query involving one (their code never runs); callers that
 //! must not treat them so check [`DomTree::reachable`] first.
+use crate::ir::graph::Grouped;
 use crate::ir::{BlockId, Cfg};
 use cranelift_entity::{EntityRef, SecondaryMap};
 
@@ -27,9 +28,8 @@ pub struct DomTree<N: EntityRef = BlockId> {
     idom: SecondaryMap<N, Option<N>>,
     /// Dominator-tree children of each node, in increasing order (the entry
     /// is not its own child; unreachable nodes have none and are nobody's),
-    /// flat: node `b`'s children are `children[child_start[b]..child_start[b + 1]]`.
-    children: Vec<N>,
-    child_start: Vec<u32>,
+    /// flat, keyed by node index.
+    children: Grouped<N>,
     /// Preorder and postorder numbers in the dominator tree (`u32::MAX`:
     /// unreachable): `a` dominates `b` iff `pre[a] <= pre[b]` and
     /// `post[b] <= post[a]`.
@@ -60,12 +60,11 @@ impl<N: EntityRef> DomTree<N> {
     {
         let rpo = crate::ir::graph::reverse_postorder(n, &succs);
         let idom = immediate_dominators(n, &rpo, preds);
-        let (children, child_start) = children_of(n, &idom);
+        let children = children_of(n, &idom);
         let mut tree = DomTree {
             len: n,
             idom,
             children,
-            child_start,
             pre: SecondaryMap::with_default(u32::MAX),
             post: SecondaryMap::with_default(u32::MAX),
         };
@@ -120,13 +119,7 @@ impl<N: EntityRef> DomTree<N> {
 
     /// The dominator-tree children of `b`, in increasing order.
     pub fn children(&self, b: N) -> &[N] {
-        match (
-            self.child_start.get(b.index()),
-            self.child_start.get(b.index() + 1),
-        ) {
-            (Some(&lo), Some(&hi)) => &self.children[lo as usize..hi as usize],
-            _ => &[],
-        }
+        self.children.of(b.index())
     }
 
     /// Whether node `a` dominates node `b` (reflexive).
@@ -159,7 +152,7 @@ impl<N: EntityRef> DomTree<N> {
 /// The dominator-tree children of the `n` nodes whose immediate
 /// dominators are `idom`, flat ([`DomTree::children`]), each node's in
 /// increasing order (a counting sort by parent).
-fn children_of<N: EntityRef>(n: usize, idom: &SecondaryMap<N, Option<N>>) -> (Vec<N>, Vec<u32>) {
+fn children_of<N: EntityRef>(n: usize, idom: &SecondaryMap<N, Option<N>>) -> Grouped<N> {
     let parent = |b: usize| idom[N::new(b)].filter(|d| d.index() != b);
     crate::ir::graph::group_by_key(n, N::new(0), |f| {
         for b in 1..n {

@@ -6,17 +6,41 @@
 
 use cranelift_entity::EntityRef;
 
-/// Pairs `(key, item)` grouped by key, flat, by a counting sort: key `k`'s
-/// items are `items[start[k]..start[k + 1]]`, in the order the pairs came,
-/// one allocation for all keys (adjacency lists: a node's users, a tree's
-/// children). `pairs(f)` calls `f(key, item)` for every pair, keys below
-/// `n`, and is called twice, giving the same pairs both times; `fill` only
-/// initialises `items`. Returns `(items, start)`, `start` of length `n + 1`.
+/// Items grouped by key, flat, as [`group_by_key`] makes them: key `k`'s
+/// items are `items[start[k]..start[k + 1]]`, one allocation for all keys
+/// (adjacency lists: a node's users, a tree's children, a block's
+/// dominance frontier).
+pub struct Grouped<T> {
+    pub items: Vec<T>,
+    /// One more entry than keys.
+    pub start: Vec<u32>,
+}
+
+impl<T> Grouped<T> {
+    /// The positions in `items` of key `k`'s items (empty for a key
+    /// beyond the last).
+    pub fn range(&self, k: usize) -> std::ops::Range<usize> {
+        match (self.start.get(k), self.start.get(k + 1)) {
+            (Some(&lo), Some(&hi)) => lo as usize..hi as usize,
+            _ => 0..0,
+        }
+    }
+
+    /// Key `k`'s items (none for a key beyond the last).
+    pub fn of(&self, k: usize) -> &[T] {
+        &self.items[self.range(k)]
+    }
+}
+
+/// Pairs `(key, item)` grouped by key by a counting sort, each key's items
+/// in the order the pairs came. `pairs(f)` calls `f(key, item)` for every
+/// pair, keys below `n`, and is called twice, giving the same pairs both
+/// times; `fill` only initialises the items.
 pub fn group_by_key<T: Copy>(
     n: usize,
     fill: T,
     pairs: impl Fn(&mut dyn FnMut(usize, T)),
-) -> (Vec<T>, Vec<u32>) {
+) -> Grouped<T> {
     let mut start = vec![0u32; n + 1];
     pairs(&mut |k, _| start[k + 1] += 1);
     for i in 0..n {
@@ -28,7 +52,7 @@ pub fn group_by_key<T: Copy>(
         items[next[k] as usize] = item;
         next[k] += 1;
     });
-    (items, start)
+    Grouped { items, start }
 }
 
 /// The nodes reachable from node 0 of the `n`-node graph `succs`, in

@@ -6,6 +6,7 @@
 use super::alias::{Effect, Summaries, inst_effect};
 use super::{Access, AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa, WalkStats};
 use crate::ir::dom::DomTree;
+use crate::ir::graph::{Grouped, group_by_key};
 use crate::ir::{BlockId, IrCode};
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 
@@ -27,21 +28,9 @@ pub(crate) fn unique_preds(ir: &IrCode, b: BlockId) -> Vec<BlockId> {
     out
 }
 
-/// Dominance frontiers, flat: block `b`'s are `items[start[b]..start[b + 1]]`.
-pub(crate) struct Frontiers {
-    items: Vec<BlockId>,
-    start: Vec<u32>,
-}
-
-impl Frontiers {
-    fn of(&self, b: BlockId) -> &[BlockId] {
-        &self.items[self.start[b.index()] as usize..self.start[b.index() + 1] as usize]
-    }
-}
-
 /// Dominance frontiers (Cooper, Harvey & Kennedy) of the reachable blocks,
-/// each in increasing block order.
-pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> Frontiers {
+/// keyed by block index, each in increasing block order.
+pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> Grouped<BlockId> {
     let n = ir.cfg.blocks.len();
     // `(r, b)`: `b` is in `r`'s frontier; `last[r]` is the last such `b`.
     let mut pairs: Vec<(u32, BlockId)> = Vec::new();
@@ -78,16 +67,15 @@ pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> Frontiers {
             }
         }
     }
-    let (items, start) = crate::ir::graph::group_by_key(n, BlockId(0), |f| {
+    group_by_key(n, BlockId(0), |f| {
         for &(r, b) in &pairs {
             f(r as usize, b);
         }
-    });
-    Frontiers { items, start }
+    })
 }
 
 /// The iterated dominance frontier of `blocks`.
-pub(crate) fn idf(df: &Frontiers, blocks: &[BlockId]) -> Vec<BlockId> {
+pub(crate) fn idf(df: &Grouped<BlockId>, blocks: &[BlockId]) -> Vec<BlockId> {
     let mut in_set: SecondaryMap<BlockId, bool> = SecondaryMap::new();
     let mut queued: SecondaryMap<BlockId, bool> = SecondaryMap::new();
     let mut work: Vec<BlockId> = Vec::new();
@@ -99,7 +87,7 @@ pub(crate) fn idf(df: &Frontiers, blocks: &[BlockId]) -> Vec<BlockId> {
     }
     let mut out = Vec::new();
     while let Some(b) = work.pop() {
-        for &f in df.of(b) {
+        for &f in df.of(b.index()) {
             if !in_set[f] {
                 in_set[f] = true;
                 out.push(f);
@@ -326,7 +314,7 @@ mod tests {
         );
         let df = frontiers(&ir, &ir.cfg.dom_tree());
         let of: Vec<Vec<u32>> = (0..6)
-            .map(|b| df.of(BlockId(b)).iter().map(|x| x.0).collect())
+            .map(|b| df.of(b).iter().map(|x| x.0).collect())
             .collect();
         assert_eq!(of, [vec![], vec![3], vec![3], vec![3], vec![3], vec![]]);
         assert_eq!(idf(&df, &[BlockId(1)]), [BlockId(3)]);

@@ -358,7 +358,7 @@ fn run_with(ir: &mut IrCode, ctx: &mut PassCtx, thread: bool) {
     }
     #[cfg(debug_assertions)]
     let before = ir.clone();
-    if let Some(merged) = compacted.then(|| merge_adjacent(ir, thread)).flatten() {
+    if compacted && let Some(merged) = merge_adjacent(ir, thread) {
         #[cfg(debug_assertions)]
         {
             let mut full = before;
@@ -378,8 +378,9 @@ fn run_with(ir: &mut IrCode, ctx: &mut PassCtx, thread: bool) {
 
 /// The merges [`simplify`] would make, done on `ir` itself when they are
 /// all it would do besides dropping `goto`s to the next block: `ir` is
-/// compacted (the caller knows it is), nothing is to be threaded (every empty block is entered by
-/// true edges only), no branch targets the next block, and each block `b`
+/// compacted (the caller checked), nothing is to be threaded (every empty
+/// block is entered by true edges only), no branch targets the next block,
+/// and each block `b`
 /// that is the only successor of its only predecessor `a` (and not a
 /// handler) comes right after it, `a` falling through or ending in a
 /// `goto b` (neither of them a lone `nothing`). Then the rounds would merge

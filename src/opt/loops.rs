@@ -98,7 +98,6 @@ pub(crate) fn has_back_edge(ir: &IrCode) -> bool {
     })
 }
 
-/// The edges, dominators and loops of the graph `succs` over positions.
 /// Each node's predecessors in `succs`, in node order (a repeated edge
 /// once).
 fn preds_of(succs: &[Vec<usize>]) -> Vec<Vec<usize>> {
@@ -115,6 +114,8 @@ fn preds_of(succs: &[Vec<usize>]) -> Vec<Vec<usize>> {
     preds
 }
 
+/// The edges, dominators and loops of the graph `succs` (with its `preds`)
+/// over positions.
 fn analysis_of(succs: Vec<Vec<usize>>, preds: Vec<Vec<usize>>) -> Analysis {
     let n = succs.len();
     // The graph's nodes are layout positions, as `BlockId`s.

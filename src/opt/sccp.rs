@@ -22,6 +22,7 @@ use crate::ir::compact::{IncrementalCompact, Succs, block_succs};
 use crate::ir::compacted::compact_if_needed;
 use crate::ir::edit::{NewNodes, for_each_value_use, is_pure};
 use crate::ir::fold;
+use crate::ir::graph::{Grouped, group_by_key};
 use crate::ir::{BlockId, Inst, IrCode, Operand, Value};
 use crate::opt::PassCtx;
 use crate::opt::remarks::{Msg, RemarkKind};
@@ -55,7 +56,9 @@ struct Solver<'a> {
     block_of: SecondaryMap<Value, BlockId>,
     exec_block: SecondaryMap<BlockId, bool>,
     exec_edges: FxSet<(BlockId, BlockId)>,
-    users: Users,
+    /// Each statement's users, keyed by value index, in statement order
+    /// (a statement that uses `v` twice listed twice).
+    users: Grouped<Value>,
     flow: Vec<(BlockId, BlockId)>,
     ssa: Vec<Value>,
 }
@@ -179,8 +182,8 @@ impl Solver<'_> {
                     }
                 }
             } else if let Some(v) = self.ssa.pop() {
-                for i in self.users.range(v) {
-                    let u = self.users.list[i];
+                for i in self.users.range(v.index()) {
+                    let u = self.users.items[i];
                     if self.exec_block[self.block_of[u]] {
                         self.visit_stmt(u);
                     }
@@ -192,34 +195,18 @@ impl Solver<'_> {
     }
 }
 
-/// Each statement's users, flat ([`crate::ir::graph::group_by_key`]: one
-/// allocation, not one per value): value `v`'s are
-/// `list[start[v]..start[v + 1]]`, in statement order, a statement that
-/// uses `v` twice listed twice.
-struct Users {
-    start: Vec<u32>,
-    list: Vec<Value>,
-}
-
-impl Users {
-    fn of(ir: &IrCode) -> Users {
-        let n = ir.stmts.len();
-        let (list, start) = crate::ir::graph::group_by_key(n, Value(0), |f| {
-            for (s, inst) in ir.stmts.inst.iter() {
-                for_each_value_use(inst, |v| {
-                    if v.index() < n {
-                        f(v.index(), s);
-                    }
-                });
-            }
-        });
-        Users { start, list }
-    }
-
-    /// The positions in `list` of `v`'s users.
-    fn range(&self, v: Value) -> std::ops::Range<usize> {
-        self.start[v.index()] as usize..self.start[v.index() + 1] as usize
-    }
+/// Each statement's users ([`Solver::users`]).
+fn users_of(ir: &IrCode) -> Grouped<Value> {
+    let n = ir.stmts.len();
+    group_by_key(n, Value(0), |f| {
+        for (s, inst) in ir.stmts.inst.iter() {
+            for_each_value_use(inst, |v| {
+                if v.index() < n {
+                    f(v.index(), s);
+                }
+            });
+        }
+    })
 }
 
 /// Solves the lattice for `ir` (no rewriting).
@@ -243,7 +230,7 @@ pub fn solve(ir: &IrCode) -> Solution {
         block_of,
         exec_block: SecondaryMap::with_capacity(ir.cfg.blocks.len()),
         exec_edges: Default::default(),
-        users: Users::of(ir),
+        users: users_of(ir),
         flow: Vec::new(),
         ssa: Vec::new(),
     };

@@ -87,7 +87,6 @@ pub struct TypeExpr {
 pub enum TypeExprKind {
     /// `int`, `float`, `bool`, `str` or a struct name.
     Named(Ident),
-    /// `module.Struct`
     /// `module.Name`: the module, then the name (boxed: a rare variant
     /// that would double every type expression's size).
     Qualified(Box<(Ident, Ident)>),

@@ -209,7 +209,7 @@ impl<'a> Scanner<'a> {
     fn bad_char(&mut self) {
         let start = self.pos;
         let c = self.rest().chars().next().unwrap_or('\0');
-        self.pos += c.len_utf8().max(1);
+        self.pos += c.len_utf8();
         let shown = if c.is_control() || c.is_whitespace() {
             c.escape_debug().to_string()
         } else {
@@ -233,14 +233,7 @@ impl<'a> Scanner<'a> {
             }
             c if c.is_ascii_digit() => Some(self.number()),
             b'"' => Some(self.string()),
-            b'\'' if single_quoted_len(rest).is_some() => self.single_quoted(),
-            b'\'' => match ident_len(&rest[1..]) {
-                0 => None,
-                len => {
-                    self.pos += 1 + len;
-                    Some(Token::Label(&rest[1..1 + len]))
-                }
-            },
+            b'\'' => self.single_quoted().or_else(|| self.label()),
             _ => self.punct(),
         }
     }
@@ -307,10 +300,23 @@ impl<'a> Scanner<'a> {
         Some(tok)
     }
 
+    /// A label `'name`; `None`, consuming nothing, if no name follows.
+    fn label(&mut self) -> Option<Token<'a>> {
+        let rest = self.rest();
+        match ident_len(&rest[1..]) {
+            0 => None,
+            len => {
+                self.pos += 1 + len;
+                Some(Token::Label(&rest[1..1 + len]))
+            }
+        }
+    }
+
     /// `'c'`, `'\n'` or `'word'`, which Toy does not have: reported, and
     /// lexed as the string it would be in double quotes, so the parser
-    /// sees a plausible token. (A label `'name` is never directly followed
-    /// by `'`.)
+    /// sees a plausible token; `None`, consuming nothing, where none is
+    /// (then it may be a label `'name`, which is never directly followed
+    /// by `'`).
     fn single_quoted(&mut self) -> Option<Token<'a>> {
         let start = self.pos;
         let rest = self.rest();
