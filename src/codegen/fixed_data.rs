@@ -5,11 +5,12 @@
 //! moves it. So in a function where no statement, and no callee by the
 //! call summaries of `memssa::alias`, may write the length of an existing
 //! array of element type `T`, every `[T]` keeps its buffer for the whole
-//! call: the load of that address is emitted `readonly` and `can_move`, and
-//! Cranelift's egraph merges the loads of one array and hoists them out of
-//! loops (LLVM's `invariant.load`). Without it each element access reloads
-//! the address, since an element store might, for all Cranelift knows,
-//! have overwritten it.
+//! call: the load of that address is an invariant load
+//! ([`super::invariant`]), hoisted out of the loops the array is defined
+//! outside of and shared by the accesses of one array (LLVM's
+//! `invariant.load`), and flagged `readonly` and `can_move`. Otherwise each
+//! element access reloads the address, since an element store or a call
+//! might have replaced it.
 //!
 //! Invariants this rests on:
 //! - an array value is always a live array object (arrays are never nil,
@@ -17,9 +18,9 @@
 //! - an allocation in the function writes only its own fresh array's
 //!   header, before anything can load from that array (the load takes the
 //!   allocation's result), so allocations do not count as writes here;
-//! - the stack maps are computed on the CLIF as translated, before
-//!   Cranelift hoists anything, so an array whose buffer address was hoisted
-//!   is still a root wherever the source used it.
+//! - the buffer address is a derived pointer: the stack maps count its
+//!   uses as uses of the array, which so stays a root wherever its buffer
+//!   is read or written.
 
 use crate::ir::{Inst, IrCode, Loc, Type};
 use crate::memssa::alias::{Class, ClassSet, Summaries, add_effect, inst_effect};

@@ -35,6 +35,9 @@ pub(super) struct FrameRoots {
     pub refs: Vec<cl::Value>,
     /// The calls that may collect.
     pub safepoints: Vec<cl::Inst>,
+    /// Addresses derived from a reference (an array's buffer, a string's
+    /// data), each with its reference: a use of one is a use of the other.
+    pub derived: Vec<(cl::Value, cl::Value)>,
 }
 
 /// One compiled function's stack maps, until its address is known.

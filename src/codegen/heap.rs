@@ -10,6 +10,7 @@
 //!
 //! Bounds and nil checks are explicit in the IR; these accesses assume them.
 
+use super::invariant::{Invariant, Root};
 use super::rtfn::internal as rt;
 use super::translate::{FnTrans, cl_type};
 use crate::ir::{Inst, Loc, Operand, Type};
@@ -32,11 +33,18 @@ impl FnTrans<'_, '_, '_> {
             Loc::ArrayLen => (base_v(self)?, ARRAY_LEN_OFFSET),
             Loc::ArrayElem(elem) => {
                 let a = base_v(self)?;
-                let flags = match self.movable.is_fixed(elem) {
-                    true => MemFlagsData::trusted().with_readonly().with_can_move(),
-                    false => MemFlagsData::trusted(),
+                let root = base.as_ref().and_then(Root::of);
+                let data = match root {
+                    Some(root) if self.movable.is_fixed(elem) => {
+                        let offset = ARRAY_DATA_OFFSET;
+                        self.invariant(Invariant::Address { root, offset }, Some(a))?
+                    }
+                    _ => {
+                        self.b
+                            .ins()
+                            .load(types::I64, MemFlagsData::trusted(), a, ARRAY_DATA_OFFSET)
+                    }
                 };
-                let data = self.b.ins().load(types::I64, flags, a, ARRAY_DATA_OFFSET);
                 let i = self.operand(index.as_ref().ok_or("array access without index")?)?;
                 let off = match elem_size(*elem == Type::Bool) {
                     BOOL_ELEM_SIZE => i,

@@ -9,7 +9,13 @@
 //!   Cranelift's optimizer, and disassembled machine code.
 //!
 //! The JIT targets the host ISA (cranelift-native), `is_pic=false`,
-//! `opt_level=speed` (`none` for `-O0`). All functions are declared before
+//! `opt_level=none` at every `-O` level: our passes have done the
+//! mid-end's work, and the translation places the loads it introduces
+//! that Cranelift's e-graph would hoist ([`invariant`]). Measured on a
+//! generated program of 100,000 lines, the e-graph was 38% of Cranelift's
+//! time (422 -> 261 ms), and no benchmark of `bench/` ran slower without
+//! it; `TOYC_CRANELIFT_OPT=speed` turns it back on at `-O2` (for
+//! measurements). All functions are declared before
 //! any is defined, so calls may go in any direction. Runtime functions are
 //! imported by symbol; string constants are read-only data objects in the
 //! runtime's string layout; each global is an 8-byte writable data object.
@@ -18,9 +24,11 @@ pub mod asm;
 pub mod block_order;
 mod bril_mem;
 mod compile;
+mod const_div;
 pub mod fixed_data;
 pub mod gc;
 pub mod heap;
+mod invariant;
 pub mod ops;
 mod raise;
 pub mod rtfn;
@@ -47,8 +55,14 @@ use std::time::Instant;
 /// line and the environment.
 #[derive(Clone, Debug, Default)]
 pub struct CodegenOptions {
-    /// Cranelift `opt_level=speed` when true, `none` when false (`-O0`).
+    /// Optimize (`-O1` and up): the translation moves and shares
+    /// [`invariant`] loads, and reads the call summaries of
+    /// [`fixed_data`].
     pub optimize: bool,
+    /// Cranelift `opt_level=speed` (its e-graph optimizer) instead of
+    /// `none`, for functions below [`LARGE_FUNCTION_INSTS`]
+    /// (`TOYC_CRANELIFT_OPT=speed` at `-O1` and up; for measurements).
+    pub egraph: bool,
     /// Run Cranelift's IR verifier on the translation (the driver turns it
     /// on together with ours).
     pub verify: bool,
@@ -152,7 +166,7 @@ pub(crate) struct Compiler<'a> {
     /// The ISA of [`Compiler::module`].
     isa: cranelift_codegen::isa::OwnedTargetIsa,
     /// The ISA for functions over [`LARGE_FUNCTION_INSTS`] (single-pass
-    /// register allocation, Cranelift `opt_level=none`; built on first use).
+    /// register allocation, never the e-graph; built on first use).
     large_isa: Option<cranelift_codegen::isa::OwnedTargetIsa>,
     opts: CodegenOptions,
     /// How many functions were compiled with the large-function ISA.
@@ -172,12 +186,11 @@ pub(crate) struct Compiler<'a> {
 /// 2.1 s. The single-pass allocator is linear in the number of blocks times
 /// the values live across each block in Cranelift's block order, which
 /// `FnTrans::goto_if_not` keeps close to ours (loop bodies next to their
-/// headers). Such a function is also compiled at Cranelift `opt_level=none`
-/// even at `-O2` (our own passes still run): Cranelift's e-graph optimizer
-/// is super-linear on it (a function of 100,000 `if`s: 3.1 s at `speed`,
-/// 0.66 s at `none`, against 94 / 60 ms for 10,000). As production JITs do
-/// for huge methods, we bound compile time and accept slower code in such
-/// functions.
+/// headers). Such a function never gets Cranelift's e-graph optimizer, not
+/// even with [`CodegenOptions::egraph`]: it is super-linear on it (a
+/// function of 100,000 `if`s: 3.1 s at `speed`, 0.66 s at `none`, against
+/// 94 / 60 ms for 10,000). As production JITs do for huge methods, we
+/// bound compile time and accept slower code in such functions.
 pub const LARGE_FUNCTION_INSTS: usize = 12_000;
 
 /// Which register allocator compiles each function: by size (the
@@ -221,7 +234,7 @@ fn isa_for(
     set(
         &mut flags,
         "opt_level",
-        if opts.optimize { "speed" } else { "none" },
+        if opts.egraph { "speed" } else { "none" },
     )?;
     set(&mut flags, "is_pic", "false")?;
     // The collector walks compiled frames by their frame pointers.
@@ -482,17 +495,17 @@ impl<'a> Compiler<'a> {
 
     /// The ISA for functions over [`LARGE_FUNCTION_INSTS`] (or every
     /// function, with `TOYC_REGALLOC=single_pass`): single-pass register
-    /// allocation, and Cranelift's optimizer off unless the allocator was
+    /// allocation, and Cranelift's e-graph off unless the allocator was
     /// forced. Built on first use.
     fn large_isa(&mut self) -> Result<cranelift_codegen::isa::OwnedTargetIsa, String> {
         if let Some(isa) = &self.large_isa {
             return Ok(isa.clone());
         }
-        // Forced single-pass (`TOYC_REGALLOC`) keeps the `-O` level;
-        // chosen by size, Cranelift's optimizer is skipped too.
-        let optimize = self.opts.optimize && self.opts.regalloc == RegallocChoice::SinglePass;
+        // Forced single-pass (`TOYC_REGALLOC`) keeps the e-graph setting;
+        // chosen by size, the e-graph is skipped.
+        let egraph = self.opts.egraph && self.opts.regalloc == RegallocChoice::SinglePass;
         let opts = CodegenOptions {
-            optimize,
+            egraph,
             ..self.opts.clone()
         };
         let isa = isa_for(&opts, "single_pass")?;

@@ -1,5 +1,6 @@
 //! Lowering of the pure unary and binary operations with Toy semantics.
 
+use super::const_div;
 use crate::ir::{BinaryOp, Cmp, Inst, Operand, UnaryOp};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{InstBuilder, Value, types};
@@ -58,7 +59,8 @@ pub fn doubled<'o>(op: BinaryOp, a: &'o Operand, b: &'o Operand) -> Option<&'o O
 }
 
 /// A binary operation; `rhs_const` is the right operand when it is an int
-/// constant (division by a constant needs no `-1` guard). `FRem` is not
+/// constant (division by a constant needs no `-1` guard, and with
+/// `optimize` no divide instruction, [`super::const_div`]). `FRem` is not
 /// handled here (it is a runtime call).
 pub fn binary(
     b: &mut FunctionBuilder,
@@ -66,13 +68,16 @@ pub fn binary(
     x: Value,
     y: Value,
     rhs_const: Option<i64>,
+    optimize: bool,
 ) -> Result<Value, String> {
+    let by_const = rhs_const.filter(|c| optimize && c.unsigned_abs() >= 2);
     Ok(match op {
         BinaryOp::IAdd => b.ins().iadd(x, y),
         BinaryOp::ISub => b.ins().isub(x, y),
-        BinaryOp::IMul => b.ins().imul(x, y),
+        BinaryOp::IMul => const_div::imul(b, x, y, by_const),
         BinaryOp::IDiv => match rhs_const {
             Some(-1) => b.ins().ineg(x),
+            Some(c) if by_const.is_some() => const_div::sdiv(b, x, c),
             Some(c) if c != 0 => b.ins().sdiv(x, y),
             _ => {
                 // MIN / -1 == MIN: divide by 1 instead and negate (wrapping).
@@ -86,6 +91,7 @@ pub fn binary(
         },
         BinaryOp::IRem => match rhs_const {
             Some(-1) => b.ins().iconst(types::I64, 0),
+            Some(c) if by_const.is_some() => const_div::srem(b, x, c),
             Some(c) if c != 0 => b.ins().srem(x, y),
             _ => {
                 // MIN % -1 == 0 == MIN % 1.

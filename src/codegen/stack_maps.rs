@@ -216,6 +216,15 @@ pub(super) fn insert(func: &mut Function, roots: &FrameRoots) {
             values.push(v);
         }
     }
+    // A derived address shares its reference's index: using it keeps the
+    // reference live, and its definition (a load from the reference) uses
+    // the reference itself.
+    for &(derived, base) in &roots.derived {
+        let base = func.dfg.resolve_aliases(base);
+        if index[base] != NOT_REF {
+            index[func.dfg.resolve_aliases(derived)] = index[base];
+        }
+    }
     let order: Vec<cl::Block> = func.layout.blocks().collect();
     let (entries, spilled) = {
         let lv = Liveness {

@@ -544,6 +544,14 @@ fn float_constants_in_loops_are_movable_loads() {
         1,
         "{clif}"
     );
+    // The load is placed before the loop (`invariant.rs`): its block is
+    // not the one that adds.
+    let load_block = clif
+        .split("\nblock")
+        .find(|b| b.contains("readonly can_move"))
+        .unwrap_or_default();
+    assert!(!load_block.contains("fadd"), "{clif}");
+    assert_eq!(lines("fadd"), 1, "{clif}");
     assert_eq!(lines("f64const"), 2, "{clif}");
     assert_eq!(lines("f64const 0x1.0000000000000p-1"), 1, "{clif}");
     assert_eq!(lines("f64const 0x1.4000000000000p1"), 1, "{clif}");

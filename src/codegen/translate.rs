@@ -10,16 +10,16 @@
 //! - A `φᶜ` owns an 8-byte stack slot: each `ϒ` listing it stores there and
 //!   the `φᶜ` loads it at the handler's head.
 //! - A nonzero float constant used in a block that lies on a cycle of the
-//!   CFG is a load from a read-only data object, flagged so that Cranelift
-//!   may move it ([`FnTrans::loop_float`]). Cranelift's optimiser hoists
-//!   that load out of the loop and keeps the value in a register; an
-//!   `f64const` it would rematerialise at every use instead (`movabs` and
-//!   `movq` per use and iteration on x86-64).
+//!   CFG is a load from a read-only data object, placed out of the loops
+//!   like the arrays' buffer addresses ([`super::invariant`]), so the value
+//!   stays in a register; an `f64const` would be rematerialised at every
+//!   use instead (`movabs` and `movq` per use and iteration on x86-64).
 //! - Cranelift's own SSA variables are not used.
 
 use super::Compiler;
 use super::block_order;
 use super::fixed_data::MovableData;
+use super::invariant::{Invariant, Invariants, Root, Site};
 use super::ops;
 use super::rtfn::{self, Lowering, RtSig, RtTy};
 use crate::ir::{BlockId, Inst, IrCode, Operand, RuntimeFn, Type, Value};
@@ -105,6 +105,10 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     pub(super) movable: super::fixed_data::MovableData,
     /// The slot a raise passes its operands in (`raise.rs`), made on first use.
     pub(super) raise_slot: Option<StackSlot>,
+    /// The block being translated.
+    pub(super) site: Site,
+    /// The invariant loads emitted so far and where they may go.
+    pub(super) inv: Invariants,
 }
 
 /// A `φ` with more edges than this gets an edge index in `phi_edges`.
@@ -120,6 +124,7 @@ pub(super) fn translate<'a>(
         Some(sums) => MovableData::of_function(code, sums),
         None => MovableData::anything(),
     };
+    let inv = Invariants::new(code, cx.opts.optimize);
     let mut t = FnTrans {
         cx,
         b,
@@ -140,6 +145,8 @@ pub(super) fn translate<'a>(
         uses: crate::ir::edit::use_counts(code, None),
         movable,
         raise_slot: None,
+        site: Site::Entry,
+        inv,
     };
     t.run()?;
     let config = t.cx.module.isa().frontend_config();
@@ -172,8 +179,16 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         }
         self.create_phic_slots();
         self.entry_block(entry)?;
+        self.inv
+            .ended(Site::Entry, self.b.func.layout.last_inst(entry));
         for &bi in &order {
+            self.site = Site::Block(bi);
             self.block_body(bi)?;
+            let end = self
+                .b
+                .current_block()
+                .and_then(|c| self.b.func.layout.last_inst(c));
+            self.inv.ended(self.site, end);
         }
         Ok(())
     }
@@ -475,21 +490,13 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 .get(*i as usize)
                 .ok_or_else(|| format!("argument _{} out of range", i + 1))?,
             Operand::Int(i) => self.b.ins().iconst(types::I64, *i),
-            Operand::Float(f) if self.in_loop && f.to_bits() != 0 => self.loop_float(*f)?,
+            Operand::Float(f) if self.in_loop && f.to_bits() != 0 => {
+                self.invariant(Invariant::Float(f.to_bits()), None)?
+            }
             Operand::Float(f) => self.b.ins().f64const(*f),
             Operand::Bool(x) => self.b.ins().iconst(types::I8, *x as i64),
             Operand::Nil => self.b.ins().iconst(types::I64, 0),
         })
-    }
-
-    /// The float constant `f` as a load from its read-only data object
-    /// ([`Compiler::float_const`]): `readonly`, `notrap` and `can_move`, so
-    /// Cranelift treats it as pure and hoists it out of loops.
-    fn loop_float(&mut self, f: f64) -> Result<cl::Value, String> {
-        let id = self.cx.float_const(f.to_bits())?;
-        let addr = self.data_addr(id)?;
-        let flags = MemFlagsData::trusted().with_readonly().with_can_move();
-        Ok(self.b.ins().load(types::F64, flags, addr, 0))
     }
 
     pub(super) fn operands(&mut self, ops: &[Operand]) -> Result<Vec<cl::Value>, String> {
@@ -497,15 +504,20 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     }
 
     pub(super) fn data_addr(&mut self, id: DataId) -> Result<cl::Value, String> {
-        let gv = match self.data_gvs.get(&id) {
+        let gv = self.data_gv(id);
+        Ok(self.b.ins().symbol_value(types::I64, gv))
+    }
+
+    /// The global value of data object `id` in this function.
+    pub(super) fn data_gv(&mut self, id: DataId) -> cl::GlobalValue {
+        match self.data_gvs.get(&id) {
             Some(gv) => *gv,
             None => {
                 let gv = self.cx.module.declare_data_in_func(id, self.b.func);
                 self.data_gvs.insert(id, gv);
                 gv
             }
-        };
-        Ok(self.b.ins().symbol_value(types::I64, gv))
+        }
     }
 
     fn func_ref(&mut self, id: ClFuncId) -> cl::FuncRef {
@@ -595,7 +607,8 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 } else {
                     let xv = self.operand(x)?;
                     let yv = self.operand(y)?;
-                    ops::binary(&mut self.b, *op, xv, yv, ops::int_const(y))?
+                    let optimize = self.cx.opts.optimize;
+                    ops::binary(&mut self.b, *op, xv, yv, ops::int_const(y), optimize)?
                 };
                 self.set(s, Some(v));
             }
@@ -728,15 +741,16 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     ),
                     RuntimeFn::StrByte => {
                         // A string's data pointer never changes (runtime::object),
-                        // so its load is read-only and may move; the byte load
-                        // stays behind the index check.
-                        let flags = MemFlagsData::trusted().with_readonly().with_can_move();
-                        let data = self.b.ins().load(
-                            types::I64,
-                            flags,
-                            arg(0)?,
-                            crate::runtime::object::STR_DATA_OFFSET,
-                        );
+                        // so its load is invariant; the byte load stays behind
+                        // the index check.
+                        let data = match args.first().and_then(Root::of) {
+                            Some(root) => {
+                                let offset = crate::runtime::object::STR_DATA_OFFSET;
+                                let what = Invariant::Address { root, offset };
+                                self.invariant(what, Some(arg(0)?))?
+                            }
+                            None => return Err(format!("str_byte {s} without a string")),
+                        };
                         let p = self.b.ins().iadd(data, arg(1)?);
                         let byte = self.b.ins().load(
                             types::I8,

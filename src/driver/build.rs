@@ -2,7 +2,7 @@
 //! (Toy or Bril), SSA construction, the verifier and the pass pipeline, and
 //! the options the later stages take. The only place that reads the
 //! environment variables of the stages below (`TOYC_VERIFY`,
-//! `TOYC_REGALLOC`, `TOYC_TRAMPOLINES`, `TOYC_GC*`,
+//! `TOYC_REGALLOC`, `TOYC_CRANELIFT_OPT`, `TOYC_TRAMPOLINES`, `TOYC_GC*`,
 //! `TOYC_TEST_CODEGEN_PANIC`).
 
 use super::cli::BuildArgs;
@@ -16,6 +16,10 @@ use std::sync::Arc;
 pub(super) fn codegen_options(build: &BuildArgs) -> crate::codegen::CodegenOptions {
     crate::codegen::CodegenOptions {
         optimize: build.opt.level > 0,
+        // `TOYC_CRANELIFT_OPT=speed`: Cranelift's e-graph optimizer at -O1
+        // and up (for measurements).
+        egraph: build.opt.level > 0
+            && std::env::var("TOYC_CRANELIFT_OPT").ok().as_deref() == Some("speed"),
         // Cranelift's verifier runs whenever ours does.
         verify: verify_enabled(),
         // `TOYC_REGALLOC=single_pass|backtracking`: one allocator for all
