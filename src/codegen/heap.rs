@@ -2,11 +2,14 @@
 //!
 //! - `ArrayLen`: the word at offset 8 of the array object.
 //! - `ArrayElem`: element `index` of the data buffer whose address is the
-//!   word at offset 24 (a `readonly can_move` load where the buffer cannot
-//!   move, `fixed_data.rs`), read and written with the element's machine type;
-//!   elements of `[bool]` are 1 byte, all others 8 (`runtime::heap::elem_size`).
+//!   word at offset 24 (an invariant load, `invariant.rs`, where the buffer
+//!   cannot move, `fixed_data.rs`), read and written with the element's
+//!   machine type; elements of `[bool]` are 1 byte, all others 8
+//!   (`runtime::heap::elem_size`).
 //! - `Field`: slot `field` after the header word of the struct object.
 //! - `Global`: the global's own 8-byte data object.
+//! - The runtime's array functions take and give elements as 8-byte slot
+//!   images ([`FnTrans::slot_image`]).
 //!
 //! Bounds and nil checks are explicit in the IR; these accesses assume them.
 
@@ -112,5 +115,29 @@ impl FnTrans<'_, '_, '_> {
             other => return Err(format!("not a heap instruction: {other:?}")),
         }
         Ok(())
+    }
+
+    /// A value as its 8-byte slot image (how the runtime's array functions
+    /// pass elements; a bool is the low byte).
+    pub(super) fn slot_image(&mut self, v: cl::Value) -> cl::Value {
+        let ty = self.b.func.dfg.value_type(v);
+        if ty == types::F64 {
+            self.b.ins().bitcast(types::I64, MemFlagsData::new(), v)
+        } else if ty == types::I8 {
+            self.b.ins().uextend(types::I64, v)
+        } else {
+            v
+        }
+    }
+
+    /// The value of type `ty` held in an 8-byte slot image.
+    pub(super) fn value_of_slot(&mut self, bits: cl::Value, ty: &Type) -> cl::Value {
+        match cl_type(ty) {
+            Some(t) if t == types::F64 => {
+                self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits)
+            }
+            Some(t) if t == types::I8 => self.b.ins().ireduce(types::I8, bits),
+            _ => bits,
+        }
     }
 }

@@ -767,30 +767,6 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         }
         Ok(())
     }
-
-    /// A value as its 8-byte slot image (how the runtime's array functions
-    /// pass elements; a bool is the low byte).
-    pub(super) fn slot_image(&mut self, v: cl::Value) -> cl::Value {
-        let ty = self.b.func.dfg.value_type(v);
-        if ty == types::F64 {
-            self.b.ins().bitcast(types::I64, MemFlagsData::new(), v)
-        } else if ty == types::I8 {
-            self.b.ins().uextend(types::I64, v)
-        } else {
-            v
-        }
-    }
-
-    /// The value of type `ty` held in an 8-byte slot image.
-    pub(super) fn value_of_slot(&mut self, bits: cl::Value, ty: &Type) -> cl::Value {
-        match cl_type(ty) {
-            Some(t) if t == types::F64 => {
-                self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits)
-            }
-            Some(t) if t == types::I8 => self.b.ins().ireduce(types::I8, bits),
-            _ => bits,
-        }
-    }
 }
 
 fn code_ty(code: &IrCode, s: Value) -> Type {
