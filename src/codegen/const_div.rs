@@ -62,11 +62,9 @@ fn log2_abs(d: i64) -> Option<u32> {
 
 /// `x * c` for a constant `c`: a shift when `c` is a power of two.
 pub fn imul(b: &mut FunctionBuilder, x: Value, y: Value, c: Option<i64>) -> Value {
-    match c {
-        Some(c) if c > 0 && (c as u64).is_power_of_two() => {
-            b.ins().ishl_imm_u(x, c.trailing_zeros() as i64)
-        }
-        _ => b.ins().imul(x, y),
+    match c.filter(|c| *c > 0).and_then(log2_abs) {
+        Some(k) => b.ins().ishl_imm_u(x, k as i64),
+        None => b.ins().imul(x, y),
     }
 }
 

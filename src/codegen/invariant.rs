@@ -198,28 +198,32 @@ impl FnTrans<'_, '_, '_> {
         before: Option<cl::Inst>,
     ) -> Result<cl::Value, String> {
         let flags = MemFlagsData::trusted().with_readonly().with_can_move();
-        let gv = match what {
+        match what {
             Invariant::Float(bits) => {
                 let id = self.cx.float_const(bits)?;
-                Some(self.data_gv(id))
-            }
-            Invariant::Address { .. } => None,
-        };
-        let mut cur = match before {
-            Some(inst) => FuncCursor::new(self.b.func).at_inst(inst),
-            None => self.b.cursor(),
-        };
-        match (what, gv, root) {
-            (Invariant::Float(_), Some(gv), _) => {
+                let gv = self.data_gv(id);
+                let mut cur = self.cursor_before(before);
                 let addr = cur.ins().symbol_value(types::I64, gv);
                 Ok(cur.ins().load(types::F64, flags, addr, 0))
             }
-            (Invariant::Address { offset, .. }, _, Some(obj)) => {
-                let v = cur.ins().load(types::I64, flags, obj, offset);
+            Invariant::Address { offset, .. } => {
+                let obj =
+                    root.ok_or_else(|| format!("invariant load {what:?} without its object"))?;
+                let v = self
+                    .cursor_before(before)
+                    .ins()
+                    .load(types::I64, flags, obj, offset);
                 self.roots.derived.push((v, obj));
                 Ok(v)
             }
-            _ => Err(format!("invariant load {what:?} without its operand")),
+        }
+    }
+
+    /// A cursor inserting before `before`, or else at the current position.
+    fn cursor_before(&mut self, before: Option<cl::Inst>) -> FuncCursor<'_> {
+        match before {
+            Some(inst) => FuncCursor::new(self.b.func).at_inst(inst),
+            None => self.b.cursor(),
         }
     }
 }

@@ -14,7 +14,7 @@
 //! that Cranelift's e-graph would hoist ([`invariant`]). Measured on a
 //! generated program of 100,000 lines, the e-graph was 38% of Cranelift's
 //! time (422 -> 261 ms), and no benchmark of `bench/` ran slower without
-//! it; `TOYC_CRANELIFT_OPT=speed` turns it back on at `-O2` (for
+//! it; `TOYC_CRANELIFT_OPT=speed` turns it back on at `-O1` and up (for
 //! measurements). All functions are declared before
 //! any is defined, so calls may go in any direction. Runtime functions are
 //! imported by symbol; string constants are read-only data objects in the
