@@ -43,19 +43,21 @@ const SOURCE_BYTES_PER_STMT: usize = 10;
 pub fn build_module_on(program: Arc<Program>, pool: &crate::par::Pool) -> Module {
     let may_throw = throws::may_throw_on(&program, pool);
     let bytes = program.body_bytes();
-    // One context, its allocations kept across the functions of whichever
-    // thread holds it; a function built while it is taken gets its own
-    // (the result is the same either way).
-    let cx = std::sync::Mutex::new(SsaContext::default());
+    // Contexts not in use: a function takes one (or makes one when all
+    // are taken) and gives it back, so each thread keeps reusing the
+    // allocations of one (the result is the same either way).
+    let spare = std::sync::Mutex::new(Vec::<SsaContext>::new());
     let funcs = pool.map(
         program.functions.len(),
         bytes / SOURCE_BYTES_PER_STMT,
         |i| {
-            let id = FuncId(i as u32);
-            match cx.try_lock() {
-                Ok(mut cx) => build_function_in(&mut cx, &program, id, &may_throw),
-                Err(_) => build_function(&program, id, &may_throw),
+            let taken = spare.lock().ok().and_then(|mut s| s.pop());
+            let mut cx = taken.unwrap_or_default();
+            let code = build_function_in(&mut cx, &program, FuncId(i as u32), &may_throw);
+            if let Ok(mut s) = spare.lock() {
+                s.push(cx);
             }
+            code
         },
     );
     Module { funcs, program }

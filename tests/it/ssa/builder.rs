@@ -398,3 +398,46 @@ fn long_chains_do_not_overflow_the_stack() {
     assert_eq!(n, 0);
     assert!(ok);
 }
+
+/// A module built on two threads, each reusing one builder from function to
+/// function (large functions before small, loops after straight code),
+/// equals one built function by function, each with a new builder.
+#[test]
+fn reused_builders_on_two_threads_build_what_fresh_ones_do() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut compared = 0;
+    for dir in ["examples", "bench/toy"] {
+        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
+            .expect("dir")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toy"))
+            .collect();
+        files.sort();
+        for path in files {
+            let mut sources = toyc::span::SourceMap::new();
+            let Ok(program) = toyc::driver::check_file(&path, &mut sources) else {
+                continue;
+            };
+            let program = std::sync::Arc::new(program);
+            let may_throw = toyc::ssa::throws::may_throw(&program);
+            let fresh: Vec<_> = (0..program.functions.len())
+                .map(|i| {
+                    toyc::ssa::build_function(
+                        &program,
+                        toyc::sema::hir::FuncId(i as u32),
+                        &may_throw,
+                    )
+                })
+                .collect();
+            let pool = toyc::par::Pool::new(2, 0);
+            let module = toyc::ssa::build_module_on(program.clone(), &pool);
+            assert_eq!(module.funcs.len(), fresh.len(), "{}", path.display());
+            for (a, b) in module.funcs.iter().zip(&fresh) {
+                let print = |f| toyc::ir::print::print_function(f, &program, None);
+                assert_eq!(print(a), print(b), "{}: fn {}", path.display(), b.name);
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} functions compared");
+}
