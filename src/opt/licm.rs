@@ -15,8 +15,12 @@
 //!   Element loads move only with [`crate::opt::licm_checks`], which knows
 //!   they run in the first iteration.
 //!
-//! Moved loads keep their MemorySSA access (moved by the updater), so a
-//! load hoisted out of an inner loop is considered again for the outer one.
+//! Loops are visited innermost first, and what moved out of an inner loop
+//! is considered again for the outer one, in the same run: a moved
+//! statement is left as a copy of its new node, and the operands of a
+//! statement are followed through such copies ([`through_copies`]) to the
+//! node whose place decides invariance. Moved loads keep their MemorySSA
+//! access (moved by the updater).
 //! Then [`crate::opt::licm_checks`] moves invariant checks with their
 //! branch and the element loads they guard; the two alternate for up to
 //! [`ROUNDS`] rounds. Then scalar promotion ([`crate::opt::promote`]) runs
@@ -25,7 +29,9 @@
 //! those of `licm_checks`.
 
 use crate::ir::compact::compact;
-use crate::ir::edit::{NewNodes, for_each_operand, replace_uses, speculatable};
+use crate::ir::edit::{
+    NewNodes, for_each_operand, for_each_operand_mut, replace_uses, speculatable,
+};
 use crate::ir::loops::LoopInfo;
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RuntimeFn, Type, Value};
 use crate::ir::{FxMap, FxSet};
@@ -389,9 +395,14 @@ fn try_hoist(
     v: Value,
     ctx: &mut PassCtx,
 ) -> bool {
-    let Some(inst) = inst_of(ir, &st.new, v).cloned() else {
+    let Some(mut inst) = inst_of(ir, &st.new, v).cloned() else {
         return false;
     };
+    if matches!(inst, Inst::Copy(_)) {
+        // What an earlier hoist left behind; its uses follow it.
+        return false;
+    }
+    for_each_operand_mut(&mut inst, |op| *op = through_copies(ir, &st.new, *op));
     let mut invariant = true;
     for_each_operand(&inst, |op| {
         if let Operand::Value(x) = op
@@ -471,6 +482,20 @@ fn try_hoist(
         }
     }
     true
+}
+
+/// What `op` stands for: a hoisted statement is left as a copy of its
+/// hoisted node (and a node hoisted again, as a copy of the next), so an
+/// operand naming it is followed to the last node, which has the place
+/// that decides invariance in outer loops.
+fn through_copies(ir: &IrCode, new: &NewNodes, op: Operand) -> Operand {
+    let mut op = op;
+    while let Operand::Value(x) = op
+        && let Some(Inst::Copy(next)) = inst_of(ir, new, x)
+    {
+        op = *next;
+    }
+    op
 }
 
 /// The span of statement `v`, original or new.
