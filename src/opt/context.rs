@@ -76,13 +76,14 @@ pub struct PassCtx {
 /// The steps passes run inside themselves with [`PassCtx::run_step`], as
 /// `OUTER.STEP`: what `--print-after` accepts besides pass rows, and the
 /// prefixes of their counters.
-pub const STEPS: [&str; 6] = [
+pub const STEPS: [&str; 7] = [
     "checks.simplifycfg",
     "checks.loops",
     "inline.sccp",
     "inline.simplifycfg",
     "recinline.simplifycfg",
     "rotate.loops",
+    "version.licm",
 ];
 
 /// An inner step to print (`step`, one of [`STEPS`]), for which function
@@ -239,6 +240,7 @@ impl PassCtx {
         step: fn(&mut IrCode, &mut PassCtx),
     ) {
         let mut local = PassCtx::for_function(self.verify);
+        local.summaries = self.summaries.clone();
         local.pass = format!("{outer}.{step_name}");
         local.names = self.names.clone();
         local.remarks = self.remarks.as_ref().map(|_| Vec::new());

@@ -52,9 +52,15 @@
 //! bounds vary per entry in a way the pass cannot estimate, are not worth
 //! the copy ([`cost`]).
 //!
+//! **Then.** A function with a versioned loop gets `licm` again, as the
+//! step `version.licm`: a guard is computed in its loop's preheader, which
+//! for an inner loop lies in the enclosing loop, and the comparisons of
+//! bounds that do not vary there (`n`, lengths, the loop's start) move out
+//! of it instead of being evaluated again at every entry of the inner loop.
+//!
 //! Counters: `version.loops`, `version.checks_removed`,
 //! `version.skipped_overlap`, `version.skipped_outer`,
-//! `version.skipped_trips`. Remarks: "versioned the loop at L:C: removed
+//! `version.skipped_trips`, and `version.licm.*`. Remarks: "versioned the loop at L:C: removed
 //! N bounds checks", "did not version the loop at L:C: WHY".
 
 mod clone;
@@ -394,6 +400,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     }
     if changed {
         crate::ir::compact::compact_only(ir);
+        ctx.run_step("version", "licm", ir, crate::opt::licm::run);
     }
 }
 

@@ -605,7 +605,7 @@ fn an_unknown_pass_to_print_lists_the_known_ones() {
         String::from_utf8_lossy(&out.stderr),
         "error: --print-after: unknown pass `lcim`
   known passes: sccp, dce, simplifycfg, inline, tailrec, recinline, loops, pi, cse, knownbits, checks, rotate, gvn_load, licm, version, gvn_load.late, cse.late, simplifycfg.late, divpair, dse
-  steps inside passes (--print-after only): checks.simplifycfg, checks.loops, inline.sccp, inline.simplifycfg, recinline.simplifycfg, rotate.loops
+  steps inside passes (--print-after only): checks.simplifycfg, checks.loops, inline.sccp, inline.simplifycfg, recinline.simplifycfg, rotate.loops, version.licm
 "
     );
     let out = toyc(&["ir", "--print-before=nope", SCALE]);

@@ -106,6 +106,45 @@ fn matmul_loses_the_k_loop_checks_and_the_j_loop_is_not_copied_again() {
     assert_eq!(out, "7.0 10.0 15.0 22.0\n0 4\n20.0 20.0\n");
 }
 
+/// The comparisons of `mm`'s IR at -O2 in the blocks from the φ of the
+/// variable `from` up to the φ of `to` (both in the source order of the
+/// printed function).
+fn comparisons_between(src: &str, from: &str, to: &str) -> usize {
+    let (ir, err, code) = toyc(&["ir", "-O2", "--fn", "mm"], src);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = ir.lines().collect();
+    let at = |var: &str| {
+        lines
+            .iter()
+            .position(|l| l.contains(" = φ (") && l.ends_with(&format!("# {var}")))
+            .unwrap_or_else(|| panic!("no φ of {var} in\n{ir}"))
+    };
+    let is_cmp = |l: &&&str| {
+        ["ilt(", "ile(", "ige(", "igt(", "iult("]
+            .iter()
+            .any(|c| l.contains(&format!("= {c}")))
+    };
+    lines[at(from)..at(to)].iter().filter(is_cmp).count()
+}
+
+#[test]
+fn the_guard_is_computed_at_the_loop_level_where_its_bounds_vary() {
+    // The k loop's guard is built in its preheader, inside the j loop;
+    // `version.licm` moves what does not vary with j out of it: the
+    // comparisons on n - 1 and on n + 2^31 (small bounds) before the i
+    // loop, those on i*n and i*n + n - 1 (a's indices) into the i loop.
+    // In the j loop stay the 16 < n trip test's branch and the five
+    // comparisons on j and j + n*(n-1) (b's indices).
+    let (_, counts, out) = version("v_licm", MATMUL);
+    assert_eq!(counts, (1, 2));
+    assert_eq!(out, "7.0 10.0 15.0 22.0\n0 4\n20.0 20.0\n");
+    let (_, err, _) = toyc(&["ir", "-O2", "--stats"], MATMUL);
+    assert_eq!(stat(&err, "version.licm.hoisted_cmps"), 13);
+    assert_eq!(stat(&err, "version.licm.hoisted"), 30);
+    assert_eq!(comparisons_between(MATMUL, "j", "k"), 5);
+    assert_eq!(comparisons_between(MATMUL, "i", "j"), 5);
+}
+
 #[test]
 fn outer_loop_around_a_loop_without_removable_checks_is_versioned() {
     // The inner `while` is not a counting loop and has no removable check,
