@@ -60,8 +60,9 @@
 //!
 //! Counters: `version.loops`, `version.checks_removed`,
 //! `version.skipped_overlap`, `version.skipped_outer`,
-//! `version.skipped_trips`, and `version.licm.*`. Remarks: "versioned the loop at L:C: removed
-//! N bounds checks", "did not version the loop at L:C: WHY".
+//! `version.skipped_trips`, and `version.licm.*`. Remarks: "versioned the
+//! loop at L:C: removed N bounds checks", "did not version the loop at
+//! L:C: WHY".
 
 mod clone;
 mod cost;
