@@ -16,6 +16,42 @@ pub fn reverse_postorder(code: &IrCode) -> Vec<BlockId> {
     })
 }
 
+/// Per IR block `n`: the loop header `h` to branch to instead, when `n`
+/// is a latch that only jumps back (`goto h`, with `h` before it) and is
+/// reached only by falling through from a conditional branch. That branch
+/// then targets `h` itself: `brif c, h, exit`, whose two edges Cranelift
+/// gives each an edge block, the back edge's first, so that its branch
+/// editing ends the loop in one conditional jump back to `h` (through a
+/// block of its own, `n`'s jump and the branch over it would both stay:
+/// `jge exit; jmp h`). `n` itself is not translated.
+pub(super) fn bypassed_latches(code: &IrCode) -> SecondaryMap<BlockId, Option<BlockId>> {
+    let blocks = &code.cfg.blocks;
+    let mut out = SecondaryMap::with_capacity(blocks.len());
+    for (n, blk) in blocks.iter() {
+        let [p] = blk.preds[..] else { continue };
+        if p.next() != n {
+            continue;
+        }
+        let mut stmts = blk
+            .values()
+            .filter(|&s| code.stmts.inst[s] != Inst::Nothing);
+        let (Some(g), None) = (stmts.next(), stmts.next()) else {
+            continue;
+        };
+        let Inst::Goto(h) = code.stmts.inst[g] else {
+            continue;
+        };
+        let falls_from_branch = matches!(
+            code.last_stmt(p),
+            Some((_, Inst::GotoIfNot { dest, .. })) if *dest != n
+        );
+        if falls_from_branch && h.0 <= p.0 {
+            out[n] = Some(h);
+        }
+    }
+    out
+}
+
 /// Per IR block: whether it lies on a cycle of the CFG, that is in a
 /// strongly connected component with more than one block or with an edge
 /// to itself (reducible or not).

@@ -9,6 +9,11 @@
 //!   read-only data object ([`super::Compiler::float_const`]): a value kept
 //!   in a register, where an `f64const` would be rematerialised at each use.
 //!
+//! The same placement serves one computation that is not a load: the
+//! splat of a paired division's common numerator (`x / b` beside
+//! `x / d`, [`super::ops::fdiv_pair`]), a float constant or a value, to
+//! both lanes of an `f64x2`.
+//!
 //! Cranelift compiles at `opt_level=none` (its e-graph, which could hoist
 //! them, costs a third of its compile time and finds little else after our
 //! passes), so the translation places these loads where they belong:
@@ -46,13 +51,19 @@ use std::sync::Arc;
 /// How many dominators of a site are searched for a load to reuse.
 const REUSE_DEPTH: usize = 4;
 
-/// What an invariant load reads.
+/// What an invariant load (or splat) reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Invariant {
     /// The word at `offset` of the object that `root` holds.
     Address { root: Root, offset: i32 },
     /// The float constant with these bits.
     Float(u64),
+    /// The float `root` in both lanes of an `f64x2` (the numerators of a
+    /// paired division, `ops::fdiv_pair`).
+    Splat(Root),
+    /// The float constant with these bits in both lanes of an `f64x2`: a
+    /// splat of its [`Invariant::Float`] load.
+    FloatSplat(u64),
 }
 
 /// An object's IR value: a statement or a parameter.
@@ -122,7 +133,10 @@ impl Invariants {
             Invariant::Address {
                 root: Root::Value(v),
                 ..
-            } => self.def_block.get(v).copied().flatten().map(Site::Block),
+            }
+            | Invariant::Splat(Root::Value(v)) => {
+                self.def_block.get(v).copied().flatten().map(Site::Block)
+            }
             _ => Some(Site::Entry),
         }
     }
@@ -166,7 +180,8 @@ impl Invariants {
 
 impl FnTrans<'_, '_, '_> {
     /// The value of `what` for a use in the block being translated;
-    /// `root` is the Cranelift value of an address load's object.
+    /// `root` is the Cranelift value of an address load's object, or of
+    /// a splat's float.
     pub(super) fn invariant(
         &mut self,
         what: Invariant,
@@ -205,6 +220,17 @@ impl FnTrans<'_, '_, '_> {
                 let mut cur = self.cursor_before(before);
                 let addr = cur.ins().symbol_value(types::I64, gv);
                 Ok(cur.ins().load(types::F64, flags, addr, 0))
+            }
+            Invariant::Splat(_) => {
+                let x = root.ok_or_else(|| format!("invariant {what:?} without its value"))?;
+                Ok(self.cursor_before(before).ins().splat(types::F64X2, x))
+            }
+            Invariant::FloatSplat(bits) => {
+                // Defined in the entry block like the load: its site is
+                // this one's, so it lands before `before` too, or is one
+                // that dominates it.
+                let x = self.invariant(Invariant::Float(bits), None)?;
+                Ok(self.cursor_before(before).ins().splat(types::F64X2, x))
             }
             Invariant::Address { offset, .. } => {
                 let obj =

@@ -143,21 +143,24 @@ pub fn fdiv_pair_operands(
     }
 }
 
-/// `(a0 / b0, a1 / b1)` by one two-lane division: each lane is the IEEE
-/// quotient the scalar division gives (the same rounding, and the same
-/// NaN), and a divider takes about as long for two lanes as for one. The
-/// numerators are one splat when they are the same value.
-pub fn fdiv_pair(b: &mut FunctionBuilder, num: [Value; 2], den: [Value; 2]) -> (Value, Value) {
-    let vector = |b: &mut FunctionBuilder, [x, y]: [Value; 2]| {
-        if x == y {
-            b.ins().splat(types::F64X2, x)
-        } else {
-            let v = b.ins().scalar_to_vector(types::F64X2, x);
-            b.ins().insertlane(v, y, 1)
-        }
-    };
-    let n = vector(b, num);
-    let d = vector(b, den);
-    let q = b.ins().fdiv(n, d);
+/// `[x, y]` as an `f64x2`: one `splat` when `x` and `y` are the same
+/// value, else a `splat` of `x` whose lane 1 is replaced by `y` (on
+/// x86-64 a `movddup` and a `movlhps`; `scalar_to_vector` would zero the
+/// upper lane first, one instruction more).
+pub fn f64x2(b: &mut FunctionBuilder, [x, y]: [Value; 2]) -> Value {
+    let v = b.ins().splat(types::F64X2, x);
+    if x == y {
+        v
+    } else {
+        b.ins().insertlane(v, y, 1)
+    }
+}
+
+/// `(a0 / b0, a1 / b1)` from `num = [a0, a1]` and `den = [b0, b1]` (see
+/// [`f64x2`]) by one two-lane division: each lane is the IEEE quotient
+/// the scalar division gives (the same rounding, and the same NaN), and a
+/// divider takes about as long for two lanes as for one.
+pub fn fdiv_pair(b: &mut FunctionBuilder, num: Value, den: Value) -> (Value, Value) {
+    let q = b.ins().fdiv(num, den);
     (b.ins().extractlane(q, 0), b.ins().extractlane(q, 1))
 }

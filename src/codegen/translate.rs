@@ -97,6 +97,9 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     cold: SecondaryMap<BlockId, bool>,
     /// Per IR block: it lies on a cycle of the CFG (in a loop).
     on_cycle: SecondaryMap<BlockId, bool>,
+    /// Per IR block: the loop header its fallthrough predecessor branches
+    /// to instead ([`block_order::bypassed_latches`]).
+    bypass: SecondaryMap<BlockId, Option<BlockId>>,
     /// Whether the block being translated lies on a cycle.
     in_loop: bool,
     /// How many times each value is used ([`crate::ir::edit::use_counts`]).
@@ -141,6 +144,7 @@ pub(super) fn translate<'a>(
         phi_edges: HashMap::new(),
         cold: block_order::cold_blocks(code),
         on_cycle: block_order::cycle_blocks(code),
+        bypass: block_order::bypassed_latches(code),
         in_loop: false,
         uses: crate::ir::edit::use_counts(code, None),
         movable,
@@ -158,7 +162,8 @@ pub(super) fn translate<'a>(
 impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
     fn run(&mut self) -> Result<(), String> {
         let code = self.code;
-        let order = block_order::reverse_postorder(code);
+        let mut order = block_order::reverse_postorder(code);
+        order.retain(|&b| self.bypass[b].is_none());
         if order.is_empty() {
             return Err(format!("function `{}` has no blocks", code.name));
         }
@@ -351,10 +356,11 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     ops::fdiv_pair_operands(&code.stmts.inst[s], &code.stmts.inst[t], s)
             {
                 let [a, b, c, d] = pair;
-                let (av, bv) = (self.operand(&a)?, self.operand(&b)?);
-                let cv = if c == a { av } else { self.operand(&c)? };
+                let num = self.pair_numerators(&a, &c)?;
+                let bv = self.operand(&b)?;
                 let dv = if d == b { bv } else { self.operand(&d)? };
-                let (q0, q1) = ops::fdiv_pair(&mut self.b, [av, cv], [bv, dv]);
+                let den = ops::f64x2(&mut self.b, [bv, dv]);
+                let (q0, q1) = ops::fdiv_pair(&mut self.b, num, den);
                 self.set(s, Some(q0));
                 self.set(t, Some(q1));
                 stmts.next();
@@ -423,11 +429,16 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         dest: BlockId,
     ) -> Result<(), String> {
         let c = self.operand(cond)?;
-        let next = self.block(from.next())?;
-        let next_args = self.edge_args(Some(from), from.next())?;
+        let (next, next_args) = match self.bypass[from.next()] {
+            Some(h) => (self.block(h)?, self.edge_args(Some(from.next()), h)?),
+            None => (
+                self.block(from.next())?,
+                self.edge_args(Some(from), from.next())?,
+            ),
+        };
         let other = self.block(dest)?;
         let other_args = self.edge_args(Some(from), dest)?;
-        if self.cold.get(dest).copied().unwrap_or(false) {
+        if self.bypass[from.next()].is_some() || self.cold.get(dest).copied().unwrap_or(false) {
             self.b.ins().brif(c, next, &next_args, other, &other_args);
         } else {
             // A condition this branch alone reads is complemented in place.
@@ -497,6 +508,30 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
             Operand::Bool(x) => self.b.ins().iconst(types::I8, *x as i64),
             Operand::Nil => self.b.ins().iconst(types::I64, 0),
         })
+    }
+
+    /// The numerators `[a, c]` of a paired division as an `f64x2`. One
+    /// numerator for both lanes (`x / b` beside `x / d`) is one splat,
+    /// placed like an invariant load (`invariant.rs`): before the loops
+    /// that do not define it.
+    fn pair_numerators(&mut self, a: &Operand, c: &Operand) -> Result<cl::Value, String> {
+        if a != c {
+            let (x, y) = (self.operand(a)?, self.operand(c)?);
+            return Ok(ops::f64x2(&mut self.b, [x, y]));
+        }
+        match (a, Root::of(a)) {
+            (Operand::Float(f), _) if self.in_loop && f.to_bits() != 0 => {
+                self.invariant(Invariant::FloatSplat(f.to_bits()), None)
+            }
+            (_, Some(root)) => {
+                let x = self.operand(a)?;
+                self.invariant(Invariant::Splat(root), Some(x))
+            }
+            _ => {
+                let x = self.operand(a)?;
+                Ok(ops::f64x2(&mut self.b, [x, x]))
+            }
+        }
     }
 
     pub(super) fn operands(&mut self, ops: &[Operand]) -> Result<Vec<cl::Value>, String> {

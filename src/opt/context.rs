@@ -76,9 +76,10 @@ pub struct PassCtx {
 /// The steps passes run inside themselves with [`PassCtx::run_step`], as
 /// `OUTER.STEP`: what `--print-after` accepts besides pass rows, and the
 /// prefixes of their counters.
-pub const STEPS: [&str; 7] = [
+pub const STEPS: [&str; 8] = [
     "checks.simplifycfg",
     "checks.loops",
+    "divpair.cse",
     "inline.sccp",
     "inline.simplifycfg",
     "recinline.simplifycfg",

@@ -76,6 +76,7 @@ struct Scope {
     replaced: u64,
     folded: u64,
     branches: u64,
+    reassociated: u64,
     /// When remarks are wanted: what the walk did ([`Said`]).
     said: Option<Said>,
 }
@@ -109,6 +110,58 @@ fn simplified(ir: &IrCode, v: Value) -> Option<Operand> {
         Some(Inst::NewStruct { .. } | Inst::NewArray { .. })
     )
     .then_some(Operand::Bool(c == Cmp::Ne))
+}
+
+/// `x + c` as `(x, c)`: an integer addition of a constant to a value,
+/// or a subtraction of one (`x - c` is `x + -c`: arithmetic wraps).
+fn offset(inst: &Inst) -> Option<(Operand, i64)> {
+    match *inst {
+        Inst::Binary(BinaryOp::IAdd, x, Operand::Int(c))
+        | Inst::Binary(BinaryOp::IAdd, Operand::Int(c), x) => Some((x, c)),
+        Inst::Binary(BinaryOp::ISub, x, Operand::Int(c)) => Some((x, c.wrapping_neg())),
+        _ => None,
+    }
+    .filter(|(x, _)| !matches!(x, Operand::Int(_)))
+}
+
+/// Moves the constants of statement `v`'s integer additions outward,
+/// where that makes no new statement (integer arithmetic wraps, so both
+/// are exact):
+/// - `(x + c1) + c2` becomes `x + (c1 + c2)` (written `x - c` when the
+///   sum is a negative `-c`);
+/// - `a + (y + c)` becomes `u + c` when `u = a + y` is in the table (a
+///   loop unrolled by `divpair` reads `i + (j + 1)` where the iteration
+///   before computed `i + j`), so that `u + c` can meet its twin.
+///
+/// Operands were read through copies, and the statements they name were
+/// visited already (they dominate `v`), so their constants are outermost.
+fn reassociate(ir: &mut IrCode, exprs: &FxMap<ExprKey, Value>, v: Value) -> bool {
+    let inst = &ir.stmts.inst[v];
+    let offset_of = |op: Operand| match op {
+        Operand::Value(x) => ir.stmts.get(x).and_then(offset),
+        _ => None,
+    };
+    let new = if let Some((x, c2)) = offset(inst) {
+        let Some((y, c1)) = offset_of(x) else {
+            return false;
+        };
+        match c1.wrapping_add(c2) {
+            c if c < 0 && c != i64::MIN => Inst::Binary(BinaryOp::ISub, y, Operand::Int(-c)),
+            c => Inst::Binary(BinaryOp::IAdd, y, Operand::Int(c)),
+        }
+    } else if let Inst::Binary(BinaryOp::IAdd, a, b) = *inst {
+        let found = [(a, b), (b, a)].into_iter().find_map(|(p, q)| {
+            let (y, c) = offset_of(q)?;
+            let key = expr_key(&Inst::Binary(BinaryOp::IAdd, p, y))?;
+            Some((*exprs.get(&key)?, c))
+        });
+        let Some((u, c)) = found else { return false };
+        Inst::Binary(BinaryOp::IAdd, Operand::Value(u), Operand::Int(c))
+    } else {
+        return false;
+    };
+    ir.stmts.inst[v] = new;
+    true
 }
 
 impl Scope {
@@ -157,6 +210,9 @@ impl Scope {
                     self.branches += 1;
                 }
                 continue;
+            }
+            if reassociate(ir, &self.exprs, Value(s)) {
+                self.reassociated += 1;
             }
             if let Some(to) = simplified(ir, Value(s)) {
                 if let Some((_, _, folded)) = &mut self.said {
@@ -273,4 +329,5 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     ctx.counters.add("cse.replaced", scope.replaced);
     ctx.counters.add("cse.folded", scope.folded);
     ctx.counters.add("cse.branches", scope.branches);
+    ctx.counters.add("cse.reassociated", scope.reassociated);
 }

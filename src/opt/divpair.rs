@@ -103,6 +103,9 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     bir.insert_before(new);
     *ir = bir.lower();
     crate::ir::compact::compact_only(ir);
+    // The copy reads `i + (j + 1)` where the first iteration computed
+    // `i + j`, and `(j + 1) + 1`: `cse` reassociates and merges them.
+    ctx.run_step("divpair", "cse", ir, crate::opt::cse::run);
     ctx.counters.add("divpair.loops", done.len() as u64);
     let pairs: usize = done.iter().map(|d| d.1).sum();
     ctx.counters.add("divpair.pairs", pairs as u64);

@@ -58,3 +58,53 @@ fn adjacent_independent_divisions_pair_at_every_level() {
         assert_eq!(pairs(opt, "chain"), 0, "{opt}");
     }
 }
+
+/// The CLIF blocks of `f` at -O2, each as its text (header first).
+fn clif_blocks(f: &str) -> Vec<String> {
+    let clif = toyc(&["clif", "-O2", "--fn", f]);
+    clif.split("\nblock").skip(1).map(str::to_string).collect()
+}
+
+#[test]
+fn a_common_numerator_is_one_splat_placed_before_the_loop() {
+    // `series` divides 1.0 by the term of two iterations: the numerators
+    // are one splat of the hoisted constant, in a block without the
+    // division; the denominators are a splat with lane 1 replaced (no
+    // `scalar_to_vector`, which zeroes the upper lane first).
+    let blocks = clif_blocks("series");
+    let with = |pat: &str| blocks.iter().filter(|b| b.contains(pat)).count();
+    let all = blocks.concat();
+    assert_eq!(all.matches("splat.f64x2").count(), 2, "{all}");
+    assert_eq!(all.matches("insertlane").count(), 1, "{all}");
+    assert_eq!(all.matches("scalar_to_vector").count(), 0, "{all}");
+    let numerators = blocks
+        .iter()
+        .find(|b| b.contains("readonly can_move") && b.contains("splat.f64x2"))
+        .expect("the constant and its splat in one block");
+    assert!(!numerators.contains("fdiv"), "{all}");
+    assert_eq!(with("fdiv"), 1, "{all}");
+}
+
+#[test]
+fn two_divisions_of_one_value_outside_a_loop_splat_it_in_place() {
+    // `halves`: x / y and x / z are one division with x splat where it
+    // is; no loop, so nothing moves.
+    let src = "fn halves(x: float, y: float, z: float) -> float {
+    return x / y - x / z;
+}
+fn main() {
+    print(halves(1.0, 2.0, 4.0), halves(0.0, 0.0, -1.0));
+}
+";
+    let clif = super::toyc_on(src, "fdiv-pair-splat", &["clif", "-O2", "--fn", "halves"]);
+    assert_eq!(clif.matches("splat.f64x2").count(), 2, "{clif}");
+    assert_eq!(clif.matches("fdiv").count(), 1, "{clif}");
+    assert_eq!(clif.matches("extractlane").count(), 2, "{clif}");
+    for mode in [&["run", "-O0"][..], &["run", "-O2"], &["run", "--interp"]] {
+        assert_eq!(
+            super::toyc_on(src, "fdiv-pair-splat", mode),
+            "0.25 NaN\n",
+            "{mode:?}"
+        );
+    }
+}

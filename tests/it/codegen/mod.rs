@@ -6,6 +6,7 @@ mod invariant;
 mod jit;
 mod jit_hir;
 mod jit_many;
+mod loop_layout;
 
 /// `toyc ARGS FILE` on program `src` (written to a temporary file named
 /// after `tag`, this process and the call, so that tests running at once

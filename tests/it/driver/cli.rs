@@ -381,7 +381,7 @@ fn print_after_names_a_step_inside_a_pass() {
     assert_eq!(bad.status.code(), Some(2));
     let msg = String::from_utf8_lossy(&bad.stderr);
     assert!(
-        msg.contains("checks.simplifycfg, checks.loops, inline.sccp"),
+        msg.contains("checks.simplifycfg, checks.loops, divpair.cse, inline.sccp"),
         "{msg}"
     );
 }
@@ -605,7 +605,7 @@ fn an_unknown_pass_to_print_lists_the_known_ones() {
         String::from_utf8_lossy(&out.stderr),
         "error: --print-after: unknown pass `lcim`
   known passes: sccp, dce, simplifycfg, inline, tailrec, recinline, loops, pi, cse, knownbits, checks, rotate, gvn_load, licm, version, gvn_load.late, cse.late, simplifycfg.late, divpair, dse
-  steps inside passes (--print-after only): checks.simplifycfg, checks.loops, inline.sccp, inline.simplifycfg, recinline.simplifycfg, rotate.loops, version.licm
+  steps inside passes (--print-after only): checks.simplifycfg, checks.loops, divpair.cse, inline.sccp, inline.simplifycfg, recinline.simplifycfg, rotate.loops, version.licm
 "
     );
     let out = toyc(&["ir", "--print-before=nope", SCALE]);
