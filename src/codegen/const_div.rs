@@ -60,12 +60,10 @@ fn log2_abs(d: i64) -> Option<u32> {
     a.is_power_of_two().then(|| a.trailing_zeros())
 }
 
-/// `x * c` for a constant `c`: a shift when `c` is a power of two.
-pub fn imul(b: &mut FunctionBuilder, x: Value, y: Value, c: Option<i64>) -> Value {
-    match c.filter(|c| *c > 0).and_then(log2_abs) {
-        Some(k) => b.ins().ishl_imm_u(x, k as i64),
-        None => b.ins().imul(x, y),
-    }
+/// `x * c` as a shift, when the constant `c` is a positive power of two.
+pub fn shift_for_mul(b: &mut FunctionBuilder, x: Value, c: i64) -> Option<Value> {
+    let k = (c > 0).then(|| log2_abs(c)).flatten()?;
+    Some(b.ins().ishl_imm_u(x, k as i64))
 }
 
 /// `x / |d|` truncated, for `|d| = 2^k` (`k >= 1`).

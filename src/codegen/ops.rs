@@ -58,49 +58,72 @@ pub fn doubled<'o>(op: BinaryOp, a: &'o Operand, b: &'o Operand) -> Option<&'o O
     }
 }
 
-/// A binary operation; `rhs_const` is the right operand when it is an int
-/// constant (division by a constant needs no `-1` guard, and with
-/// `optimize` no divide instruction, [`super::const_div`]). `FRem` is not
-/// handled here (it is a runtime call).
+/// The right operand of a [`binary`] operation: a value, or an int
+/// constant, made an `iconst` only where the lowering uses it (a
+/// multiplication by `2^k` is a shift by `k`, a division by a constant a
+/// multiply by a magic number: no `iconst` of the operand is left dead).
+#[derive(Clone, Copy)]
+pub enum Rhs {
+    Value(Value),
+    Int(i64),
+}
+
+impl Rhs {
+    fn value(self, b: &mut FunctionBuilder) -> Value {
+        match self {
+            Rhs::Value(v) => v,
+            Rhs::Int(c) => b.ins().iconst(types::I64, c),
+        }
+    }
+
+    fn int(self) -> Option<i64> {
+        match self {
+            Rhs::Int(c) => Some(c),
+            Rhs::Value(_) => None,
+        }
+    }
+}
+
+/// A binary operation `x op rhs`; a constant `rhs` needs no `-1` guard in
+/// a division, and with `optimize` no divide instruction
+/// ([`super::const_div`]). `FRem` is not handled here (it is a runtime
+/// call).
 pub fn binary(
     b: &mut FunctionBuilder,
     op: BinaryOp,
     x: Value,
-    y: Value,
-    rhs_const: Option<i64>,
+    rhs: Rhs,
     optimize: bool,
 ) -> Result<Value, String> {
-    let by_const = rhs_const.filter(|c| optimize && c.unsigned_abs() >= 2);
+    if let Some(c) = rhs.int()
+        && let Some(v) = by_constant(b, op, x, c, optimize)
+    {
+        return Ok(v);
+    }
+    let y = rhs.value(b);
+    let nonzero_const = rhs.int().is_some_and(|c| c != 0);
     Ok(match op {
         BinaryOp::IAdd => b.ins().iadd(x, y),
         BinaryOp::ISub => b.ins().isub(x, y),
-        BinaryOp::IMul => const_div::imul(b, x, y, by_const),
-        BinaryOp::IDiv => match rhs_const {
-            Some(-1) => b.ins().ineg(x),
-            Some(c) if by_const.is_some() => const_div::sdiv(b, x, c),
-            Some(c) if c != 0 => b.ins().sdiv(x, y),
-            _ => {
-                // MIN / -1 == MIN: divide by 1 instead and negate (wrapping).
-                let is_m1 = b.ins().icmp_imm_s(IntCC::Equal, y, -1);
-                let one = b.ins().iconst(types::I64, 1);
-                let safe = b.ins().select(is_m1, one, y);
-                let q = b.ins().sdiv(x, safe);
-                let neg = b.ins().ineg(x);
-                b.ins().select(is_m1, neg, q)
-            }
-        },
-        BinaryOp::IRem => match rhs_const {
-            Some(-1) => b.ins().iconst(types::I64, 0),
-            Some(c) if by_const.is_some() => const_div::srem(b, x, c),
-            Some(c) if c != 0 => b.ins().srem(x, y),
-            _ => {
-                // MIN % -1 == 0 == MIN % 1.
-                let is_m1 = b.ins().icmp_imm_s(IntCC::Equal, y, -1);
-                let one = b.ins().iconst(types::I64, 1);
-                let safe = b.ins().select(is_m1, one, y);
-                b.ins().srem(x, safe)
-            }
-        },
+        BinaryOp::IMul => b.ins().imul(x, y),
+        BinaryOp::IDiv if nonzero_const => b.ins().sdiv(x, y),
+        BinaryOp::IDiv => {
+            // MIN / -1 == MIN: divide by 1 instead and negate (wrapping).
+            let is_m1 = b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+            let one = b.ins().iconst(types::I64, 1);
+            let safe = b.ins().select(is_m1, one, y);
+            let q = b.ins().sdiv(x, safe);
+            let neg = b.ins().ineg(x);
+            b.ins().select(is_m1, neg, q)
+        }
+        BinaryOp::IRem if nonzero_const => b.ins().srem(x, y),
+        BinaryOp::IRem => {
+            // MIN % -1 == 0 == MIN % 1.
+            let is_m1 = b.ins().icmp_imm_s(IntCC::Equal, y, -1);
+            let one = b.ins().iconst(types::I64, 1);
+            let safe = b.ins().select(is_m1, one, y);
+            b.ins().srem(x, safe)
+        }
         BinaryOp::IAnd => b.ins().band(x, y),
         BinaryOp::IOr => b.ins().bor(x, y),
         BinaryOp::IXor => b.ins().bxor(x, y),
@@ -117,10 +140,24 @@ pub fn binary(
     })
 }
 
-/// The int constant of an operand, if it is one.
-pub fn int_const(op: &Operand) -> Option<i64> {
+/// `x op c` where the constant `c` itself is not an operand of the
+/// lowering: a division or remainder by -1, and with `optimize` a
+/// multiplication by `2^k` (a shift) and a division or remainder by
+/// `|c| >= 2` ([`super::const_div`]).
+fn by_constant(
+    b: &mut FunctionBuilder,
+    op: BinaryOp,
+    x: Value,
+    c: i64,
+    optimize: bool,
+) -> Option<Value> {
+    let by_const = optimize && c.unsigned_abs() >= 2;
     match op {
-        Operand::Int(i) => Some(*i),
+        BinaryOp::IMul if by_const => const_div::shift_for_mul(b, x, c),
+        BinaryOp::IDiv if c == -1 => Some(b.ins().ineg(x)),
+        BinaryOp::IDiv if by_const => Some(const_div::sdiv(b, x, c)),
+        BinaryOp::IRem if c == -1 => Some(b.ins().iconst(types::I64, 0)),
+        BinaryOp::IRem if by_const => Some(const_div::srem(b, x, c)),
         _ => None,
     }
 }

@@ -641,9 +641,11 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                     self.b.ins().fadd(dv, dv)
                 } else {
                     let xv = self.operand(x)?;
-                    let yv = self.operand(y)?;
-                    let optimize = self.cx.opts.optimize;
-                    ops::binary(&mut self.b, *op, xv, yv, ops::int_const(y), optimize)?
+                    let rhs = match y {
+                        Operand::Int(c) => ops::Rhs::Int(*c),
+                        y => ops::Rhs::Value(self.operand(y)?),
+                    };
+                    ops::binary(&mut self.b, *op, xv, rhs, self.cx.opts.optimize)?
                 };
                 self.set(s, Some(v));
             }
