@@ -62,7 +62,7 @@ fn log2_abs(d: i64) -> Option<u32> {
 
 /// `x * c` as a shift, when the constant `c` is a positive power of two.
 pub fn shift_for_mul(b: &mut FunctionBuilder, x: Value, c: i64) -> Option<Value> {
-    let k = (c > 0).then(|| log2_abs(c)).flatten()?;
+    let k = log2_abs(c).filter(|_| c > 0)?;
     Some(b.ins().ishl_imm_u(x, k as i64))
 }
 

@@ -429,7 +429,8 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         dest: BlockId,
     ) -> Result<(), String> {
         let c = self.operand(cond)?;
-        let (next, next_args) = match self.bypass[from.next()] {
+        let bypass = self.bypass[from.next()];
+        let (next, next_args) = match bypass {
             Some(h) => (self.block(h)?, self.edge_args(Some(from.next()), h)?),
             None => (
                 self.block(from.next())?,
@@ -438,7 +439,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         };
         let other = self.block(dest)?;
         let other_args = self.edge_args(Some(from), dest)?;
-        if self.bypass[from.next()].is_some() || self.cold.get(dest).copied().unwrap_or(false) {
+        if bypass.is_some() || self.cold.get(dest).copied().unwrap_or(false) {
             self.b.ins().brif(c, next, &next_args, other, &other_args);
         } else {
             // A condition this branch alone reads is complemented in place.

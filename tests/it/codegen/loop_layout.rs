@@ -43,20 +43,12 @@ fn every_jump_back_to_a_loop_is_conditional() {
 
 #[test]
 fn the_output_is_the_same_at_every_level() {
-    for mode in [&["run", "-O0"][..], &["run", "-O2"], &["run", "--interp"]] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_toyc"))
-            .args(mode)
-            .arg("-")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .and_then(|mut c| {
-                use std::io::Write;
-                c.stdin.take().expect("stdin").write_all(SRC.as_bytes())?;
-                c.wait_with_output()
-            })
-            .expect("run toyc");
+    for mode in [
+        &["run", "-O0", "-"][..],
+        &["run", "-O2", "-"],
+        &["run", "--interp", "-"],
+    ] {
+        let out = crate::driver::cli::toyc_with_stdin(mode, SRC.as_bytes());
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
             "12.0 80.0 0.0\n",

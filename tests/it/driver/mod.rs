@@ -1,7 +1,7 @@
 //! The command line.
 mod asm;
 pub(crate) mod bril;
-mod cli;
+pub(crate) mod cli;
 mod repl;
 mod threads;
 mod warnings;
