@@ -76,6 +76,8 @@ struct Scope {
     replaced: u64,
     folded: u64,
     branches: u64,
+    /// Whether constants of additions move outward ([`reassociate`]).
+    reassociate: bool,
     reassociated: u64,
     /// When remarks are wanted: what the walk did ([`Said`]).
     said: Option<Said>,
@@ -211,7 +213,7 @@ impl Scope {
                 }
                 continue;
             }
-            if reassociate(ir, &self.exprs, Value(s)) {
+            if self.reassociate && reassociate(ir, &self.exprs, Value(s)) {
                 self.reassociated += 1;
             }
             if let Some(to) = simplified(ir, Value(s)) {
@@ -297,13 +299,28 @@ fn remark(ir: &mut IrCode, ctx: &mut PassCtx, (merged, decided, folded): &Said) 
     }
 }
 
+/// The `cse` and `cse.late` rows: constants of additions stay where they
+/// are. `checks` matches the sums it reads as written (`x <= m` before
+/// `a[x]` of `[_; m + 1]`, with `m = k - 1`: reassociated, the length
+/// would be `k` and the check would stay).
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    run_with(ir, ctx, false);
+}
+
+/// The step `divpair.cse`: `cse` with [`reassociate`], on a function
+/// `divpair` unrolled (after `checks` and `version`).
+pub fn run_reassociating(ir: &mut IrCode, ctx: &mut PassCtx) {
+    run_with(ir, ctx, true);
+}
+
+fn run_with(ir: &mut IrCode, ctx: &mut PassCtx, reassociate: bool) {
     if ir.cfg.blocks.is_empty() {
         return;
     }
     let dom = ir.cfg.dom_tree();
     let mut scope = Scope {
         said: ctx.remarks_on().then(Default::default),
+        reassociate,
         ..Scope::default()
     };
     // (block, next child index, log length before the block was entered)

@@ -104,8 +104,8 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     *ir = bir.lower();
     crate::ir::compact::compact_only(ir);
     // The copy reads `i + (j + 1)` where the first iteration computed
-    // `i + j`, and `(j + 1) + 1`: `cse` reassociates and merges them.
-    ctx.run_step("divpair", "cse", ir, crate::opt::cse::run);
+    // `i + j`, and `(j + 1) + 1`: `cse`, reassociating, merges them.
+    ctx.run_step("divpair", "cse", ir, crate::opt::cse::run_reassociating);
     ctx.counters.add("divpair.loops", done.len() as u64);
     let pairs: usize = done.iter().map(|d| d.1).sum();
     ctx.counters.add("divpair.pairs", pairs as u64);

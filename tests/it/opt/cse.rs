@@ -185,3 +185,34 @@ fn main() { print(maybe(Q { a: 1, next: nil })); }";
     assert_eq!(code, 101, "{out}{err}");
     assert!(err.contains("nil dereference"), "{err}");
 }
+
+/// `cse` leaves the constants of additions where they are: `[0; n + 1]`
+/// with `n = k - 1` keeps the length `n + 1`, and `checks` removes the
+/// check of `a[x]` under `x <= n`. Reassociated, the length would be `k`
+/// and the check would stay. Only the step `divpair.cse` reassociates
+/// (`tests/filetests/divpair_cse_reassociates.ir`).
+#[test]
+fn constants_stay_where_checks_reads_them() {
+    let src = "fn f(k: int) -> int {
+    let n = k - 1;
+    let a = [0; n + 1];
+    var s = 0;
+    var x = 0;
+    while x <= n {
+        s += a[x];
+        x += 1;
+    }
+    return s + n + 1;
+}
+fn main() { print(f(5)); }";
+    let (early, stats) = ir("cse", src);
+    assert_eq!(stat(&stats, "cse.reassociated"), 0, "{stats}");
+    assert!(early.contains("%2  = iadd(%1, 1)::int\n"), "{early}");
+    assert!(early.contains("new [int](len %2, fill 0)"), "{early}");
+    let (_, stats) = ir("cse,checks", src);
+    assert_eq!(stat(&stats, "checks.bounds_removed"), 1, "{stats}");
+    let (_, stats) = ir("cse,checks,cse.late", src);
+    assert_eq!(stat(&stats, "cse.reassociated"), 0, "{stats}");
+    assert_eq!(run(&["run", "-O2"], src), "5\n");
+    assert_eq!(run(&["run", "-O0"], src), "5\n");
+}
