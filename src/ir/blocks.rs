@@ -211,7 +211,7 @@ impl BlockIr {
         let mut blocks = Vec::with_capacity(nb);
         for (b, bb) in ir.cfg.blocks.iter() {
             let next = b.next();
-            let mut stmts = Vec::new();
+            let mut stmts = Vec::with_capacity(bb.stmts.len());
             let mut term = None;
             let mut term_span = ir.span;
             let mut term_flags = Flags::default();

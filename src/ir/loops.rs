@@ -119,7 +119,7 @@ impl LoopNest {
         }
         loops.sort_by_key(|l| (l.blocks.len(), l.latches[0]));
         let mut loops = PrimaryMap::from(loops);
-        let innermost = nest(&mut loops);
+        let innermost = nest(&mut loops, n);
         LoopNest { loops, innermost }
     }
 
@@ -217,9 +217,13 @@ where
 /// Fills in `parent` and `depth` of `loops` (innermost first); returns the
 /// innermost loop of each block. Outer loops are visited first, each
 /// claiming its blocks, so a loop's parent is the last claimant of its
-/// header before it.
-fn nest(loops: &mut PrimaryMap<LoopId, LoopInfo>) -> SecondaryMap<BlockId, Option<LoopId>> {
-    let mut owner: SecondaryMap<BlockId, Option<LoopId>> = SecondaryMap::new();
+/// header before it. `n` is the number of blocks.
+fn nest(
+    loops: &mut PrimaryMap<LoopId, LoopInfo>,
+    n: usize,
+) -> SecondaryMap<BlockId, Option<LoopId>> {
+    let mut owner: SecondaryMap<BlockId, Option<LoopId>> = SecondaryMap::with_capacity(n);
+    owner.resize(n);
     let ids: Vec<LoopId> = loops.keys().rev().collect();
     for i in ids {
         let parent = owner[loops[i].header];

@@ -651,6 +651,8 @@ impl IrCode {
     /// The block of every statement.
     pub fn block_of(&self) -> SecondaryMap<Value, Option<BlockId>> {
         let mut block_of = SecondaryMap::with_capacity(self.stmts.len());
+        // Sized once: a write past the end would grow it by one each time.
+        block_of.resize(self.stmts.len());
         for (b, blk) in self.cfg.blocks.iter() {
             for v in blk.values() {
                 block_of[v] = Some(b);

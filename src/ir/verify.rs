@@ -320,6 +320,7 @@ fn check_operands(f: &IrCode, errs: &mut Vec<String>) {
     let s = &f.stmts;
     let n = s.inst.len();
     let mut block_of: SecondaryMap<Value, BlockId> = SecondaryMap::with_default(BlockId(0));
+    block_of.resize(n);
     for (b, blk) in f.cfg.blocks.iter() {
         for i in blk.values() {
             block_of[i] = b;

@@ -76,8 +76,11 @@ pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> Grouped<BlockId> {
 
 /// The iterated dominance frontier of `blocks`.
 pub(crate) fn idf(df: &Grouped<BlockId>, blocks: &[BlockId]) -> Vec<BlockId> {
-    let mut in_set: SecondaryMap<BlockId, bool> = SecondaryMap::new();
-    let mut queued: SecondaryMap<BlockId, bool> = SecondaryMap::new();
+    let n = df.start.len().saturating_sub(1);
+    let mut in_set: SecondaryMap<BlockId, bool> = SecondaryMap::with_capacity(n);
+    let mut queued: SecondaryMap<BlockId, bool> = SecondaryMap::with_capacity(n);
+    in_set.resize(n);
+    queued.resize(n);
     let mut work: Vec<BlockId> = Vec::new();
     for &b in blocks {
         if !queued[b] {
@@ -107,7 +110,7 @@ pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
     let dom = ir.cfg.dom_tree();
     let mut m = MemorySsa {
         accesses: PrimaryMap::new(),
-        by_inst: SecondaryMap::new(),
+        by_inst: SecondaryMap::with_capacity(ir.stmts.len()),
         phis: SecondaryMap::new(),
         lists: SecondaryMap::new(),
         users: SecondaryMap::new(),
@@ -121,6 +124,7 @@ pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
     // Every statement gets its block: one allocation, not a growth per
     // statement.
     m.block_of.resize(ir.stmts.len());
+    m.by_inst.resize(ir.stmts.len());
     m.push(Access {
         kind: AccessKind::LiveOnEntry,
         block: BlockId(0),

@@ -321,6 +321,8 @@ fn run_with(ir: &mut IrCode, ctx: &mut PassCtx, reassociate: bool) {
     let mut scope = Scope {
         said: ctx.remarks_on().then(Default::default),
         reassociate,
+        // Sized for every statement: no rehash while the walk fills it.
+        exprs: FxMap::with_capacity_and_hasher(ir.stmts.len(), Default::default()),
         ..Scope::default()
     };
     // (block, next child index, log length before the block was entered)

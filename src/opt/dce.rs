@@ -18,6 +18,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let counters = &mut ctx.counters;
     let n = ir.stmts.len();
     let mut live: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(n);
+    live.resize(n);
     let mut work = Vec::new();
     for (s, inst) in ir.stmts.inst.iter() {
         if !matches!(inst, Inst::Nothing) && !removable(inst, ir.stmts.flags[s]) {

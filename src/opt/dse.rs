@@ -92,6 +92,7 @@ pub const PATH_LIMIT: usize = 50;
 /// escapes (see the module doc).
 fn local_allocs(ir: &IrCode) -> SecondaryMap<Value, bool> {
     let mut ok: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(ir.stmts.len());
+    ok.resize(ir.stmts.len());
     for (i, inst) in ir.stmts.inst.iter() {
         ok[i] = matches!(inst, Inst::NewArray { .. } | Inst::NewStruct { .. });
     }
@@ -511,6 +512,7 @@ fn remove_allocs(ir: &mut IrCode, m: &mut MemorySsa, local: &SecondaryMap<Value,
     // For each local allocation: still accessed, or compared to something
     // other than nil.
     let mut keep: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(n);
+    keep.resize(n);
     let mut nil_cmps: Vec<(Value, Value, bool)> = Vec::new();
     let is_local = |op: &Operand| match op {
         Operand::Value(v) if local[*v] => Some(*v),

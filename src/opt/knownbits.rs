@@ -41,6 +41,7 @@ impl TrailingZeros {
         let mut this = TrailingZeros {
             tz: SecondaryMap::with_capacity(ir.stmts.len()),
         };
+        this.tz.resize(ir.stmts.len());
         for (s, inst) in ir.stmts.inst.iter() {
             let tz = this.of_inst(ir, inst);
             this.tz[s] = tz;

@@ -229,7 +229,8 @@ pub fn solve(ir: &IrCode) -> Solution {
         values,
         block_of,
         exec_block: SecondaryMap::with_capacity(ir.cfg.blocks.len()),
-        exec_edges: Default::default(),
+        // Sized for every edge: no rehash while the solver marks them.
+        exec_edges: FxSet::with_capacity_and_hasher(2 * ir.cfg.blocks.len(), Default::default()),
         users: users_of(ir),
         flow: Vec::new(),
         ssa: Vec::new(),
