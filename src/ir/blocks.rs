@@ -296,8 +296,7 @@ impl BlockIr {
     /// The position in `blocks` of each label (`None` for labels of no
     /// block).
     pub fn positions(&self) -> Positions {
-        let mut pos = SecondaryMap::with_capacity(self.next_label.index());
-        pos.resize(self.next_label.index());
+        let mut pos = crate::ir::sized_map(self.next_label.index());
         for (i, b) in self.blocks.iter().enumerate() {
             pos[b.label] = Some(i);
         }
@@ -325,8 +324,7 @@ impl BlockIr {
     /// Predecessor labels of every label, in block order (no duplicates).
     pub fn preds(&self) -> SecondaryMap<Label, Vec<Label>> {
         let mut preds: SecondaryMap<Label, Vec<Label>> =
-            SecondaryMap::with_capacity(self.next_label.index());
-        preds.resize(self.next_label.index());
+            crate::ir::sized_map(self.next_label.index());
         for b in &self.blocks {
             for s in b.term.succs() {
                 // A block's own edges are pushed one after another, so a

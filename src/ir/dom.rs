@@ -176,8 +176,7 @@ fn immediate_dominators<N: EntityRef, P: IntoIterator<Item = N>>(
     for (i, &b) in rpo.iter().enumerate() {
         rpo_num[b] = i as u32;
     }
-    let mut idom: SecondaryMap<N, Option<N>> = SecondaryMap::with_capacity(n);
-    idom.resize(n);
+    let mut idom: SecondaryMap<N, Option<N>> = crate::ir::sized_map(n);
     if n > 0 {
         idom[N::new(0)] = Some(N::new(0));
     }

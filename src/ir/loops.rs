@@ -222,8 +222,7 @@ fn nest(
     loops: &mut PrimaryMap<LoopId, LoopInfo>,
     n: usize,
 ) -> SecondaryMap<BlockId, Option<LoopId>> {
-    let mut owner: SecondaryMap<BlockId, Option<LoopId>> = SecondaryMap::with_capacity(n);
-    owner.resize(n);
+    let mut owner: SecondaryMap<BlockId, Option<LoopId>> = crate::ir::sized_map(n);
     let ids: Vec<LoopId> = loops.keys().rev().collect();
     for i in ids {
         let parent = owner[loops[i].header];

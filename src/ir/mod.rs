@@ -38,7 +38,7 @@ pub use crate::rtfns::RuntimeFn;
 use crate::span::Span;
 pub use crate::types::Type;
 use crate::types::{FuncId, GlobalId, StructId};
-use cranelift_entity::{PrimaryMap, SecondaryMap};
+use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
 pub use fxhash::{FxMap, FxSet};
 use std::fmt;
 use std::ops::Range;
@@ -650,9 +650,7 @@ impl IrCode {
 
     /// The block of every statement.
     pub fn block_of(&self) -> SecondaryMap<Value, Option<BlockId>> {
-        let mut block_of = SecondaryMap::with_capacity(self.stmts.len());
-        // Sized once: a write past the end would grow it by one each time.
-        block_of.resize(self.stmts.len());
+        let mut block_of = sized_map(self.stmts.len());
         for (b, blk) in self.cfg.blocks.iter() {
             for v in blk.values() {
                 block_of[v] = Some(b);
@@ -716,4 +714,13 @@ impl Module {
         }
         seen
     }
+}
+
+/// A `SecondaryMap` with an entry (the default) for each of the first `n`
+/// keys, allocated once: one made empty and written in index order grows
+/// by one entry on every write, through an out-of-line resize.
+pub fn sized_map<K: EntityRef, V: Clone + Default>(n: usize) -> SecondaryMap<K, V> {
+    let mut map = SecondaryMap::with_capacity(n);
+    map.resize(n);
+    map
 }

@@ -77,10 +77,8 @@ pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> Grouped<BlockId> {
 /// The iterated dominance frontier of `blocks`.
 pub(crate) fn idf(df: &Grouped<BlockId>, blocks: &[BlockId]) -> Vec<BlockId> {
     let n = df.start.len().saturating_sub(1);
-    let mut in_set: SecondaryMap<BlockId, bool> = SecondaryMap::with_capacity(n);
-    let mut queued: SecondaryMap<BlockId, bool> = SecondaryMap::with_capacity(n);
-    in_set.resize(n);
-    queued.resize(n);
+    let mut in_set: SecondaryMap<BlockId, bool> = crate::ir::sized_map(n);
+    let mut queued: SecondaryMap<BlockId, bool> = crate::ir::sized_map(n);
     let mut work: Vec<BlockId> = Vec::new();
     for &b in blocks {
         if !queued[b] {
@@ -110,7 +108,7 @@ pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
     let dom = ir.cfg.dom_tree();
     let mut m = MemorySsa {
         accesses: PrimaryMap::new(),
-        by_inst: SecondaryMap::with_capacity(ir.stmts.len()),
+        by_inst: crate::ir::sized_map(ir.stmts.len()),
         phis: SecondaryMap::new(),
         lists: SecondaryMap::new(),
         users: SecondaryMap::new(),
@@ -118,13 +116,9 @@ pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
         dom,
         walk_limit: 100,
         next_num: 1,
-        block_of: SecondaryMap::new(),
+        block_of: crate::ir::sized_map(ir.stmts.len()),
         stats: WalkStats::default(),
     };
-    // Every statement gets its block: one allocation, not a growth per
-    // statement.
-    m.block_of.resize(ir.stmts.len());
-    m.by_inst.resize(ir.stmts.len());
     m.push(Access {
         kind: AccessKind::LiveOnEntry,
         block: BlockId(0),

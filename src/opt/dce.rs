@@ -17,8 +17,7 @@ use cranelift_entity::{EntityRef, SecondaryMap};
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let counters = &mut ctx.counters;
     let n = ir.stmts.len();
-    let mut live: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(n);
-    live.resize(n);
+    let mut live: SecondaryMap<Value, bool> = crate::ir::sized_map(n);
     let mut work = Vec::new();
     for (s, inst) in ir.stmts.inst.iter() {
         if !matches!(inst, Inst::Nothing) && !removable(inst, ir.stmts.flags[s]) {

@@ -91,8 +91,7 @@ pub const PATH_LIMIT: usize = 50;
 /// For each statement: whether it is an allocation whose object never
 /// escapes (see the module doc).
 fn local_allocs(ir: &IrCode) -> SecondaryMap<Value, bool> {
-    let mut ok: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(ir.stmts.len());
-    ok.resize(ir.stmts.len());
+    let mut ok: SecondaryMap<Value, bool> = crate::ir::sized_map(ir.stmts.len());
     for (i, inst) in ir.stmts.inst.iter() {
         ok[i] = matches!(inst, Inst::NewArray { .. } | Inst::NewStruct { .. });
     }
@@ -511,8 +510,7 @@ fn remove_allocs(ir: &mut IrCode, m: &mut MemorySsa, local: &SecondaryMap<Value,
     let n = ir.stmts.len();
     // For each local allocation: still accessed, or compared to something
     // other than nil.
-    let mut keep: SecondaryMap<Value, bool> = SecondaryMap::with_capacity(n);
-    keep.resize(n);
+    let mut keep: SecondaryMap<Value, bool> = crate::ir::sized_map(n);
     let mut nil_cmps: Vec<(Value, Value, bool)> = Vec::new();
     let is_local = |op: &Operand| match op {
         Operand::Value(v) if local[*v] => Some(*v),

@@ -39,9 +39,8 @@ impl TrailingZeros {
     /// The bounds of every statement of `ir` (one sweep, index order).
     pub fn of(ir: &IrCode) -> TrailingZeros {
         let mut this = TrailingZeros {
-            tz: SecondaryMap::with_capacity(ir.stmts.len()),
+            tz: crate::ir::sized_map(ir.stmts.len()),
         };
-        this.tz.resize(ir.stmts.len());
         for (s, inst) in ir.stmts.inst.iter() {
             let tz = this.of_inst(ir, inst);
             this.tz[s] = tz;

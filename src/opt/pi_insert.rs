@@ -246,8 +246,7 @@ fn use_key(o: &Operand) -> Option<Operand> {
 impl Uses {
     /// The uses of the operands in `keys`.
     fn new(ir: &IrCode, keys: &FxSet<Operand>) -> Uses {
-        let mut block_of = SecondaryMap::with_capacity(ir.stmts.len());
-        block_of.resize(ir.stmts.len());
+        let mut block_of = crate::ir::sized_map(ir.stmts.len());
         let mut of: FxMap<Operand, Vec<Value>> = FxMap::default();
         for (b, blk) in ir.cfg.blocks.iter() {
             for st in blk.stmts.clone().map(Value) {
