@@ -446,6 +446,17 @@ fn judge(cx: &Ctx, s: Value, counters: &mut Counters) -> Option<Dead> {
 }
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    // Only stores and allocations can go (and without them there is no
+    // MemorySSA to build).
+    let candidate = |i: &Inst| {
+        matches!(
+            i,
+            Inst::Store { .. } | Inst::NewArray { .. } | Inst::NewStruct { .. }
+        )
+    };
+    if !ir.stmts.inst.values().any(candidate) {
+        return;
+    }
     let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
     let scan_start = std::time::Instant::now();
     let exit_block =

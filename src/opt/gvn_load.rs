@@ -92,6 +92,10 @@ fn clear_exception_check(ir: &mut IrCode, m: &MemorySsa, v: Value) {
 }
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    // Without a load there is nothing to replace (and no MemorySSA to build).
+    if !ir.stmts.inst.values().any(is_load) {
+        return;
+    }
     let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
     // Every use's clobber at once (cached in the accesses).
     crate::timing::time("memssa.walk", || m.ensure_optimized_uses(ir));
