@@ -272,19 +272,12 @@ impl<'a> IncrementalCompact<'a> {
                 live_count += 1;
             }
         }
-        let mut block_of = vec![u32::MAX; self.insts.len()];
-        for b in 0..nblocks {
-            for &v in self.block(b) {
-                block_of[v as usize] = b as u32;
-            }
-        }
         Reach {
             live,
             succs,
             folded,
             new_id,
             live_count,
-            block_of,
         }
     }
 
@@ -378,17 +371,6 @@ impl<'a> IncrementalCompact<'a> {
         })
     }
 
-    /// Whether statement `v` survives so far: in a live block, not
-    /// forwarded to another value, not deleted.
-    fn alive(&self, reach: &Reach, v: usize) -> bool {
-        reach
-            .block_of
-            .get(v)
-            .is_some_and(|&b| reach.live.get(b as usize) == Some(&true))
-            && self.subst[v].is_none()
-            && !matches!(self.insts[v], Inst::Nothing)
-    }
-
     /// Calls `f` on each value statement `v` uses, resolved through copies
     /// (`φᶜ` upsilons as they are); constants and dangling copies skipped.
     fn for_each_operand_of(&mut self, v: usize, mut f: impl FnMut(Value)) {
@@ -410,18 +392,25 @@ impl<'a> IncrementalCompact<'a> {
         });
     }
 
-    /// The statements that survive: [`Self::alive`] and not dead, where
+    /// The statements that survive: alive (in a live block, not forwarded,
+    /// not deleted) and not dead, where
     /// dead are the removable statements no surviving statement uses,
     /// transitively (a worklist over use counts, so dead cycles through φs
     /// stay only when something live uses them); and how many are dead.
     fn surviving_statements(&mut self, reach: &Reach) -> (Vec<bool>, u32) {
         let n = self.insts.len();
-        // `alive` does not change from here on (resolving only shortens
-        // chains of copies already recorded).
-        let mut keep: Vec<bool> = (0..n).map(|v| self.alive(reach, v)).collect();
+        // Alive: in a live block, not forwarded to another value, not
+        // deleted. That does not change from here on (resolving only
+        // shortens chains of copies already recorded).
+        let mut keep = vec![false; n];
         let mut counts = vec![0u32; n];
-        for (v, &alive) in keep.iter().enumerate() {
-            if alive {
+        for b in (0..self.nblocks()).filter(|&b| reach.live[b]) {
+            for k in self.block_start[b]..self.block_start[b + 1] {
+                let v = self.order[k as usize] as usize;
+                if self.subst[v].is_some() || matches!(self.insts[v], Inst::Nothing) {
+                    continue;
+                }
+                keep[v] = true;
                 self.for_each_operand_of(v, |w| {
                     if let Some(c) = counts.get_mut(w.index()) {
                         *c += 1;
@@ -644,8 +633,6 @@ struct Reach {
     /// Per old block: its number in the result, if it survives.
     new_id: Vec<Option<u32>>,
     live_count: u32,
-    /// Per value: its old block (`u32::MAX` if it has none).
-    block_of: Vec<u32>,
 }
 
 /// Follows the copy chain from `op` (bounded: a cycle of copies resolves
