@@ -1,6 +1,6 @@
 //! The analyses of a CFG's edges, computed once for as long as the edges
-//! stay the same: [`Cfg::dom_tree`] (the dominator tree) and
-//! [`Cfg::loop_nest`] (the natural loops). A function goes through many
+//! stay the same: [`Cfg::dom_tree`] (the dominator tree),
+//! [`Cfg::loop_nest`] (the natural loops) and [`Cfg::dominance_frontiers`]. A function goes through many
 //! passes that leave its CFG alone (`cse`, `knownbits`, `gvn_load`, a
 //! compaction that folds nothing); each asks for its dominator tree, and
 //! gets the one already built.
@@ -9,23 +9,26 @@
 //! `succs` and `preds` are exactly the recorded ones, compared in full on
 //! every request. A pass that changes the CFG in any way, by any means,
 //! gets fresh analyses: the cache needs no invalidation, and nothing a
-//! pass does can make it hand out a stale one. Both analyses are functions
-//! of the edges alone (block contents do not enter them).
+//! pass does can make it hand out a stale one. All three analyses are
+//! functions of the edges alone (block contents do not enter them).
 //!
 //! The cache is not part of the CFG's value: a clone starts empty, and
 //! equality and `Debug` ignore it.
 
-use crate::ir::Cfg;
-use crate::ir::dom::DomTree;
+use crate::ir::dom::{DomTree, frontiers};
+use crate::ir::graph::Grouped;
 use crate::ir::loops::LoopNest;
+use crate::ir::{BlockId, Cfg};
 use std::sync::{Arc, Mutex};
 
 /// What [`CfgCache`] holds: the edges it was computed from
-/// ([`edge_key`]), the dominator tree, and the loop nest once asked for.
+/// ([`edge_key`]), the dominator tree, and the loop nest and dominance
+/// frontiers once asked for.
 struct Cached {
     key: Vec<u32>,
     dom: Arc<DomTree>,
     loops: Option<Arc<LoopNest>>,
+    frontiers: Option<Arc<Grouped<BlockId>>>,
 }
 
 /// The analyses last computed for a [`Cfg`] (see the module doc).
@@ -96,6 +99,7 @@ impl Cfg {
                     key: edge_key(self),
                     dom: Arc::new(DomTree::new(self)),
                     loops: None,
+                    frontiers: None,
                 });
                 f(self, c)
             }
@@ -117,6 +121,16 @@ impl Cfg {
                 .clone()
         })
     }
+
+    /// The dominance frontiers of this CFG ([`frontiers`]), computed once
+    /// for as long as the edges stay the same.
+    pub fn dominance_frontiers(&self) -> Arc<Grouped<BlockId>> {
+        self.current(|cfg, c| {
+            c.frontiers
+                .get_or_insert_with(|| Arc::new(frontiers(cfg, &c.dom)))
+                .clone()
+        })
+    }
 }
 
 #[cfg(test)]
@@ -133,6 +147,10 @@ mod tests {
         assert!(Arc::ptr_eq(&d1, &d2));
         let (l1, l2) = (c.loop_nest(), c.loop_nest());
         assert!(Arc::ptr_eq(&l1, &l2));
+        let (f1, f2) = (c.dominance_frontiers(), c.dominance_frontiers());
+        assert!(Arc::ptr_eq(&f1, &f2));
+        // Block 2 (the latch) has the loop header 1 in its frontier.
+        assert_eq!(f1.of(2), [BlockId(1)]);
         assert_eq!(l1.loops.len(), 1);
         // Asking for the loops keeps the dominator tree.
         assert!(Arc::ptr_eq(&d1, &c.dom_tree()));
@@ -156,6 +174,9 @@ mod tests {
         let l2 = c.loop_nest();
         assert!(!Arc::ptr_eq(&l, &l2));
         assert!(l2.loops.is_empty());
+        // Without the back edge the latch's frontier is the join 3, which
+        // the new edge 0 → 3 made, not the header.
+        assert_eq!(c.dominance_frontiers().of(2), [BlockId(3)]);
         // A new block without edges changes the key too.
         let before = c.dom_tree();
         c.blocks.push(BasicBlock::default());

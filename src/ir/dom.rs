@@ -14,7 +14,7 @@
 //! Blocks unreachable from the entry have no dominator; `dominates` answers
 //! `true` for any query involving one (their code never runs); callers that
 //! must not treat them so check [`DomTree::reachable`] first.
-use crate::ir::graph::Grouped;
+use crate::ir::graph::{Grouped, group_by_key};
 use crate::ir::{BlockId, Cfg};
 use cranelift_entity::{EntityRef, SecondaryMap};
 
@@ -47,6 +47,72 @@ impl DomTree {
             |b| blocks[b].preds.iter().copied(),
         )
     }
+}
+
+/// Unique predecessors of `b`, in order. Linear in their number (a
+/// function's shared `unwind` block may have one per call).
+pub fn unique_preds(cfg: &Cfg, b: BlockId) -> Vec<BlockId> {
+    let preds = &cfg.blocks[b].preds;
+    let mut out: Vec<BlockId> = Vec::with_capacity(preds.len());
+    if preds.len() <= 16 {
+        for p in preds {
+            if !out.contains(p) {
+                out.push(*p);
+            }
+        }
+    } else {
+        let mut seen = crate::ir::FxSet::default();
+        out.extend(preds.iter().copied().filter(|p| seen.insert(*p)));
+    }
+    out
+}
+
+/// Dominance frontiers (Cooper, Harvey & Kennedy) of the reachable blocks,
+/// keyed by block index, each in increasing block order. A function of the
+/// edges alone: passes get it through [`Cfg::dominance_frontiers`], computed
+/// once while the edges stay the same.
+pub fn frontiers(cfg: &Cfg, dom: &DomTree) -> Grouped<BlockId> {
+    let n = cfg.blocks.len();
+    // `(r, b)`: `b` is in `r`'s frontier; `last[r]` is the last such `b`.
+    let mut pairs: Vec<(u32, BlockId)> = Vec::new();
+    let mut last = vec![u32::MAX; n];
+    for b in (0..n).map(BlockId::new) {
+        // A block with fewer than two predecessors is in no frontier.
+        if !dom.reachable(b) || cfg.blocks[b].preds.len() < 2 {
+            continue;
+        }
+        let preds = unique_preds(cfg, b);
+        if preds.len() < 2 {
+            continue;
+        }
+        let Some(idom) = dom.idom(b) else { continue };
+        for p in preds {
+            let mut r = p;
+            let mut guard = 0;
+            while r != idom && dom.reachable(r) && guard <= n {
+                guard += 1;
+                // `b`'s predecessors are handled one after another, so `r`
+                // has `b` only as its last entry, put there by an earlier
+                // predecessor's walk, which went on from `r` to `idom`:
+                // the rest of this walk is done (linear, not quadratic, in
+                // a join of many predecessors along a chain).
+                if last[r.index()] == b.0 {
+                    break;
+                }
+                last[r.index()] = b.0;
+                pairs.push((r.0, b));
+                match dom.idom(r) {
+                    Some(d) if d != r => r = d,
+                    _ => break,
+                }
+            }
+        }
+    }
+    group_by_key(n, BlockId(0), |f| {
+        for &(r, b) in &pairs {
+            f(r as usize, b);
+        }
+    })
 }
 
 impl<N: EntityRef> DomTree<N> {

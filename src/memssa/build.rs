@@ -5,74 +5,9 @@
 
 use super::alias::{Effect, Summaries, inst_effect};
 use super::{Access, AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa, WalkStats};
-use crate::ir::dom::DomTree;
-use crate::ir::graph::{Grouped, group_by_key};
+use crate::ir::graph::Grouped;
 use crate::ir::{BlockId, IrCode};
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
-
-/// Unique predecessors of `b`, in order. Linear in their number (a
-/// function's shared `unwind` block may have one per call).
-pub(crate) fn unique_preds(ir: &IrCode, b: BlockId) -> Vec<BlockId> {
-    let preds = &ir.cfg.blocks[b].preds;
-    let mut out: Vec<BlockId> = Vec::with_capacity(preds.len());
-    if preds.len() <= 16 {
-        for p in preds {
-            if !out.contains(p) {
-                out.push(*p);
-            }
-        }
-    } else {
-        let mut seen = crate::ir::FxSet::default();
-        out.extend(preds.iter().copied().filter(|p| seen.insert(*p)));
-    }
-    out
-}
-
-/// Dominance frontiers (Cooper, Harvey & Kennedy) of the reachable blocks,
-/// keyed by block index, each in increasing block order.
-pub(crate) fn frontiers(ir: &IrCode, dom: &DomTree) -> Grouped<BlockId> {
-    let n = ir.cfg.blocks.len();
-    // `(r, b)`: `b` is in `r`'s frontier; `last[r]` is the last such `b`.
-    let mut pairs: Vec<(u32, BlockId)> = Vec::new();
-    let mut last = vec![u32::MAX; n];
-    for b in (0..n).map(BlockId::new) {
-        // A block with fewer than two predecessors is in no frontier.
-        if !dom.reachable(b) || ir.cfg.blocks[b].preds.len() < 2 {
-            continue;
-        }
-        let preds = unique_preds(ir, b);
-        if preds.len() < 2 {
-            continue;
-        }
-        let Some(idom) = dom.idom(b) else { continue };
-        for p in preds {
-            let mut r = p;
-            let mut guard = 0;
-            while r != idom && dom.reachable(r) && guard <= n {
-                guard += 1;
-                // `b`'s predecessors are handled one after another, so `r`
-                // has `b` only as its last entry, put there by an earlier
-                // predecessor's walk, which went on from `r` to `idom`:
-                // the rest of this walk is done (linear, not quadratic, in
-                // a join of many predecessors along a chain).
-                if last[r.index()] == b.0 {
-                    break;
-                }
-                last[r.index()] = b.0;
-                pairs.push((r.0, b));
-                match dom.idom(r) {
-                    Some(d) if d != r => r = d,
-                    _ => break,
-                }
-            }
-        }
-    }
-    group_by_key(n, BlockId(0), |f| {
-        for &(r, b) in &pairs {
-            f(r as usize, b);
-        }
-    })
-}
 
 /// The iterated dominance frontier of `blocks`.
 pub(crate) fn idf(df: &Grouped<BlockId>, blocks: &[BlockId]) -> Vec<BlockId> {
@@ -160,7 +95,7 @@ pub fn build(ir: &IrCode, sums: &Summaries) -> MemorySsa {
             m.lists[b].push(id);
         }
     }
-    let df = frontiers(ir, &m.dom);
+    let df = ir.cfg.dominance_frontiers();
     let reachable_defs: Vec<BlockId> = def_blocks
         .into_iter()
         .filter(|&b| m.dom.reachable(b))
@@ -182,7 +117,7 @@ impl MemorySsa {
         if let Some(p) = self.phi_for(b) {
             return p;
         }
-        let incoming: Vec<(BlockId, AccessId)> = unique_preds(ir, b)
+        let incoming: Vec<(BlockId, AccessId)> = crate::ir::dom::unique_preds(&ir.cfg, b)
             .into_iter()
             .map(|p| (p, LIVE_ON_ENTRY))
             .collect();
@@ -285,7 +220,8 @@ impl MemorySsa {
 
 #[cfg(test)]
 mod tests {
-    use super::{frontiers, idf};
+    use super::idf;
+    use crate::ir::dom::frontiers;
     use crate::ir::handbuild::ir_from_blocks;
     use crate::ir::{BlockId, Inst, Operand, Type};
 
@@ -310,7 +246,7 @@ mod tests {
                 vec![void(Inst::Return(None))],
             ],
         );
-        let df = frontiers(&ir, &ir.cfg.dom_tree());
+        let df = frontiers(&ir.cfg, &ir.cfg.dom_tree());
         let of: Vec<Vec<u32>> = (0..6)
             .map(|b| df.of(b).iter().map(|x| x.0).collect())
             .collect();

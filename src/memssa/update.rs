@@ -13,8 +13,9 @@
 //!   are dropped.
 
 use super::alias::Effect;
-use super::build::{frontiers, idf, rename};
+use super::build::{idf, rename};
 use super::{Access, AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa};
+use crate::ir::dom::frontiers;
 use crate::ir::{BlockId, IrCode, Value};
 
 impl MemorySsa {
@@ -107,7 +108,7 @@ impl MemorySsa {
             return;
         }
         if self.dom.reachable(block) {
-            let df = frontiers(ir, &self.dom);
+            let df = frontiers(&ir.cfg, &self.dom);
             for b in idf(&df, &[block]) {
                 if self.dom.reachable(b) {
                     self.new_phi(ir, b);

@@ -4,8 +4,8 @@
 //! compacted away.
 
 use super::alias::{Effect, Summaries, inst_effect};
-use super::build::unique_preds;
 use super::{AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa};
+use crate::ir::dom::unique_preds;
 use crate::ir::{BlockId, IrCode};
 
 /// Checks `m` against `ir` (`sums`: the summaries `m` was built with);
@@ -146,7 +146,7 @@ fn check_phi(
     incoming: &[(BlockId, AccessId)],
     errs: &mut Vec<String>,
 ) {
-    let preds = unique_preds(ir, m.access(a).block);
+    let preds = unique_preds(&ir.cfg, m.access(a).block);
     let got: Vec<BlockId> = incoming.iter().map(|(p, _)| *p).collect();
     if got.len() != preds.len() || preds.iter().any(|p| !got.contains(p)) {
         errs.push(format!(

@@ -404,7 +404,7 @@ fn first_non_head(ir: &IrCode, b: BlockId) -> Option<Value> {
 }
 
 fn unique_preds(ir: &IrCode, b: BlockId) -> Vec<BlockId> {
-    crate::memssa::build::unique_preds(ir, b)
+    crate::ir::dom::unique_preds(&ir.cfg, b)
 }
 
 /// The loop a promotion works on, and where its preheader load goes.
