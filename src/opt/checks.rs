@@ -2,7 +2,8 @@
 //! target raises `index_out_of_bounds`, `nil_dereference` or
 //! `division_by_zero`) to its fast path when the facts dominating it imply
 //! `%c`. Runs [`pi_insert`](crate::opt::pi_insert) first, and strips every π
-//! at the end, so the pass leaves no π behind.
+//! at the end, so the pass leaves no π behind; a function without a check
+//! is left as it is.
 //!
 //! What implies what (each rule sound on every execution reaching the check):
 //! - bounds `i <ᵤ n`: `0 <= i` ([`Facts::lower`]) and `i < n` ([`Facts::lt`]),
@@ -414,6 +415,15 @@ pub(crate) fn raise_kind(ir: &IrCode, b: BlockId) -> Option<RaiseKind> {
     None
 }
 
+/// Whether some block ends in a branch to a block that raises: the only
+/// statements [`eliminate`] folds or remarks on.
+fn has_check(ir: &IrCode) -> bool {
+    ir.cfg.blocks.keys().any(|b| {
+        matches!(ir.last_stmt(b), Some((_, Inst::GotoIfNot { dest, .. }))
+            if raise_kind(ir, *dest).is_some())
+    })
+}
+
 /// A remark to make: kind, position, message.
 type Said = Vec<(RemarkKind, Span, Msg)>;
 
@@ -579,6 +589,11 @@ fn eliminate(
 
 /// The `checks` pass: π insertion, check elimination, π removal.
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    // Without a branch to a raising block there is no check to remove or
+    // remark on: no πs to place and strip (two compactions).
+    if !has_check(ir) {
+        return;
+    }
     pi_insert::insert_pis(ir);
     let mut said = Vec::new();
     let names = ctx.remarks_on().then_some(&*ctx.names);
