@@ -1,9 +1,9 @@
 //! The analyses of a CFG's edges, computed once for as long as the edges
 //! stay the same: [`Cfg::dom_tree`] (the dominator tree),
-//! [`Cfg::loop_nest`] (the natural loops) and [`Cfg::dominance_frontiers`]. A function goes through many
-//! passes that leave its CFG alone (`cse`, `knownbits`, `gvn_load`, a
-//! compaction that folds nothing); each asks for its dominator tree, and
-//! gets the one already built.
+//! [`Cfg::loop_nest`] (the natural loops) and [`Cfg::dominance_frontiers`].
+//! A function goes through many passes that leave its CFG alone (`cse`,
+//! `knownbits`, `gvn_load`, a compaction that folds nothing); each asks for
+//! its dominator tree, and gets the one already built.
 //!
 //! Invariant: a cached analysis is handed out only while every block's
 //! `succs` and `preds` are exactly the recorded ones, compared in full on

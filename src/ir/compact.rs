@@ -393,10 +393,10 @@ impl<'a> IncrementalCompact<'a> {
     }
 
     /// The statements that survive: alive (in a live block, not forwarded,
-    /// not deleted) and not dead, where
-    /// dead are the removable statements no surviving statement uses,
-    /// transitively (a worklist over use counts, so dead cycles through φs
-    /// stay only when something live uses them); and how many are dead.
+    /// not deleted) and not dead, where dead are the removable statements
+    /// no surviving statement uses, transitively (a worklist over use
+    /// counts, so dead cycles through φs stay only when something live uses
+    /// them); and how many are dead.
     fn surviving_statements(&mut self, reach: &Reach) -> (Vec<bool>, u32) {
         let n = self.insts.len();
         // Alive: in a live block, not forwarded to another value, not

@@ -5,6 +5,7 @@
 
 use super::alias::{Effect, Summaries, inst_effect};
 use super::{Access, AccessId, AccessKind, LIVE_ON_ENTRY, MemorySsa, WalkStats};
+use crate::ir::dom::unique_preds;
 use crate::ir::graph::Grouped;
 use crate::ir::{BlockId, IrCode};
 use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};
@@ -117,7 +118,7 @@ impl MemorySsa {
         if let Some(p) = self.phi_for(b) {
             return p;
         }
-        let incoming: Vec<(BlockId, AccessId)> = crate::ir::dom::unique_preds(&ir.cfg, b)
+        let incoming: Vec<(BlockId, AccessId)> = unique_preds(&ir.cfg, b)
             .into_iter()
             .map(|p| (p, LIVE_ON_ENTRY))
             .collect();
