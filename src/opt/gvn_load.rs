@@ -92,18 +92,18 @@ fn clear_exception_check(ir: &mut IrCode, m: &MemorySsa, v: Value) {
 }
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
+    let mut loads: Vec<Value> = (0..ir.stmts.len() as u32)
+        .map(Value)
+        .filter(|v| is_load(&ir.stmts[*v]))
+        .collect();
     // Without a load there is nothing to replace (and no MemorySSA to build).
-    if !ir.stmts.inst.values().any(is_load) {
+    if loads.is_empty() {
         return;
     }
     let mut m = crate::timing::time("memssa.build", || MemorySsa::build(ir, &ctx.summaries));
     // Every use's clobber at once (cached in the accesses).
     crate::timing::time("memssa.walk", || m.ensure_optimized_uses(ir));
-    let loads: Vec<Value> = (0..ir.stmts.len() as u32)
-        .map(Value)
-        .filter(|v| is_load(&ir.stmts[*v]))
-        .filter(|v| m.block_of(*v).is_some_and(|b| m.dom.reachable(b)))
-        .collect();
+    loads.retain(|v| m.block_of(*v).is_some_and(|b| m.dom.reachable(b)));
     // Loads by clobber, for the redundancy check.
     let mut by_clobber: FxMap<(AccessId, Effect), Vec<(Value, AccessId)>> = FxMap::default();
     let mut changed = false;

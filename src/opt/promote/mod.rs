@@ -403,10 +403,6 @@ fn first_non_head(ir: &IrCode, b: BlockId) -> Option<Value> {
         .map(Value)
 }
 
-fn unique_preds(ir: &IrCode, b: BlockId) -> Vec<BlockId> {
-    crate::ir::dom::unique_preds(&ir.cfg, b)
-}
-
 /// The loop a promotion works on, and where its preheader load goes.
 struct Site<'l> {
     l: &'l LoopInfo,

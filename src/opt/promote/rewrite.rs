@@ -2,7 +2,8 @@
 //! merge points, the value reaching each block, the exit stores, and the
 //! loop's loads and stores replaced.
 
-use super::{Key, Site, first_non_head, unique_preds};
+use super::{Key, Site, first_non_head};
+use crate::ir::dom::unique_preds;
 use crate::ir::edit::{NewNodes, delete, replace_uses};
 use crate::ir::loops::LoopInfo;
 use crate::ir::{BlockId, Inst, IrCode, Operand, Type, Value};
@@ -24,7 +25,7 @@ pub(super) fn insert_phis(
 ) -> Option<FxMap<BlockId, (Value, Vec<BlockId>)>> {
     let mut phi_of = FxMap::default();
     for &b in &l.blocks {
-        let preds = unique_preds(ir, b);
+        let preds = unique_preds(&ir.cfg, b);
         if b == l.header || preds.len() >= 2 {
             let first = ir.cfg.blocks[b].stmts.clone().next()?;
             // Attached before the block's first statement: new φs precede
@@ -131,7 +132,7 @@ fn value_in(
             break;
         }
         chain.push(x);
-        let preds = unique_preds(ir, x);
+        let preds = unique_preds(&ir.cfg, x);
         let [p] = preds.as_slice() else { return None };
         if *p == site.ph {
             val = init;
@@ -199,7 +200,7 @@ pub(super) fn exit_stores(
 ) -> Option<()> {
     for &x in &l.exits {
         let at = first_non_head(ir, x)?;
-        let preds = unique_preds(ir, x);
+        let preds = unique_preds(&ir.cfg, x);
         let val = if let [p] = preds.as_slice() {
             *flow.block_out.get(p)?
         } else {
