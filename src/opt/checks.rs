@@ -1,9 +1,13 @@
 //! Check elimination: folds a runtime check (a `goto #cold if not %c` whose
 //! target raises `index_out_of_bounds`, `nil_dereference` or
 //! `division_by_zero`) to its fast path when the facts dominating it imply
-//! `%c`. Runs [`pi_insert`](crate::opt::pi_insert) first, and strips every π
-//! at the end, so the pass leaves no π behind; a function without a check
-//! is left as it is.
+//! `%c`. The facts are π facts placed by
+//! [`pi_insert::place_pis`](crate::opt::pi_insert::place_pis) but never put
+//! in the stream: the queries look them up among the placed nodes, and the
+//! pass withdraws them before its one compaction (which folds the removed
+//! checks' branches), so it leaves no π behind and costs no compaction
+//! when nothing is removed. Remarks describe the function without πs. A
+//! function without a check is left as it is.
 //!
 //! What implies what (each rule sound on every execution reaching the check):
 //! - bounds `i <ᵤ n`: `0 <= i` ([`Facts::lower`]) and `i < n` ([`Facts::lt`]),
@@ -30,8 +34,8 @@ use crate::ir::FxMap;
 use crate::ir::{BinaryOp, BlockId, Cmp, Fact, Inst, IrCode, Loc, Operand, RaiseKind, Type, Value};
 use crate::memssa::alias::{Class, Effect, Summaries, inst_effect};
 use crate::opt::PassCtx;
-use crate::opt::pi_insert;
-use crate::opt::remarks::{Describe, Msg, NameTables, RemarkKind};
+use crate::opt::pi_insert::{self, PlacedPis};
+use crate::opt::remarks::{Describe, Msg, RemarkKind};
 use crate::span::Span;
 use std::collections::BTreeSet;
 
@@ -103,6 +107,8 @@ enum Key {
 
 struct Facts<'a> {
     ir: &'a IrCode,
+    /// The πs placed for this pass (operands may name them).
+    pis: &'a PlacedPis,
     unstable: Unstable,
     /// Nodes [`Facts::range`] may still visit for the current check.
     range_fuel: std::cell::Cell<u32>,
@@ -111,7 +117,7 @@ struct Facts<'a> {
 impl<'a> Facts<'a> {
     fn inst(&self, o: &Operand) -> Option<&'a Inst> {
         match o {
-            Operand::Value(v) => self.ir.stmts.get(*v),
+            Operand::Value(v) => self.pis.inst(self.ir, *v),
             _ => None,
         }
     }
@@ -424,22 +430,29 @@ fn has_check(ir: &IrCode) -> bool {
     })
 }
 
-/// A remark to make: kind, position, message.
-type Said = Vec<(RemarkKind, Span, Msg)>;
-
-/// The remark on the check `cmp(x, y)` (statement `at`) guarding a `kind`
-/// error, `removed` or not; `by_dominator` when an earlier branch decided
-/// the same comparison.
-#[allow(clippy::too_many_arguments)]
-fn check_remark(
-    d: &Describe,
+/// A check [`eliminate`] decided on, for its remark: the comparison
+/// `cmp(x, y)` (statement `at`, operands with the placed πs looked
+/// through) guarding a `kind` error, `removed` or not; `by_dominator` when
+/// an earlier branch decided the same comparison.
+struct Decided {
     at: Operand,
     kind: RaiseKind,
     x: Operand,
     y: Operand,
     removed: bool,
     by_dominator: bool,
-) -> Option<(RemarkKind, Span, Msg)> {
+}
+
+/// The remark on a decided check, described in the function without πs.
+fn check_remark(d: &Describe, c: &Decided) -> Option<(RemarkKind, Span, Msg)> {
+    let Decided {
+        at,
+        kind,
+        x,
+        y,
+        removed,
+        by_dominator,
+    } = *c;
     let Operand::Value(at) = at else { return None };
     let span = *d.ir.stmts.span.get(at)?;
     let (what, why) = match kind {
@@ -499,18 +512,19 @@ fn root_value(ir: &IrCode, o: Operand) -> Option<Value> {
     None
 }
 
-/// Removed checks by kind: (bounds, nil, division); with `names`, the
-/// remarks on every check in `said`. A removed check's branch is left as
+/// Removed checks by kind: (bounds, nil, division); with `decided`, every
+/// check looked at, for remarks. A removed check's branch is left as
 /// `goto #raise if not true` for the caller's compaction to fold.
 fn eliminate(
     ir: &mut IrCode,
+    pis: &PlacedPis,
     sums: &Summaries,
-    names: Option<&NameTables>,
-    said: &mut Said,
+    mut decided: Option<&mut Vec<Decided>>,
 ) -> (u64, u64, u64) {
     let dom = ir.cfg.dom_tree();
     let facts = Facts {
         ir,
+        pis,
         unstable: Unstable::of(ir, sums),
         range_fuel: std::cell::Cell::new(0),
     };
@@ -564,9 +578,15 @@ fn eliminate(
             _ => false,
         };
         let proven = by_facts || known.contains_key(&facts.cmp_key(cmp, x, y));
-        if let Some(names) = names {
-            let d = Describe { ir, names };
-            said.extend(check_remark(&d, *cond, kind, x, y, proven, !by_facts));
+        if let Some(decided) = decided.as_deref_mut() {
+            decided.push(Decided {
+                at: *cond,
+                kind,
+                x: pis.root(x),
+                y: pis.root(y),
+                removed: proven,
+                by_dominator: !by_facts,
+            });
         }
         if !proven {
             continue;
@@ -590,16 +610,25 @@ fn eliminate(
 /// The `checks` pass: π insertion, check elimination, π removal.
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     // Without a branch to a raising block there is no check to remove or
-    // remark on: no πs to place and strip (two compactions).
+    // remark on: no πs to place.
     if !has_check(ir) {
         return;
     }
-    pi_insert::insert_pis(ir);
-    let mut said = Vec::new();
-    let names = ctx.remarks_on().then_some(&*ctx.names);
-    let (bounds, nil, div) = eliminate(ir, &ctx.summaries, names, &mut said);
-    // One compaction forwards the πs' copies and folds the removed
-    // checks' branches.
+    let pis = pi_insert::place_pis(ir);
+    let mut decided = ctx.remarks_on().then(Vec::new);
+    let (bounds, nil, div) = eliminate(ir, &pis, &ctx.summaries, decided.as_mut());
+    pis.withdraw(ir);
+    let d = Describe {
+        ir,
+        names: &ctx.names,
+    };
+    let said: Vec<_> = decided
+        .iter()
+        .flatten()
+        .filter_map(|c| check_remark(&d, c))
+        .collect();
+    // One compaction folds the removed checks' branches (and forwards the
+    // copies of πs an earlier `pi` pass left, with `--passes`).
     let stripped = pi_insert::strip_pis(ir);
     if stripped + bounds + nil + div > 0 {
         crate::ir::compact::compact_only(ir);

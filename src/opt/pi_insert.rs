@@ -1,8 +1,10 @@
 //! π insertion (Julia's `PiNode`): after a conditional branch on an integer
 //! or reference comparison, the successor where the comparison's outcome is
 //! known gets a `π (x, fact)` for the compared value, and every use of `x`
-//! dominated by that successor reads the π instead. Later passes
-//! ([`crate::opt::checks`]) read the facts off the operands they see.
+//! dominated by that successor reads the π instead. [`place_pis`] leaves
+//! the πs beside the stream ([`PlacedPis`]): [`crate::opt::checks`] reads
+//! the facts off the operands it sees and withdraws them; the `pi` pass
+//! puts them in the stream.
 //!
 //! Invariants of the result:
 //! - A π is placed at the head of a successor `S` (after its φs) only when
@@ -149,17 +151,74 @@ fn first_non_phi(ir: &IrCode, b: BlockId) -> Option<Value> {
         .map(Value)
 }
 
-/// Inserts πs after every comparison branch; returns how many.
-pub fn insert_pis(ir: &mut IrCode) -> u64 {
+/// πs placed after every comparison branch but not yet in the stream:
+/// each is a node of `new` (values from `new.base` up), and the uses it
+/// dominates already read it. [`PlacedPis::insert`] puts them in the
+/// stream (one compaction); [`PlacedPis::withdraw`] takes them back
+/// without one, for a pass that only reads the facts (`checks`).
+///
+/// Invariant: every statement with an operand naming a π is in `renamed`.
+pub struct PlacedPis {
+    pub new: NewNodes,
+    renamed: Vec<Value>,
+}
+
+impl PlacedPis {
+    /// How many πs were placed.
+    pub fn count(&self) -> u64 {
+        self.new.nodes.len() as u64
+    }
+
+    /// The instruction defining `v`: a statement, or a placed π.
+    pub fn inst<'a>(&'a self, ir: &'a IrCode, v: Value) -> Option<&'a Inst> {
+        self.new.inst(ir, v)
+    }
+
+    /// `o` with the placed πs looked through: what it reads once they are
+    /// withdrawn.
+    pub fn root(&self, o: Operand) -> Operand {
+        let mut o = o;
+        while let Operand::Value(v) = o
+            && let Some(k) = v.0.checked_sub(self.new.base)
+            && let Some(Inst::Pi { value, .. }) = self.new.nodes.get(k as usize).map(|n| &n.inst)
+        {
+            o = *value;
+        }
+        o
+    }
+
+    /// Puts the πs in the stream (a compaction); returns how many.
+    pub fn insert(self, ir: &mut IrCode) -> u64 {
+        let count = self.count();
+        if count > 0 {
+            compact(ir, self.new);
+        }
+        count
+    }
+
+    /// Takes the πs back: every use renamed to a π reads the value it
+    /// refined again, and the stream is as before [`place_pis`].
+    pub fn withdraw(self, ir: &mut IrCode) {
+        for &st in &self.renamed {
+            for_each_operand_mut(&mut ir.stmts.inst[st], |o| *o = self.root(*o));
+        }
+    }
+}
+
+/// Places πs after every comparison branch (see [`PlacedPis`]).
+pub fn place_pis(ir: &mut IrCode) -> PlacedPis {
+    let mut placed = PlacedPis {
+        new: NewNodes::new(ir),
+        renamed: Vec::new(),
+    };
     let compared = compared_operands(ir);
     if compared.is_empty() {
-        return 0;
+        return placed;
     }
     let dom = ir.cfg.dom_tree();
     let order = ir.cfg.rpo();
     let mut uses = Uses::new(ir, &compared);
-    let mut new = NewNodes::new(ir);
-    let mut count = 0u64;
+    let new = &mut placed.new;
     for &b in &order {
         let Some((_, &Inst::GotoIfNot { cond, dest })) = ir.last_stmt(b) else {
             continue;
@@ -168,7 +227,7 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
         if dest == fall {
             continue;
         }
-        let (tf, ff) = branch_facts(ir, &new, &cond);
+        let (tf, ff) = branch_facts(ir, new, &cond);
         for (succ, facts) in [(fall, tf), (dest, ff)] {
             if facts.is_empty() {
                 continue;
@@ -186,24 +245,21 @@ pub fn insert_pis(ir: &mut IrCode) -> u64 {
                 continue;
             };
             for (x, fact) in facts {
-                let Some(ty) = type_of(ir, &new, &x) else {
+                let Some(ty) = type_of(ir, new, &x) else {
                     continue;
                 };
                 let p = new.insert_node(ir, at, Inst::Pi { value: x, fact }, ty, false);
-                rename_dominated(ir, &dom, &mut uses, succ, x, Operand::Value(p));
-                count += 1;
+                let renamed = &mut placed.renamed;
+                rename_dominated(ir, &dom, &mut uses, renamed, succ, x, Operand::Value(p));
             }
         }
     }
-    if count > 0 {
-        compact(ir, new);
-    }
-    count
+    placed
 }
 
 /// The values and arguments a conditional branch compares (the operands
 /// of an `icmp` that is some `GotoIfNot`'s condition): the only operands
-/// [`insert_pis`] gives a π before any π exists. Later πs refine πs.
+/// [`place_pis`] gives a π before any π exists. Later πs refine πs.
 fn compared_operands(ir: &IrCode) -> FxSet<Operand> {
     let mut out = FxSet::default();
     for b in ir.cfg.blocks.keys() {
@@ -266,11 +322,13 @@ impl Uses {
 }
 
 /// Replaces `x` by `p` in every statement of a block dominated by `s`, and
-/// in φ operands whose edge leaves such a block.
+/// in φ operands whose edge leaves such a block; lists the statements
+/// changed in `renamed_stmts`.
 fn rename_dominated(
     ir: &mut IrCode,
     dom: &DomTree,
     uses: &mut Uses,
+    renamed_stmts: &mut Vec<Value>,
     s: BlockId,
     x: Operand,
     p: Operand,
@@ -302,6 +360,7 @@ fn rename_dominated(
         }
         if renamed {
             uses.of.entry(pk).or_default().push(st);
+            renamed_stmts.push(st);
         }
     }
 }
@@ -319,9 +378,9 @@ pub fn strip_pis(ir: &mut IrCode) -> u64 {
     n
 }
 
-/// The `pi` pass: inserts π facts (kept until `checks` strips them).
+/// The `pi` pass: inserts π facts into the stream (`checks` strips them).
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     let counters = &mut ctx.counters;
-    let n = insert_pis(ir);
+    let n = place_pis(ir).insert(ir);
     counters.add("pi.inserted", n);
 }

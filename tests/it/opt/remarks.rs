@@ -327,3 +327,30 @@ cse: in f: the branch at 3:13 is decided: 0 <= 0 < a.len is true here
         want
     );
 }
+
+/// `checks` describes a check in the function as it was before the pass
+/// (its πs are never in the stream): indexes nested in a guarded loop are
+/// named by their variables, not by the number of a π.
+#[test]
+fn checks_names_indexes_under_guards() {
+    let src = "\
+fn mul(a: [[int]], b: [[int]], n: int) -> int {
+    var s = 0;
+    for i in 0..n {
+        for k in 0..n {
+            s = s + a[i][k] * b[k][i];
+        }
+    }
+    return s;
+}
+fn main() { print(mul([[1]], [[2]], 1)); }
+";
+    let want = "\
+checks: in mul: could not remove bounds check on a[i] at 5:21
+checks: in mul: could not remove bounds check on a[i][k] at 5:21
+checks: in mul: could not remove bounds check on b[k] at 5:31
+checks: in mul: could not remove bounds check on b[k][i] at 5:31
+";
+    let got = remarks("pinames", "checks", &["--fn", "mul"], src);
+    assert_eq!(got, want);
+}
