@@ -159,7 +159,7 @@ fn first_non_phi(ir: &IrCode, b: BlockId) -> Option<Value> {
 ///
 /// Invariant: every statement with an operand naming a π is in `renamed`.
 pub struct PlacedPis {
-    pub new: NewNodes,
+    new: NewNodes,
     renamed: Vec<Value>,
 }
 

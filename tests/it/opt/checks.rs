@@ -451,3 +451,33 @@ fn main() { print(h([1, 2, 3], 2)); }
     let (out, _, code) = toyc(&["run", "-O2"], src);
     assert_eq!((out.as_str(), code), ("1\n", 0));
 }
+
+/// `place_pis` renames the uses its πs dominate; `withdraw` gives back the
+/// function exactly as it was, without a compaction.
+#[test]
+fn withdrawn_pis_leave_the_function_as_it_was() {
+    use crate::memssa_support::{compile, func_index};
+    let mut module = compile("withdraw", OFF_BY_ONE);
+    let k = func_index(&module, "f");
+    let f = &mut module.funcs[k];
+    let before = f.clone();
+    let pis = toyc::opt::pi_insert::place_pis(f);
+    assert_eq!(
+        pis.count(),
+        3,
+        "the loop test's two edges and the bounds check's"
+    );
+    assert!(*f != before, "some use reads a π");
+    pis.withdraw(f);
+    assert!(*f == before);
+}
+
+/// `checks` that removes nothing leaves the function as SSA construction
+/// built it, statement for statement (its πs withdrawn).
+#[test]
+fn checks_that_removes_nothing_changes_nothing() {
+    let (none, _) = ir("none", OFF_BY_ONE);
+    let (out, err) = ir("checks", OFF_BY_ONE);
+    assert_eq!(stat(&err, "checks.bounds_removed"), 0, "{err}");
+    assert_eq!(out, none);
+}
