@@ -314,41 +314,57 @@ impl<'a> IncrementalCompact<'a> {
 
     /// Folds every φ whose operands are one value and itself into that
     /// value, re-checking the φs that use a folded one; returns how many.
+    /// The φs' users are only gathered once one of them folds (most
+    /// compactions fold none).
     fn fold_trivial_phis(&mut self, phis: Vec<u32>) -> u32 {
-        let users = self.phi_users(&phis);
         let mut folded = 0;
-        let mut work = phis;
-        while let Some(p) = work.pop() {
-            if self.subst[p as usize].is_some() {
-                continue;
-            }
-            let Inst::Phi { values, .. } = &self.insts[p as usize] else {
-                continue;
-            };
-            let mut unique: Option<Operand> = None;
-            let mut foldable = true;
-            for &val in values {
-                let r = resolve(&mut self.subst, val);
-                if r == Operand::Value(Value(p)) {
-                    continue;
-                }
-                match unique {
-                    None => unique = Some(r),
-                    Some(u) if u == r => {}
-                    Some(_) => {
-                        foldable = false;
-                        break;
-                    }
-                }
-            }
-            if let (true, Some(u)) = (foldable, unique) {
-                self.subst[p as usize] = Some(u);
+        let mut work = Vec::new();
+        for &p in &phis {
+            if self.fold_if_trivial(p) {
                 folded += 1;
-                // `p` folds once, so its users are queued once.
-                work.extend_from_slice(users.of(p as usize));
+                work.push(p);
+            }
+        }
+        if work.is_empty() {
+            return 0;
+        }
+        let users = self.phi_users(&phis);
+        while let Some(p) = work.pop() {
+            // `p` folded once, so its users are queued once.
+            for &q in users.of(p as usize) {
+                if self.fold_if_trivial(q) {
+                    folded += 1;
+                    work.push(q);
+                }
             }
         }
         folded
+    }
+
+    /// Folds φ `p` into its one value besides itself, if it has one and is
+    /// not folded yet; returns whether it folded now.
+    fn fold_if_trivial(&mut self, p: u32) -> bool {
+        if self.subst[p as usize].is_some() {
+            return false;
+        }
+        let Inst::Phi { values, .. } = &self.insts[p as usize] else {
+            return false;
+        };
+        let mut unique: Option<Operand> = None;
+        for &val in values {
+            let r = resolve(&mut self.subst, val);
+            if r == Operand::Value(Value(p)) {
+                continue;
+            }
+            match unique {
+                None => unique = Some(r),
+                Some(u) if u == r => {}
+                Some(_) => return false,
+            }
+        }
+        let Some(u) = unique else { return false };
+        self.subst[p as usize] = Some(u);
+        true
     }
 
     /// The φs of `phis` that use each value, keyed by value index (a φ
