@@ -224,15 +224,42 @@ impl<'a> IncrementalCompact<'a> {
                 stats.copies_forwarded += 1;
             }
         }
-        let reach = self.reachable_blocks();
-        stats.blocks_removed = self.nblocks() as u32 - reach.live_count;
+        let mut reach = self.reachable_blocks();
         let phis = self.prune_phi_edges(&reach);
         stats.phis_folded = self.fold_trivial_phis(phis);
+        // A branch whose condition became constant through the φs just
+        // folded is folded too (and what that frees), so that the result
+        // is compacted: compacting it again would change nothing.
+        while self.newly_constant_branch(&reach) {
+            reach = self.reachable_blocks();
+            let phis = self.prune_phi_edges(&reach);
+            stats.phis_folded += self.fold_trivial_phis(phis);
+        }
+        stats.blocks_removed = self.nblocks() as u32 - reach.live_count;
         let (keep, dead_removed) = self.surviving_statements(&reach);
         stats.dead_removed = dead_removed;
         let (out, ranges, renumber) = self.emit(&keep, &reach, &mut stats);
         self.rename_and_store(out, ranges, &renumber);
         stats
+    }
+
+    /// Whether a live block's branch that `reach` did not fold now has a
+    /// constant condition (through φs folded since).
+    fn newly_constant_branch(&mut self, reach: &Reach) -> bool {
+        for b in 0..self.nblocks() {
+            if !reach.live[b] || reach.folded[b].is_some() {
+                continue;
+            }
+            let Some(&last) = self.block(b).last() else {
+                continue;
+            };
+            if let Inst::GotoIfNot { cond, .. } = self.insts[last as usize]
+                && let Operand::Bool(_) = resolve(&mut self.subst, cond)
+            {
+                return true;
+            }
+        }
+        false
     }
 
     /// Reachability from the entry, with constant branches folded.
@@ -245,9 +272,8 @@ impl<'a> IncrementalCompact<'a> {
             live[0] = true;
             stack.push(0usize);
         }
-        // The constant branches folded here; a condition that becomes
-        // constant only when φs fold below keeps its branch (its dead edge
-        // is still an edge for the φs; the next compaction folds it).
+        // The constant branches folded here (a condition that becomes
+        // constant only when φs fold is found by the next round).
         let mut folded: Vec<Option<bool>> = vec![None; nblocks];
         while let Some(b) = stack.pop() {
             succs[b] = self.succs_of(b);
@@ -313,32 +339,35 @@ impl<'a> IncrementalCompact<'a> {
     }
 
     /// Folds every φ whose operands are one value and itself into that
-    /// value, re-checking the φs that use a folded one; returns how many.
-    /// The φs' users are only gathered once one of them folds (most
-    /// compactions fold none).
+    /// value, to a fixpoint; returns how many. After a sweep over `phis`,
+    /// the φs using a folded one are re-checked (their users gathered only
+    /// once one folds: most compactions fold none), then `phis` is swept
+    /// again until a sweep folds nothing (a φ whose operand reaches a
+    /// folded φ only through another folded φ is not among its users).
     fn fold_trivial_phis(&mut self, phis: Vec<u32>) -> u32 {
         let mut folded = 0;
-        let mut work = Vec::new();
-        for &p in &phis {
-            if self.fold_if_trivial(p) {
-                folded += 1;
-                work.push(p);
+        let mut users = None;
+        loop {
+            let mut work: Vec<u32> = phis
+                .iter()
+                .copied()
+                .filter(|&p| self.fold_if_trivial(p))
+                .collect();
+            if work.is_empty() {
+                return folded;
             }
-        }
-        if work.is_empty() {
-            return 0;
-        }
-        let users = self.phi_users(&phis);
-        while let Some(p) = work.pop() {
-            // `p` folded once, so its users are queued once.
-            for &q in users.of(p as usize) {
-                if self.fold_if_trivial(q) {
-                    folded += 1;
-                    work.push(q);
+            folded += work.len() as u32;
+            let users = users.get_or_insert_with(|| self.phi_users(&phis));
+            while let Some(p) = work.pop() {
+                // `p` folded once, so its users are queued once.
+                for &q in users.of(p as usize) {
+                    if self.fold_if_trivial(q) {
+                        folded += 1;
+                        work.push(q);
+                    }
                 }
             }
         }
-        folded
     }
 
     /// Folds φ `p` into its one value besides itself, if it has one and is

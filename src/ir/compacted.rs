@@ -1,27 +1,18 @@
 //! When a compaction can be skipped: [`is_compacted`] says, without
 //! moving anything, whether [`compact_only`] would leave a function as it
-//! is; [`compact_if_changed`] compacts only a function that a pass changed
-//! or that is not compacted yet (SSA construction, for one, may leave dead
-//! statements), and [`compact_if_needed`] one that is not compacted (a
-//! lowered block view often is).
+//! is; [`compact_if_needed`] compacts one that is not compacted (a lowered
+//! block view often is). A pass that changed nothing asks
+//! `PassCtx::compact_unchanged` instead, which knows when the pipeline
+//! handed it a compacted function.
 //!
-//! Invariant, checked in debug builds by [`compact_if_needed`]: when
-//! `is_compacted(ir)`, `compact_only` on a copy of `ir` gives `ir` back.
+//! Invariants: when `is_compacted(ir)`, `compact_only` on a copy of `ir`
+//! gives `ir` back (checked in debug builds by [`compact_if_needed`]); and
+//! the result of a compaction is compacted (`tests/it/ir/compact_props.rs`).
 
 use crate::ir::compact::{CompactStats, block_succs, compact_only};
 use crate::ir::edit::{for_each_value_use, removable};
 use crate::ir::{BlockId, Inst, IrCode, Operand, Value};
 use cranelift_entity::EntityRef;
-
-/// Compacts `ir` when the calling pass `changed` it or it is not
-/// compacted; otherwise leaves it alone, which is the same.
-pub fn compact_if_changed(ir: &mut IrCode, changed: bool) -> CompactStats {
-    if changed {
-        compact_only(ir)
-    } else {
-        compact_if_needed(ir)
-    }
-}
 
 /// Compacts `ir` unless it is compacted already: what a pass does after
 /// lowering a block view ([`crate::ir::blocks::BlockIr::lower`]), whose

@@ -342,7 +342,7 @@ pub fn merge_only(ir: &mut IrCode, ctx: &mut PassCtx) {
 }
 
 fn run_with(ir: &mut IrCode, ctx: &mut PassCtx, thread: bool) {
-    let compacted = is_compacted(ir);
+    let compacted = ctx.is_input_compacted(ir);
     if !may_change(ir, thread, compacted) {
         #[cfg(debug_assertions)]
         {

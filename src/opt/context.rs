@@ -3,6 +3,8 @@
 //! step (another pass inside it); and [`Counters`].
 
 use super::remarks::{Describe, Msg, NameTables, Remark, RemarkKind};
+use crate::ir::compact::{CompactStats, compact_only};
+use crate::ir::compacted::is_compacted;
 use crate::ir::{IrCode, Module};
 use crate::memssa::MemorySsa;
 use crate::memssa::alias::{Summaries, compute_summaries};
@@ -71,6 +73,14 @@ pub struct PassCtx {
     /// `skip[f]`: passes leave function `f` as it is (it can never run,
     /// [`super::PipelineOptions::reachable_only`]); empty: none is skipped.
     pub skip: Arc<Vec<bool>>,
+    /// `compacted[f]`: function `f` is compacted, because a row that
+    /// [`super::Pass::compacts`] has run on it in this pipeline (and every
+    /// pass leaves a compacted function compacted); empty: none is known
+    /// to be.
+    pub compacted: Arc<Vec<bool>>,
+    /// The function this context runs a pass over was compacted when the
+    /// pass got it: [`PassCtx::is_input_compacted`] then need not look.
+    pub input_compacted: bool,
 }
 
 /// The steps passes run inside themselves with [`PassCtx::run_step`], as
@@ -193,10 +203,37 @@ impl PassCtx {
         self.skip.get(f).copied().unwrap_or(false)
     }
 
-    /// A fresh context for running the current pass over one function: the
+    /// Whether `ir`, as the pass was given it, is compacted (see
+    /// [`is_compacted`]): known when [`PassCtx::input_compacted`] (checked
+    /// in debug builds), else one scan. Only for a pass that has not
+    /// changed `ir` yet.
+    pub fn is_input_compacted(&self, ir: &IrCode) -> bool {
+        if self.input_compacted {
+            debug_assert!(
+                is_compacted(ir),
+                "fn {} reached {} not compacted",
+                ir.name,
+                self.pass
+            );
+            return true;
+        }
+        is_compacted(ir)
+    }
+
+    /// What a pass that left `ir` as it was given does last: compacts it
+    /// unless it is compacted ([`PassCtx::is_input_compacted`]).
+    pub fn compact_unchanged(&self, ir: &mut IrCode) -> CompactStats {
+        if self.is_input_compacted(ir) {
+            return CompactStats::default();
+        }
+        compact_only(ir)
+    }
+
+    /// A fresh context for running the current pass over function `f`: the
     /// same flags, summaries, names and step printer, nothing recorded yet.
-    pub(super) fn for_one_function(&self) -> PassCtx {
+    pub(super) fn for_one_function(&self, f: usize) -> PassCtx {
         PassCtx {
+            input_compacted: self.compacted.get(f).copied().unwrap_or(false),
             verify: self.verify,
             summaries: self.summaries.clone(),
             print_step: self.print_step.clone(),

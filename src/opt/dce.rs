@@ -8,14 +8,13 @@
 //! Counters: `dce.removed` (statements deleted), `dce.blocks` (blocks found
 //! unreachable by the compaction).
 
-use crate::ir::compacted::compact_if_changed;
+use crate::ir::compact::compact_only;
 use crate::ir::edit::{for_each_value_use, removable};
 use crate::ir::{Inst, IrCode, Value};
 use crate::opt::PassCtx;
 use cranelift_entity::{EntityRef, SecondaryMap};
 
 pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
-    let counters = &mut ctx.counters;
     let n = ir.stmts.len();
     let mut live: SecondaryMap<Value, bool> = crate::ir::sized_map(n);
     let mut work = Vec::new();
@@ -41,7 +40,11 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
             removed += 1;
         }
     }
-    let stats = compact_if_changed(ir, removed > 0);
+    let stats = match removed > 0 {
+        true => compact_only(ir),
+        false => ctx.compact_unchanged(ir),
+    };
+    let counters = &mut ctx.counters;
     counters.add("dce.removed", removed + stats.dead_removed as u64);
     counters.add("dce.blocks", stats.blocks_removed as u64);
 }

@@ -80,6 +80,12 @@ pub struct Pass {
     /// before such a row; any other row gets empty summaries, which say
     /// that every call may read and write everything.
     pub reads_summaries: bool,
+    /// Whether the pass leaves every function it runs on compacted, also
+    /// one it was given uncompacted and did not change (every pass leaves
+    /// a compacted function compacted): from such a row on, the pipeline
+    /// tells the passes that their input is compacted
+    /// ([`PassCtx::input_compacted`]).
+    pub compacts: bool,
     pub doc: &'static str,
 }
 
@@ -105,9 +111,10 @@ impl Pass {
                 let shared = &*ctx;
                 let size = |f: &IrCode| f.stmts.len();
                 let done = pool.map_mut_largest_first(&mut module.funcs, work, size, |i, f| {
-                    let mut local = shared.for_one_function();
+                    let mut local = shared.for_one_function(i);
                     if !shared.skips(i) {
                         run(f, &mut local);
+                        debug_assert_left_compacted(&local, f);
                     }
                     local
                 });
@@ -121,6 +128,17 @@ impl Pass {
     }
 }
 
+/// In debug builds: a pass given a compacted function left it compacted
+/// (what [`PassCtx::input_compacted`] relies on).
+pub(super) fn debug_assert_left_compacted(ctx: &PassCtx, f: &IrCode) {
+    debug_assert!(
+        !ctx.input_compacted || crate::ir::compacted::is_compacted(f),
+        "{} left fn {} not compacted",
+        ctx.pass,
+        f.name
+    );
+}
+
 /// Every pass, in default pipeline order.
 pub static PASSES: &[Pass] = &[
     Pass {
@@ -128,6 +146,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(sccp::run),
         level: Some(1),
         reads_summaries: false,
+        compacts: true,
         doc: "sparse conditional constant propagation (Wegman-Zadeck)",
     },
     Pass {
@@ -135,6 +154,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(dce::run),
         level: Some(1),
         reads_summaries: false,
+        compacts: true,
         doc: "dead code elimination (mark-sweep, removes dead phi cycles)",
     },
     Pass {
@@ -142,6 +162,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(cfg::run),
         level: Some(1),
         reads_summaries: false,
+        compacts: true,
         doc: "fold constant branches, thread empty blocks, merge straight-line blocks",
     },
     Pass {
@@ -149,6 +170,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Module(inline::run),
         level: Some(2),
         reads_summaries: false,
+        compacts: false,
         doc: "inline calls of small non-recursive functions (bottom-up over the call graph; cleans the changed callers with sccp and simplifycfg)",
     },
     Pass {
@@ -156,6 +178,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(tailrec::run),
         level: Some(2),
         reads_summaries: false,
+        compacts: false,
         doc: "tail-recursion elimination: self tail calls become a loop; `return x + f(..)` accumulates (int add/mul/and/or/xor)",
     },
     Pass {
@@ -163,6 +186,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(recinline::run),
         level: Some(2),
         reads_summaries: false,
+        compacts: false,
         doc: "recursive inlining: a small recursive function's calls of itself become copies of its body, a few levels deep",
     },
     Pass {
@@ -170,6 +194,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(loops::run),
         level: Some(2),
         reads_summaries: false,
+        compacts: false,
         doc: "loop canonicalisation: dedicated preheaders and exit blocks",
     },
     Pass {
@@ -177,6 +202,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(pi_insert::run),
         level: None,
         reads_summaries: false,
+        compacts: false,
         doc: "insert π facts after comparison branches (`checks` does it itself)",
     },
     Pass {
@@ -184,6 +210,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(cse::run),
         level: Some(2),
         reads_summaries: false,
+        compacts: false,
         doc: "dominator-scoped CSE of pure operations; branches on a condition a dominating branch decided",
     },
     Pass {
@@ -191,6 +218,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(knownbits::run),
         level: Some(2),
         reads_summaries: false,
+        compacts: false,
         doc: "known low zero bits: `x / 2^k` of a multiple of 2^k becomes `x >> k`, `x % 2^k` becomes 0",
     },
     Pass {
@@ -198,6 +226,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(checks::run),
         level: Some(2),
         reads_summaries: true,
+        compacts: false,
         doc: "π-fact bounds/nil/division check elimination",
     },
     Pass {
@@ -205,6 +234,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(rotate::run),
         level: Some(2),
         reads_summaries: false,
+        compacts: false,
         doc: "loop rotation: `while c {..}` becomes a guard `if c` around `do {..} while c`",
     },
     Pass {
@@ -212,6 +242,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(gvn_load::run),
         level: Some(2),
         reads_summaries: true,
+        compacts: false,
         doc: "redundant load elimination and store-to-load forwarding (MemorySSA walker)",
     },
     Pass {
@@ -219,6 +250,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(licm::run),
         level: Some(2),
         reads_summaries: true,
+        compacts: false,
         doc: "loop-invariant code motion with MemorySSA (pure ops, loads not clobbered in the loop)",
     },
     Pass {
@@ -226,6 +258,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(version::run),
         level: Some(2),
         reads_summaries: false,
+        compacts: false,
         doc: "loop versioning: a guard in the preheader proves every affine index in bounds over the whole iteration range and runs a copy of the loop without those checks",
     },
     Pass {
@@ -233,6 +266,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(gvn_load::run),
         level: Some(2),
         reads_summaries: true,
+        compacts: false,
         doc: "gvn_load again after licm: loads hoisted from several loop levels",
     },
     Pass {
@@ -240,6 +274,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(cse::run),
         level: Some(2),
         reads_summaries: false,
+        compacts: false,
         doc: "cse again after licm: checks and comparisons hoisted from several loop levels",
     },
     Pass {
@@ -247,6 +282,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(cfg::run),
         level: Some(2),
         reads_summaries: false,
+        compacts: true,
         doc: "simplifycfg again after licm: the branches cse decided, empty blocks left by rotation",
     },
     Pass {
@@ -254,6 +290,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(divpair::run),
         level: Some(2),
         reads_summaries: false,
+        compacts: false,
         doc: "division pairing: a one-block loop whose float division the next iteration could compute early is unrolled by two, each division computed beside the next iteration's; codegen runs the pair as one two-lane division",
     },
     Pass {
@@ -261,6 +298,7 @@ pub static PASSES: &[Pass] = &[
         run: PassFn::Function(dse::run),
         level: Some(2),
         reads_summaries: true,
+        compacts: false,
         doc: "dead-store elimination across blocks with MemorySSA (overwritten on every path before any read; stores into non-escaping unread allocations)",
     },
 ];
@@ -548,6 +586,15 @@ pub fn verify_on(module: &Module, pool: &crate::par::Pool) -> Result<(), Vec<Str
     })
 }
 
+/// Records in [`PassCtx::compacted`] that a pass that [`Pass::compacts`]
+/// has run over the `n` functions of the module but the skipped ones.
+fn mark_compacted(ctx: &mut PassCtx, n: usize) {
+    let known = (0..n)
+        .map(|f| ctx.compacted.get(f).copied().unwrap_or(false) || !ctx.skips(f))
+        .collect();
+    ctx.compacted = Arc::new(known);
+}
+
 /// `errors` found after the row `name`, each saying so.
 fn after_pass(name: &str, errors: Vec<String>) -> Vec<String> {
     errors
@@ -596,6 +643,12 @@ fn run_passes(
         if rows.len() > 1 {
             let by_row = stages::run_stage(module, rows, ctx, opts.verify, start)
                 .map_err(|(row, errors)| after_pass(row, errors))?;
+            if rows
+                .iter()
+                .any(|r| find_pass(r).is_some_and(|p| p.compacts))
+            {
+                mark_compacted(ctx, module.funcs.len());
+            }
             for (&row, by_function) in rows.iter().zip(&by_row) {
                 observer.after(row, module, by_function);
             }
@@ -603,6 +656,9 @@ fn run_passes(
         }
         ctx.pass = name.to_string();
         let by_function = pass.run_module(module, ctx);
+        if pass.compacts {
+            mark_compacted(ctx, module.funcs.len());
+        }
         crate::timing::record(&format!("pass.{name}"), start.elapsed());
         observer.after(name, module, &by_function);
         let errors = std::mem::take(&mut ctx.errors);

@@ -19,7 +19,6 @@
 use crate::ir::FxSet;
 use crate::ir::budget::Budget;
 use crate::ir::compact::{IncrementalCompact, Succs, block_succs};
-use crate::ir::compacted::compact_if_needed;
 use crate::ir::edit::{NewNodes, for_each_value_use, is_pure};
 use crate::ir::fold;
 use crate::ir::graph::{Grouped, group_by_key};
@@ -287,9 +286,9 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
     if ctx.remarks_on() {
         remark_folded_branches(ir, &sol, ctx);
     }
-    let counters = &mut ctx.counters;
     if !rewrites_anything(ir, &sol) {
-        let stats = compact_if_needed(ir);
+        let stats = ctx.compact_unchanged(ir);
+        let counters = &mut ctx.counters;
         counters.add("sccp.dead", stats.dead_removed as u64);
         counters.add("sccp.blocks", stats.blocks_removed as u64);
         return;
@@ -325,6 +324,7 @@ pub fn run(ir: &mut IrCode, ctx: &mut PassCtx) {
         }
     }
     let stats = ic.finish();
+    let counters = &mut ctx.counters;
     counters.add("sccp.consts", consts);
     counters.add("sccp.branches", branches);
     counters.add("sccp.dead", stats.dead_removed as u64);

@@ -22,7 +22,7 @@
 //! module between rows (`--print-before`/`--print-after`/`--print-changed`,
 //! `toyc explore`, a step printer).
 
-use super::{Counters, Pass, PassCtx, PassFn, find_pass};
+use super::{Counters, Pass, PassCtx, PassFn, debug_assert_left_compacted, find_pass};
 use crate::ir::{IrCode, Module};
 use crate::memssa::alias::Summaries;
 use std::collections::BTreeMap;
@@ -83,6 +83,15 @@ pub(super) fn run_stage(
         })
         .collect();
     let no_summaries = Arc::new(Summaries::default());
+    // Row `k` gets its functions compacted when a row before it compacts.
+    let compacts: Vec<bool> = names
+        .iter()
+        .scan(false, |seen, n| {
+            let before = *seen;
+            *seen |= find_pass(n).is_some_and(|p| p.compacts);
+            Some(before)
+        })
+        .collect();
     let work = module.stmt_count() * names.len();
     let Module { funcs, program } = module;
     let (program, pool, shared) = (&*program, ctx.pool.clone(), &*ctx);
@@ -90,14 +99,16 @@ pub(super) fn run_stage(
     let done: Vec<FunctionRun> = pool.map_mut_largest_first(funcs, work, size, |i, f| {
         let mut rows = Vec::with_capacity(runs.len());
         for (k, run) in runs.iter().enumerate() {
-            let mut local = shared.for_one_function();
+            let mut local = shared.for_one_function(i);
             local.pass = names[k].to_string();
             if k > 0 {
                 local.summaries = no_summaries.clone();
             }
+            local.input_compacted |= compacts[k];
             let t = std::time::Instant::now();
             if !shared.skips(i) {
                 run(f, &mut local);
+                debug_assert_left_compacted(&local, f);
             }
             let busy = t.elapsed();
             let errors = match verify {

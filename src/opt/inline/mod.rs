@@ -101,7 +101,7 @@ pub fn run(module: &mut Module, ctx: &mut PassCtx) {
         let (shared, base) = (&*module, &*ctx);
         let done = pool.map(level.len(), work, |k| {
             let f = level[k];
-            let mut local = base.for_one_function();
+            let mut local = base.for_one_function(f);
             let code = if base.skips(f) {
                 None
             } else {
