@@ -246,20 +246,22 @@ impl<'a> IncrementalCompact<'a> {
     /// Whether a live block's branch that `reach` did not fold now has a
     /// constant condition (through φs folded since).
     fn newly_constant_branch(&mut self, reach: &Reach) -> bool {
-        for b in 0..self.nblocks() {
-            if !reach.live[b] || reach.folded[b].is_some() {
-                continue;
-            }
-            let Some(&last) = self.block(b).last() else {
-                continue;
-            };
-            if let Inst::GotoIfNot { cond, .. } = self.insts[last as usize]
-                && let Operand::Bool(_) = resolve(&mut self.subst, cond)
-            {
-                return true;
-            }
+        (0..self.nblocks()).any(|b| {
+            reach.live[b] && reach.folded[b].is_none() && self.constant_branch(b).is_some()
+        })
+    }
+
+    /// The constant old block `b`'s branch condition resolves to, if it
+    /// ends in a branch.
+    fn constant_branch(&mut self, b: usize) -> Option<bool> {
+        let &last = self.block(b).last()?;
+        let Inst::GotoIfNot { cond, .. } = self.insts[last as usize] else {
+            return None;
+        };
+        match resolve(&mut self.subst, cond) {
+            Operand::Bool(k) => Some(k),
+            _ => None,
         }
-        false
     }
 
     /// Reachability from the entry, with constant branches folded.
@@ -277,12 +279,7 @@ impl<'a> IncrementalCompact<'a> {
         let mut folded: Vec<Option<bool>> = vec![None; nblocks];
         while let Some(b) = stack.pop() {
             succs[b] = self.succs_of(b);
-            if let Some(&last) = self.block(b).last()
-                && let Inst::GotoIfNot { cond, .. } = self.insts[last as usize]
-                && let Operand::Bool(k) = resolve(&mut self.subst, cond)
-            {
-                folded[b] = Some(k);
-            }
+            folded[b] = self.constant_branch(b);
             for s in succs[b] {
                 if !live[s.index()] {
                     live[s.index()] = true;

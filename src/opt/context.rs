@@ -3,8 +3,8 @@
 //! step (another pass inside it); and [`Counters`].
 
 use super::remarks::{Describe, Msg, NameTables, Remark, RemarkKind};
-use crate::ir::compact::{CompactStats, compact_only};
-use crate::ir::compacted::is_compacted;
+use crate::ir::compact::CompactStats;
+use crate::ir::compacted::{compact_if_needed, is_compacted};
 use crate::ir::{IrCode, Module};
 use crate::memssa::MemorySsa;
 use crate::memssa::alias::{Summaries, compute_summaries};
@@ -209,24 +209,29 @@ impl PassCtx {
     /// changed `ir` yet.
     pub fn is_input_compacted(&self, ir: &IrCode) -> bool {
         if self.input_compacted {
-            debug_assert!(
-                is_compacted(ir),
-                "fn {} reached {} not compacted",
-                ir.name,
-                self.pass
-            );
+            self.debug_assert_input_compacted(ir);
             return true;
         }
         is_compacted(ir)
     }
 
-    /// What a pass that left `ir` as it was given does last: compacts it
-    /// unless it is compacted ([`PassCtx::is_input_compacted`]).
+    /// What a pass that left `ir` as it was given does last: nothing when
+    /// [`PassCtx::input_compacted`], else [`compact_if_needed`].
     pub fn compact_unchanged(&self, ir: &mut IrCode) -> CompactStats {
-        if self.is_input_compacted(ir) {
+        if self.input_compacted {
+            self.debug_assert_input_compacted(ir);
             return CompactStats::default();
         }
-        compact_only(ir)
+        compact_if_needed(ir)
+    }
+
+    fn debug_assert_input_compacted(&self, ir: &IrCode) {
+        debug_assert!(
+            is_compacted(ir),
+            "fn {} reached {} not compacted",
+            ir.name,
+            self.pass
+        );
     }
 
     /// A fresh context for running the current pass over function `f`: the

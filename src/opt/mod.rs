@@ -130,7 +130,7 @@ impl Pass {
 
 /// In debug builds: a pass given a compacted function left it compacted
 /// (what [`PassCtx::input_compacted`] relies on).
-pub(super) fn debug_assert_left_compacted(ctx: &PassCtx, f: &IrCode) {
+fn debug_assert_left_compacted(ctx: &PassCtx, f: &IrCode) {
     debug_assert!(
         !ctx.input_compacted || crate::ir::compacted::is_compacted(f),
         "{} left fn {} not compacted",
