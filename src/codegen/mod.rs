@@ -33,6 +33,7 @@ pub mod ops;
 mod raise;
 pub mod rtfn;
 pub mod run;
+mod schedule;
 mod stack_maps;
 #[cfg(test)]
 mod tests;

@@ -112,6 +112,10 @@ pub(super) struct FnTrans<'c, 'a, 'f> {
     pub(super) site: Site,
     /// The invariant loads emitted so far and where they may go.
     pub(super) inv: Invariants,
+    /// The block being translated, in translation order
+    /// ([`super::schedule::block_order`]), and that function's scratch.
+    order: Vec<Value>,
+    starts: Vec<(u32, Value)>,
 }
 
 /// A `φ` with more edges than this gets an edge index in `phi_edges`.
@@ -151,6 +155,8 @@ pub(super) fn translate<'a>(
         raise_slot: None,
         site: Site::Entry,
         inv,
+        order: Vec::new(),
+        starts: Vec::new(),
     };
     t.run()?;
     let config = t.cx.module.isa().frontend_config();
@@ -349,7 +355,14 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
         let bb = &code.cfg.blocks[bi];
         let cold = self.cold[bi];
         self.in_loop = self.on_cycle[bi];
-        let mut stmts = bb.values().peekable();
+        let mut order = std::mem::take(&mut self.order);
+        if self.cx.opts.optimize {
+            super::schedule::block_order(code, bi, &mut order, &mut self.starts);
+        } else {
+            order.clear();
+            order.extend(bb.values());
+        }
+        let mut stmts = order.iter().copied().peekable();
         while let Some(s) = stmts.next() {
             if let Some(&t) = stmts.peek()
                 && let Some(pair) =
@@ -394,6 +407,7 @@ impl<'c, 'a, 'f> FnTrans<'c, 'a, 'f> {
                 _ => self.stmt(s)?,
             }
         }
+        self.order = order;
         if cold && bi != BlockId(0) {
             self.b.set_cold_block(blk);
         }

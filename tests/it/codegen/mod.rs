@@ -7,6 +7,7 @@ mod jit;
 mod jit_hir;
 mod jit_many;
 mod loop_layout;
+mod schedule;
 
 /// `toyc ARGS FILE` on program `src` (written to a temporary file named
 /// after `tag`, this process and the call, so that tests running at once
