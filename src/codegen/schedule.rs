@@ -34,13 +34,19 @@
 //! Integer division and remainder (their lowering may branch) and float
 //! remainder (a call) are not either.
 
-use crate::ir::{BinaryOp, BlockId, Inst, IrCode, Operand, UnaryOp, Value};
+use crate::ir::{BinaryOp, BlockId, Inst, IrCode, Operand, RuntimeFn, UnaryOp, Value};
 
 /// Whether `inst` may move within its run: pure arithmetic that lowers
-/// to straight-line machine code without a call.
+/// to straight-line machine code without a call (the float functions
+/// `sqrt`, `floor`, `ceil` and `abs` are one instruction or a short
+/// sequence, [`super::rtfn::is_inline`]).
 pub(super) fn schedulable(inst: &Inst) -> bool {
     match inst {
         Inst::Unary(..) => true,
+        Inst::Runtime { func, .. } => matches!(
+            func,
+            RuntimeFn::Sqrt | RuntimeFn::Floor | RuntimeFn::Ceil | RuntimeFn::Fabs
+        ),
         Inst::Binary(op, ..) => !matches!(
             op,
             BinaryOp::FDiv | BinaryOp::FRem | BinaryOp::IDiv | BinaryOp::IRem
@@ -51,8 +57,9 @@ pub(super) fn schedulable(inst: &Inst) -> bool {
 
 /// The cycles from the start of a schedulable instruction until its
 /// result can be used, as on current x86-64 and AArch64 cores: one for
-/// integer and logical operations, three for integer multiplication and
-/// float arithmetic, more for conversions.
+/// integer and logical operations and `abs`, three for integer
+/// multiplication and float arithmetic, more for conversions, rounding
+/// and `sqrt`.
 pub(super) fn latency(inst: &Inst) -> u32 {
     match inst {
         Inst::Unary(UnaryOp::IntToFloat, _) => 4,
@@ -62,6 +69,14 @@ pub(super) fn latency(inst: &Inst) -> u32 {
             BinaryOp::IMul | BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FCmp(_),
             ..,
         ) => 3,
+        Inst::Runtime {
+            func: RuntimeFn::Sqrt,
+            ..
+        } => 15,
+        Inst::Runtime {
+            func: RuntimeFn::Floor | RuntimeFn::Ceil,
+            ..
+        } => 8,
         _ => 1,
     }
 }

@@ -60,6 +60,22 @@ fn other_statements_stay_in_place() {
     assert_eq!(order(&code, 1), vec![1, 3, 2, 4, 5, 6, 7, 9, 8, 10, 11, 12]);
 }
 
+/// `sqrt` is one instruction and schedulable, with its latency: what
+/// does not wait for it goes before what does.
+#[test]
+fn sqrt_is_scheduled_with_its_latency() {
+    let code = ir("fn f(_1::float, _2::float) -> float
+1 ─ %1 = runtime sqrt(_1)::float
+│   %2 = fmul(%1, 2.0)::float
+│   %3 = fmul(_2, _2)::float
+│   %4 = fadd(%3, 1.0)::float
+│   %5 = fadd(%2, %4)::float
+└──      return %5
+");
+    // Starts: %1 0, %2 15, %3 0, %4 3, %5 18.
+    assert_eq!(order(&code, 1), vec![1, 3, 4, 2, 5, 6]);
+}
+
 /// A run that is one chain, or of fewer than three statements, is left as
 /// it is.
 #[test]
