@@ -99,13 +99,14 @@ pub(super) fn block_order(
     let inst = &code.stmts.inst;
     let mut run_start = None;
     for s in code.cfg.blocks[bi].values() {
+        let movable = schedulable(&inst[s]);
         let window_full = run_start.is_some_and(|first| out.len() - first == WINDOW);
-        if (!schedulable(&inst[s]) || window_full)
+        if (!movable || window_full)
             && let Some(first) = run_start.take()
         {
             schedule_run(code, &mut out[first..], starts);
         }
-        if schedulable(&inst[s]) {
+        if movable {
             run_start.get_or_insert(out.len());
         }
         out.push(s);
