@@ -32,7 +32,10 @@ pub struct TryCtx {
 }
 
 pub struct FnLower<'a> {
-    pub b: Builder,
+    /// Boxed so that handing it from function to function (through
+    /// [`super::SsaContext`]) moves a pointer, not the builder's many
+    /// vectors.
+    pub b: Box<Builder>,
     pub func: &'a Function,
     pub may_throw: &'a [bool],
     pub params: Vec<Type>,
@@ -52,7 +55,7 @@ impl<'a> FnLower<'a> {
         _prog: &'a Program,
         func: &'a Function,
         may_throw: &'a [bool],
-        reuse: Option<Builder>,
+        reuse: Option<Box<Builder>>,
     ) -> FnLower<'a> {
         let var_ty = func.locals.iter().map(|l| l.ty.clone());
         let params: Vec<Type> = func
@@ -65,7 +68,7 @@ impl<'a> FnLower<'a> {
                 b.reset(var_ty);
                 b
             }
-            None => Builder::new(var_ty.collect()),
+            None => Box::new(Builder::new(var_ty.collect())),
         };
         for (i, p) in func.params.iter().enumerate() {
             b.write_var(p.0, 0, Operand::Arg(i as u32));

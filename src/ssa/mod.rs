@@ -73,7 +73,7 @@ pub fn build_function(program: &Program, id: FuncId, may_throw: &[bool]) -> IrCo
 /// builder's allocations. Holds no state of any function between calls.
 #[derive(Default)]
 pub struct SsaContext {
-    builder: Option<builder::Builder>,
+    builder: Option<Box<builder::Builder>>,
 }
 
 /// [`build_function`] reusing `cx`'s allocations (as for every function
@@ -123,7 +123,7 @@ fn build_counted_in(
     let header = emit::Header {
         name: func.name.clone(),
         func: id,
-        params: l.params.clone(),
+        params: std::mem::take(&mut l.params),
         ret: func.ret.clone(),
         span: func.span,
         var_names: emit::VarNames::Locals(&func.locals),
