@@ -9,7 +9,7 @@
 //!
 //! Alignment invariant kept by every step: a φ's `values[i]` flows in along
 //! its block's `preds[i]`.
-use super::builder::{Blk, BuildTerm, Builder, resolve_in};
+use super::builder::{Blk, BuildTerm, Builder, Node, resolve_in};
 use super::scc::remove_redundant_phis;
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{
@@ -305,6 +305,12 @@ fn live_nodes(b: &mut Builder, s: &mut Scratch) {
         for &s in &bb.stmts {
             match &mut nodes[s as usize].inst {
                 Inst::PhiC { .. } | Inst::Upsilon(_) => {}
+                // The most common statement, without the general visitor.
+                Inst::Binary(_, a, b) => {
+                    live[s as usize] = true;
+                    mark(a, live, work);
+                    mark(b, live, work);
+                }
                 inst => {
                     live[s as usize] = true;
                     for_each_operand_mut(inst, |op| mark(op, live, work));
@@ -477,6 +483,10 @@ impl Renumber<'_> {
                     *u = Value(self.map[u.0 as usize]);
                 }
             }
+            Inst::Binary(_, a, b) => {
+                *a = self.op(*a);
+                *b = self.op(*b);
+            }
             inst => for_each_operand_mut(inst, |o| *o = self.op(*o)),
         }
     }
@@ -494,6 +504,53 @@ impl Renumber<'_> {
             BuildTerm::Unwind => Inst::Unwind,
             BuildTerm::Unreachable => Inst::Unreachable,
         }
+    }
+}
+
+/// Appends `f()` to `v`, written straight into its slot: an exact-size
+/// `extend` stores the value where it goes, where `push` may stage it on
+/// the stack and copy it on in 16-byte parts, which stalls (store
+/// forwarding fails) when the value was just written in smaller parts.
+fn push_in_place<K: cranelift_entity::EntityRef, T>(
+    v: &mut cranelift_entity::PrimaryMap<K, T>,
+    f: impl FnOnce() -> T,
+) {
+    v.extend(std::iter::once_with(f));
+}
+
+/// Appends the nodes `ids` to `stmts` (flagged `cold` too), moving their
+/// instructions and types out; a node's variable names it, by the id in
+/// `name_ids` (the name added to the stream's table on first use).
+///
+/// Column by column, each an exact-size `extend`: a value goes from its
+/// node straight into place (staging a whole statement on the stack and
+/// copying it on stalls on store forwarding).
+fn move_nodes(
+    stmts: &mut InstructionStream,
+    nodes: &mut [Node],
+    ids: &[u32],
+    cold: Flags,
+    name_ids: &mut [Option<NameId>],
+    var_names: &VarNames<'_>,
+) {
+    let take = |n: &u32| std::mem::replace(&mut nodes[*n as usize].inst, Inst::Nothing);
+    stmts.inst.extend(ids.iter().map(take));
+    let take = |n: &u32| std::mem::replace(&mut nodes[*n as usize].ty, Type::Void);
+    stmts.ty.extend(ids.iter().map(take));
+    stmts
+        .span
+        .extend(ids.iter().map(|&n| nodes[n as usize].span));
+    let flags = |n: &u32| Flags(nodes[*n as usize].flags.0 | cold.0);
+    stmts.flags.extend(ids.iter().map(flags));
+    for &n in ids {
+        let name = nodes[n as usize].var.and_then(|v| {
+            let id = name_ids.get_mut(v as usize)?;
+            if id.is_none() {
+                *id = Some(stmts.add_name(var_names.get(v)?.clone()));
+            }
+            *id
+        });
+        stmts.name.push(name);
     }
 }
 
@@ -530,21 +587,10 @@ fn lower(b: &mut Builder, s: &mut Scratch, h: Header<'_>) -> IrCode {
             Flags::default()
         };
         let first = if i == 0 { 0 } else { ends[i - 1] };
-        for &n in &contents[first..ends[i]] {
-            let node = &mut b.nodes[n as usize];
-            let mut flags = node.flags;
-            flags.insert(cold);
-            let name = node.var.and_then(|v| {
-                let id = name_ids.get_mut(v as usize)?;
-                if id.is_none() {
-                    *id = Some(stmts.add_name(h.var_names.get(v)?.clone()));
-                }
-                *id
-            });
-            let ty = std::mem::replace(&mut node.ty, Type::Void);
-            let v = stmts.push_named(Inst::Nothing, ty, node.span, flags, name);
-            stmts.take_inst(v, &mut node.inst);
-            rn.inst(&mut stmts.inst[v], &bb.preds, live_ups);
+        let ids = &contents[first..ends[i]];
+        move_nodes(&mut stmts, &mut b.nodes, ids, cold, name_ids, &h.var_names);
+        for v in start..stmts.len() as u32 {
+            rn.inst(&mut stmts.inst[Value(v)], &bb.preds, live_ups);
         }
         let (term, span) = match &bb.term {
             Some((t, s)) => (t.clone(), *s),
@@ -552,18 +598,27 @@ fn lower(b: &mut Builder, s: &mut Scratch, h: Header<'_>) -> IrCode {
         };
         let succs = term.succs();
         if emit_term[i] {
-            let mut flags = Flags::default();
-            flags.insert(cold);
-            stmts.push(rn.term(term), Type::Void, span, flags);
+            push_in_place(&mut stmts.inst, || rn.term(term));
+            push_in_place(&mut stmts.ty, || Type::Void);
+            stmts.span.push(span);
+            stmts.flags.push(cold);
+            stmts.name.push(None);
         }
-        // In layout order, as compaction lists them (a φ names its edges).
-        let mut preds: BlockList = bb.preds.iter().map(|p| rn.blk(*p)).collect();
-        preds.sort_unstable();
-        blocks.push(BasicBlock {
+        // Filled in place, for the same reason. Predecessors in layout
+        // order, as compaction lists them (a φ names its edges).
+        let k = blocks.push(BasicBlock {
             stmts: start..stmts.len() as u32,
-            preds,
-            succs: succs.map(|x| rn.blk(x)).collect(),
+            preds: BlockList::new(),
+            succs: BlockList::new(),
         });
+        let block = &mut blocks[k];
+        for &p in &bb.preds {
+            block.preds.push(rn.blk(p));
+        }
+        block.preds.sort_unstable();
+        for x in succs {
+            block.succs.push(rn.blk(x));
+        }
     }
     IrCode {
         name: h.name,
