@@ -99,6 +99,15 @@ pub fn resolve_in(forward: &[Option<Operand>], op: Operand) -> Operand {
     op
 }
 
+/// Appends `f()` to `c`, written straight into its slot: an exact-size
+/// `extend` stores the value where it goes, where `push` may stage it on
+/// the stack and copy it on in 16-byte parts, which stalls (store
+/// forwarding fails) when the value was just written in smaller parts.
+#[inline(always)]
+pub(super) fn push_in_place<T, C: Extend<T>>(c: &mut C, f: impl FnOnce() -> T) {
+    c.extend(std::iter::once_with(f));
+}
+
 /// How many of a block's pure operations value numbering finds by a
 /// linear search (cheaper than hashing for the few most blocks have).
 const LVN_SCAN: usize = 16;
@@ -297,8 +306,22 @@ impl Builder {
         flags: Flags,
         block: Blk,
     ) -> u32 {
-        self.nodes.push(Node {
-            inst,
+        self.add_node_with(|| inst, ty, span, flags, block)
+    }
+
+    /// [`Builder::add_node`] of the instruction `make` builds, built in
+    /// its place.
+    #[inline(always)]
+    fn add_node_with(
+        &mut self,
+        make: impl FnOnce() -> Inst,
+        ty: Type,
+        span: Span,
+        flags: Flags,
+        block: Blk,
+    ) -> u32 {
+        push_in_place(&mut self.nodes, || Node {
+            inst: make(),
             ty,
             span,
             flags,
@@ -318,13 +341,35 @@ impl Builder {
 
     /// Appends a statement to block `b` (which stays not current).
     pub fn push_at(&mut self, b: Blk, inst: Inst, ty: Type, span: Span, flags: Flags) -> Operand {
-        let n = self.add_node(inst, ty, span, flags, b);
+        self.push_at_with(b, || inst, ty, span, flags)
+    }
+
+    /// [`Builder::push_at`] of the instruction `make` builds, built in its
+    /// place.
+    #[inline(always)]
+    fn push_at_with(
+        &mut self,
+        b: Blk,
+        make: impl FnOnce() -> Inst,
+        ty: Type,
+        span: Span,
+        flags: Flags,
+    ) -> Operand {
+        let n = self.add_node_with(make, ty, span, flags, b);
         self.blocks[b as usize].stmts.push(n);
         Operand::Value(Value(n))
     }
 
     /// Appends a pure operation, reusing an identical one of this block.
-    pub fn push_pure(&mut self, key: LvnKey, inst: Inst, ty: Type, span: Span) -> Operand {
+    /// The instruction is `make()`, built only when no identical one is
+    /// found.
+    pub fn push_pure(
+        &mut self,
+        key: LvnKey,
+        make: impl FnOnce() -> Inst,
+        ty: Type,
+        span: Span,
+    ) -> Operand {
         if self.cur != 0 && self.cur != self.lvn_block {
             self.lvn_few.clear();
             self.lvn.clear();
@@ -341,12 +386,8 @@ impl Builder {
         if let Some(v) = found {
             return self.resolve(*v);
         }
-        let v = self.push(
-            inst,
-            ty,
-            span,
-            Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0),
-        );
+        let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
+        let v = self.push_at_with(self.cur, make, ty, span, flags);
         if self.cur == 0 {
             self.entry_lvn.insert(key, v);
         } else if self.lvn_few.len() < LVN_SCAN {

@@ -9,7 +9,7 @@
 //!
 //! Alignment invariant kept by every step: a φ's `values[i]` flows in along
 //! its block's `preds[i]`.
-use super::builder::{Blk, BuildTerm, Builder, Node, resolve_in};
+use super::builder::{Blk, BuildTerm, Builder, Node, push_in_place, resolve_in};
 use super::scc::remove_redundant_phis;
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{
@@ -505,17 +505,6 @@ impl Renumber<'_> {
             BuildTerm::Unreachable => Inst::Unreachable,
         }
     }
-}
-
-/// Appends `f()` to `v`, written straight into its slot: an exact-size
-/// `extend` stores the value where it goes, where `push` may stage it on
-/// the stack and copy it on in 16-byte parts, which stalls (store
-/// forwarding fails) when the value was just written in smaller parts.
-fn push_in_place<K: cranelift_entity::EntityRef, T>(
-    v: &mut cranelift_entity::PrimaryMap<K, T>,
-    f: impl FnOnce() -> T,
-) {
-    v.extend(std::iter::once_with(f));
 }
 
 /// Appends the nodes `ids` to `stmts` (flagged `cold` too), moving their

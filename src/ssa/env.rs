@@ -25,11 +25,13 @@ pub enum Entry {
 /// No node (an empty subtree).
 const NIL: u32 = u32::MAX;
 
+/// A treap node: `kids[0]` holds the smaller keys, `kids[1]` the larger.
+/// (Indexing the children by a comparison's result, rather than branching
+/// on it, keeps the searches free of unpredictable branches.)
 #[derive(Clone, Copy)]
 struct Node {
     key: Var,
-    left: u32,
-    right: u32,
+    kids: [u32; 2],
     val: Entry,
 }
 
@@ -90,7 +92,7 @@ impl EnvArena {
             if key == n.key {
                 return Some(n.val);
             }
-            t = if key < n.key { n.left } else { n.right };
+            t = n.kids[(key > n.key) as usize];
         }
         None
     }
@@ -109,12 +111,12 @@ impl EnvArena {
         loop {
             while t != NIL {
                 stack.push(t);
-                t = self.nodes[t as usize].left;
+                t = self.nodes[t as usize].kids[0];
             }
             let Some(n) = stack.pop() else { break };
             let n = &self.nodes[n as usize];
             out.push((n.key, n.val));
-            t = n.right;
+            t = n.kids[1];
         }
         self.stack = stack;
     }
@@ -125,8 +127,7 @@ impl EnvArena {
         if t == NIL {
             return self.node(Node {
                 key,
-                left: NIL,
-                right: NIL,
+                kids: [NIL, NIL],
                 val,
             });
         }
@@ -141,53 +142,45 @@ impl EnvArena {
         }
         if p > prio(n.key) {
             // The new key becomes this subtree's root: split `n` around it.
-            let (left, right) = self.split(t, key);
-            return self.node(Node {
-                key,
-                left,
-                right,
-                val,
-            });
+            let kids = self.split(t, key);
+            return self.node(Node { key, kids, val });
         }
-        if key < n.key {
-            let left = self.insert_at(n.left, key, p, val);
-            if owned {
-                self.nodes[t as usize].left = left;
-                return t;
-            }
-            self.node(Node { left, ..n })
-        } else {
-            let right = self.insert_at(n.right, key, p, val);
-            if owned {
-                self.nodes[t as usize].right = right;
-                return t;
-            }
-            self.node(Node { right, ..n })
+        let side = (key > n.key) as usize;
+        let kid = self.insert_at(n.kids[side], key, p, val);
+        if owned {
+            self.nodes[t as usize].kids[side] = kid;
+            return t;
         }
+        let mut copy = n;
+        copy.kids[side] = kid;
+        self.node(copy)
     }
 
     /// The keys below and above `key` (which is not in `t`), as two treaps.
-    fn split(&mut self, t: u32, key: Var) -> (u32, u32) {
+    fn split(&mut self, t: u32, key: Var) -> [u32; 2] {
         if t == NIL {
-            return (NIL, NIL);
+            return [NIL, NIL];
         }
         let n = self.nodes[t as usize];
         let owned = t >= self.frozen;
-        if n.key < key {
-            let (l, r) = self.split(n.right, key);
-            if owned {
-                self.nodes[t as usize].right = l;
-                return (t, r);
-            }
-            (self.node(Node { right: l, ..n }), r)
+        // `n` (with its subtree away from `key`) belongs to the result on
+        // its own side of `key` (`1 - side`); its subtree towards `key` is
+        // split, the part on `n`'s side becoming `n`'s child there and the
+        // other part the result on `side`.
+        let side = (n.key < key) as usize;
+        let parts = self.split(n.kids[side], key);
+        let kid = parts[1 - side];
+        let t = if owned {
+            self.nodes[t as usize].kids[side] = kid;
+            t
         } else {
-            let (l, r) = self.split(n.left, key);
-            if owned {
-                self.nodes[t as usize].left = r;
-                return (l, t);
-            }
-            (l, self.node(Node { left: r, ..n }))
-        }
+            let mut copy = n;
+            copy.kids[side] = kid;
+            self.node(copy)
+        };
+        let mut out = [t, t];
+        out[side] = parts[side];
+        out
     }
 }
 

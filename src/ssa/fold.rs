@@ -25,7 +25,12 @@ impl Builder {
         {
             return self.resolve(*x);
         }
-        self.push_pure(LvnKey::Unary(op, op_key(a)), Inst::Unary(op, a), ty, span)
+        self.push_pure(
+            LvnKey::Unary(op, op_key(a)),
+            || Inst::Unary(op, a),
+            ty,
+            span,
+        )
     }
 
     /// A pure binary operation: folded, simplified, or numbered locally
@@ -54,14 +59,14 @@ impl Builder {
         } else {
             LvnKey::Binary(op, ka, kb)
         };
-        self.push_pure(key, Inst::Binary(op, a, b), ty, span)
+        self.push_pure(key, || Inst::Binary(op, a, b), ty, span)
     }
 
     /// A string constant, shared within a block.
     pub fn str_const(&mut self, s: &str, span: Span) -> Operand {
         self.push_pure(
             LvnKey::Str(s.into()),
-            Inst::StrConst(s.into()),
+            || Inst::StrConst(s.into()),
             Type::Str,
             span,
         )
