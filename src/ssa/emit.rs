@@ -593,8 +593,10 @@ fn lower(b: &mut Builder, s: &mut Scratch, h: Header<'_>) -> IrCode {
             stmts.flags.push(cold);
             stmts.name.push(None);
         }
-        // Filled in place, for the same reason. Predecessors in layout
-        // order, as compaction lists them (a φ names its edges).
+        // The edge lists are filled where they stay (a list collected
+        // apart and moved in is copied in parts, like a statement: see
+        // `move_nodes`). Predecessors in layout order, as compaction lists
+        // them (a φ names its edges).
         let k = blocks.push(BasicBlock {
             stmts: start..stmts.len() as u32,
             preds: BlockList::new(),
