@@ -480,6 +480,26 @@ impl InstructionStream {
     pub fn push(&mut self, inst: Inst, ty: Type, span: Span, flags: Flags) -> Value {
         self.push_named(inst, ty, span, flags, None)
     }
+    /// Appends an unnamed statement whose instruction `make` builds in its
+    /// slot (see [`push_in_place`]): for an instruction just assembled
+    /// from parts, which [`InstructionStream::push`] would copy on from
+    /// the stack.
+    #[inline(always)]
+    pub fn push_with(
+        &mut self,
+        make: impl FnOnce() -> Inst,
+        ty: Type,
+        span: Span,
+        flags: Flags,
+    ) -> Value {
+        let v = self.inst.next_key();
+        push_in_place(&mut self.inst, make);
+        push_in_place(&mut self.ty, || ty);
+        self.span.push(span);
+        self.flags.push(flags);
+        self.name.push(None);
+        v
+    }
     /// Appends a statement with its source name. Always inlined: a
     /// compaction calls it for every statement, and whether the optimiser
     /// inlines it on its own varies from build to build.
@@ -536,6 +556,15 @@ impl InstructionStream {
     pub fn get(&self, v: Value) -> Option<&Inst> {
         self.inst.get(v)
     }
+}
+
+/// Appends `f()` to `c`, written straight into its slot: an exact-size
+/// `extend` stores the value where it goes, where `push` may stage it on
+/// the stack and copy it on in 16-byte parts, which stalls (store
+/// forwarding fails) when the value was just written in smaller parts.
+#[inline(always)]
+pub fn push_in_place<T, C: Extend<T>>(c: &mut C, f: impl FnOnce() -> T) {
+    c.extend(std::iter::once_with(f));
 }
 
 /// `stmts[v]`: the instruction of statement `v` (which must exist).

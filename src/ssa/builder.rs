@@ -26,7 +26,7 @@
 pub use super::block::{Blocks, BuildBlock, BuildTerm};
 use super::env::{Entry, Env, EnvArena};
 use super::users::PhiUsers;
-use crate::ir::{Flags, Inst, Operand, Type, Value};
+use crate::ir::{Flags, Inst, Operand, Type, Value, push_in_place};
 use crate::span::Span;
 use cranelift_entity::EntityRef;
 
@@ -97,15 +97,6 @@ pub fn resolve_in(forward: &[Option<Operand>], op: Operand) -> Operand {
         }
     }
     op
-}
-
-/// Appends `f()` to `c`, written straight into its slot: an exact-size
-/// `extend` stores the value where it goes, where `push` may stage it on
-/// the stack and copy it on in 16-byte parts, which stalls (store
-/// forwarding fails) when the value was just written in smaller parts.
-#[inline(always)]
-pub(super) fn push_in_place<T, C: Extend<T>>(c: &mut C, f: impl FnOnce() -> T) {
-    c.extend(std::iter::once_with(f));
 }
 
 /// How many of a block's pure operations value numbering finds by a

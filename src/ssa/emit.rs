@@ -9,7 +9,7 @@
 //!
 //! Alignment invariant kept by every step: a φ's `values[i]` flows in along
 //! its block's `preds[i]`.
-use super::builder::{Blk, BuildTerm, Builder, Node, push_in_place, resolve_in};
+use super::builder::{Blk, BuildTerm, Builder, Node, resolve_in};
 use super::scc::remove_redundant_phis;
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{
@@ -587,11 +587,7 @@ fn lower(b: &mut Builder, s: &mut Scratch, h: Header<'_>) -> IrCode {
         };
         let succs = term.succs();
         if emit_term[i] {
-            push_in_place(&mut stmts.inst, || rn.term(term));
-            push_in_place(&mut stmts.ty, || Type::Void);
-            stmts.span.push(span);
-            stmts.flags.push(cold);
-            stmts.name.push(None);
+            stmts.push_with(|| rn.term(term), Type::Void, span, cold);
         }
         // The edge lists are filled where they stay (a list collected
         // apart and moved in is copied in parts, like a statement: see
