@@ -393,9 +393,20 @@ impl Flags {
 pub type VarName = std::sync::Arc<str>;
 
 /// A source name of one function: an index into its stream's
-/// [`InstructionStream::names`].
+/// [`InstructionStream::names`]. Stored as the index plus one, so that an
+/// `Option<NameId>` (one per statement) takes four bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NameId(pub u32);
+pub struct NameId(std::num::NonZeroU32);
+
+impl NameId {
+    pub fn new(index: usize) -> NameId {
+        NameId(std::num::NonZeroU32::MIN.saturating_add(index as u32))
+    }
+
+    pub fn index(self) -> usize {
+        self.0.get() as usize - 1
+    }
+}
 
 /// The ids of a names table, by name: for adding many names to a table
 /// without searching it for each.
@@ -406,7 +417,7 @@ impl NameIndex {
     /// The index of the table `names`.
     pub fn of(names: &[VarName]) -> NameIndex {
         let ids = names.iter().enumerate();
-        NameIndex(ids.map(|(i, n)| (n.clone(), NameId(i as u32))).collect())
+        NameIndex(ids.map(|(i, n)| (n.clone(), NameId::new(i))).collect())
     }
 
     /// The id of `name` in `names` (the table this index is of), added
@@ -414,7 +425,7 @@ impl NameIndex {
     pub fn id(&mut self, names: &mut Vec<VarName>, name: VarName) -> NameId {
         *self.0.entry(name).or_insert_with_key(|n| {
             names.push(n.clone());
-            NameId(names.len() as u32 - 1)
+            NameId::new(names.len() - 1)
         })
     }
 }
@@ -535,14 +546,14 @@ impl InstructionStream {
             .get(v)
             .copied()
             .flatten()
-            .and_then(|n| self.names.get(n.0 as usize))
+            .and_then(|n| self.names.get(n.index()))
             .map(|n| &**n)
     }
     /// The id of `name` in this stream's table, adding it if new (a linear
     /// search: callers that name many statements keep their own map).
     pub fn intern(&mut self, name: &str) -> NameId {
         match self.names.iter().position(|n| &**n == name) {
-            Some(i) => NameId(i as u32),
+            Some(i) => NameId::new(i),
             None => self.add_name(name.into()),
         }
     }
@@ -550,7 +561,7 @@ impl InstructionStream {
     /// is not there).
     pub fn add_name(&mut self, name: VarName) -> NameId {
         self.names.push(name);
-        NameId(self.names.len() as u32 - 1)
+        NameId::new(self.names.len() - 1)
     }
     /// The instruction of statement `v`, if `v` is in the stream.
     pub fn get(&self, v: Value) -> Option<&Inst> {

@@ -105,12 +105,12 @@ fn check_lengths(f: &IrCode, errs: &mut Vec<String>) -> bool {
         return false;
     }
     if let Some((v, id)) = s.name.iter().find_map(|(v, id)| {
-        id.filter(|id| id.0 as usize >= s.names.len())
+        id.filter(|id| id.index() >= s.names.len())
             .map(|id| (v, id))
     }) {
         errs.push(format!(
             "fn {name}: {v} has name {} of a table of {}",
-            id.0,
+            id.index(),
             s.names.len()
         ));
     }

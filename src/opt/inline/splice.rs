@@ -200,7 +200,7 @@ fn copy_callee(
                     ty: s.ty,
                     span: s.span,
                     flags: s.flags,
-                    name: s.name.and_then(|n| names.get(n.0 as usize).copied()),
+                    name: s.name.and_then(|n| names.get(n.index()).copied()),
                 }
             })
             .collect();

@@ -2,7 +2,7 @@
 //! invariant on purpose and expects the verifier to name it.
 use toyc::ir::handbuild::ir_from_blocks;
 use toyc::ir::verify::verify_function;
-use toyc::ir::{BinaryOp, BlockId, Fact, Inst, IrCode, Operand, Type, Value};
+use toyc::ir::{BinaryOp, BlockId, Fact, Inst, IrCode, NameId, Operand, Type, Value};
 use toyc::sema::hir::Program;
 
 fn v(n: u32) -> Operand {
@@ -84,6 +84,17 @@ fn parallel_vectors_must_have_equal_length() {
     let n = f.stmts.ty.len();
     f.stmts.ty = f.stmts.ty.values().take(n - 1).cloned().collect();
     rejects(&f, "statement vectors differ in length");
+}
+
+#[test]
+fn statement_names_must_be_in_the_names_table() {
+    let mut f = base();
+    let id = f.stmts.add_name("x".into());
+    f.stmts.name[Value(2)] = Some(id);
+    assert_eq!(errors(&f), Vec::<String>::new());
+    // The table has one name (index 0); index 1 is past its end.
+    f.stmts.name[Value(2)] = Some(NameId::new(1));
+    rejects(&f, "%3 has name 1 of a table of 1");
 }
 
 #[test]
