@@ -48,6 +48,8 @@ pub struct Node {
     /// was written to, or the variable a φ was made for (only variables
     /// below [`Builder::named_vars`], not hidden temporaries).
     pub var: Option<Var>,
+    /// Some variable has been given this node's value.
+    pub assigned: bool,
 }
 
 /// The variables a structured region assigns (see
@@ -175,6 +177,24 @@ pub struct Builder {
     /// statement (Bril, where that is allowed) instead of a zero constant
     /// (Toy, where sema rules it out outside dead code).
     pub explicit_undef: bool,
+    /// Every cycle of the function's CFG is entered through one block that
+    /// dominates it (Toy's loops; not Bril's jumps).
+    pub reducible: bool,
+    /// How many loops enclose what is being built (the front end counts
+    /// them, header and latch included).
+    pub loop_depth: u32,
+    /// Per variable: the loop depth of its first assignment (its
+    /// declaration), `u32::MAX` before.
+    pub(super) decl_depth: Vec<u32>,
+    /// Some variable was assigned, inside a loop nested in the one it is
+    /// declared in (or inside any loop, for a variable declared outside
+    /// all), a value that is not new: a constant, a parameter, a φ, or a
+    /// node some variable already has. Only such copies (or irreducible
+    /// control flow) can make a set of φs redundant once no φ is trivial
+    /// (Braun et al. 2013, §3.2: a redundant set merges one value around a
+    /// loop that the variable's assignments in it all copy): without them
+    /// emission skips the search for redundant φ-SCCs.
+    pub(super) copies_in_loops: bool,
 }
 
 impl Builder {
@@ -209,6 +229,10 @@ impl Builder {
             last_read: Vec::new(),
             last_dead: None,
             explicit_undef: false,
+            reducible: false,
+            loop_depth: 0,
+            decl_depth: Vec::new(),
+            copies_in_loops: false,
         };
         let entry = b.new_block();
         b.seal(entry);
@@ -244,6 +268,10 @@ impl Builder {
         self.last_read.clear();
         self.last_dead = None;
         self.explicit_undef = false;
+        self.reducible = false;
+        self.loop_depth = 0;
+        self.decl_depth.clear();
+        self.copies_in_loops = false;
         let entry = self.new_block();
         self.seal(entry);
         self.switch_to(entry);
@@ -318,6 +346,7 @@ impl Builder {
             flags,
             block,
             var: None,
+            assigned: false,
         });
         self.forward.push(None);
         self.phi_users.push_node();
@@ -471,6 +500,7 @@ impl Builder {
 
     /// Defines `var` in `block` (an assignment of the program).
     pub fn write_var(&mut self, var: Var, block: Blk, value: Operand) {
+        self.note_copy(var, value);
         self.log.push(var);
         self.name_node(var, value);
         self.cache_var(var, block, value);

@@ -1,11 +1,13 @@
 //! Lowering of the builder's CFG to the flat `IrCode`.
 //!
-//! Steps: seal leftovers, remove redundant φ-SCCs, drop unreachable blocks
-//! (and their φ operands), merge a block into its only predecessor when
-//! that one jumps straight to it, split edges so that every conditional
-//! branch's true successor has it as only predecessor, keep only live
-//! φ/φᶜ/ϒ, lay blocks out in source order with each true successor right
-//! after its branch and cold blocks last, then number and emit.
+//! Steps: seal leftovers, drop unreachable blocks (and their φ operands),
+//! remove redundant φ-SCCs (where copies in loops or irreducible control
+//! flow can make some: see `Builder::copies_in_loops`), merge a block into
+//! its only predecessor when that one jumps straight to it, split edges so
+//! that every conditional branch's true successor has it as only
+//! predecessor, keep only live φ/φᶜ/ϒ, lay blocks out in source order with
+//! each true successor right after its branch and cold blocks last, then
+//! number and emit.
 //!
 //! Alignment invariant kept by every step: a φ's `values[i]` flows in along
 //! its block's `preds[i]`.
@@ -142,7 +144,15 @@ pub fn emit(b: &mut Builder, h: Header<'_>) -> IrCode {
     if reachable(b, &mut s.live_blk, &mut s.work) < b.blocks.len() {
         drop_dead_edges(b, &mut s);
     }
-    remove_redundant_phis(b, &mut s.scc);
+    if !b.reducible || b.copies_in_loops {
+        remove_redundant_phis(b, &mut s.scc);
+    } else if cfg!(debug_assertions) {
+        // The search finds nothing here (see `copies_in_loops`): check it.
+        let replaced = |b: &Builder| b.forward.iter().filter(|f| f.is_some()).count();
+        let before = replaced(b);
+        remove_redundant_phis(b, &mut s.scc);
+        debug_assert_eq!(replaced(b), before, "{}: a redundant φ-SCC", h.name);
+    }
     merge_blocks(b, &mut s.live_blk);
     split_branch_edges(b, &mut s);
     live_nodes(b, &mut s);

@@ -70,6 +70,8 @@ impl<'a> FnLower<'a> {
             }
             None => Box::new(Builder::new(var_ty.collect())),
         };
+        // Loops are the only cycles, each entered through its header.
+        b.reducible = true;
         for (i, p) in func.params.iter().enumerate() {
             b.write_var(p.0, 0, Operand::Arg(i as u32));
         }

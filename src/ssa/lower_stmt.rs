@@ -87,6 +87,7 @@ impl FnLower<'_> {
 
     /// `while`: header (test) → body → header; the false edge exits.
     fn while_loop(&mut self, id: LoopId, cond: &Expr, body: &Block, span: Span) {
+        self.b.loop_depth += 1;
         let header = self.b.new_block();
         let body_b = self.b.new_block();
         let exit = self.b.new_block();
@@ -101,6 +102,7 @@ impl FnLower<'_> {
         self.b.seal(header);
         self.b.seal(exit);
         self.b.switch_to(exit);
+        self.b.loop_depth -= 1;
     }
 
     /// `if`: the arms, then the join; with no (or an empty) `else` the
@@ -241,6 +243,7 @@ impl FnLower<'_> {
     where
         F: FnOnce(&mut Self) -> TestResult,
     {
+        self.b.loop_depth += 1;
         let header = self.b.new_block();
         let body_b = self.b.new_block();
         let latch = self.b.new_block();
@@ -294,5 +297,6 @@ impl FnLower<'_> {
         self.b.seal(header);
         self.b.seal(exit);
         self.b.switch_to(exit);
+        self.b.loop_depth -= 1;
     }
 }

@@ -7,9 +7,44 @@
 //! order Tarjan's algorithm emits them); an SCC with exactly one outside
 //! operand is replaced by it, one with several is searched again among its
 //! inner φs (those with no outside operand). Iterative throughout.
-use super::builder::Builder;
+//!
+//! With reducible control flow and no trivial φ left, only copies can make
+//! such a set: [`Builder::note_copy`] watches the assignments for them, and
+//! emission searches only the functions where it saw one (in debug builds
+//! it searches the others too, and checks that nothing is found).
+use super::builder::{Builder, Var};
 use crate::ir::graph::{SccScratch, sccs_flat_in};
 use crate::ir::{Inst, Operand, Value};
+
+impl Builder {
+    /// Keeps [`Builder::copies_in_loops`] and the marks it is computed
+    /// from. A variable declared inside a loop is assigned afresh in each
+    /// of its iterations, so only a loop nested deeper can carry its value
+    /// around.
+    pub(super) fn note_copy(&mut self, var: Var, value: Operand) {
+        let v = var as usize;
+        if v >= self.decl_depth.len() {
+            self.decl_depth.resize(v + 1, u32::MAX);
+        }
+        let decl = &mut self.decl_depth[v];
+        if *decl == u32::MAX {
+            *decl = self.loop_depth;
+        }
+        let carried = self.loop_depth > *decl;
+        let new = match self.resolve(value) {
+            Operand::Value(n) => match self.nodes.get_mut(n.0 as usize) {
+                Some(node) if !matches!(node.inst, Inst::Phi { .. }) => {
+                    !std::mem::replace(&mut node.assigned, true)
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        if carried && !new {
+            self.copies_in_loops = true;
+        }
+    }
+}
 
 /// Whether `p` has an operand that is another live φ: only such φs can be
 /// in an SCC of more than one φ.
@@ -198,5 +233,45 @@ fn tarjan(b: &Builder, set: &[u32], w: &mut SccWork) {
     for &end in &w.tarjan.ends {
         w.comps[start..end].reverse();
         start = end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BinaryOp, Type};
+    use crate::span::Span;
+
+    #[test]
+    fn copies_in_loops_are_old_values_assigned_in_deeper_loops() {
+        let mut b = Builder::new(vec![Type::Int; 3]);
+        // Declared outside all loops, then given a new value in one.
+        b.write_var(0, 0, Operand::Arg(0));
+        b.loop_depth = 1;
+        let n = b.binary(
+            BinaryOp::IAdd,
+            Operand::Arg(0),
+            Operand::Int(1),
+            Type::Int,
+            Span::default(),
+        );
+        b.write_var(0, 0, n);
+        // Declared in the loop: assigned again at the same depth, old values
+        // included, it is not carried around.
+        b.write_var(1, 0, Operand::Int(0));
+        b.write_var(1, 0, Operand::Arg(0));
+        b.write_var(1, 0, n);
+        assert!(!b.copies_in_loops);
+        // In a nested loop, an old value: `n` is variable 0's already.
+        b.loop_depth = 2;
+        b.write_var(1, 0, n);
+        assert!(b.copies_in_loops);
+
+        // A constant assigned in a loop to a variable declared outside.
+        let mut b = Builder::new(vec![Type::Int; 1]);
+        b.write_var(0, 0, Operand::Int(0));
+        b.loop_depth = 1;
+        b.write_var(0, 0, Operand::Int(0));
+        assert!(b.copies_in_loops);
     }
 }

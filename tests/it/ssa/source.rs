@@ -39,6 +39,25 @@ fn phi_counts() {
                while c1 { if c2 { let t = x; x = y; y = t; } } return x + y; }",
             0,
         ),
+        // A constant, a parameter copied in a loop: the φs of the header and
+        // the join only merge the value from before the loop.
+        (
+            "fn f(c: bool, d: bool) -> int { var x = 0;
+               while c { if d { x = 0; } } return x; }",
+            0,
+        ),
+        (
+            "fn f(a: int, c: bool, d: bool) -> int { var x = a;
+               while c { if d { x = a; } } return x; }",
+            0,
+        ),
+        // A variable declared in the outer loop, copied in the inner one: no
+        // φ for t (its value is a throughout); one for r at the outer header.
+        (
+            "fn f(a: int, c: bool, d: bool, e: bool) -> int { var r = 0;
+               while c { var t = a; while d { if e { t = a; } } r += t; } return r; }",
+            1,
+        ),
         // An else-if chain assigning one variable: one φ at the join.
         (
             "fn f(n: int) -> int { var r = 0; if n < 0 { r = -1; } else if n == 0 { r = 0; } else { r = 1; } return r; }",
