@@ -177,24 +177,24 @@ pub struct Builder {
     /// statement (Bril, where that is allowed) instead of a zero constant
     /// (Toy, where sema rules it out outside dead code).
     pub explicit_undef: bool,
-    /// Every cycle of the function's CFG is entered through one block that
-    /// dominates it (Toy's loops; not Bril's jumps).
-    pub reducible: bool,
     /// How many loops enclose what is being built (the front end counts
     /// them, header and latch included).
     pub loop_depth: u32,
     /// Per variable: the loop depth of its first assignment (its
     /// declaration), `u32::MAX` before.
     pub(super) decl_depth: Vec<u32>,
-    /// Some variable was assigned, inside a loop nested in the one it is
+    /// Whether a redundant φ-SCC can exist, so that emission must search
+    /// for them. Once no φ is trivial, only irreducible control flow or
+    /// copies can make a set of φs redundant (Braun et al. 2013, §3.2: a
+    /// redundant set merges one value around a loop that the variable's
+    /// assignments in it all copy). So it starts true, the Toy front end
+    /// (whose loops are the only cycles, each entered through its header)
+    /// sets it false, and [`Builder::note_copy`] sets it back when a
+    /// variable is assigned, inside a loop nested in the one it is
     /// declared in (or inside any loop, for a variable declared outside
     /// all), a value that is not new: a constant, a parameter, a φ, or a
-    /// node some variable already has. Only such copies (or irreducible
-    /// control flow) can make a set of φs redundant once no φ is trivial
-    /// (Braun et al. 2013, §3.2: a redundant set merges one value around a
-    /// loop that the variable's assignments in it all copy): without them
-    /// emission skips the search for redundant φ-SCCs.
-    pub(super) copies_in_loops: bool,
+    /// node some variable already has.
+    pub may_have_redundant_phis: bool,
 }
 
 impl Builder {
@@ -229,10 +229,9 @@ impl Builder {
             last_read: Vec::new(),
             last_dead: None,
             explicit_undef: false,
-            reducible: false,
             loop_depth: 0,
             decl_depth: Vec::new(),
-            copies_in_loops: false,
+            may_have_redundant_phis: true,
         };
         let entry = b.new_block();
         b.seal(entry);
@@ -268,10 +267,9 @@ impl Builder {
         self.last_read.clear();
         self.last_dead = None;
         self.explicit_undef = false;
-        self.reducible = false;
         self.loop_depth = 0;
         self.decl_depth.clear();
-        self.copies_in_loops = false;
+        self.may_have_redundant_phis = true;
         let entry = self.new_block();
         self.seal(entry);
         self.switch_to(entry);

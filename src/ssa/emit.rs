@@ -2,7 +2,7 @@
 //!
 //! Steps: seal leftovers, drop unreachable blocks (and their φ operands),
 //! remove redundant φ-SCCs (where copies in loops or irreducible control
-//! flow can make some: see `Builder::copies_in_loops`), merge a block into
+//! flow can make some: see `Builder::may_have_redundant_phis`), merge a block into
 //! its only predecessor when that one jumps straight to it, split edges so
 //! that every conditional branch's true successor has it as only
 //! predecessor, keep only live φ/φᶜ/ϒ, lay blocks out in source order with
@@ -144,10 +144,11 @@ pub fn emit(b: &mut Builder, h: Header<'_>) -> IrCode {
     if reachable(b, &mut s.live_blk, &mut s.work) < b.blocks.len() {
         drop_dead_edges(b, &mut s);
     }
-    if !b.reducible || b.copies_in_loops {
+    if b.may_have_redundant_phis {
         remove_redundant_phis(b, &mut s.scc);
     } else if cfg!(debug_assertions) {
-        // The search finds nothing here (see `copies_in_loops`): check it.
+        // The search finds nothing here (see `may_have_redundant_phis`):
+        // check it.
         let replaced = |b: &Builder| b.forward.iter().filter(|f| f.is_some()).count();
         let before = replaced(b);
         remove_redundant_phis(b, &mut s.scc);

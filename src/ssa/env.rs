@@ -147,11 +147,17 @@ impl EnvArena {
         }
         let side = (key > n.key) as usize;
         let kid = self.insert_at(n.kids[side], key, p, val);
-        if owned {
+        self.with_kid(t, side, kid)
+    }
+
+    /// Node `t` with `kids[side]` set to `kid`: `t` itself, changed in
+    /// place, when no other version shares it, else a changed copy.
+    fn with_kid(&mut self, t: u32, side: usize, kid: u32) -> u32 {
+        if t >= self.frozen {
             self.nodes[t as usize].kids[side] = kid;
             return t;
         }
-        let mut copy = n;
+        let mut copy = self.nodes[t as usize];
         copy.kids[side] = kid;
         self.node(copy)
     }
@@ -162,22 +168,13 @@ impl EnvArena {
             return [NIL, NIL];
         }
         let n = self.nodes[t as usize];
-        let owned = t >= self.frozen;
         // `n` (with its subtree away from `key`) belongs to the result on
         // its own side of `key` (`1 - side`); its subtree towards `key` is
         // split, the part on `n`'s side becoming `n`'s child there and the
         // other part the result on `side`.
         let side = (n.key < key) as usize;
         let parts = self.split(n.kids[side], key);
-        let kid = parts[1 - side];
-        let t = if owned {
-            self.nodes[t as usize].kids[side] = kid;
-            t
-        } else {
-            let mut copy = n;
-            copy.kids[side] = kid;
-            self.node(copy)
-        };
+        let t = self.with_kid(t, side, parts[1 - side]);
         let mut out = [t, t];
         out[side] = parts[side];
         out

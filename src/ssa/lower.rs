@@ -70,8 +70,9 @@ impl<'a> FnLower<'a> {
             }
             None => Box::new(Builder::new(var_ty.collect())),
         };
-        // Loops are the only cycles, each entered through its header.
-        b.reducible = true;
+        // Loops are the only cycles, each entered through its header: only
+        // copies in them can make redundant φs (see `note_copy`).
+        b.may_have_redundant_phis = false;
         for (i, p) in func.params.iter().enumerate() {
             b.write_var(p.0, 0, Operand::Arg(i as u32));
         }

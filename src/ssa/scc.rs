@@ -17,11 +17,14 @@ use crate::ir::graph::{SccScratch, sccs_flat_in};
 use crate::ir::{Inst, Operand, Value};
 
 impl Builder {
-    /// Keeps [`Builder::copies_in_loops`] and the marks it is computed
-    /// from. A variable declared inside a loop is assigned afresh in each
-    /// of its iterations, so only a loop nested deeper can carry its value
-    /// around.
+    /// Keeps [`Builder::may_have_redundant_phis`] and the marks it is
+    /// computed from (needed only until it is true). A variable declared
+    /// inside a loop is assigned afresh in each of its iterations, so only
+    /// a loop nested deeper can carry its value around.
     pub(super) fn note_copy(&mut self, var: Var, value: Operand) {
+        if self.may_have_redundant_phis {
+            return;
+        }
         let v = var as usize;
         if v >= self.decl_depth.len() {
             self.decl_depth.resize(v + 1, u32::MAX);
@@ -41,7 +44,7 @@ impl Builder {
             _ => false,
         };
         if carried && !new {
-            self.copies_in_loops = true;
+            self.may_have_redundant_phis = true;
         }
     }
 }
@@ -245,6 +248,10 @@ mod tests {
     #[test]
     fn copies_in_loops_are_old_values_assigned_in_deeper_loops() {
         let mut b = Builder::new(vec![Type::Int; 3]);
+        // Until the front end vouches for reducible control flow, the
+        // search is always needed.
+        assert!(b.may_have_redundant_phis);
+        b.may_have_redundant_phis = false;
         // Declared outside all loops, then given a new value in one.
         b.write_var(0, 0, Operand::Arg(0));
         b.loop_depth = 1;
@@ -261,17 +268,18 @@ mod tests {
         b.write_var(1, 0, Operand::Int(0));
         b.write_var(1, 0, Operand::Arg(0));
         b.write_var(1, 0, n);
-        assert!(!b.copies_in_loops);
+        assert!(!b.may_have_redundant_phis);
         // In a nested loop, an old value: `n` is variable 0's already.
         b.loop_depth = 2;
         b.write_var(1, 0, n);
-        assert!(b.copies_in_loops);
+        assert!(b.may_have_redundant_phis);
 
         // A constant assigned in a loop to a variable declared outside.
         let mut b = Builder::new(vec![Type::Int; 1]);
+        b.may_have_redundant_phis = false;
         b.write_var(0, 0, Operand::Int(0));
         b.loop_depth = 1;
         b.write_var(0, 0, Operand::Int(0));
-        assert!(b.copies_in_loops);
+        assert!(b.may_have_redundant_phis);
     }
 }
