@@ -255,22 +255,59 @@ pub(in crate::opt) fn splice<'a>(
             stmt.name = Some(interned.id(bir.names_mut(), name.clone()));
         }
     }
-    // owner[b]: the label of the block that ends with original block b's
-    // terminator (the last join block when b was split).
-    let mut owner: Vec<Label> = (0..orig.len()).map(BlockId::new).collect();
-    // (exception target, old predecessor) -> the blocks that replace the
-    // predecessor in the target's φs.
-    let mut handler_edges: FxMap<(Label, Label), Vec<Label>> = FxMap::default();
-    let mut out: Vec<BBlock> = Vec::with_capacity(orig.len());
-    let mut next = 0usize;
+    let mut s = Splicer {
+        owner: (0..orig.len()).map(BlockId::new).collect(),
+        out: Vec::with_capacity(orig.len()),
+        bir,
+        interned,
+        sites,
+        callee_of,
+        next: 0,
+        handler_edges: FxMap::default(),
+    };
     for block in orig {
         let has_site = sites
-            .get(next)
-            .is_some_and(|site| block.stmts.iter().any(|s| s.id == site.call));
-        if !has_site {
-            out.push(block);
-            continue;
+            .get(s.next)
+            .is_some_and(|site| block.stmts.iter().any(|st| st.id == site.call));
+        if has_site {
+            s.split(block);
+        } else {
+            s.out.push(block);
         }
+    }
+    rename_phi_edges(&mut s.out, &s.owner, &s.handler_edges);
+    let mut bir = s.bir;
+    bir.blocks = s.out;
+    let mut code = bir.lower();
+    compact_only(&mut code);
+    code
+}
+
+/// The caller's blocks as [`splice`] rebuilds them, in order, into `out`.
+struct Splicer<'s, 'a> {
+    bir: BlockIr,
+    interned: NameIndex,
+    sites: &'s [Site],
+    callee_of: &'s dyn Fn(usize) -> &'a IrCode,
+    /// The index in `sites` of the next call to inline.
+    next: usize,
+    /// `owner[b]`: the label of the block that ends with original block
+    /// `b`'s terminator (the last join block when `b` was split).
+    owner: Vec<Label>,
+    /// (exception target, old predecessor) -> the blocks that replace the
+    /// predecessor in the target's φs.
+    handler_edges: FxMap<(Label, Label), Vec<Label>>,
+    out: Vec<BBlock>,
+}
+
+impl Splicer<'_, '_> {
+    /// Splits `block` at each of its sites (it holds the next one): the
+    /// part before a call jumps to the callee's copy, which returns to a
+    /// join block holding the rest. A checked call's `no_exception()`
+    /// becomes `true` and its branch a `goto`: the copy's `unwind`s jump to
+    /// the exception target instead.
+    fn split(&mut self, block: BBlock) {
+        let sites = self.sites;
         let BBlock {
             label: orig_label,
             stmts,
@@ -287,50 +324,15 @@ pub(in crate::opt) fn splice<'a>(
         };
         let mut check_stmt: Option<Value> = None;
         for st in stmts {
-            let site = sites.get(next).filter(|site| site.call == st.id);
+            let site = sites.get(self.next).filter(|site| site.call == st.id);
             match (site, &st.inst) {
                 (Some(site), Inst::Call { args, .. }) => {
-                    next += 1;
-                    let callee = callee_of(site.callee);
-                    let join = bir.fresh_label();
-                    let copy = copy_callee(
-                        &mut bir,
-                        &mut interned,
-                        callee,
-                        args,
-                        join,
-                        site.check.map(|c| c.1),
-                    );
-                    cur.term = Term::Goto(copy.entry);
-                    cur.term_span = st.span;
-                    out.push(cur);
-                    out.extend(copy.blocks);
-                    cur = BBlock {
-                        label: join,
-                        stmts: Vec::new(),
-                        term: Term::Unreachable,
-                        term_span,
-                        term_flags,
-                    };
-                    if callee.ret != Type::Void {
-                        let (edges, values) = copy
-                            .rets
-                            .iter()
-                            .map(|(l, v)| (*l, v.unwrap_or(Operand::Nil)))
-                            .unzip();
-                        let phi = Inst::Phi { edges, values };
-                        cur.stmts.push(BStmt {
-                            id: st.id,
-                            inst: phi,
-                            ty: st.ty,
-                            span: st.span,
-                            flags: PURE,
-                            name: st.name,
-                        });
-                    }
+                    self.next += 1;
+                    let unwinds;
+                    (cur, unwinds) = self.inline_call(cur, &st, args, site);
                     if let Some((ok, target)) = site.check {
                         check_stmt = Some(ok);
-                        handler_edges.insert((target, orig_label), copy.unwinds);
+                        self.handler_edges.insert((target, orig_label), unwinds);
                         if let Term::Branch { then, .. } = term {
                             term = Term::Goto(then);
                         }
@@ -351,14 +353,60 @@ pub(in crate::opt) fn splice<'a>(
             }
         }
         cur.term = term;
-        owner[orig_label.index()] = cur.label;
-        out.push(cur);
+        self.owner[orig_label.index()] = cur.label;
+        self.out.push(cur);
     }
-    rename_phi_edges(&mut out, &owner, &handler_edges);
-    bir.blocks = out;
-    let mut code = bir.lower();
-    compact_only(&mut code);
-    code
+
+    /// Ends `cur` with a jump to a copy of `site`'s callee, called by `st`
+    /// with `args`; returns the join block the copy returns to (where a
+    /// φ of the returned values takes the call's value number, its
+    /// terminator still to be set) and the copy's blocks that unwind.
+    fn inline_call(
+        &mut self,
+        mut cur: BBlock,
+        st: &BStmt,
+        args: &[Operand],
+        site: &Site,
+    ) -> (BBlock, Vec<Label>) {
+        let callee = (self.callee_of)(site.callee);
+        let join = self.bir.fresh_label();
+        let unwind_to = site.check.map(|c| c.1);
+        let copy = copy_callee(
+            &mut self.bir,
+            &mut self.interned,
+            callee,
+            args,
+            join,
+            unwind_to,
+        );
+        let mut joined = BBlock {
+            label: join,
+            stmts: Vec::new(),
+            term: Term::Unreachable,
+            term_span: cur.term_span,
+            term_flags: cur.term_flags,
+        };
+        cur.term = Term::Goto(copy.entry);
+        cur.term_span = st.span;
+        self.out.push(cur);
+        self.out.extend(copy.blocks);
+        if callee.ret != Type::Void {
+            let (edges, values) = copy
+                .rets
+                .iter()
+                .map(|(l, v)| (*l, v.unwrap_or(Operand::Nil)))
+                .unzip();
+            joined.stmts.push(BStmt {
+                id: st.id,
+                inst: Inst::Phi { edges, values },
+                ty: st.ty.clone(),
+                span: st.span,
+                flags: PURE,
+                name: st.name,
+            });
+        }
+        (joined, copy.unwinds)
+    }
 }
 
 /// Renames the φ edges of `blocks` after splicing: an edge from an
