@@ -498,24 +498,28 @@ impl Builder {
 
     /// Defines `var` in `block` (an assignment of the program).
     pub fn write_var(&mut self, var: Var, block: Blk, value: Operand) {
-        self.note_copy(var, value);
+        let new = self.name_node(var, value);
+        self.note_copy(var, new);
         self.log.push(var);
-        self.name_node(var, value);
         self.cache_var(var, block, value);
     }
 
-    /// Records that `value` is a value of `var`, unless its node already
-    /// has a variable or `var` is hidden.
-    fn name_node(&mut self, var: Var, value: Operand) {
-        if var >= self.named_vars {
-            return;
-        }
-        if let Operand::Value(v) = self.resolve(value)
-            && let Some(node) = self.nodes.get_mut(v.index())
-            && node.var.is_none()
-        {
+    /// Records that `value` is a value of `var`: its node (if it is one)
+    /// is marked assigned, and takes `var`'s name unless it has one (only
+    /// variables below `named_vars` name nodes). Returns whether `value`
+    /// is new: a node no variable had before, not a φ.
+    fn name_node(&mut self, var: Var, value: Operand) -> bool {
+        let Operand::Value(v) = self.resolve(value) else {
+            return false;
+        };
+        let named = var < self.named_vars;
+        let Some(node) = self.nodes.get_mut(v.index()) else {
+            return false;
+        };
+        if named && node.var.is_none() {
             node.var = Some(var);
         }
+        !matches!(node.inst, Inst::Phi { .. }) && !std::mem::replace(&mut node.assigned, true)
     }
 
     /// Records `value` as what a read of `var` finds at the end of

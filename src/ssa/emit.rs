@@ -2,12 +2,12 @@
 //!
 //! Steps: seal leftovers, drop unreachable blocks (and their φ operands),
 //! remove redundant φ-SCCs (where copies in loops or irreducible control
-//! flow can make some: see `Builder::may_have_redundant_phis`), merge a block into
-//! its only predecessor when that one jumps straight to it, split edges so
-//! that every conditional branch's true successor has it as only
-//! predecessor, keep only live φ/φᶜ/ϒ, lay blocks out in source order with
-//! each true successor right after its branch and cold blocks last, then
-//! number and emit.
+//! flow can make some: see `Builder::may_have_redundant_phis`), merge a
+//! block into its only predecessor when that one jumps straight to it,
+//! split edges so that every conditional branch's true successor has it as
+//! only predecessor, keep only live φ/φᶜ/ϒ, lay blocks out in source order
+//! with each true successor right after its branch and cold blocks last,
+//! then number and emit.
 //!
 //! Alignment invariant kept by every step: a φ's `values[i]` flows in along
 //! its block's `preds[i]`.

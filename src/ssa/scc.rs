@@ -17,11 +17,12 @@ use crate::ir::graph::{SccScratch, sccs_flat_in};
 use crate::ir::{Inst, Operand, Value};
 
 impl Builder {
-    /// Keeps [`Builder::may_have_redundant_phis`] and the marks it is
-    /// computed from (needed only until it is true). A variable declared
-    /// inside a loop is assigned afresh in each of its iterations, so only
-    /// a loop nested deeper can carry its value around.
-    pub(super) fn note_copy(&mut self, var: Var, value: Operand) {
+    /// Keeps [`Builder::may_have_redundant_phis`] for an assignment to
+    /// `var` of a value that is `new` (a node no variable had before, not a
+    /// φ) or not (a constant, a parameter, a φ, or a node already assigned).
+    /// A variable declared inside a loop is assigned afresh in each of its
+    /// iterations, so only a loop nested deeper can carry its value around.
+    pub(super) fn note_copy(&mut self, var: Var, new: bool) {
         if self.may_have_redundant_phis {
             return;
         }
@@ -33,17 +34,7 @@ impl Builder {
         if *decl == u32::MAX {
             *decl = self.loop_depth;
         }
-        let carried = self.loop_depth > *decl;
-        let new = match self.resolve(value) {
-            Operand::Value(n) => match self.nodes.get_mut(n.0 as usize) {
-                Some(node) if !matches!(node.inst, Inst::Phi { .. }) => {
-                    !std::mem::replace(&mut node.assigned, true)
-                }
-                _ => false,
-            },
-            _ => false,
-        };
-        if carried && !new {
+        if self.loop_depth > *decl && !new {
             self.may_have_redundant_phis = true;
         }
     }
