@@ -8,6 +8,7 @@ use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
 use crate::ir::compact::compact_only;
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{BlockId, Flags, Inst, IrCode, NameId, NameIndex, Operand, Type, Value, VarName};
+use crate::span::Span;
 use cranelift_entity::EntityRef;
 
 const PURE: Flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
@@ -328,8 +329,15 @@ impl Splicer<'_, '_> {
             match (site, &st.inst) {
                 (Some(site), Inst::Call { args, .. }) => {
                     self.next += 1;
-                    let unwinds;
-                    (cur, unwinds) = self.inline_call(cur, &st, args, site);
+                    let (joined, result, unwinds) = self.inline_call(cur, st.span, args, site);
+                    cur = joined;
+                    if let Some(inst) = result {
+                        cur.stmts.push(BStmt {
+                            inst,
+                            flags: PURE,
+                            ..st
+                        });
+                    }
                     if let Some((ok, target)) = site.check {
                         check_stmt = Some(ok);
                         self.handler_edges.insert((target, orig_label), unwinds);
@@ -338,17 +346,12 @@ impl Splicer<'_, '_> {
                         }
                     }
                 }
-                _ if check_stmt == Some(st.id) => {
-                    let inst = Inst::Copy(Operand::Bool(true));
-                    cur.stmts.push(BStmt {
-                        id: st.id,
-                        inst,
-                        ty: st.ty,
-                        span: st.span,
-                        flags: PURE,
-                        name: None,
-                    });
-                }
+                _ if check_stmt == Some(st.id) => cur.stmts.push(BStmt {
+                    inst: Inst::Copy(Operand::Bool(true)),
+                    flags: PURE,
+                    name: None,
+                    ..st
+                }),
                 _ => cur.stmts.push(st),
             }
         }
@@ -357,17 +360,18 @@ impl Splicer<'_, '_> {
         self.out.push(cur);
     }
 
-    /// Ends `cur` with a jump to a copy of `site`'s callee, called by `st`
-    /// with `args`; returns the join block the copy returns to (where a
-    /// φ of the returned values takes the call's value number, its
-    /// terminator still to be set) and the copy's blocks that unwind.
+    /// Ends `cur` with a jump to a copy of `site`'s callee, called at `span`
+    /// with `args`. Returns the join block the copy returns to (its
+    /// terminator still to be set), the φ of the returned values that takes
+    /// the call's value number there (none for a `void` callee), and the
+    /// copy's blocks that unwind.
     fn inline_call(
         &mut self,
         mut cur: BBlock,
-        st: &BStmt,
+        span: Span,
         args: &[Operand],
         site: &Site,
-    ) -> (BBlock, Vec<Label>) {
+    ) -> (BBlock, Option<Inst>, Vec<Label>) {
         let callee = (self.callee_of)(site.callee);
         let join = self.bir.fresh_label();
         let unwind_to = site.check.map(|c| c.1);
@@ -379,7 +383,7 @@ impl Splicer<'_, '_> {
             join,
             unwind_to,
         );
-        let mut joined = BBlock {
+        let joined = BBlock {
             label: join,
             stmts: Vec::new(),
             term: Term::Unreachable,
@@ -387,25 +391,18 @@ impl Splicer<'_, '_> {
             term_flags: cur.term_flags,
         };
         cur.term = Term::Goto(copy.entry);
-        cur.term_span = st.span;
+        cur.term_span = span;
         self.out.push(cur);
         self.out.extend(copy.blocks);
-        if callee.ret != Type::Void {
+        let result = (callee.ret != Type::Void).then(|| {
             let (edges, values) = copy
                 .rets
                 .iter()
                 .map(|(l, v)| (*l, v.unwrap_or(Operand::Nil)))
                 .unzip();
-            joined.stmts.push(BStmt {
-                id: st.id,
-                inst: Inst::Phi { edges, values },
-                ty: st.ty.clone(),
-                span: st.span,
-                flags: PURE,
-                name: st.name,
-            });
-        }
-        (joined, copy.unwinds)
+            Inst::Phi { edges, values }
+        });
+        (joined, result, copy.unwinds)
     }
 }
 
