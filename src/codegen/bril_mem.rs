@@ -11,7 +11,8 @@
 //! and `-O0` agree with this.
 
 use super::rtfn::{self, Lowering};
-use super::translate::{FnTrans, cl_type};
+use super::signature::cl_type;
+use super::translate::FnTrans;
 use crate::ir::{Operand, RuntimeFn, Value};
 use crate::rtfns::Effect;
 use crate::runtime::bril::{HEAP_COUNT, HEAP_VIEWS, VIEW_DATA, VIEW_INIT, VIEW_LEN, VIEW_SIZE};

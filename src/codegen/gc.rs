@@ -21,7 +21,8 @@
 //!   that hold references ([`Compiler::jit_roots`]).
 
 use super::rtfn::RtSig;
-use super::translate::{FnTrans, rt_signature};
+use super::signature::rt_signature;
+use super::translate::FnTrans;
 use super::{CompiledFn, Compiler};
 use crate::ir::Type;
 use crate::runtime::gc::roots::{FuncMaps, JitRoots, SafepointMap};

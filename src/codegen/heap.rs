@@ -15,7 +15,8 @@
 
 use super::invariant::{Invariant, Root};
 use super::rtfn::internal as rt;
-use super::translate::{FnTrans, cl_type};
+use super::signature::cl_type;
+use super::translate::FnTrans;
 use crate::ir::{Inst, Loc, Operand, Type};
 use crate::runtime::heap::{ARRAY_DATA_OFFSET, ARRAY_LEN_OFFSET, BOOL_ELEM_SIZE, elem_size};
 use cranelift_codegen::ir::{self as cl, InstBuilder, MemFlagsData, types};

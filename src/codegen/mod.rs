@@ -34,6 +34,7 @@ mod raise;
 pub mod rtfn;
 pub mod run;
 mod schedule;
+pub mod signature;
 mod stack_maps;
 #[cfg(test)]
 mod tests;
@@ -383,7 +384,7 @@ impl<'a> Compiler<'a> {
         };
         let call_conv = cx.module.isa().default_call_conv();
         for (i, code) in ir.funcs.iter().enumerate() {
-            let sig = translate::toy_signature(code, call_conv);
+            let sig = signature::toy_signature(code, call_conv);
             let id = cx
                 .module
                 .declare_function(&format!("toy_fn{i}"), Linkage::Local, &sig)
@@ -468,7 +469,7 @@ impl<'a> Compiler<'a> {
     ) -> Result<(cranelift_codegen::Context, gc::FrameRoots), String> {
         let code = &self.ir.funcs[i];
         let mut ctx = self.module.make_context();
-        ctx.func.signature = translate::toy_signature(code, self.module.isa().default_call_conv());
+        ctx.func.signature = signature::toy_signature(code, self.module.isa().default_call_conv());
         ctx.func.name = UserFuncName::user(0, i as u32);
         let b = FunctionBuilder::new(&mut ctx.func, fbc);
         let roots =
@@ -530,7 +531,7 @@ impl<'a> Compiler<'a> {
         if let Some(id) = self.runtime.get(sig.symbol) {
             return Ok(*id);
         }
-        let s = translate::rt_signature(&sig, self.module.isa().default_call_conv());
+        let s = signature::rt_signature(&sig, self.module.isa().default_call_conv());
         let id = self
             .module
             .declare_function(sig.symbol, Linkage::Import, &s)

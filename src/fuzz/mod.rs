@@ -16,6 +16,7 @@ pub mod builtins;
 pub mod exec;
 mod gen_expr;
 mod gen_lib;
+mod gen_loops;
 pub mod generate;
 pub mod io;
 pub mod oracle;

@@ -19,7 +19,7 @@
 //! block is left implicit when the block has other statements.
 
 use crate::ir::FxMap;
-use crate::ir::compact::{Succs, cfg_from_ranges};
+use crate::ir::edges::{Succs, cfg_from_ranges};
 use crate::ir::edit::for_each_operand_mut;
 use crate::ir::{
     BlockId, Flags, Inst, InstructionStream, IrCode, NameId, Operand, Type, Value, VarName,

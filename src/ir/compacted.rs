@@ -9,7 +9,8 @@
 //! gives `ir` back (checked in debug builds by [`compact_if_needed`]); and
 //! the result of a compaction is compacted (`tests/it/ir/compact_props.rs`).
 
-use crate::ir::compact::{CompactStats, block_succs, compact_only};
+use crate::ir::compact::{CompactStats, compact_only};
+use crate::ir::edges::block_succs;
 use crate::ir::edit::{for_each_value_use, removable};
 use crate::ir::{BlockId, Inst, IrCode, Operand, Value};
 use cranelift_entity::EntityRef;

@@ -2,7 +2,7 @@
 //! (a CFG, the call graph, the φ-operand graph), shared by every client.
 //! The one reverse postorder is [`reverse_postorder`] ([`crate::ir::Cfg::rpo`]
 //! for an IrCode's CFG); the one successor function of a block's terminator
-//! is [`crate::ir::compact::block_succs`], which each block's `succs` caches.
+//! is [`crate::ir::edges::block_succs`], which each block's `succs` caches.
 
 use cranelift_entity::EntityRef;
 

@@ -2,7 +2,7 @@
 //! IR text (`ir::parse`, which verifies what it reads) cannot hold, such as
 //! IR the verifier rejects. IR is printed by `ir::print` alone.
 
-use crate::ir::compact::cfg_from_ranges;
+use crate::ir::edges::cfg_from_ranges;
 use crate::ir::edit::default_flags;
 use crate::ir::{Cfg, Inst, InstructionStream, IrCode, Type};
 use crate::span::Span;

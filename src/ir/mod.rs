@@ -50,6 +50,7 @@ pub mod compact;
 pub mod compacted;
 pub mod dom;
 pub mod dot;
+pub mod edges;
 pub mod edit;
 pub mod fold;
 pub mod fxhash;

@@ -416,7 +416,7 @@ fn merge_adjacent(ir: &mut IrCode, thread: bool) -> Option<u64> {
         }
     }
     let old = std::mem::take(&mut ir.cfg);
-    ir.cfg = crate::ir::compact::cfg_reusing(&ir.stmts.inst, ranges, old);
+    ir.cfg = crate::ir::edges::cfg_reusing(&ir.stmts.inst, ranges, old);
     if !drop.is_empty() {
         crate::ir::compact::compact_only(ir);
     }

@@ -17,9 +17,9 @@
 //! Counters: `loops.preheaders`, `loops.exits`.
 
 use crate::ir::blocks::{BBlock, BStmt, BlockIr, Label, Term};
-use crate::ir::compact::block_succs;
 use crate::ir::compacted::compact_if_needed;
 use crate::ir::dom::DomTree;
+use crate::ir::edges::block_succs;
 use crate::ir::edit::default_flags;
 use crate::ir::loops::{LoopId, LoopNest};
 use crate::ir::{BlockId, FxSet, Inst, IrCode, Operand};

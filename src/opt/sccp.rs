@@ -18,7 +18,8 @@
 
 use crate::ir::FxSet;
 use crate::ir::budget::Budget;
-use crate::ir::compact::{IncrementalCompact, Succs, block_succs};
+use crate::ir::compact::IncrementalCompact;
+use crate::ir::edges::{Succs, block_succs};
 use crate::ir::edit::{NewNodes, for_each_value_use, is_pure};
 use crate::ir::fold;
 use crate::ir::graph::{Grouped, group_by_key};

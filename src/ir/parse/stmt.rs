@@ -11,7 +11,7 @@ use super::ParseError;
 use super::cursor::Cursor;
 use super::lexer::{Tok, Token};
 use super::names;
-use crate::ir::compact::cfg_from_ranges;
+use crate::ir::edges::cfg_from_ranges;
 use crate::ir::edit::{default_flags, for_each_operand_mut};
 use crate::ir::print::FLAG_NAMES;
 use crate::ir::{

@@ -172,7 +172,7 @@ fn conditional_branch_needs_two_distinct_targets() {
         cond: Operand::Arg(1),
         dest: BlockId(1),
     };
-    toyc::ir::compact::rebuild_edges(&mut f);
+    toyc::ir::edges::rebuild_edges(&mut f);
     rejects(&f, "%2: conditional branch whose two targets are both #2");
 }
 
