@@ -6,7 +6,7 @@
 
 use super::hir::{self, BinOp, LocalId, StructId, Type, UnOp};
 use super::suggest::Kind;
-use super::{ItemRef, Sema};
+use super::{ItemRef, LocalCx, Sema};
 use crate::diag::Diagnostic;
 use crate::span::Span;
 use crate::syntax::ast;
@@ -36,7 +36,13 @@ impl Sema<'_> {
         span: Span,
     ) -> LocalId {
         let id = LocalId(self.cx.locals.len() as u32);
-        self.cx.locals.push((name.into(), ty, mutable, span));
+        self.cx.locals.push(LocalCx {
+            name: name.into(),
+            ty,
+            mutable,
+            span,
+            assigned: false,
+        });
         if let Some(scope) = self.cx.scopes.last_mut() {
             scope.push(name.to_string());
             self.cx
@@ -271,7 +277,7 @@ impl Sema<'_> {
 
     fn name_expr(&mut self, id: &ast::Ident) -> Option<hir::Expr> {
         if let Some(l) = self.lookup_local(&id.name) {
-            let ty = self.cx.locals[l.0 as usize].1.clone()?;
+            let ty = self.cx.locals[l.0 as usize].ty.clone()?;
             return Some(mk(hir::ExprKind::Local(l), ty, id.span));
         }
         let item = self.modules[self.cx.module]

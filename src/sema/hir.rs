@@ -106,6 +106,7 @@ impl Program {
                 ty,
                 mutable: false,
                 span: Span::default(),
+                assigned: false,
             })
             .collect();
         self.functions.push(Function {
@@ -163,6 +164,12 @@ pub struct LocalDef {
     pub ty: Type,
     pub mutable: bool,
     pub span: Span,
+    /// Written again after its definition: by an assignment of the
+    /// program (`x = e`, `x += e`), or (a `for x in a` loop's hidden
+    /// `<index>`) by its loop's step. When false the local has one
+    /// definition (its declaration, a parameter's value at entry, what a
+    /// `for` or `catch` binds), which dominates every read of it.
+    pub assigned: bool,
 }
 
 #[derive(Clone, Debug, Default)]

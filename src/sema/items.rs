@@ -434,11 +434,12 @@ impl<'a> Sema<'a> {
             locals: cx
                 .locals
                 .into_iter()
-                .map(|(name, ty, mutable, span)| hir::LocalDef {
-                    name,
-                    ty: ty.unwrap_or(Type::Void),
-                    mutable,
-                    span,
+                .map(|l| hir::LocalDef {
+                    name: l.name,
+                    ty: l.ty.unwrap_or(Type::Void),
+                    mutable: l.mutable,
+                    span: l.span,
+                    assigned: l.assigned,
                 })
                 .collect(),
             body,

@@ -17,7 +17,7 @@
 //! A name starting with `_` silences the unused warnings for it, as in
 //! Rust. Compound assignment (`x += 1`) is an assignment, not a read.
 
-use super::hir::{self, BinOp, ExprKind, FuncId, LocalId, UnOp, Visitor, walk_expr, walk_place};
+use super::hir::{self, BinOp, ExprKind, FuncId, LocalId, UnOp, Visitor, walk_expr};
 use super::{ItemRef, Sema};
 use crate::diag::Diagnostic;
 use crate::span::Span;
@@ -26,7 +26,6 @@ use crate::span::Span;
 #[derive(Default)]
 struct Uses {
     read: Vec<bool>,
-    assigned: Vec<bool>,
     calls: Vec<FuncId>,
     /// Comparisons of two literals: their span and constant result.
     constant_comparisons: Vec<(Span, bool)>,
@@ -36,7 +35,6 @@ impl Uses {
     fn of(f: &hir::Function) -> Uses {
         let mut u = Uses {
             read: vec![false; f.locals.len()],
-            assigned: vec![false; f.locals.len()],
             ..Uses::default()
         };
         u.block(&f.body);
@@ -45,13 +43,6 @@ impl Uses {
 }
 
 impl Visitor for Uses {
-    fn place(&mut self, p: &hir::Place) {
-        if let hir::Place::Local(l) = p {
-            self.assigned[l.0 as usize] = true;
-        }
-        walk_place(self, p);
-    }
-
     fn expr(&mut self, e: &hir::Expr) {
         match &e.kind {
             ExprKind::Local(l) => self.read[l.0 as usize] = true,
@@ -208,7 +199,7 @@ fn locals(f: &hir::Function, u: &Uses, out: &mut Vec<Diagnostic>) {
         let name = &l.name;
         let underscore = format!("if this is intentional, prefix it with an underscore: `_{name}`");
         if !u.read[i] {
-            let d = if u.assigned[i] {
+            let d = if l.assigned {
                 Diagnostic::warning(
                     l.span,
                     format!("variable `{name}` is assigned to, but never used"),
@@ -219,7 +210,7 @@ fn locals(f: &hir::Function, u: &Uses, out: &mut Vec<Diagnostic>) {
                     .with_label(format!("`{name}` is never read"))
             };
             out.push(d.with_note(underscore));
-        } else if l.mutable && !is_param && !u.assigned[i] {
+        } else if l.mutable && !is_param && !l.assigned {
             out.push(
                 Diagnostic::warning(l.span, format!("variable `{name}` is never reassigned"))
                     .with_label(format!(

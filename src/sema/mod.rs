@@ -198,8 +198,8 @@ struct LoopCx {
 #[derive(Default)]
 struct FnCx {
     module: usize,
-    /// Every local: name, type (`None`: erroneous), mutability, span.
-    locals: Vec<(std::sync::Arc<str>, Option<Type>, bool, Span)>,
+    /// Every local.
+    locals: Vec<LocalCx>,
     /// Every visible binding of each name, innermost last.
     visible: HashMap<String, Vec<LocalId>>,
     /// The names declared in each open scope, innermost last.
@@ -216,6 +216,17 @@ struct FnCx {
     /// variables), with the kind of binding, for the advice when one is
     /// assigned.
     fixed_bindings: HashMap<LocalId, FixedBinding>,
+}
+
+/// A local of the function being checked (see [`hir::LocalDef`]).
+#[derive(Clone)]
+struct LocalCx {
+    name: std::sync::Arc<str>,
+    /// `None`: erroneous.
+    ty: Option<Type>,
+    mutable: bool,
+    span: Span,
+    assigned: bool,
 }
 
 /// A binding the language makes immutable, whatever the program writes.

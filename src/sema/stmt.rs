@@ -15,7 +15,7 @@
 
 use super::hir::{self, LoopId, Type};
 use super::suggest::Kind;
-use super::{FixedBinding, ItemRef, LoopCx, Sema, label_name};
+use super::{FixedBinding, ItemRef, LocalCx, LoopCx, Sema, label_name};
 use crate::diag::Diagnostic;
 use crate::span::Span;
 use crate::syntax::ast;
@@ -272,7 +272,13 @@ impl Sema<'_> {
     /// A local no name can refer to (the hidden index of `for x in a`).
     fn declare_hidden(&mut self, name: &str, ty: Type, span: Span) -> hir::LocalId {
         let id = hir::LocalId(self.cx.locals.len() as u32);
-        self.cx.locals.push((name.into(), Some(ty), true, span));
+        self.cx.locals.push(LocalCx {
+            name: name.into(),
+            ty: Some(ty),
+            mutable: true,
+            span,
+            assigned: true,
+        });
         id
     }
 
@@ -424,13 +430,15 @@ impl Sema<'_> {
             ast::ExprKind::Error => None,
             ast::ExprKind::Name(id) => {
                 if let Some(l) = self.lookup_local(&id.name) {
-                    let (name, ty, mutable, def) = self.cx.locals[l.0 as usize].clone();
-                    if !mutable {
+                    let local = &mut self.cx.locals[l.0 as usize];
+                    if !local.mutable {
+                        let (name, def) = (local.name.clone(), local.span);
                         let fixed = self.cx.fixed_bindings.get(&l).copied();
                         self.immutable(id.span, &name, def, fixed);
                         return None;
                     }
-                    return Some((hir::Place::Local(l), ty?));
+                    local.assigned = true;
+                    return Some((hir::Place::Local(l), local.ty.clone()?));
                 }
                 let item = self.modules[self.cx.module]
                     .items

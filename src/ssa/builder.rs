@@ -20,6 +20,10 @@
 //!   updating: a missing entry only sends the read on to `root[b]`.
 //! - `phi_users[n]` lists the φs that have (had) `n` as an operand; it may
 //!   hold stale entries, which re-checks tolerate.
+//! - A variable vouched to have one definition
+//!   ([`Builder::single_definition`]) has no map entries, no φ and no
+//!   entry in the log of assignments: `sole` holds what its definition
+//!   wrote, and a second definition is an internal error.
 //! - A block whose `term` is `None` is still being filled; `cur` is always a
 //!   block without a terminator. A sealed block without predecessors (other
 //!   than the entry) is dead: nothing placed in it is emitted.
@@ -28,9 +32,11 @@ use super::env::{Entry, Env, EnvArena};
 use super::users::PhiUsers;
 use crate::ir::{Flags, Inst, Operand, Type, Value, push_in_place};
 use crate::span::Span;
-use cranelift_entity::EntityRef;
 
 pub use crate::ir::fxhash::{FxMap, FxSet};
+use vars::{Frame, Sole};
+
+mod vars;
 
 /// A builder block index.
 pub type Blk = u32;
@@ -105,14 +111,6 @@ pub fn resolve_in(forward: &[Option<Operand>], op: Operand) -> Operand {
 /// linear search (cheaper than hashing for the few most blocks have).
 const LVN_SCAN: usize = 16;
 
-/// A step of [`Builder::read_var`]'s walk (its explicit stack).
-enum Frame {
-    Lookup(Blk),
-    Visit(Blk),
-    Single(Blk),
-    Phi { phi: u32, block: Blk, next: usize },
-}
-
 pub use crate::ir::edit::{OpKey, op_key};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -173,6 +171,9 @@ pub struct Builder {
     last_read: Vec<(Blk, Operand)>,
     /// The block [`Builder::dead_block`] made last.
     last_dead: Option<Blk>,
+    /// Per variable (none above the ones [`Builder::single_definition`]
+    /// was told of): what its one definition wrote.
+    sole: Vec<Sole>,
     /// A read that reaches no definition gives an explicit `undef`
     /// statement (Bril, where that is allowed) instead of a zero constant
     /// (Toy, where sema rules it out outside dead code).
@@ -228,6 +229,7 @@ impl Builder {
             emit_scratch: Default::default(),
             last_read: Vec::new(),
             last_dead: None,
+            sole: Vec::new(),
             explicit_undef: false,
             loop_depth: 0,
             decl_depth: Vec::new(),
@@ -266,6 +268,7 @@ impl Builder {
         self.next_seq = 0;
         self.last_read.clear();
         self.last_dead = None;
+        self.sole.clear();
         self.explicit_undef = false;
         self.loop_depth = 0;
         self.decl_depth.clear();
@@ -496,60 +499,6 @@ impl Builder {
         resolve_in(&self.forward, op)
     }
 
-    /// Defines `var` in `block` (an assignment of the program).
-    pub fn write_var(&mut self, var: Var, block: Blk, value: Operand) {
-        let new = self.name_node(var, value);
-        self.note_copy(var, new);
-        self.log.push(var);
-        self.cache_var(var, block, value);
-    }
-
-    /// Records that `value` is a value of `var`: its node (if it is one)
-    /// is marked assigned, and takes `var`'s name unless it has one (only
-    /// variables below `named_vars` name nodes). Returns whether `value`
-    /// is new: a node no variable had before, not a φ.
-    fn name_node(&mut self, var: Var, value: Operand) -> bool {
-        let Operand::Value(v) = self.resolve(value) else {
-            return false;
-        };
-        let named = var < self.named_vars;
-        let Some(node) = self.nodes.get_mut(v.index()) else {
-            return false;
-        };
-        if named && node.var.is_none() {
-            node.var = Some(var);
-        }
-        !matches!(node.inst, Inst::Phi { .. }) && !std::mem::replace(&mut node.assigned, true)
-    }
-
-    /// Records `value` as what a read of `var` finds at the end of
-    /// `block` (an assignment, or what an earlier read found).
-    fn cache_var(&mut self, var: Var, block: Blk, value: Operand) {
-        self.arena
-            .insert(&mut self.env[block as usize], var, Entry::Val(value));
-        let v = var as usize;
-        if v >= self.last_read.len() {
-            self.last_read.resize(v + 1, (Blk::MAX, Operand::Nil));
-        }
-        self.last_read[v] = (block, value);
-    }
-
-    /// Where the walk for `var` from `b` ends: the value found on the way,
-    /// or the first block where the lookup is not a plain hop.
-    fn target(&mut self, var: Var, b: Blk) -> Result<Operand, Blk> {
-        let mut b = b;
-        loop {
-            self.steps += 1;
-            match self.arena.get(self.env[b as usize], var) {
-                Some(Entry::Val(v)) => return Ok(v),
-                Some(Entry::Stop(c)) if c != b => b = c,
-                Some(Entry::Stop(_)) => return Err(b),
-                None if self.root[b as usize] != b => b = self.root[b as usize],
-                None => return Err(b),
-            }
-        }
-    }
-
     /// Once `b` is sealed: when its lookups hop to one block (its single
     /// predecessor, or the head of the region it joins), `b`'s map becomes
     /// that block's, with `b`'s own entries on top.
@@ -613,144 +562,6 @@ impl Builder {
     /// `pre`, found without walking the back edges.
     pub fn set_loop(&mut self, header: Blk, pre: Blk, written: Written) {
         self.loops[header as usize] = Some((pre, written));
-    }
-
-    /// The value of `var` at the end of what has been built of `block`.
-    /// Iterative: no recursion, whatever the shape of the CFG.
-    pub fn read_var(&mut self, var: Var, block: Blk) -> Operand {
-        if let Some(&(b, v)) = self.last_read.get(var as usize)
-            && b == block
-        {
-            return self.resolve(v);
-        }
-        match self.target(var, block) {
-            Ok(v) => self.resolve(v),
-            Err(t) => {
-                let mut stack = std::mem::take(&mut self.read_stack);
-                stack.clear();
-                if t != block {
-                    // Remember the result where the read started.
-                    stack.push(Frame::Single(block));
-                }
-                stack.push(Frame::Visit(t));
-                let v = self.walk(var, &mut stack);
-                self.read_stack = stack;
-                v
-            }
-        }
-    }
-
-    /// [`Builder::read_var`]'s walk once the lookup from the block read
-    /// has stopped at a block that is not a plain hop.
-    fn walk(&mut self, var: Var, stack: &mut Vec<Frame>) -> Operand {
-        let mut ret: Option<Operand> = None;
-        // Hops to a single predecessor or a region's head. A reachable
-        // block reaches a definition in fewer hops than there are blocks;
-        // more means a cycle of single-predecessor blocks that nothing
-        // enters (dead code after a raise), where the variable has no value.
-        let mut hops = 0usize;
-        while let Some(frame) = stack.pop() {
-            match frame {
-                Frame::Lookup(b) => match self.target(var, b) {
-                    Ok(v) => ret = Some(self.resolve(v)),
-                    Err(t) => {
-                        if t != b {
-                            // Remember the result where the read started.
-                            stack.push(Frame::Single(b));
-                        }
-                        stack.push(Frame::Visit(t));
-                    }
-                },
-                Frame::Visit(b) => self.visit(var, b, &mut hops, stack, &mut ret),
-                Frame::Single(b) => {
-                    let v = ret.unwrap_or_else(|| self.undef(var));
-                    self.cache_var(var, b, v);
-                    ret = Some(v);
-                }
-                Frame::Phi {
-                    phi,
-                    block: b,
-                    next,
-                } => {
-                    if let Some(v) = ret.take() {
-                        self.add_phi_operand(phi, v);
-                    }
-                    let preds = &self.blocks[b as usize].preds;
-                    if next < preds.len() {
-                        let p = preds[next];
-                        stack.push(Frame::Phi {
-                            phi,
-                            block: b,
-                            next: next + 1,
-                        });
-                        stack.push(Frame::Lookup(p));
-                    } else {
-                        ret = Some(self.try_remove_trivial_phi(phi));
-                    }
-                }
-            }
-        }
-        let v = ret.unwrap_or_else(|| self.undef(var));
-        self.resolve(v)
-    }
-
-    /// [`Builder::walk`] at block `b`, not a plain hop: a value for `var`
-    /// (into `ret`), or the frames that find it (a hop through a skipped
-    /// region or a single predecessor, or a φ over the predecessors).
-    fn visit(
-        &mut self,
-        var: Var,
-        b: Blk,
-        hops: &mut usize,
-        stack: &mut Vec<Frame>,
-        ret: &mut Option<Operand>,
-    ) {
-        self.steps += 1;
-        let blk = &self.blocks[b as usize];
-        if blk.sealed && *hops > self.blocks.len() {
-            let v = self.undef(var);
-            self.cache_var(var, b, v);
-            *ret = Some(v);
-            return;
-        }
-        if blk.sealed
-            && let Some((head, written)) = self.skip[b as usize]
-            && !written.contains(&self.written, var)
-        {
-            // A structured region that does not write
-            // `var`: its value is the one at the head.
-            *hops += 1;
-            stack.push(Frame::Single(b));
-            stack.push(Frame::Lookup(head));
-            return;
-        }
-        if !blk.sealed {
-            let phi = self.new_phi(var, b);
-            self.blocks[b as usize].incomplete.push((var, phi));
-            let v = Operand::Value(Value(phi));
-            self.cache_var(var, b, v);
-            *ret = Some(v);
-        } else if blk.preds.len() == 1 {
-            let p = blk.preds[0];
-            *hops += 1;
-            stack.push(Frame::Single(b));
-            stack.push(Frame::Lookup(p));
-        } else if blk.preds.is_empty() {
-            // Dead code or a read before any definition (sema
-            // rules the latter out): any value of the type.
-            let v = self.undef(var);
-            self.cache_var(var, b, v);
-            *ret = Some(v);
-        } else {
-            let phi = self.new_phi(var, b);
-            self.cache_var(var, b, Operand::Value(Value(phi)));
-            *ret = None;
-            stack.push(Frame::Phi {
-                phi,
-                block: b,
-                next: 0,
-            });
-        }
     }
 
     /// Marks `b` sealed (all predecessors known) and completes its

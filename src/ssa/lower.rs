@@ -73,6 +73,7 @@ impl<'a> FnLower<'a> {
         // Loops are the only cycles, each entered through its header: only
         // copies in them can make redundant φs (see `note_copy`).
         b.may_have_redundant_phis = false;
+        b.single_definition(func.locals.len(), |v| !func.locals[v as usize].assigned);
         for (i, p) in func.params.iter().enumerate() {
             b.write_var(p.0, 0, Operand::Arg(i as u32));
         }

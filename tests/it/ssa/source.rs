@@ -93,6 +93,26 @@ fn value_numbering_and_folding() {
 }
 
 #[test]
+fn a_local_with_one_definition_is_its_value_in_loops() {
+    // `t` (a `let`) and `x` (a parameter never assigned) are read in the
+    // loop as their one definition, not through a φ of the header made
+    // before the loop's end is known: `t` is the constant 0 there, so
+    // `s + t` folds away and only `s + x` and `i + 1` are left to add.
+    let m = ir_of(
+        "fn f(x: int, n: int) -> int { let t = (x - x) % 7; var s = 0; var i = 0;
+           while i < n { s = s + t + x; i = i + 1; } return s; }",
+    );
+    let f = func(&m, "f");
+    assert_eq!(phis(f), 2, "{}", show(&m, "f"));
+    assert_eq!(
+        count(f, |i| matches!(i, Inst::Binary(BinaryOp::IAdd, ..))),
+        2,
+        "{}",
+        show(&m, "f")
+    );
+}
+
+#[test]
 fn range_end_is_evaluated_once() {
     let m = ir_of(
         "fn g() -> int { return 5; } fn f() -> int { var s = 0; for i in 0..g() { s += i; } return s; }",

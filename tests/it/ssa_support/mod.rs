@@ -31,6 +31,8 @@ impl F {
             ty,
             mutable: true,
             span: Span::default(),
+            // Not known here: every read goes through the φ machinery.
+            assigned: true,
         });
         LocalId(self.locals.len() as u32 - 1)
     }
