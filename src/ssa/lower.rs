@@ -17,8 +17,10 @@ use crate::span::Span;
 
 pub struct LoopCtx {
     pub id: LoopId,
-    /// Where `continue` goes.
-    pub cont: Blk,
+    /// Where `continue` goes; `None` for a `for` loop's latch until a
+    /// `continue` needs it (without one, the body's end steps the counter
+    /// itself, and no block is made only to be merged away).
+    pub cont: Option<Blk>,
     /// Where `break` goes.
     pub exit: Blk,
 }

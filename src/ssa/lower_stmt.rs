@@ -4,7 +4,7 @@
 //! once the condition has branched, the join after both arms, a loop header
 //! after the body's end and every `continue`, a loop exit after the body
 //! (every `break` is then known). Code after a jump is dead and not lowered.
-use super::builder::BuildTerm;
+use super::builder::{Blk, BuildTerm};
 use super::lower::{FnLower, LoopCtx};
 use crate::ir::{BinaryOp, Cmp, Inst, Loc, Operand, Type};
 use crate::sema::hir::{Block, Expr, LocalId, LoopId, Stmt, StmtKind, Type as T};
@@ -62,8 +62,7 @@ impl FnLower<'_> {
                 }
             }
             StmtKind::Continue(id) => {
-                if let Some(l) = self.find_loop(*id) {
-                    let cont = l.cont;
+                if let Some(cont) = self.continue_target(*id) {
                     self.b.terminate(BuildTerm::Goto(cont), span);
                 }
             }
@@ -97,7 +96,7 @@ impl FnLower<'_> {
         self.cond(cond, body_b, exit);
         self.b.seal(body_b);
         self.b.switch_to(body_b);
-        self.loop_body(id, header, exit, body, span);
+        self.loop_body(id, Some(header), exit, body, span);
         self.loop_done(header, exit, pre, mark);
         self.b.seal(header);
         self.b.seal(exit);
@@ -213,15 +212,37 @@ impl FnLower<'_> {
         self.loops.iter().rev().find(|l| l.id == id)
     }
 
+    /// Where `continue` of loop `id` goes, made on first use.
+    fn continue_target(&mut self, id: LoopId) -> Option<Blk> {
+        let at = self.loops.iter().rposition(|l| l.id == id)?;
+        if self.loops[at].cont.is_none() {
+            self.loops[at].cont = Some(self.b.new_block());
+        }
+        self.loops[at].cont
+    }
+
     /// Lowers a loop body in the current block; `cont` is where `continue`
-    /// and the body's end go.
-    fn loop_body(&mut self, id: LoopId, cont: u32, exit: u32, body: &Block, span: Span) {
+    /// and the body's end go (`None`: a latch made on the first `continue`,
+    /// returned; without one the body's end stays current).
+    fn loop_body(
+        &mut self,
+        id: LoopId,
+        cont: Option<Blk>,
+        exit: Blk,
+        body: &Block,
+        span: Span,
+    ) -> Option<Blk> {
         self.loops.push(LoopCtx { id, cont, exit });
         if !self.b.cur_dead() {
             self.block(body);
-            self.b.jump(cont, span);
         }
-        self.loops.pop();
+        let cont = self.loops.pop().and_then(|l| l.cont);
+        if let Some(c) = cont
+            && !self.b.cur_dead()
+        {
+            self.b.jump(c, span);
+        }
+        cont
     }
 }
 
@@ -236,7 +257,8 @@ struct TestResult {
 
 impl FnLower<'_> {
     /// The loop shape shared by both `for` forms:
-    /// header (test) → body → latch (`counter += 1`) → header.
+    /// header (test) → body → `counter += 1` → header, the step in a latch
+    /// block of its own only when a `continue` jumps there.
     /// `test` runs in the header and returns the condition plus what to bind
     /// at the body's start.
     fn counted_loop<F>(&mut self, id: LoopId, counter: u32, span: Span, body: &Block, test: F)
@@ -246,7 +268,6 @@ impl FnLower<'_> {
         self.b.loop_depth += 1;
         let header = self.b.new_block();
         let body_b = self.b.new_block();
-        let latch = self.b.new_block();
         let exit = self.b.new_block();
         let pre = self.b.cur;
         let mark = self.b.mark();
@@ -280,10 +301,12 @@ impl FnLower<'_> {
             self.b.write_var(var.0, cur, i);
             self.scope.push(var);
         }
-        self.loop_body(id, latch, exit, body, span);
+        let latch = self.loop_body(id, None, exit, body, span);
         self.scope.truncate(depth);
-        self.b.seal(latch);
-        self.b.switch_to(latch);
+        if let Some(latch) = latch {
+            self.b.seal(latch);
+            self.b.switch_to(latch);
+        }
         if !self.b.cur_dead() {
             let i = self.read(counter);
             let next = self

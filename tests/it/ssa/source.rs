@@ -113,6 +113,29 @@ fn a_local_with_one_definition_is_its_value_in_loops() {
 }
 
 #[test]
+fn a_for_loop_steps_in_its_body_block_unless_a_continue_needs_a_latch() {
+    // No `continue`: the step `i + 1` is built in the body's block, where
+    // value numbering finds the body's `i + 1`.
+    let m = ir_of("fn f(n: int) -> int { var s = 0; for i in 0..n { s += i + 1; } return s; }");
+    let f = func(&m, "f");
+    let adds = count(f, |i| matches!(i, Inst::Binary(BinaryOp::IAdd, ..)));
+    assert_eq!(adds, 2, "{}", show(&m, "f"));
+    // With one, the step is in the latch both paths reach: two `i + 1`s.
+    let m = ir_of(
+        "fn f(n: int) -> int { var s = 0;
+           for i in 0..n { s += i + 1; if s > 10 { continue; } s += 2; } return s; }",
+    );
+    let f = func(&m, "f");
+    let one = |i: &Inst| {
+        matches!(
+            i,
+            Inst::Binary(BinaryOp::IAdd, _, toyc::ir::Operand::Int(1))
+        )
+    };
+    assert_eq!(count(f, one), 2, "{}", show(&m, "f"));
+}
+
+#[test]
 fn range_end_is_evaluated_once() {
     let m = ir_of(
         "fn g() -> int { return 5; } fn f() -> int { var s = 0; for i in 0..g() { s += i; } return s; }",
