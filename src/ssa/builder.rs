@@ -151,13 +151,14 @@ pub struct Builder {
     /// (blocks are filled one after the other: a block is not filled again
     /// once another block's operations are numbered): its first
     /// [`LVN_SCAN`] operations in `lvn_few`, searched in order, the others
-    /// in `lvn`.
-    lvn_few: Vec<(LvnKey, Operand)>,
-    lvn: FxMap<LvnKey, Operand>,
+    /// in `lvn`. The values are nodes (a pure operation is never replaced),
+    /// kept as their numbers.
+    lvn_few: Vec<(LvnKey, u32)>,
+    lvn: FxMap<LvnKey, u32>,
     lvn_block: Blk,
     /// Value numbering in the entry block, which also holds the `undef`
     /// and empty-string placeholders made while other blocks are filled.
-    pub(super) entry_lvn: FxMap<LvnKey, Operand>,
+    pub(super) entry_lvn: FxMap<LvnKey, u32>,
     next_seq: u32,
     /// Scratch space, kept to reuse its allocation.
     read_stack: Vec<Frame>,
@@ -362,23 +363,23 @@ impl Builder {
 
     /// Appends a statement to block `b` (which stays not current).
     pub fn push_at(&mut self, b: Blk, inst: Inst, ty: Type, span: Span, flags: Flags) -> Operand {
-        self.push_at_with(b, || inst, ty, span, flags)
+        Operand::Value(Value(self.push_at_with(b, || inst, ty, span, flags)))
     }
 
     /// [`Builder::push_at`] of the instruction `make` builds, built in its
-    /// place.
+    /// place; returns the new node.
     #[inline(always)]
-    fn push_at_with(
+    pub(super) fn push_at_with(
         &mut self,
         b: Blk,
         make: impl FnOnce() -> Inst,
         ty: Type,
         span: Span,
         flags: Flags,
-    ) -> Operand {
+    ) -> u32 {
         let n = self.add_node_with(make, ty, span, flags, b);
         self.blocks[b as usize].stmts.push(n);
-        Operand::Value(Value(n))
+        n
     }
 
     /// Appends a pure operation, reusing an identical one of this block.
@@ -404,19 +405,19 @@ impl Builder {
                 None => self.lvn.get(&key),
             }
         };
-        if let Some(v) = found {
-            return self.resolve(*v);
+        if let Some(&n) = found {
+            return Operand::Value(Value(n));
         }
         let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
-        let v = self.push_at_with(self.cur, make, ty, span, flags);
+        let n = self.push_at_with(self.cur, make, ty, span, flags);
         if self.cur == 0 {
-            self.entry_lvn.insert(key, v);
+            self.entry_lvn.insert(key, n);
         } else if self.lvn_few.len() < LVN_SCAN {
-            self.lvn_few.push((key, v));
+            self.lvn_few.push((key, n));
         } else {
-            self.lvn.insert(key, v);
+            self.lvn.insert(key, n);
         }
-        v
+        Operand::Value(Value(n))
     }
 
     /// Ends the current block with `term` and wires the CFG edges. Control

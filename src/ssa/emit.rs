@@ -575,6 +575,9 @@ fn lower(b: &mut Builder, s: &mut Scratch, h: Header<'_>) -> IrCode {
         final_blk: &s.final_blk,
     };
     let mut stmts = InstructionStream::with_capacity(*n);
+    // At most one name per source variable: one allocation, not a growing
+    // table.
+    stmts.names.reserve_exact((b.named_vars as usize).min(*n));
     let name_ids = &mut s.name_ids;
     refill(name_ids, b.named_vars as usize, None);
     let mut blocks = cranelift_entity::PrimaryMap::with_capacity(s.order.len());

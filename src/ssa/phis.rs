@@ -133,13 +133,19 @@ impl Builder {
     /// (which dominates every use).
     pub fn undef_of(&mut self, ty: &Type) -> Operand {
         let key = LvnKey::Undef(ty.clone());
-        if let Some(v) = self.entry_lvn.get(&key) {
-            return *v;
-        }
         let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
-        let v = self.push_at(0, Inst::Undef, ty.clone(), Span::default(), flags);
-        self.entry_lvn.insert(key, v);
-        v
+        self.entry_placeholder(key, Inst::Undef, ty.clone(), flags)
+    }
+
+    /// The entry block's statement `inst` numbered by `key`, made on first
+    /// use.
+    fn entry_placeholder(&mut self, key: LvnKey, inst: Inst, ty: Type, flags: Flags) -> Operand {
+        if let Some(&n) = self.entry_lvn.get(&key) {
+            return Operand::Value(Value(n));
+        }
+        let n = self.push_at_with(0, || inst, ty, Span::default(), flags);
+        self.entry_lvn.insert(key, n);
+        Operand::Value(Value(n))
     }
 
     /// A constant of type `ty` (for `str`, an empty string statement).
@@ -156,19 +162,8 @@ impl Builder {
             Type::Str => {
                 // In the entry block, which dominates every use.
                 let key = LvnKey::Str("".into());
-                if let Some(v) = self.entry_lvn.get(&key) {
-                    return *v;
-                }
                 let flags = Flags(Flags::EFFECT_FREE.0 | Flags::NOTHROW.0);
-                let v = self.push_at(
-                    0,
-                    Inst::StrConst("".into()),
-                    Type::Str,
-                    Span::default(),
-                    flags,
-                );
-                self.entry_lvn.insert(key, v);
-                v
+                self.entry_placeholder(key, Inst::StrConst("".into()), Type::Str, flags)
             }
         }
     }
