@@ -49,8 +49,9 @@ impl Builder {
         let new = self.name_node(var, value);
         match self.sole.get_mut(var as usize) {
             Some(s @ Sole::Unwritten) => {
-                // Its only definition: no map or log entry, and no copy
-                // into a loop (it has no φ to be redundant).
+                // Its only definition: no map or log entry, and nothing
+                // for `note_copy` to track (a variable without φs cannot
+                // make a redundant one).
                 *s = Sole::Value(value);
                 return;
             }
