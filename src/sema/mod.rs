@@ -219,7 +219,6 @@ struct FnCx {
 }
 
 /// A local of the function being checked (see [`hir::LocalDef`]).
-#[derive(Clone)]
 struct LocalCx {
     name: std::sync::Arc<str>,
     /// `None`: erroneous.

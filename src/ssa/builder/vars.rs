@@ -85,7 +85,7 @@ impl Builder {
 
     /// Records `value` as what a read of `var` finds at the end of
     /// `block` (an assignment, or what an earlier read found).
-    pub(super) fn cache_var(&mut self, var: Var, block: Blk, value: Operand) {
+    fn cache_var(&mut self, var: Var, block: Blk, value: Operand) {
         self.arena
             .insert(&mut self.env[block as usize], var, Entry::Val(value));
         let v = var as usize;
@@ -97,7 +97,7 @@ impl Builder {
 
     /// Where the walk for `var` from `b` ends: the value found on the way,
     /// or the first block where the lookup is not a plain hop.
-    pub(super) fn target(&mut self, var: Var, b: Blk) -> Result<Operand, Blk> {
+    fn target(&mut self, var: Var, b: Blk) -> Result<Operand, Blk> {
         let mut b = b;
         loop {
             self.steps += 1;
@@ -269,7 +269,7 @@ impl Builder {
     /// a predecessor's chain of plain hops never passes `b` (only a loop
     /// header is its own predecessors' ancestor, and its lookup is not a
     /// plain hop: such a chain stops there, which is a walk).
-    pub(super) fn join_by_lookup(&mut self, var: Var, b: Blk) -> Result<Operand, (u32, usize)> {
+    fn join_by_lookup(&mut self, var: Var, b: Blk) -> Result<Operand, (u32, usize)> {
         let mut same = None;
         let mut phi = None;
         for k in 0..self.blocks[b as usize].preds.len() {
